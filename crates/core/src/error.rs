@@ -1,0 +1,129 @@
+//! Typed failures. Every variant carries the numbers that explain it; the runner turns
+//! them into a `failed` row with `fail_time` and `fail_reason`, never a panic.
+
+use thiserror::Error;
+
+/// A step could not be completed.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum StepError {
+    /// A linear solve failed or was inaccurate.
+    #[error("linear solve failed at t = {t}: {detail}")]
+    LinearSolve {
+        /// Time of the step start.
+        t: f64,
+        /// Solver message (with its numbers).
+        detail: String,
+    },
+    /// Newton's method did not converge.
+    #[error("Newton did not converge at t = {t}: {iterations} iterations, residual {residual:e} > tol {tol:e}")]
+    NewtonDiverged {
+        /// Time of the step start.
+        t: f64,
+        /// Iterations done.
+        iterations: usize,
+        /// Final residual norm.
+        residual: f64,
+        /// Requested tolerance.
+        tol: f64,
+    },
+    /// A projection onto a constraint manifold did not converge.
+    #[error("projection did not converge at t = {t}: {iterations} iterations, ‖Φ‖∞ = {residual:e} > tol {tol:e}")]
+    ProjectionFailed {
+        /// Time.
+        t: f64,
+        /// Iterations done.
+        iterations: usize,
+        /// Final residual.
+        residual: f64,
+        /// Requested tolerance.
+        tol: f64,
+    },
+    /// The state became non-finite.
+    #[error("non-finite {field}[{index}] at t = {t}")]
+    NonFinite {
+        /// Time.
+        t: f64,
+        /// Which vector.
+        field: &'static str,
+        /// Component index.
+        index: usize,
+    },
+    /// The run exceeded its step budget.
+    #[error("step budget of {budget} steps exhausted at t = {t} (t_end = {t_end})")]
+    StepBudget {
+        /// Time reached.
+        t: f64,
+        /// End time requested.
+        t_end: f64,
+        /// Budget.
+        budget: usize,
+    },
+}
+
+/// A method cannot be set up for a system.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum MethodError {
+    /// The method does not support the system's form.
+    #[error("method `{method}` does not support {form} systems: {hint}")]
+    UnsupportedForm {
+        /// Method id.
+        method: String,
+        /// Form of the system offered.
+        form: &'static str,
+        /// What would work instead.
+        hint: String,
+    },
+    /// The method requires a property the system lacks.
+    #[error("method `{method}` cannot run `{problem}`: {reason}")]
+    Incompatible {
+        /// Method id.
+        method: String,
+        /// Problem id.
+        problem: String,
+        /// Why.
+        reason: String,
+    },
+    /// Initialization (consistent λ0, symbolic analysis) failed.
+    #[error("initialization failed: {0}")]
+    Init(#[from] StepError),
+}
+
+/// A parameter table could not be turned into typed parameters.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ParamError {
+    /// Unknown id in a catalog.
+    #[error("unknown {kind} `{id}`; known: {known}")]
+    UnknownId {
+        /// "problem" or "method".
+        kind: &'static str,
+        /// The id given.
+        id: String,
+        /// Comma-separated valid ids.
+        known: String,
+    },
+    /// The table did not deserialize (unknown field, wrong type).
+    #[error("invalid parameters for {kind} `{id}`: {message}")]
+    Invalid {
+        /// "problem" or "method".
+        kind: &'static str,
+        /// The id.
+        id: String,
+        /// Deserializer message, naming the field.
+        message: String,
+    },
+    /// A value is out of its admissible range.
+    #[error("parameter `{field}` of `{id}` = {value} is invalid: {fix}")]
+    OutOfRange {
+        /// The id.
+        id: String,
+        /// Field name.
+        field: &'static str,
+        /// Value given.
+        value: f64,
+        /// How to fix it.
+        fix: String,
+    },
+}

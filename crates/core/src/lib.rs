@@ -1,0 +1,35 @@
+//! # driftlab-core
+//!
+//! The shared vocabulary of driftlab and its one time loop.
+//!
+//! * [`system`]: the [`MechanicalSystem`] trait for the index-3 DAE
+//!   `M(q) v' = f(t, q, v) − Φ_q(t, q)ᵀ λ`, `q' = v`, `Φ(t, q) = 0`, and the
+//!   [`SemiExplicitDae`] trait for index-1 systems `x' = f(t, x, z)`, `0 = g(t, x, z)`.
+//! * [`method`]: the [`Method`] trait (a method implements one step, never a loop) and
+//!   its declared metadata [`MethodInfo`].
+//! * [`observe`]: observers that sample constraint residuals, energy and errors.
+//! * [`drive`]: **the only time loop in the workspace**.
+//! * [`error`]: typed failures carrying the numbers that explain them.
+//!
+//! Sign convention used everywhere: the constraint force is `−Φ_qᵀ λ`, so the KKT system
+//! for accelerations is `[[M, Φ_qᵀ], [Φ_q, 0]] [a; λ] = [f; γ]` with the curvature term
+//! `γ = −(Φ_q v)_q v − 2 Φ_qt v − Φ_tt` (seed 002 §18.2).
+
+pub mod drive;
+pub mod error;
+pub mod method;
+pub mod observe;
+pub mod params;
+pub mod pattern;
+pub mod state;
+pub mod system;
+
+pub use drive::{drive, RunOutcome, RunStatus, Schedule};
+pub use error::{MethodError, ParamError, StepError};
+pub use method::{ConstraintLevels, DeclaredOrders, Method, MethodInfo, MethodStats, StepReport};
+pub use observe::{Metrics, MetricsObserver, Observer, Sample, SummaryMetrics, TrajectoryRecorder};
+pub use pattern::SparsityPattern;
+pub use state::State;
+pub use system::{
+    Dims, ExactSolution, MechanicalSystem, ProblemInfo, SemiExplicitDae, SystemForm, SystemRef,
+};

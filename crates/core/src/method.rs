@@ -1,0 +1,134 @@
+//! The [`Method`] trait: a method implements one step; it never owns a time loop.
+
+use crate::error::{MethodError, StepError};
+use crate::state::State;
+use crate::system::{SystemForm, SystemRef};
+use serde::Serialize;
+
+/// Declared global convergence orders (of the error at fixed `t` as `h → 0`), each with
+/// the citation of where the order comes from. `None` where the method gives no value
+/// (e.g. no multipliers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct DeclaredOrders {
+    /// Order in positions (or differential variables of an index-1 DAE).
+    pub q: Option<f64>,
+    /// Order in velocities.
+    pub v: Option<f64>,
+    /// Order in multipliers (or algebraic variables of an index-1 DAE).
+    pub lambda: Option<f64>,
+}
+
+/// Which constraint levels a method keeps at solver tolerance by construction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ConstraintLevels {
+    /// `Φ(t, q) = 0`.
+    pub position: bool,
+    /// `Φ_q v + Φ_t = 0`.
+    pub velocity: bool,
+    /// `Φ_q a = γ`.
+    pub acceleration: bool,
+}
+
+/// Declared properties of a method: tests and reports read these, never method names.
+#[derive(Clone, Debug, Serialize)]
+pub struct MethodInfo {
+    /// Catalog id (for a decorated method, e.g. `taylor+projection`).
+    pub id: String,
+    /// Family (`explicit-taylor`, `baumgarte`, `projection`, `implicit-rk`, …).
+    pub family: String,
+    /// One-line title.
+    pub title: String,
+    /// The scheme's equations in plain text with Unicode math.
+    pub equations: String,
+    /// Source of the scheme and of its declared orders.
+    pub citation: String,
+    /// Declared convergence orders.
+    pub orders: DeclaredOrders,
+    /// Constraint levels held at solver tolerance.
+    pub enforces: ConstraintLevels,
+    /// Implicit (solves nonlinear stage equations).
+    pub implicit: bool,
+    /// Symmetric (time-reversible).
+    pub symmetric: bool,
+    /// Symplectic.
+    pub symplectic: bool,
+    /// System forms the method accepts.
+    pub forms: Vec<SystemForm>,
+}
+
+/// What one step did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepReport {
+    /// Newton iterations in this step.
+    pub newton_iterations: usize,
+    /// Numeric factorizations in this step.
+    pub factorizations: usize,
+    /// Projection iterations in this step.
+    pub projection_iterations: usize,
+}
+
+/// Cumulative counters of a method over a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct MethodStats {
+    /// Steps taken.
+    pub steps: usize,
+    /// Newton iterations.
+    pub newton_iterations: usize,
+    /// Symbolic analyses of sparse matrices (once per run and matrix structure).
+    pub symbolic_analyses: usize,
+    /// Numeric factorizations.
+    pub factorizations: usize,
+    /// Linear solves (right-hand sides).
+    pub solves: usize,
+    /// Iterative-refinement steps in KKT solves.
+    pub refinement_steps: usize,
+    /// Projection (Newton) iterations onto the position manifold.
+    pub projection_iterations: usize,
+}
+
+impl MethodStats {
+    /// Sum of two counters (a decorator adds its own to its inner method's).
+    pub fn merged(self, o: MethodStats) -> MethodStats {
+        MethodStats {
+            steps: self.steps.max(o.steps),
+            newton_iterations: self.newton_iterations + o.newton_iterations,
+            symbolic_analyses: self.symbolic_analyses + o.symbolic_analyses,
+            factorizations: self.factorizations + o.factorizations,
+            solves: self.solves + o.solves,
+            refinement_steps: self.refinement_steps + o.refinement_steps,
+            projection_iterations: self.projection_iterations + o.projection_iterations,
+        }
+    }
+}
+
+/// A time-stepping method for constrained systems.
+///
+/// Contract: `init` is called once with the initial state (it may fill consistent
+/// `lambda` and `a`, and performs symbolic analyses); `step` advances `state` from
+/// `state.t` by `h` and sets `state.t += h`; `refresh` recomputes whatever the method
+/// derives from `(q, v)` (multipliers, accelerations, cached factorizations) after a
+/// decorator changed them. The time loop is [`crate::drive`], never the method.
+pub trait Method: Send {
+    /// Declared properties.
+    fn info(&self) -> MethodInfo;
+    /// Prepare for a run on `sys` starting at `state`.
+    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError>;
+    /// Advance one step of size `h`.
+    fn step(&mut self, sys: SystemRef<'_>, state: &mut State, h: f64) -> Result<StepReport, StepError>;
+    /// Recompute derived quantities after `(q, v)` were changed from outside.
+    fn refresh(&mut self, _sys: SystemRef<'_>, _state: &mut State) -> Result<(), StepError> {
+        Ok(())
+    }
+    /// Cumulative counters.
+    fn stats(&self) -> MethodStats;
+}
+
+/// The error for a method offered a system form it does not support.
+pub fn unsupported(info: &MethodInfo, form: SystemForm) -> MethodError {
+    let ok: Vec<&str> = info.forms.iter().map(|f| f.name()).collect();
+    MethodError::UnsupportedForm {
+        method: info.id.clone(),
+        form: form.name(),
+        hint: format!("`{}` accepts {} systems only", info.id, ok.join(" or ")),
+    }
+}

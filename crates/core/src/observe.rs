@@ -1,0 +1,275 @@
+//! Metrics sampled along a run, computed identically for every method.
+//!
+//! [`Metrics`] are evaluated by [`crate::drive`] after every step (one definition for all
+//! methods); observers decide what to keep: [`MetricsObserver`] keeps maxima/finals over
+//! **every** step and a trace at a stride, [`TrajectoryRecorder`] keeps full states.
+
+use crate::state::State;
+use crate::system::SystemRef;
+
+/// Metrics of one state. `NaN` means "not defined for this problem/method" (no exact
+/// solution, no energy, no multipliers); writers turn it into a null.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Metrics {
+    /// Time.
+    pub t: f64,
+    /// Position residual `‖Φ(t, q)‖∞` (index-1: `‖g(t, x, z)‖∞`).
+    pub pos_residual: f64,
+    /// Velocity residual `‖Φ_q v + Φ_t‖∞`.
+    pub vel_residual: f64,
+    /// Acceleration residual `‖Φ_q a − γ‖∞` with the method's own `a`.
+    pub acc_residual: f64,
+    /// Relative energy error `|H − H0| / max(|H0|, energy_scale)`.
+    pub energy_rel_error: f64,
+    /// `‖q − q_exact(t)‖∞` (index-1: differential variables).
+    pub err_q: f64,
+    /// `‖v − v_exact(t)‖∞`.
+    pub err_v: f64,
+    /// `‖λ − λ_exact(t)‖∞` (index-1: algebraic variables).
+    pub err_lambda: f64,
+}
+
+/// Evaluates [`Metrics`] with preallocated buffers.
+pub struct MetricsEvaluator {
+    h0: f64,
+    scale: f64,
+    phi: Vec<f64>,
+    jac: Vec<f64>,
+    gamma: Vec<f64>,
+    phit: Vec<f64>,
+    jv: Vec<f64>,
+    z: Vec<f64>,
+}
+
+fn inf_norm(x: &[f64]) -> f64 {
+    x.iter().fold(0.0_f64, |m, v| if v.is_nan() || m.is_nan() { f64::NAN } else { m.max(v.abs()) })
+}
+
+fn inf_diff(a: &[f64], b: &[f64]) -> f64 {
+    if a.len() != b.len() || a.is_empty() {
+        return f64::NAN;
+    }
+    a.iter().zip(b).fold(0.0_f64, |m, (x, y)| if (x - y).is_nan() { f64::NAN } else { m.max((x - y).abs()) })
+}
+
+impl MetricsEvaluator {
+    /// Prepare for `sys`, with the reference energy taken from `initial`.
+    pub fn new(sys: SystemRef<'_>, initial: &State) -> Self {
+        match sys {
+            SystemRef::Mechanical(s) => {
+                let d = s.dims();
+                let h0 = s.energy(initial.t, &initial.q, &initial.v).unwrap_or(f64::NAN);
+                Self {
+                    h0,
+                    scale: h0.abs().max(s.energy_scale()),
+                    phi: vec![0.0; d.m],
+                    jac: vec![0.0; s.jacobian_pattern().nnz()],
+                    gamma: vec![0.0; d.m],
+                    phit: vec![0.0; d.m],
+                    jv: vec![0.0; d.m],
+                    z: Vec::new(),
+                }
+            }
+            SystemRef::SemiExplicit(s) => {
+                let (_, nz) = s.dims();
+                Self {
+                    h0: f64::NAN,
+                    scale: f64::NAN,
+                    phi: vec![0.0; nz],
+                    jac: Vec::new(),
+                    gamma: Vec::new(),
+                    phit: Vec::new(),
+                    jv: Vec::new(),
+                    z: Vec::new(),
+                }
+            }
+        }
+    }
+
+    /// Metrics of `state`.
+    pub fn evaluate(&mut self, sys: SystemRef<'_>, state: &State) -> Metrics {
+        let exact = sys.exact(state.t);
+        let (err_q, err_v, err_lambda) = match &exact {
+            Some(e) => (inf_diff(&state.q, &e.q), inf_diff(&state.v, &e.v), inf_diff(&state.lambda, &e.lambda)),
+            None => (f64::NAN, f64::NAN, f64::NAN),
+        };
+        match sys {
+            SystemRef::Mechanical(s) => {
+                let t = state.t;
+                s.constraints(t, &state.q, &mut self.phi);
+                let pos = inf_norm(&self.phi);
+                s.jacobian(t, &state.q, &mut self.jac);
+                let pat = s.jacobian_pattern();
+                pat.mul_vec(&self.jac, &state.v, &mut self.jv, false);
+                s.phi_t(t, &state.q, &mut self.phit);
+                for (a, b) in self.jv.iter_mut().zip(&self.phit) {
+                    *a += b;
+                }
+                let vel = inf_norm(&self.jv);
+                let acc = if state.a.iter().any(|x| x.is_nan()) || state.a.is_empty() {
+                    f64::NAN
+                } else {
+                    s.curvature(t, &state.q, &state.v, &mut self.gamma);
+                    pat.mul_vec(&self.jac, &state.a, &mut self.jv, false);
+                    for (a, b) in self.jv.iter_mut().zip(&self.gamma) {
+                        *a -= b;
+                    }
+                    inf_norm(&self.jv)
+                };
+                let energy = match s.energy(t, &state.q, &state.v) {
+                    Some(h) => (h - self.h0).abs() / self.scale,
+                    None => f64::NAN,
+                };
+                Metrics { t, pos_residual: pos, vel_residual: vel, acc_residual: acc, energy_rel_error: energy, err_q, err_v, err_lambda }
+            }
+            SystemRef::SemiExplicit(s) => {
+                self.z.clone_from(&state.lambda);
+                s.g(state.t, &state.q, &self.z, &mut self.phi);
+                Metrics {
+                    t: state.t,
+                    pos_residual: inf_norm(&self.phi),
+                    vel_residual: f64::NAN,
+                    acc_residual: f64::NAN,
+                    energy_rel_error: f64::NAN,
+                    err_q,
+                    err_v: f64::NAN,
+                    err_lambda,
+                }
+            }
+        }
+    }
+}
+
+/// Something that watches a run. Called after initialization (step 0) and after every
+/// step, with the metrics [`crate::drive`] computed for that state.
+pub trait Observer {
+    /// Observe `state` after `step` steps; `last` is true for the final state of the run
+    /// (successful or not).
+    fn observe(&mut self, sys: SystemRef<'_>, state: &State, metrics: &Metrics, step: usize, last: bool);
+}
+
+/// One sampled point of a trace.
+pub type Sample = Metrics;
+
+/// Maxima and final values over a run (NaN where undefined).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SummaryMetrics {
+    /// max over all steps of the position residual.
+    pub max_pos_residual: f64,
+    /// max velocity residual.
+    pub max_vel_residual: f64,
+    /// max acceleration residual.
+    pub max_acc_residual: f64,
+    /// position residual at the last state.
+    pub final_pos_residual: f64,
+    /// velocity residual at the last state.
+    pub final_vel_residual: f64,
+    /// max relative energy error.
+    pub max_energy_rel_error: f64,
+    /// relative energy error at the last state.
+    pub final_energy_rel_error: f64,
+    /// max over all steps of `‖q − q_exact‖∞`.
+    pub err_q: f64,
+    /// max over all steps of `‖v − v_exact‖∞`.
+    pub err_v: f64,
+    /// max over all steps of `‖λ − λ_exact‖∞`.
+    pub err_lambda: f64,
+    /// `‖q − q_exact‖∞` at the last state.
+    pub final_err_q: f64,
+    /// `‖v − v_exact‖∞` at the last state.
+    pub final_err_v: f64,
+    /// `‖λ − λ_exact‖∞` at the last state.
+    pub final_err_lambda: f64,
+}
+
+fn nan_max(a: f64, b: f64) -> f64 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, _) => b,
+        (_, true) => a,
+        _ => a.max(b),
+    }
+}
+
+impl Default for SummaryMetrics {
+    fn default() -> Self {
+        let n = f64::NAN;
+        Self {
+            max_pos_residual: n,
+            max_vel_residual: n,
+            max_acc_residual: n,
+            final_pos_residual: n,
+            final_vel_residual: n,
+            max_energy_rel_error: n,
+            final_energy_rel_error: n,
+            err_q: n,
+            err_v: n,
+            err_lambda: n,
+            final_err_q: n,
+            final_err_v: n,
+            final_err_lambda: n,
+        }
+    }
+}
+
+/// Keeps summary metrics over every step and a trace every `stride` steps (the first
+/// and the last state are always in the trace).
+pub struct MetricsObserver {
+    stride: usize,
+    /// Summary over the run so far.
+    pub summary: SummaryMetrics,
+    /// Sampled trace.
+    pub trace: Vec<Sample>,
+}
+
+impl MetricsObserver {
+    /// An observer tracing every `stride` steps (`stride = 0` keeps no trace).
+    pub fn new(stride: usize) -> Self {
+        Self { stride, summary: SummaryMetrics::default(), trace: Vec::new() }
+    }
+}
+
+impl Observer for MetricsObserver {
+    fn observe(&mut self, _sys: SystemRef<'_>, _state: &State, m: &Metrics, step: usize, last: bool) {
+        let s = &mut self.summary;
+        s.max_pos_residual = nan_max(s.max_pos_residual, m.pos_residual);
+        s.max_vel_residual = nan_max(s.max_vel_residual, m.vel_residual);
+        s.max_acc_residual = nan_max(s.max_acc_residual, m.acc_residual);
+        s.max_energy_rel_error = nan_max(s.max_energy_rel_error, m.energy_rel_error);
+        s.err_q = nan_max(s.err_q, m.err_q);
+        s.err_v = nan_max(s.err_v, m.err_v);
+        s.err_lambda = nan_max(s.err_lambda, m.err_lambda);
+        s.final_pos_residual = m.pos_residual;
+        s.final_vel_residual = m.vel_residual;
+        s.final_energy_rel_error = m.energy_rel_error;
+        s.final_err_q = m.err_q;
+        s.final_err_v = m.err_v;
+        s.final_err_lambda = m.err_lambda;
+        if self.stride > 0 && (step % self.stride == 0 || last) {
+            if self.trace.last().map(|p| p.t) != Some(m.t) {
+                self.trace.push(*m);
+            }
+        }
+    }
+}
+
+/// Records full states (and their metrics) every `stride` steps.
+pub struct TrajectoryRecorder {
+    stride: usize,
+    /// Recorded `(state, metrics)` pairs.
+    pub points: Vec<(State, Metrics)>,
+}
+
+impl TrajectoryRecorder {
+    /// A recorder keeping every `stride`-th state (at least 1).
+    pub fn new(stride: usize) -> Self {
+        Self { stride: stride.max(1), points: Vec::new() }
+    }
+}
+
+impl Observer for TrajectoryRecorder {
+    fn observe(&mut self, _sys: SystemRef<'_>, state: &State, m: &Metrics, step: usize, last: bool) {
+        if (step % self.stride == 0 || last) && self.points.last().map(|p| p.1.t) != Some(m.t) {
+            self.points.push((state.clone(), *m));
+        }
+    }
+}

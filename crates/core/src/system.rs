@@ -1,0 +1,182 @@
+//! The system traits: what a problem must provide so that any method can step it.
+
+use crate::pattern::SparsityPattern;
+use crate::state::State;
+
+/// Dimensions of a mechanical system.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dims {
+    /// Number of position coordinates `q` (equal to the number of velocities here).
+    pub n: usize,
+    /// Number of holonomic constraints `Φ`.
+    pub m: usize,
+}
+
+/// Metadata of a problem: what it is, its equations, and where it comes from.
+#[derive(Clone, Debug, Default)]
+pub struct ProblemInfo {
+    /// Catalog id (kebab-case).
+    pub id: String,
+    /// One-line title.
+    pub title: String,
+    /// The equations, in plain text with Unicode math.
+    pub equations: String,
+    /// Citation of the source of the model and of its reference solution.
+    pub citation: String,
+    /// Tags (`planar`, `conservative`, `exact-solution`, `scalable`, `index-1`, …).
+    pub tags: Vec<String>,
+    /// Differentiation index of the DAE.
+    pub index: u8,
+    /// Default end time.
+    pub t_end: f64,
+    /// Where the reference solution comes from (`exact: Jacobi elliptic functions`, …).
+    pub reference: String,
+}
+
+/// The exact (or reference) state at one time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExactSolution {
+    /// Positions (differential variables `x` for an index-1 DAE).
+    pub q: Vec<f64>,
+    /// Velocities (empty for an index-1 DAE).
+    pub v: Vec<f64>,
+    /// Multipliers (algebraic variables `z` for an index-1 DAE).
+    pub lambda: Vec<f64>,
+}
+
+/// A holonomically constrained mechanical system, the index-3 DAE
+///
+/// ```text
+/// M(q) v' = f(t, q, v) − Φ_q(t, q)ᵀ λ,     q' = v,     Φ(t, q) = 0.
+/// ```
+///
+/// Derivatives are hand-coded and property-tested against central finite differences
+/// (`driftlab-problems/tests/conformance.rs`). The trait is object safe; all outputs are
+/// written into caller-provided slices so that a step allocates nothing.
+pub trait MechanicalSystem: Send + Sync {
+    /// What the problem is.
+    fn info(&self) -> ProblemInfo;
+    /// Dimensions `(n, m)`.
+    fn dims(&self) -> Dims;
+    /// Lower-triangle pattern of `M` (fixed for the run).
+    fn mass_pattern(&self) -> SparsityPattern;
+    /// Values of `M(q)` in the order of [`Self::mass_pattern`].
+    fn mass(&self, q: &[f64], out: &mut [f64]);
+    /// Applied forces `f(t, q, v)` (gravity, springs, torques; not the constraint force).
+    fn forces(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
+    /// Constraint residual `Φ(t, q)` (length `m`).
+    fn constraints(&self, t: f64, q: &[f64], out: &mut [f64]);
+    /// Pattern of `Φ_q` (`m × n`, fixed for the run).
+    fn jacobian_pattern(&self) -> SparsityPattern;
+    /// Values of `Φ_q(t, q)` in the order of [`Self::jacobian_pattern`].
+    fn jacobian(&self, t: f64, q: &[f64], out: &mut [f64]);
+    /// `Φ_t(t, q)`; zero for scleronomic constraints (the default).
+    fn phi_t(&self, _t: f64, _q: &[f64], out: &mut [f64]) {
+        out.iter_mut().for_each(|x| *x = 0.0);
+    }
+    /// Curvature term `γ = −(Φ_q v)_q v − 2 Φ_qt v − Φ_tt`, so that the acceleration
+    /// constraint reads `Φ_q a = γ`.
+    fn curvature(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
+    /// Total energy `H(t, q, v)`, if the problem defines one.
+    fn energy(&self, _t: f64, _q: &[f64], _v: &[f64]) -> Option<f64> {
+        None
+    }
+    /// Scale for the relative energy error `|H − H0| / max(|H0|, scale)`; needed when
+    /// `H0` is zero (a pendulum released at the height of its pivot).
+    fn energy_scale(&self) -> f64 {
+        1.0
+    }
+    /// A consistent initial state (`Φ = 0`, `Φ_q v + Φ_t = 0`). `lambda` and `a` may be
+    /// NaN; a method's `init` computes them from the KKT system.
+    fn initial_state(&self) -> State;
+    /// The exact solution at `t`, where one is known.
+    fn exact(&self, _t: f64) -> Option<ExactSolution> {
+        None
+    }
+}
+
+/// A semi-explicit index-1 DAE (seed 003):
+///
+/// ```text
+/// x' = f(t, x, z),     0 = g(t, x, z),     g_z invertible near the solution.
+/// ```
+///
+/// Jacobians are dense row-major (these systems are small); they are checked against
+/// finite differences by the conformance suite.
+pub trait SemiExplicitDae: Send + Sync {
+    /// What the problem is.
+    fn info(&self) -> ProblemInfo;
+    /// `(dim x, dim z)`.
+    fn dims(&self) -> (usize, usize);
+    /// `f(t, x, z)`.
+    fn f(&self, t: f64, x: &[f64], z: &[f64], out: &mut [f64]);
+    /// `g(t, x, z)`.
+    fn g(&self, t: f64, x: &[f64], z: &[f64], out: &mut [f64]);
+    /// Dense Jacobians `(f_x, f_z, g_x, g_z)`, row-major, written into the four slices.
+    fn jacobians(&self, t: f64, x: &[f64], z: &[f64], fx: &mut [f64], fz: &mut [f64], gx: &mut [f64], gz: &mut [f64]);
+    /// Consistent initial state (`g(t0, x0, z0) = 0`).
+    fn initial_state(&self) -> State;
+    /// Exact solution at `t`, where known (`q` = x, `lambda` = z).
+    fn exact(&self, _t: f64) -> Option<ExactSolution> {
+        None
+    }
+}
+
+/// Which form a system has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum SystemForm {
+    /// Index-3 mechanical system.
+    Mechanical,
+    /// Semi-explicit index-1 DAE.
+    SemiExplicit,
+}
+
+impl SystemForm {
+    /// Human-readable name.
+    pub fn name(self) -> &'static str {
+        match self {
+            SystemForm::Mechanical => "mechanical (index-3)",
+            SystemForm::SemiExplicit => "semi-explicit index-1",
+        }
+    }
+}
+
+/// A borrowed system of either form; methods accept the forms they support.
+#[derive(Clone, Copy)]
+pub enum SystemRef<'a> {
+    /// Index-3 mechanical system.
+    Mechanical(&'a dyn MechanicalSystem),
+    /// Semi-explicit index-1 DAE.
+    SemiExplicit(&'a dyn SemiExplicitDae),
+}
+
+impl<'a> SystemRef<'a> {
+    /// The form.
+    pub fn form(&self) -> SystemForm {
+        match self {
+            SystemRef::Mechanical(_) => SystemForm::Mechanical,
+            SystemRef::SemiExplicit(_) => SystemForm::SemiExplicit,
+        }
+    }
+    /// Problem metadata.
+    pub fn info(&self) -> ProblemInfo {
+        match self {
+            SystemRef::Mechanical(s) => s.info(),
+            SystemRef::SemiExplicit(s) => s.info(),
+        }
+    }
+    /// Initial state.
+    pub fn initial_state(&self) -> State {
+        match self {
+            SystemRef::Mechanical(s) => s.initial_state(),
+            SystemRef::SemiExplicit(s) => s.initial_state(),
+        }
+    }
+    /// Exact solution at `t`, where known.
+    pub fn exact(&self, t: f64) -> Option<ExactSolution> {
+        match self {
+            SystemRef::Mechanical(s) => s.exact(t),
+            SystemRef::SemiExplicit(s) => s.exact(t),
+        }
+    }
+}

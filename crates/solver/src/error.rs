@@ -1,0 +1,42 @@
+//! Typed solver failures with their numbers.
+
+use thiserror::Error;
+
+/// A linear-algebra failure.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum SolverError {
+    /// The pattern is malformed (index out of range).
+    #[error("invalid pattern: {0}")]
+    Pattern(String),
+    /// faer's symbolic analysis failed.
+    #[error("symbolic analysis failed: {0}")]
+    Symbolic(String),
+    /// The numeric factorization failed.
+    #[error("numeric factorization failed: {0}")]
+    Factorization(String),
+    /// The solve did not reach the requested accuracy (singular or rank-deficient KKT:
+    /// redundant constraints or a singular configuration).
+    #[error("KKT solve inaccurate: relative residual {residual:e} after {refinements} refinement steps (accept ≤ {accept:e}); Φ_q may be rank deficient")]
+    Inaccurate {
+        /// ‖K x − b‖∞ / (‖K‖∞ ‖x‖∞ + ‖b‖∞).
+        residual: f64,
+        /// Refinement steps done.
+        refinements: usize,
+        /// Acceptance threshold.
+        accept: f64,
+    },
+    /// `solve` called before a successful `factorize`.
+    #[error("solve called before factorize")]
+    NotFactorized,
+    /// Position projection did not converge.
+    #[error("projection did not converge: {iterations} iterations, ‖Φ‖∞ = {residual:e} > tol {tol:e}")]
+    ProjectionDiverged {
+        /// Iterations done.
+        iterations: usize,
+        /// Final constraint residual.
+        residual: f64,
+        /// Tolerance.
+        tol: f64,
+    },
+}

@@ -1,0 +1,22 @@
+//! # driftlab-solver
+//!
+//! Linear algebra for constrained dynamics, on faer only. It knows no problems and no
+//! methods: it sees patterns, values and closures.
+//!
+//! * [`kkt`]: the saddle-point matrix `K = [[A, Bᵀ], [B, −C]]` (A = mass or iteration
+//!   matrix, B = constraint Jacobian, C = optional regularization) assembled into a fixed
+//!   pattern; **symbolic analysis once**, numeric factorization per step.
+//!   Backends: sparse LDLᵀ (faer, AMD ordering) with a quasi-definite shift and iterative
+//!   refinement, and a dense LU oracle.
+//! * [`projection`]: mass-orthogonal projection of `q` onto `{Φ = 0}` (Newton) and of `v`
+//!   onto `{Φ_q v + Φ_t = 0}` (one KKT solve).
+//! * [`dense`]: small dense LU for index-1 Newton systems.
+
+pub mod dense;
+pub mod error;
+pub mod kkt;
+pub mod projection;
+
+pub use error::SolverError;
+pub use kkt::{KktBackend, KktOptions, KktPattern, KktSolver, KktStats};
+pub use projection::{project_position, project_velocity, ConstraintEval, ProjectionParams, ProjectionReport};
