@@ -1,1 +1,73 @@
-//! placeholder
+//! # driftlab-problems
+//!
+//! The problem catalog: one file per problem (system + equations + citation + reference
+//! solution), and [`catalog`] with one line per entry. Everything else — the CLI, the
+//! runner, the conformance suite (`tests/conformance.rs`) — reads the catalog.
+//!
+//! Adding a problem: write `src/<name>.rs` with a parameter struct
+//! (`#[serde(deny_unknown_fields, default)]`), the system (implement
+//! [`driftlab_core::MechanicalSystem`] or [`driftlab_core::SemiExplicitDae`]) and an
+//! `entry()` function; add `pub mod <name>;` below and one line to [`catalog`].
+
+pub mod elliptic;
+pub mod pendulum;
+pub mod planar_chain;
+pub mod seed003_dae;
+
+use driftlab_core::{MechanicalSystem, ParamError, SemiExplicitDae, SystemRef};
+
+/// An owned problem of either form.
+pub enum Problem {
+    /// Index-3 mechanical system.
+    Mechanical(Box<dyn MechanicalSystem>),
+    /// Semi-explicit index-1 DAE.
+    SemiExplicit(Box<dyn SemiExplicitDae>),
+}
+
+impl Problem {
+    /// Borrow as a [`SystemRef`].
+    pub fn as_system(&self) -> SystemRef<'_> {
+        match self {
+            Problem::Mechanical(s) => SystemRef::Mechanical(s.as_ref()),
+            Problem::SemiExplicit(s) => SystemRef::SemiExplicit(s.as_ref()),
+        }
+    }
+}
+
+/// A catalog line: id, summary, constructor from a parameter table, and defaults.
+#[derive(Clone, Copy)]
+pub struct ProblemEntry {
+    /// Catalog id.
+    pub id: &'static str,
+    /// One-line summary for `driftlab list problems`.
+    pub summary: &'static str,
+    /// Build from a parameter table (missing keys take defaults; unknown keys are errors).
+    pub build: fn(&toml::Table) -> Result<Problem, ParamError>,
+    /// Default parameters.
+    pub defaults: fn() -> toml::Table,
+}
+
+/// The catalog, one line per problem.
+pub fn catalog() -> Vec<ProblemEntry> {
+    vec![
+        pendulum::entry(),
+        pendulum::bertolazzi_entry(),
+        planar_chain::entry(),
+        seed003_dae::entry(),
+    ]
+}
+
+/// Look up `id` in the catalog; the error lists the valid ids.
+pub fn find(id: &str) -> Result<ProblemEntry, ParamError> {
+    let cat = catalog();
+    cat.iter().find(|e| e.id == id).copied().ok_or_else(|| ParamError::UnknownId {
+        kind: "problem",
+        id: id.to_string(),
+        known: cat.iter().map(|e| e.id).collect::<Vec<_>>().join(", "),
+    })
+}
+
+/// Build problem `id` with parameters `table`.
+pub fn build(id: &str, table: &toml::Table) -> Result<Problem, ParamError> {
+    (find(id)?.build)(table)
+}

@@ -1,0 +1,222 @@
+//! `pendulum`: the planar pendulum in Cartesian coordinates (seed 002 §18.3, eq. 18.1),
+//! with its exact solution through Jacobi elliptic functions. Preset
+//! `bertolazzi-pendulum` (seed 002 Example 19.1).
+//!
+//! ```text
+//! m x'' = −2 x λ,   m y'' = −m g − 2 y λ,   Φ = x² + y² − ℓ² = 0
+//! Φ_q = [2x, 2y],   γ = −2 (ẋ² + ẏ²),   H = ½ m (ẋ² + ẏ²) + m g y
+//! ```
+//!
+//! Exact solution for a release from rest at angle `θ₀` from the downward vertical
+//! (`|θ₀| < π`): with `k = sin(θ₀/2)`, `ω = √(g/ℓ)`,
+//! `θ(t) = 2 arcsin(k sn(K(k) − ω t, k))`, `θ'(t) = −2 k ω cn(K(k) − ω t, k)`,
+//! `x = ℓ sin θ`, `y = −ℓ cos θ`; the multiplier follows from the radial balance
+//! `λ = (m |v|² + q·f) / (2ℓ²) = m (|v|² − g y) / (2ℓ²)`. The period is `4K(k)/ω`.
+
+use crate::elliptic::{complete_k, sn_cn_dn};
+use crate::{Problem, ProblemEntry};
+use driftlab_core::params::{self, positive};
+use driftlab_core::{Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State};
+use serde::{Deserialize, Serialize};
+
+/// Parameters of [`Pendulum`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PendulumParams {
+    /// Mass `m` [kg].
+    pub m: f64,
+    /// Rod length `ℓ` [m].
+    pub length: f64,
+    /// Gravitational acceleration `g` [m/s²] (gravity is `−g e₂`).
+    pub g: f64,
+    /// Release angle from the downward vertical [degrees], at rest; `|θ₀| < 180`.
+    pub theta0_deg: f64,
+    /// Default end time [s].
+    pub t_end: f64,
+}
+
+impl Default for PendulumParams {
+    fn default() -> Self {
+        Self { m: 1.0, length: 1.0, g: 9.81, theta0_deg: 90.0, t_end: 10.0 }
+    }
+}
+
+impl PendulumParams {
+    /// Seed 002 Example 19.1 (after Bertolazzi): m = 2, ℓ = 2.5, g = 9.81, released at
+    /// rest 20° from the upright position, `q₀ = 2.5 (sin 20°, cos 20°)`, 50 s.
+    pub fn bertolazzi() -> Self {
+        Self { m: 2.0, length: 2.5, g: 9.81, theta0_deg: 160.0, t_end: 50.0 }
+    }
+}
+
+/// The planar Cartesian pendulum.
+#[derive(Clone, Debug)]
+pub struct Pendulum {
+    p: PendulumParams,
+    id: &'static str,
+    k: f64,
+    kk: f64,
+    omega: f64,
+}
+
+impl Pendulum {
+    /// Build and validate.
+    pub fn new(p: PendulumParams, id: &'static str) -> Result<Self, ParamError> {
+        positive(id, "m", p.m)?;
+        positive(id, "length", p.length)?;
+        positive(id, "g", p.g)?;
+        positive(id, "t_end", p.t_end)?;
+        if !(p.theta0_deg.abs() < 180.0) {
+            return Err(ParamError::OutOfRange {
+                id: id.into(),
+                field: "theta0_deg",
+                value: p.theta0_deg,
+                fix: "give a release angle with |θ₀| < 180° (the upright release never moves)".into(),
+            });
+        }
+        let k = (p.theta0_deg.to_radians() / 2.0).sin();
+        Ok(Self { p, id, k, kk: complete_k(k.abs()), omega: (p.g / p.length).sqrt() })
+    }
+
+    /// The period `4 K(k) / ω`.
+    pub fn period(&self) -> f64 {
+        4.0 * self.kk / self.omega
+    }
+
+    fn exact_angle(&self, t: f64) -> (f64, f64) {
+        let s = self.k.signum();
+        let k = self.k.abs();
+        let (sn, cn, _) = sn_cn_dn(self.kk - self.omega * t, k);
+        (s * 2.0 * (k * sn).clamp(-1.0, 1.0).asin(), -s * 2.0 * k * self.omega * cn)
+    }
+}
+
+/// Catalog entry `pendulum`.
+pub fn entry() -> ProblemEntry {
+    ProblemEntry {
+        id: "pendulum",
+        summary: "planar pendulum in Cartesian coordinates, exact elliptic-function solution",
+        build: |t| Ok(Problem::Mechanical(Box::new(Pendulum::new(params::parse("problem", "pendulum", t)?, "pendulum")?))),
+        defaults: params::defaults::<PendulumParams>,
+    }
+}
+
+/// Catalog entry `bertolazzi-pendulum` (a preset of `pendulum`; its parameters may still
+/// be overridden).
+pub fn bertolazzi_entry() -> ProblemEntry {
+    ProblemEntry {
+        id: "bertolazzi-pendulum",
+        summary: "seed 002 Example 19.1: m = 2, ℓ = 2.5, released 20° from upright, 50 s",
+        build: |t| {
+            let mut table = toml::Table::try_from(PendulumParams::bertolazzi()).unwrap_or_default();
+            table.extend(t.clone());
+            let p = params::parse("problem", "bertolazzi-pendulum", &table)?;
+            Ok(Problem::Mechanical(Box::new(Pendulum::new(p, "bertolazzi-pendulum")?)))
+        },
+        defaults: || toml::Table::try_from(PendulumParams::bertolazzi()).unwrap_or_default(),
+    }
+}
+
+impl MechanicalSystem for Pendulum {
+    fn info(&self) -> ProblemInfo {
+        let p = &self.p;
+        ProblemInfo {
+            id: self.id.into(),
+            title: format!(
+                "Planar pendulum (Cartesian): m = {}, ℓ = {}, g = {}, released at rest at θ₀ = {}° from the downward vertical",
+                p.m, p.length, p.g, p.theta0_deg
+            ),
+            equations: "m x'' = −2xλ,  m y'' = −mg − 2yλ,  Φ = x² + y² − ℓ² = 0;  Φ_q = [2x, 2y],  γ = −2(ẋ² + ẏ²),  \
+                        H = ½m(ẋ² + ẏ²) + mgy"
+                .into(),
+            citation: "seed 002 §18.3 eq. (18.1) and Example 19.1 (after E. Bertolazzi's lecture notes); exact solution \
+                       θ(t) = 2 arcsin(k sn(K(k) − ωt, k)), k = sin(θ₀/2), ω = √(g/ℓ) (e.g. Lawden, Elliptic Functions and \
+                       Applications, 1989, §5.2); sn/cn/dn and K by the AGM (Abramowitz & Stegun §16.4, §17.6)"
+                .into(),
+            tags: vec!["planar".into(), "conservative".into(), "exact-solution".into(), "index-3".into()],
+            index: 3,
+            t_end: p.t_end,
+            reference: format!("exact (Jacobi elliptic functions), period {:.15} s", self.period()),
+        }
+    }
+    fn dims(&self) -> Dims {
+        Dims { n: 2, m: 1 }
+    }
+    fn mass_pattern(&self) -> SparsityPattern {
+        SparsityPattern::diagonal(2)
+    }
+    fn mass(&self, _q: &[f64], out: &mut [f64]) {
+        out[0] = self.p.m;
+        out[1] = self.p.m;
+    }
+    fn forces(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
+        out[0] = 0.0;
+        out[1] = -self.p.m * self.p.g;
+    }
+    fn constraints(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        out[0] = q[0] * q[0] + q[1] * q[1] - self.p.length * self.p.length;
+    }
+    fn jacobian_pattern(&self) -> SparsityPattern {
+        SparsityPattern::new(1, 2, vec![(0, 0), (0, 1)])
+    }
+    fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        out[0] = 2.0 * q[0];
+        out[1] = 2.0 * q[1];
+    }
+    fn curvature(&self, _t: f64, _q: &[f64], v: &[f64], out: &mut [f64]) {
+        out[0] = -2.0 * (v[0] * v[0] + v[1] * v[1]);
+    }
+    fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
+        Some(0.5 * self.p.m * (v[0] * v[0] + v[1] * v[1]) + self.p.m * self.p.g * q[1])
+    }
+    fn energy_scale(&self) -> f64 {
+        self.p.m * self.p.g * self.p.length
+    }
+    fn initial_state(&self) -> State {
+        let th = self.p.theta0_deg.to_radians();
+        let l = self.p.length;
+        State::mechanical(0.0, vec![l * th.sin(), -l * th.cos()], vec![0.0, 0.0], 1)
+    }
+    fn exact(&self, t: f64) -> Option<ExactSolution> {
+        let (th, dth) = self.exact_angle(t);
+        let l = self.p.length;
+        let q = vec![l * th.sin(), -l * th.cos()];
+        let v = vec![l * th.cos() * dth, l * th.sin() * dth];
+        let v2 = v[0] * v[0] + v[1] * v[1];
+        let lambda = self.p.m * (v2 - self.p.g * q[1]) / (2.0 * l * l);
+        Some(ExactSolution { q, v, lambda: vec![lambda] })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SUNDIALS `cvPendulum_dns.c` gravity: with ℓ = 1 and a horizontal release at rest,
+    /// the period is exactly 2 s (shared/datasets/README.md).
+    const G_PERIOD_2: f64 = 13.750_371_636_040_745_654_980_191_559_621_114_395_801_712;
+
+    #[test]
+    fn period_is_exactly_two_seconds() -> Result<(), ParamError> {
+        let p = Pendulum::new(PendulumParams { g: G_PERIOD_2, ..Default::default() }, "pendulum")?;
+        assert!((p.period() - 2.0).abs() < 1e-14, "period {}", p.period());
+        for k in 0..=50 {
+            let e = p.exact(2.0 * k as f64).ok_or_else(|| ParamError::Invalid { kind: "problem", id: "x".into(), message: "no exact".into() })?;
+            let d = [(e.q[0] - 1.0).abs(), e.q[1].abs(), e.v[0].abs(), e.v[1].abs()];
+            assert!(d.iter().all(|x| *x < 1e-12 * (1.0 + k as f64)), "t = {}: {:?}", 2 * k, d);
+        }
+        // Half a period later the bob is at the other side, at rest.
+        let e = p.exact(1.0).ok_or_else(|| ParamError::Invalid { kind: "problem", id: "x".into(), message: "no exact".into() })?;
+        assert!((e.q[0] + 1.0).abs() < 1e-13 && e.q[1].abs() < 1e-13 && e.v[0].abs() < 1e-12);
+        Ok(())
+    }
+
+    #[test]
+    fn bertolazzi_preset_starts_where_the_seed_says() -> Result<(), ParamError> {
+        let p = Pendulum::new(PendulumParams::bertolazzi(), "bertolazzi-pendulum")?;
+        let s = p.initial_state();
+        let a = 20f64.to_radians();
+        assert!((s.q[0] - 2.5 * a.sin()).abs() < 1e-15 && (s.q[1] - 2.5 * a.cos()).abs() < 1e-15);
+        Ok(())
+    }
+}

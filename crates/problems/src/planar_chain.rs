@@ -1,0 +1,170 @@
+//! `planar-chain`: N point masses linked by rigid massless rods, the first pinned at the
+//! origin (seed 001 exercise 1 for N = 2, the double pendulum). The scalable case for the
+//! sparse KKT solver: `Φ_q` is banded with 4 nonzeros per row.
+//!
+//! ```text
+//! q = (x₁, y₁, …, x_N, y_N),  p₀ = 0,   M = m I,   f = (0, −mg, …)
+//! Φ_i = |p_i − p_{i−1}|² − ℓ²,            i = 1…N
+//! Φ_q row i: 2(p_i − p_{i−1})ᵀ at p_i,  −2(p_i − p_{i−1})ᵀ at p_{i−1}
+//! γ_i = −2 |v_i − v_{i−1}|²,   H = Σ ½ m |v_i|² + m g y_i
+//! ```
+//!
+//! Initial state: all links at angle `θ₀` from the downward vertical (a straight chain),
+//! at rest. No closed-form solution for N ≥ 2 (chaotic for a horizontal release).
+
+use crate::{Problem, ProblemEntry};
+use driftlab_core::params::{self, positive};
+use driftlab_core::{Dims, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State};
+use serde::{Deserialize, Serialize};
+
+/// Parameters of [`PlanarChain`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PlanarChainParams {
+    /// Number of links (and masses), `N ≥ 1`.
+    pub links: usize,
+    /// Mass of each bob [kg].
+    pub m: f64,
+    /// Length of each rod [m].
+    pub length: f64,
+    /// Gravitational acceleration [m/s²].
+    pub g: f64,
+    /// Initial angle of every link from the downward vertical [degrees].
+    pub theta0_deg: f64,
+    /// Default end time [s].
+    pub t_end: f64,
+}
+
+impl Default for PlanarChainParams {
+    fn default() -> Self {
+        Self { links: 2, m: 1.0, length: 1.0, g: 9.81, theta0_deg: 90.0, t_end: 10.0 }
+    }
+}
+
+/// The planar chain.
+#[derive(Clone, Debug)]
+pub struct PlanarChain {
+    p: PlanarChainParams,
+}
+
+impl PlanarChain {
+    /// Build and validate.
+    pub fn new(p: PlanarChainParams) -> Result<Self, ParamError> {
+        let id = "planar-chain";
+        if p.links == 0 {
+            return Err(ParamError::OutOfRange { id: id.into(), field: "links", value: 0.0, fix: "give links ≥ 1".into() });
+        }
+        positive(id, "m", p.m)?;
+        positive(id, "length", p.length)?;
+        positive(id, "g", p.g)?;
+        positive(id, "t_end", p.t_end)?;
+        Ok(Self { p })
+    }
+}
+
+/// Catalog entry `planar-chain`.
+pub fn entry() -> ProblemEntry {
+    ProblemEntry {
+        id: "planar-chain",
+        summary: "N point masses on rigid rods, first pinned (N = 2: double pendulum); scalable sparse case",
+        build: |t| Ok(Problem::Mechanical(Box::new(PlanarChain::new(params::parse("problem", "planar-chain", t)?)?))),
+        defaults: params::defaults::<PlanarChainParams>,
+    }
+}
+
+impl MechanicalSystem for PlanarChain {
+    fn info(&self) -> ProblemInfo {
+        let p = &self.p;
+        ProblemInfo {
+            id: "planar-chain".into(),
+            title: format!("Planar chain of N = {} point masses (m = {}, ℓ = {}), first pinned at the origin", p.links, p.m, p.length),
+            equations: "m p_i'' = −mg e₂ − Σ_j (Φ_q)_{j,i}ᵀ λ_j,  Φ_i = |p_i − p_{i−1}|² − ℓ² (p₀ = 0),  \
+                        γ_i = −2|v_i − v_{i−1}|²,  H = Σ ½m|v_i|² + mg y_i"
+                .into(),
+            citation: "seed 001 §3.2.5 (sparse chain Jacobian) and exercise 1 (double pendulum constraints and Jacobian)".into(),
+            tags: vec!["planar".into(), "conservative".into(), "scalable".into(), "index-3".into()],
+            index: 3,
+            t_end: p.t_end,
+            reference: "none (no closed form for N ≥ 2); energy is conserved".into(),
+        }
+    }
+    fn dims(&self) -> Dims {
+        Dims { n: 2 * self.p.links, m: self.p.links }
+    }
+    fn mass_pattern(&self) -> SparsityPattern {
+        SparsityPattern::diagonal(2 * self.p.links)
+    }
+    fn mass(&self, _q: &[f64], out: &mut [f64]) {
+        out.iter_mut().for_each(|x| *x = self.p.m);
+    }
+    fn forces(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
+        for i in 0..self.p.links {
+            out[2 * i] = 0.0;
+            out[2 * i + 1] = -self.p.m * self.p.g;
+        }
+    }
+    fn constraints(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        let l2 = self.p.length * self.p.length;
+        for i in 0..self.p.links {
+            let (px, py) = if i == 0 { (0.0, 0.0) } else { (q[2 * i - 2], q[2 * i - 1]) };
+            let (dx, dy) = (q[2 * i] - px, q[2 * i + 1] - py);
+            out[i] = dx * dx + dy * dy - l2;
+        }
+    }
+    fn jacobian_pattern(&self) -> SparsityPattern {
+        let mut e = Vec::with_capacity(4 * self.p.links);
+        for i in 0..self.p.links {
+            e.push((i, 2 * i));
+            e.push((i, 2 * i + 1));
+            if i > 0 {
+                e.push((i, 2 * i - 2));
+                e.push((i, 2 * i - 1));
+            }
+        }
+        SparsityPattern::new(self.p.links, 2 * self.p.links, e)
+    }
+    fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        let mut k = 0;
+        for i in 0..self.p.links {
+            let (px, py) = if i == 0 { (0.0, 0.0) } else { (q[2 * i - 2], q[2 * i - 1]) };
+            let (dx, dy) = (q[2 * i] - px, q[2 * i + 1] - py);
+            out[k] = 2.0 * dx;
+            out[k + 1] = 2.0 * dy;
+            k += 2;
+            if i > 0 {
+                out[k] = -2.0 * dx;
+                out[k + 1] = -2.0 * dy;
+                k += 2;
+            }
+        }
+    }
+    fn curvature(&self, _t: f64, _q: &[f64], v: &[f64], out: &mut [f64]) {
+        for i in 0..self.p.links {
+            let (pu, pv) = if i == 0 { (0.0, 0.0) } else { (v[2 * i - 2], v[2 * i - 1]) };
+            let (du, dv) = (v[2 * i] - pu, v[2 * i + 1] - pv);
+            out[i] = -2.0 * (du * du + dv * dv);
+        }
+    }
+    fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
+        let mut h = 0.0;
+        for i in 0..self.p.links {
+            h += 0.5 * self.p.m * (v[2 * i] * v[2 * i] + v[2 * i + 1] * v[2 * i + 1]) + self.p.m * self.p.g * q[2 * i + 1];
+        }
+        Some(h)
+    }
+    fn energy_scale(&self) -> f64 {
+        let n = self.p.links as f64;
+        self.p.m * self.p.g * self.p.length * n * (n + 1.0) / 2.0
+    }
+    fn initial_state(&self) -> State {
+        let th = self.p.theta0_deg.to_radians();
+        let (s, c) = th.sin_cos();
+        let n = self.p.links;
+        let mut q = Vec::with_capacity(2 * n);
+        for i in 1..=n {
+            q.push(i as f64 * self.p.length * s);
+            q.push(-(i as f64) * self.p.length * c);
+        }
+        State::mechanical(0.0, q, vec![0.0; 2 * n], n)
+    }
+}
