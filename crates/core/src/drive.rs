@@ -20,6 +20,10 @@ pub struct Schedule {
     pub n_steps: usize,
     /// Refuse to run more steps than this (a failed run, not a hang).
     pub max_steps: usize,
+    /// A run whose `‖q‖∞` exceeds `divergence_factor · (1 + ‖q₀‖∞)` has diverged: it
+    /// fails with [`StepError::Diverged`] instead of producing astronomically large but
+    /// finite numbers.
+    pub divergence_factor: f64,
 }
 
 impl Schedule {
@@ -27,7 +31,7 @@ impl Schedule {
     /// callers choose `h` that divides the interval — the runner snaps `h` so).
     pub fn fixed(h: f64, t_end: f64) -> Self {
         let n = (t_end / h).round().max(0.0) as usize;
-        Self { h, n_steps: n, max_steps: 50_000_000 }
+        Self { h, n_steps: n, max_steps: 50_000_000, divergence_factor: 1e6 }
     }
     /// End time.
     pub fn t_end(&self, t0: f64) -> f64 {
@@ -118,6 +122,7 @@ pub fn drive(
     }
     out.observe_seconds += clock.elapsed().as_secs_f64();
 
+    let bound = schedule.divergence_factor * (1.0 + state.q.iter().fold(0.0_f64, |m, x| m.max(x.abs())));
     let mut last_good = state.clone();
     for k in 1..=schedule.n_steps {
         let t_start = state.t;
@@ -133,6 +138,13 @@ pub fn drive(
         state.t = t0 + k as f64 * schedule.h;
         if let Some((field, index)) = state.first_non_finite() {
             let e = StepError::NonFinite { t: state.t, field, index };
+            out.status = RunStatus::Failed { t: t_start, reason: e.to_string() };
+            state = last_good;
+            break;
+        }
+        let norm = state.q.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+        if norm > bound {
+            let e = StepError::Diverged { t: state.t, norm, bound };
             out.status = RunStatus::Failed { t: t_start, reason: e.to_string() };
             state = last_good;
             break;

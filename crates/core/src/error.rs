@@ -49,6 +49,16 @@ pub enum StepError {
         /// Component index.
         index: usize,
     },
+    /// The state left every plausible bound (`‖q‖∞` above the divergence bound).
+    #[error("diverged at t = {t}: ‖q‖∞ = {norm:e} exceeds the bound {bound:e}")]
+    Diverged {
+        /// Time.
+        t: f64,
+        /// ‖q‖∞.
+        norm: f64,
+        /// Bound.
+        bound: f64,
+    },
     /// The run exceeded its step budget.
     #[error("step budget of {budget} steps exhausted at t = {t} (t_end = {t_end})")]
     StepBudget {

@@ -1,1 +1,69 @@
-//! placeholder
+//! # driftlab-methods
+//!
+//! The method catalog: one file per method (parameters, the [`Method`] implementation,
+//! declared [`MethodInfo`] with citation), stabilizations that can wrap any method as
+//! decorators ([`projection::Projected`]), and [`catalog`] with one line per method.
+//!
+//! Adding a method: write `src/<name>.rs` with a parameter struct
+//! (`#[serde(deny_unknown_fields, default)]`), the method type implementing [`Method`]
+//! (one step; never a time loop), an `info()` with declared orders and citation, and
+//! an `entry()`; then add `pub mod <name>;` and one line to [`catalog`]. The convergence
+//! and invariant tests pick it up from the catalog.
+
+pub mod baumgarte;
+pub mod dynamics;
+pub mod implicit_euler;
+pub mod projection;
+pub mod taylor;
+
+use driftlab_core::params;
+use driftlab_core::{Method, MethodInfo, ParamError};
+
+/// A catalog line.
+#[derive(Clone, Copy)]
+pub struct MethodEntry {
+    /// Catalog id.
+    pub id: &'static str,
+    /// Declared properties at default parameters.
+    pub info: fn() -> MethodInfo,
+    /// Build from a parameter table (unknown keys are errors).
+    pub build: fn(&toml::Table) -> Result<Box<dyn Method>, ParamError>,
+    /// Default parameters.
+    pub defaults: fn() -> toml::Table,
+}
+
+/// The catalog, one line per method.
+pub fn catalog() -> Vec<MethodEntry> {
+    vec![
+        MethodEntry { id: "taylor", info: taylor::info, build: |t| Ok(Box::new(taylor::Taylor::new(params::parse("method", "taylor", t)?))), defaults: params::defaults::<taylor::TaylorParams> },
+        MethodEntry { id: "baumgarte", info: baumgarte::info, build: |t| Ok(Box::new(baumgarte::Baumgarte::new(params::parse("method", "baumgarte", t)?)?)), defaults: baumgarte_defaults },
+        MethodEntry { id: "implicit-euler", info: implicit_euler::info, build: |t| Ok(Box::new(implicit_euler::ImplicitEuler::new(params::parse("method", "implicit-euler", t)?)?)), defaults: params::defaults::<implicit_euler::ImplicitEulerParams> },
+    ]
+}
+
+fn baumgarte_defaults() -> toml::Table {
+    let mut t = params::defaults::<baumgarte::BaumgarteParams>();
+    t.insert("xi".into(), 0.8.into());
+    t.insert("omega_n".into(), 2.0.into());
+    t
+}
+
+/// Look up `id`; the error lists the valid ids.
+pub fn find(id: &str) -> Result<MethodEntry, ParamError> {
+    let cat = catalog();
+    cat.iter().find(|e| e.id == id).copied().ok_or_else(|| ParamError::UnknownId {
+        kind: "method",
+        id: id.to_string(),
+        known: cat.iter().map(|e| e.id).collect::<Vec<_>>().join(", "),
+    })
+}
+
+/// Build method `id` with `params`, wrapped in the projection decorator when
+/// `projection` is given.
+pub fn build(id: &str, params: &toml::Table, projection: Option<&toml::Table>) -> Result<Box<dyn Method>, ParamError> {
+    let inner = (find(id)?.build)(params)?;
+    match projection {
+        None => Ok(inner),
+        Some(p) => Ok(Box::new(projection::Projected::new(inner, params::parse("method", "projection", p)?)?)),
+    }
+}

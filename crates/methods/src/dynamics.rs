@@ -1,0 +1,133 @@
+//! Shared numerics for methods on mechanical systems: the acceleration-level KKT solve
+//! `[[M, Φ_qᵀ], [Φ_q, 0]] [a; λ] = [f; γ + b]` on one sparse [`KktSolver`] built once
+//! per run (symbolic analysis once), and the adapter that lets the solver's projections
+//! evaluate the problem's constraints.
+
+use driftlab_core::{MechanicalSystem, StepError};
+use driftlab_solver::{ConstraintEval, KktBackend, KktOptions, KktPattern, KktSolver, KktStats};
+use serde::{Deserialize, Serialize};
+
+/// Which KKT factorization a method uses (a parameter of every KKT-based method).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KktChoice {
+    /// faer sparse LDLᵀ, symbolic analysis once (default).
+    #[default]
+    SparseLdlt,
+    /// Dense LU oracle.
+    DenseLu,
+}
+
+impl KktChoice {
+    /// Solver options for this choice.
+    pub fn options(self) -> KktOptions {
+        KktOptions {
+            backend: match self {
+                KktChoice::SparseLdlt => KktBackend::SparseLdlt,
+                KktChoice::DenseLu => KktBackend::DenseLu,
+            },
+            ..Default::default()
+        }
+    }
+}
+
+/// The KKT pattern `[[M, Φ_qᵀ], [Φ_q, 0]]` of a system.
+pub fn kkt_pattern(sys: &dyn MechanicalSystem) -> KktPattern {
+    let d = sys.dims();
+    KktPattern { n: d.n, m: d.m, a_lower: sys.mass_pattern().entries, b: sys.jacobian_pattern().entries }
+}
+
+/// A linear-solver failure at time `t`, as a step error.
+pub fn linear_error(t: f64, e: driftlab_solver::SolverError) -> StepError {
+    StepError::LinearSolve { t, detail: e.to_string() }
+}
+
+/// Acceleration-level solves with preallocated buffers.
+pub struct AccelerationSolver {
+    kkt: KktSolver,
+    mass: Vec<f64>,
+    jac: Vec<f64>,
+    f: Vec<f64>,
+    gamma: Vec<f64>,
+    rhs: Vec<f64>,
+    n: usize,
+    m: usize,
+}
+
+impl AccelerationSolver {
+    /// Build the KKT layout and run the symbolic analysis.
+    pub fn new(sys: &dyn MechanicalSystem, choice: KktChoice) -> Result<Self, StepError> {
+        let d = sys.dims();
+        let kkt = KktSolver::new(&kkt_pattern(sys), choice.options()).map_err(|e| linear_error(0.0, e))?;
+        Ok(Self {
+            kkt,
+            mass: vec![0.0; sys.mass_pattern().nnz()],
+            jac: vec![0.0; sys.jacobian_pattern().nnz()],
+            f: vec![0.0; d.n],
+            gamma: vec![0.0; d.m],
+            rhs: vec![0.0; d.n + d.m],
+            n: d.n,
+            m: d.m,
+        })
+    }
+
+    /// Solve for `(a, λ)` at `(t, q, v)` with the acceleration constraint
+    /// `Φ_q a = γ + bias` (`bias = None`: the exact hidden constraint).
+    pub fn solve(
+        &mut self,
+        sys: &dyn MechanicalSystem,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        bias: Option<&[f64]>,
+        a: &mut [f64],
+        lambda: &mut [f64],
+    ) -> Result<(), StepError> {
+        sys.mass(q, &mut self.mass);
+        sys.jacobian(t, q, &mut self.jac);
+        sys.forces(t, q, v, &mut self.f);
+        sys.curvature(t, q, v, &mut self.gamma);
+        self.kkt.factorize(&self.mass, &self.jac, None).map_err(|e| linear_error(t, e))?;
+        self.rhs[..self.n].copy_from_slice(&self.f);
+        for r in 0..self.m {
+            self.rhs[self.n + r] = self.gamma[r] + bias.map_or(0.0, |b| b[r]);
+        }
+        self.kkt.solve(&mut self.rhs).map_err(|e| linear_error(t, e))?;
+        a.copy_from_slice(&self.rhs[..self.n]);
+        lambda.copy_from_slice(&self.rhs[self.n..]);
+        Ok(())
+    }
+
+    /// Counters of the underlying KKT solver.
+    pub fn stats(&self) -> KktStats {
+        self.kkt.stats()
+    }
+}
+
+/// The problem's constraints frozen at time `t`, for the solver's projections.
+pub struct ConstraintsAt<'a> {
+    /// The system.
+    pub sys: &'a dyn MechanicalSystem,
+    /// Time.
+    pub t: f64,
+}
+
+impl ConstraintEval for ConstraintsAt<'_> {
+    fn phi(&mut self, q: &[f64], out: &mut [f64]) {
+        self.sys.constraints(self.t, q, out);
+    }
+    fn jacobian(&mut self, q: &[f64], out: &mut [f64]) {
+        self.sys.jacobian(self.t, q, out);
+    }
+    fn phi_t(&mut self, q: &[f64], out: &mut [f64]) {
+        self.sys.phi_t(self.t, q, out);
+    }
+}
+
+/// Add a solver's counters to a method's.
+pub fn add_kkt_stats(stats: &mut driftlab_core::MethodStats, k: KktStats) {
+    stats.symbolic_analyses += k.symbolic_analyses;
+    stats.factorizations += k.factorizations;
+    stats.solves += k.solves;
+    stats.refinement_steps += k.refinement_steps;
+}

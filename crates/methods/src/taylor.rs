@@ -1,0 +1,97 @@
+//! `taylor`: the unstabilized index-1 scheme of seed 002 §18.2.
+//!
+//! ```text
+//! [ M(q_k)   Φ_q(q_k)ᵀ ] [ a_k ]   [ f(t_k, q_k, v_k) ]
+//! [ Φ_q(q_k)     0     ] [ λ_k ] = [ γ(t_k, q_k, v_k) ]
+//! q_{k+1} = q_k + h v_k + ½ h² a_k,     v_{k+1} = v_k + h a_k
+//! ```
+//!
+//! Only the acceleration-level constraint `Φ_q a = γ` is imposed, so position and
+//! velocity residuals are left to the truncation error and grow (seed 001 §3.3.1: the
+//! constraint error obeys `ε̈ ≈ 0`, i.e. grows linearly or worse). It must drift: that
+//! is what the Bertolazzi experiment shows. Global order 1 in q, v and λ (one-step Taylor
+//! with local errors O(h³) in q and O(h²) in v).
+
+use crate::dynamics::{add_kkt_stats, AccelerationSolver, KktChoice};
+use driftlab_core::method::unsupported;
+use driftlab_core::{
+    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, State, StepError, StepReport,
+    SystemForm, SystemRef,
+};
+use serde::{Deserialize, Serialize};
+
+/// Parameters of [`Taylor`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TaylorParams {
+    /// KKT factorization.
+    pub kkt: KktChoice,
+}
+
+/// The unstabilized Taylor scheme.
+pub struct Taylor {
+    p: TaylorParams,
+    solver: Option<AccelerationSolver>,
+    stats: MethodStats,
+}
+
+impl Taylor {
+    /// A new instance.
+    pub fn new(p: TaylorParams) -> Self {
+        Self { p, solver: None, stats: MethodStats::default() }
+    }
+}
+
+/// Declared properties of `taylor`.
+pub fn info() -> MethodInfo {
+    MethodInfo {
+        id: "taylor".into(),
+        family: "explicit-taylor".into(),
+        title: "Unstabilized second-order Taylor step on the index-1 (acceleration) form".into(),
+        equations: "[M Φ_qᵀ; Φ_q 0][a_k; λ_k] = [f_k; γ_k];  q_{k+1} = q_k + h v_k + ½h² a_k;  v_{k+1} = v_k + h a_k".into(),
+        citation: "seed 002 §18.2 (Numerical Integration Algorithm) and §18.4; global order 1: one-step method with \
+                   local errors O(h³) in q, O(h²) in v (Hairer, Nørsett & Wanner, Solving ODEs I, §II.3)"
+            .into(),
+        orders: DeclaredOrders { q: Some(1.0), v: Some(1.0), lambda: Some(1.0) },
+        enforces: ConstraintLevels { position: false, velocity: false, acceleration: true },
+        implicit: false,
+        symmetric: false,
+        symplectic: false,
+        forms: vec![SystemForm::Mechanical],
+    }
+}
+
+impl Method for Taylor {
+    fn info(&self) -> MethodInfo {
+        info()
+    }
+    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
+        let SystemRef::Mechanical(s) = sys else { return Err(unsupported(&info(), sys.form())) };
+        self.solver = Some(AccelerationSolver::new(s, self.p.kkt)?);
+        self.refresh(sys, state)?;
+        Ok(())
+    }
+    fn step(&mut self, sys: SystemRef<'_>, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        for i in 0..state.q.len() {
+            state.q[i] += h * state.v[i] + 0.5 * h * h * state.a[i];
+            state.v[i] += h * state.a[i];
+        }
+        state.t += h;
+        self.stats.steps += 1;
+        self.refresh(sys, state)?;
+        Ok(StepReport { factorizations: 1, ..Default::default() })
+    }
+    fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
+        let (SystemRef::Mechanical(s), Some(solver)) = (sys, self.solver.as_mut()) else {
+            return Err(StepError::LinearSolve { t: state.t, detail: "taylor: refresh before init".into() });
+        };
+        solver.solve(s, state.t, &state.q, &state.v, None, &mut state.a, &mut state.lambda)
+    }
+    fn stats(&self) -> MethodStats {
+        let mut s = self.stats;
+        if let Some(k) = &self.solver {
+            add_kkt_stats(&mut s, k.stats());
+        }
+        s
+    }
+}
