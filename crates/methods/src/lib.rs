@@ -16,6 +16,8 @@ pub mod implicit_euler;
 pub mod projection;
 pub mod taylor;
 
+pub use driftlab_solver::set_kkt_threads;
+
 use driftlab_core::params;
 use driftlab_core::{Method, MethodInfo, ParamError};
 

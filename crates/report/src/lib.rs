@@ -1,1 +1,53 @@
-//! placeholder
+//! # driftlab-report
+//!
+//! Figures and tables drawn **only** from stored results (`runs.parquet`,
+//! `traces.parquet`, `orders.csv`): this crate links no solver, method or problem code.
+//!
+//! For every experiment folder it writes `figures/` with, per figure, a PNG, an SVG and a
+//! one-page PDF (svg2pdf, text kept as text in an embedded DejaVu Sans subset), and a
+//! `summary.md` with the run and order tables.
+//!
+//! Fonts: no system font is used. DejaVu Sans (crate `dejavu`) is registered with
+//! plotters' `ab_glyph` renderer for the PNGs and loaded into the font database that
+//! svg2pdf uses for the PDFs.
+
+pub mod data;
+pub mod error;
+pub mod figures;
+pub mod pdf;
+pub mod style;
+pub mod tables;
+
+pub use error::ReportError;
+
+use std::path::{Path, PathBuf};
+
+/// Build the figures and tables of one experiment folder; returns the files written.
+pub fn report_experiment(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    let results = data::Results::load(dir)?;
+    let colours = style::Colours::new(results.runs.iter().map(|r| r.variant.as_str()));
+    write_experiment(&results, &colours)
+}
+
+fn write_experiment(results: &data::Results, colours: &style::Colours) -> Result<Vec<PathBuf>, ReportError> {
+    style::register_fonts();
+    let dir = results.dir.as_path();
+    let fig_dir = dir.join("figures");
+    std::fs::create_dir_all(&fig_dir).map_err(|e| ReportError::io(&fig_dir, e))?;
+    let mut files = figures::all(results, &fig_dir, colours)?;
+    files.push(tables::write_summary(results, dir)?);
+    Ok(files)
+}
+
+/// Build every experiment folder under `root` (those holding a `runs.parquet`).
+pub fn report_all(root: &Path) -> Result<Vec<(String, Vec<PathBuf>)>, ReportError> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
+        .map_err(|e| ReportError::io(root, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("runs.parquet").exists())
+        .collect();
+    dirs.sort();
+    let all: Vec<data::Results> = dirs.iter().map(|d| data::Results::load(d)).collect::<Result<_, _>>()?;
+    let colours = style::Colours::new(all.iter().flat_map(|r| r.runs.iter().map(|x| x.variant.as_str())));
+    all.iter().map(|r| Ok((r.name.clone(), write_experiment(r, &colours)?))).collect()
+}

@@ -1,1 +1,26 @@
-//! placeholder
+//! # driftlab-runner
+//!
+//! Experiments as data: a TOML [`spec::Spec`] expands to [`cell::Cell`]s (problem ×
+//! method × parameters × h × threads), which run in parallel with rayon — each cell
+//! through [`driftlab_core::drive`], the one time loop, with faer sequential inside —
+//! and become rows. The output folder (default `reports/<experiment>/`) receives
+//!
+//! * `runs.parquet`, `runs.csv`: one row per cell ([`record::RUN_COLUMNS`]);
+//! * `traces.parquet`: sampled time series per cell;
+//! * `orders.csv`: fitted convergence orders where h is swept ([`orders`]);
+//! * `manifest.json`: spec text and hash, git revision, versions, machine, times.
+//!
+//! A failed cell (diverged, Newton failure, unsupported form, even a panic) is a row with
+//! `status = failed`, its `fail_time` and `fail_reason`; nothing is dropped.
+
+pub mod cell;
+pub mod error;
+pub mod manifest;
+pub mod orders;
+pub mod record;
+pub mod run;
+pub mod spec;
+
+pub use error::RunnerError;
+pub use run::{run_spec, RunOptions, RunSummary};
+pub use spec::Spec;

@@ -32,6 +32,25 @@ use faer::sparse::linalg::cholesky::{
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMat};
 use faer::{Conj, Mat, Par, Side, Spec};
 
+thread_local! {
+    static KKT_THREADS: std::cell::Cell<usize> = const { std::cell::Cell::new(1) };
+}
+
+/// Set the number of faer threads used by KKT solvers **created afterwards on this
+/// thread** (1 = sequential, the default). The runner sets it per sweep cell: cells that
+/// run side by side use 1, so that rayon over cells and faer inside a cell never
+/// oversubscribe the cores.
+pub fn set_kkt_threads(n: usize) {
+    KKT_THREADS.with(|c| c.set(n.max(1)));
+}
+
+fn current_par() -> Par {
+    match KKT_THREADS.with(|c| c.get()) {
+        0 | 1 => Par::Seq,
+        n => Par::rayon(n),
+    }
+}
+
 /// Block sizes and entry positions of a KKT matrix.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KktPattern {
@@ -103,6 +122,7 @@ pub struct KktSolver {
     m: usize,
     pattern: KktPattern,
     opts: KktOptions,
+    par: Par,
     sym: SymbolicSparseColMat<usize>,
     col_ptr: Vec<usize>,
     row_idx: Vec<usize>,
@@ -162,6 +182,7 @@ impl KktSolver {
         let b_slot = pattern.b.iter().map(|&(r, c)| slot_of(&col_ptr, &row_idx, n + r, c)).collect();
         let diag_slot = (0..dim).map(|d| slot_of(&col_ptr, &row_idx, d, d)).collect();
         let nnz = row_idx.len();
+        let par = current_par();
         let mut stats = KktStats::default();
         let backend = match opts.backend {
             KktBackend::SparseLdlt => {
@@ -175,8 +196,8 @@ impl KktSolver {
                 .map_err(|e| SolverError::Symbolic(format!("{e:?}")))?;
                 stats.symbolic_analyses += 1;
                 let req = StackReq::any_of(&[
-                    symbolic.factorize_numeric_ldlt_scratch::<f64>(Par::Seq, Spec::<LdltParams, f64>::default()),
-                    symbolic.solve_in_place_scratch::<f64>(1, Par::Seq),
+                    symbolic.factorize_numeric_ldlt_scratch::<f64>(par, Spec::<LdltParams, f64>::default()),
+                    symbolic.solve_in_place_scratch::<f64>(1, par),
                 ]);
                 let l_values = vec![0.0; symbolic.len_val()];
                 let signs = (0..dim).map(|d| if d < n { 1i8 } else { -1i8 }).collect();
@@ -190,6 +211,7 @@ impl KktSolver {
             m,
             pattern: pattern.clone(),
             opts,
+            par,
             sym,
             col_ptr,
             row_idx,
@@ -266,7 +288,7 @@ impl KktSolver {
                 };
                 let stack = MemStack::new(buffer);
                 let info = symbolic
-                    .factorize_numeric_ldlt(l_values, mat, Side::Lower, reg, Par::Seq, stack, Spec::<LdltParams, f64>::default())
+                    .factorize_numeric_ldlt(l_values, mat, Side::Lower, reg, self.par, stack, Spec::<LdltParams, f64>::default())
                     .map(|_| ())
                     .map_err(|e| SolverError::Factorization(format!("{e:?}")));
                 info?;
@@ -322,11 +344,12 @@ impl KktSolver {
 
     fn raw_solve(&mut self, rhs: &mut [f64]) {
         let dim = self.dim();
+        let par = self.par;
         match &mut self.backend {
             Backend::Sparse { symbolic, l_values, buffer, .. } => {
                 let ldlt = LdltRef::<usize, f64>::new(symbolic, l_values);
                 let col = faer::MatMut::from_column_major_slice_mut(rhs, dim, 1);
-                ldlt.solve_in_place_with_conj(Conj::No, col, Par::Seq, MemStack::new(buffer));
+                ldlt.solve_in_place_with_conj(Conj::No, col, par, MemStack::new(buffer));
             }
             Backend::Dense { lu } => {
                 if let Some(lu) = lu {

@@ -18,5 +18,5 @@ pub mod kkt;
 pub mod projection;
 
 pub use error::SolverError;
-pub use kkt::{KktBackend, KktOptions, KktPattern, KktSolver, KktStats};
+pub use kkt::{set_kkt_threads, KktBackend, KktOptions, KktPattern, KktSolver, KktStats};
 pub use projection::{project_position, project_velocity, ConstraintEval, ProjectionParams, ProjectionReport};

@@ -1,0 +1,266 @@
+//! Stored results, read back from `runs.parquet`, `traces.parquet` and `orders.csv`.
+
+use crate::error::ReportError;
+use polars::prelude::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One row of `runs`.
+#[derive(Clone, Debug)]
+#[allow(missing_docs)]
+pub struct Run {
+    pub cell: u64,
+    pub problem: String,
+    pub problem_params: String,
+    pub method: String,
+    pub variant: String,
+    pub h: f64,
+    pub t_end: f64,
+    pub ok: bool,
+    pub fail_time: Option<f64>,
+    pub fail_reason: Option<String>,
+    pub steps: u64,
+    pub max_pos_residual: Option<f64>,
+    pub max_vel_residual: Option<f64>,
+    pub max_acc_residual: Option<f64>,
+    pub max_energy_rel_error: Option<f64>,
+    pub err_q: Option<f64>,
+    pub err_v: Option<f64>,
+    pub err_lambda: Option<f64>,
+    pub factorizations: u64,
+    pub newton_iterations: u64,
+    pub projection_iterations: u64,
+    pub wall_seconds: f64,
+    pub declared_q: Option<f64>,
+    pub declared_v: Option<f64>,
+    pub declared_lambda: Option<f64>,
+}
+
+impl Run {
+    /// Problem and its parameters, as one key.
+    pub fn problem_key(&self) -> String {
+        if self.problem_params == "{}" {
+            self.problem.clone()
+        } else {
+            format!("{} {}", self.problem, self.problem_params)
+        }
+    }
+}
+
+/// A sampled trace of one cell.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    /// Times.
+    pub t: Vec<f64>,
+    /// Position residual.
+    pub pos: Vec<Option<f64>>,
+    /// Velocity residual.
+    pub vel: Vec<Option<f64>>,
+    /// Acceleration residual.
+    pub acc: Vec<Option<f64>>,
+    /// Relative energy error.
+    pub energy: Vec<Option<f64>>,
+    /// Positions (when stored).
+    pub q: Vec<Vec<f64>>,
+}
+
+/// One line of `orders.csv`.
+#[derive(Clone, Debug)]
+#[allow(missing_docs)]
+pub struct Order {
+    pub problem: String,
+    pub problem_params: String,
+    pub variant: String,
+    pub quantity: String,
+    pub observed: Option<f64>,
+    pub expected: Option<f64>,
+    pub h_min: Option<f64>,
+    pub h_max: Option<f64>,
+    pub points: u64,
+    pub r2: Option<f64>,
+    pub note: String,
+}
+
+/// Everything stored for one experiment.
+#[derive(Clone, Debug)]
+pub struct Results {
+    /// Experiment name (folder name).
+    pub name: String,
+    /// Folder.
+    pub dir: PathBuf,
+    /// Runs.
+    pub runs: Vec<Run>,
+    /// Traces by cell.
+    pub traces: BTreeMap<u64, Trace>,
+    /// Fitted orders.
+    pub orders: Vec<Order>,
+    /// Spec description (from the manifest).
+    pub description: String,
+}
+
+fn derr(path: &Path, e: impl std::fmt::Display) -> ReportError {
+    ReportError::Data { path: path.display().to_string(), message: e.to_string() }
+}
+
+struct Cols<'a> {
+    df: &'a DataFrame,
+    path: &'a Path,
+}
+
+impl Cols<'_> {
+    fn f64(&self, name: &str) -> Result<Vec<Option<f64>>, ReportError> {
+        let c = self.df.column(name).map_err(|e| derr(self.path, e))?;
+        let c = c.cast(&DataType::Float64).map_err(|e| derr(self.path, e))?;
+        Ok(c.f64().map_err(|e| derr(self.path, e))?.iter().collect())
+    }
+    fn u64(&self, name: &str) -> Result<Vec<u64>, ReportError> {
+        Ok(self.f64(name)?.into_iter().map(|x| x.unwrap_or(0.0) as u64).collect())
+    }
+    fn str(&self, name: &str) -> Result<Vec<Option<String>>, ReportError> {
+        let c = self.df.column(name).map_err(|e| derr(self.path, e))?;
+        let c = c.cast(&DataType::String).map_err(|e| derr(self.path, e))?;
+        Ok(c.str().map_err(|e| derr(self.path, e))?.iter().map(|s| s.map(String::from)).collect())
+    }
+    fn string(&self, name: &str) -> Result<Vec<String>, ReportError> {
+        Ok(self.str(name)?.into_iter().map(Option::unwrap_or_default).collect())
+    }
+}
+
+fn read_parquet(path: &Path) -> Result<DataFrame, ReportError> {
+    let f = std::fs::File::open(path).map_err(|e| ReportError::io(path, e))?;
+    ParquetReader::new(f).finish().map_err(|e| derr(path, e))
+}
+
+impl Results {
+    /// Load an experiment folder.
+    pub fn load(dir: &Path) -> Result<Self, ReportError> {
+        let rp = dir.join("runs.parquet");
+        let df = read_parquet(&rp)?;
+        let c = Cols { df: &df, path: &rp };
+        let n = df.height();
+        let (cell, problem, pparams, method, variant) = (c.u64("cell")?, c.string("problem")?, c.string("problem_params")?, c.string("method")?, c.string("variant")?);
+        let (h, t_end, status, fail_time, fail_reason, steps) = (c.f64("h")?, c.f64("t_end")?, c.string("status")?, c.f64("fail_time")?, c.str("fail_reason")?, c.u64("steps")?);
+        let (mp, mv, ma, me) = (c.f64("max_pos_residual")?, c.f64("max_vel_residual")?, c.f64("max_acc_residual")?, c.f64("max_energy_rel_error")?);
+        let (eq, ev, el) = (c.f64("err_q")?, c.f64("err_v")?, c.f64("err_lambda")?);
+        let (fac, newton, proj, wall) = (c.u64("factorizations")?, c.u64("newton_iterations")?, c.u64("projection_iterations")?, c.f64("wall_seconds")?);
+        let (dq, dv, dl) = (c.f64("declared_order_q")?, c.f64("declared_order_v")?, c.f64("declared_order_lambda")?);
+        let runs = (0..n)
+            .map(|i| Run {
+                cell: cell[i],
+                problem: problem[i].clone(),
+                problem_params: pparams[i].clone(),
+                method: method[i].clone(),
+                variant: variant[i].clone(),
+                h: h[i].unwrap_or(f64::NAN),
+                t_end: t_end[i].unwrap_or(f64::NAN),
+                ok: status[i] == "ok",
+                fail_time: fail_time[i],
+                fail_reason: fail_reason[i].clone(),
+                steps: steps[i],
+                max_pos_residual: mp[i],
+                max_vel_residual: mv[i],
+                max_acc_residual: ma[i],
+                max_energy_rel_error: me[i],
+                err_q: eq[i],
+                err_v: ev[i],
+                err_lambda: el[i],
+                factorizations: fac[i],
+                newton_iterations: newton[i],
+                projection_iterations: proj[i],
+                wall_seconds: wall[i].unwrap_or(f64::NAN),
+                declared_q: dq[i],
+                declared_v: dv[i],
+                declared_lambda: dl[i],
+            })
+            .collect();
+        let mut traces = BTreeMap::new();
+        let tp = dir.join("traces.parquet");
+        if tp.exists() {
+            let df = read_parquet(&tp)?;
+            let c = Cols { df: &df, path: &tp };
+            let (cell, t, pos, vel, acc, en) = (c.u64("cell")?, c.f64("t")?, c.f64("pos_residual")?, c.f64("vel_residual")?, c.f64("acc_residual")?, c.f64("energy_rel_error")?);
+            let qs: Option<Vec<Vec<f64>>> = match df.column("q") {
+                Ok(col) => {
+                    let l = col.list().map_err(|e| derr(&tp, e))?;
+                    let mut v = Vec::with_capacity(l.len());
+                    for i in 0..l.len() {
+                        let row = match l.get_as_series(i) {
+                            Some(s) => s.f64().map_err(|e| derr(&tp, e))?.iter().map(|x| x.unwrap_or(f64::NAN)).collect(),
+                            None => Vec::new(),
+                        };
+                        v.push(row);
+                    }
+                    Some(v)
+                }
+                Err(_) => None,
+            };
+            for i in 0..df.height() {
+                let tr: &mut Trace = traces.entry(cell[i]).or_default();
+                tr.t.push(t[i].unwrap_or(f64::NAN));
+                tr.pos.push(pos[i]);
+                tr.vel.push(vel[i]);
+                tr.acc.push(acc[i]);
+                tr.energy.push(en[i]);
+                if let Some(q) = &qs {
+                    tr.q.push(q[i].clone());
+                }
+            }
+        }
+        let mut orders = Vec::new();
+        let op = dir.join("orders.csv");
+        if op.exists() {
+            let df = CsvReadOptions::default()
+                .with_has_header(true)
+                .try_into_reader_with_file_path(Some(op.clone()))
+                .map_err(|e| derr(&op, e))?
+                .finish()
+                .map_err(|e| derr(&op, e))?;
+            let c = Cols { df: &df, path: &op };
+            let (p, pp, v, q) = (c.string("problem")?, c.string("problem_params")?, c.string("variant")?, c.string("quantity")?);
+            let (obs, exp, hmin, hmax, pts, r2, note) = (c.f64("observed_order")?, c.f64("expected_order")?, c.f64("h_min")?, c.f64("h_max")?, c.u64("points")?, c.f64("r2")?, c.string("note")?);
+            for i in 0..df.height() {
+                orders.push(Order {
+                    problem: p[i].clone(),
+                    problem_params: pp[i].clone(),
+                    variant: v[i].clone(),
+                    quantity: q[i].clone(),
+                    observed: obs[i],
+                    expected: exp[i],
+                    h_min: hmin[i],
+                    h_max: hmax[i],
+                    points: pts[i],
+                    r2: r2[i],
+                    note: note[i].clone(),
+                });
+            }
+        }
+        let description = std::fs::read_to_string(dir.join("manifest.json"))
+            .ok()
+            .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+            .and_then(|v| v.get("spec_text").and_then(|t| t.as_str()).map(String::from))
+            .and_then(|t| t.lines().find_map(|l| l.strip_prefix("description = ").map(|d| d.trim_matches('"').to_string())))
+            .unwrap_or_default();
+        let name = dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        Ok(Self { name, dir: dir.to_path_buf(), runs, traces, orders, description })
+    }
+
+    /// Distinct problem keys, in order of appearance.
+    pub fn problem_keys(&self) -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        for r in &self.runs {
+            let k = r.problem_key();
+            if !v.contains(&k) {
+                v.push(k);
+            }
+        }
+        v
+    }
+
+    /// Distinct step sizes of a problem key, ascending.
+    pub fn hs(&self, key: &str) -> Vec<f64> {
+        let mut hs: Vec<f64> = self.runs.iter().filter(|r| r.problem_key() == key).map(|r| r.h).collect();
+        hs.sort_by(f64::total_cmp);
+        hs.dedup_by(|a, b| (*a - *b).abs() <= 1e-12 * b.abs());
+        hs
+    }
+}

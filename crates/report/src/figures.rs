@@ -1,0 +1,387 @@
+//! The figures: residuals vs time, energy error vs time, error vs h with fitted and
+//! declared slopes, and the trajectory in the plane. Each is drawn once per backend
+//! (PNG bitmap, SVG) and the SVG converted to PDF.
+
+use crate::data::{Results, Run, Trace};
+use crate::error::ReportError;
+use crate::pdf::svg_to_pdf;
+use crate::style::{slug, Colours, FAMILY};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// How a series is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stroke {
+    /// Solid line.
+    Solid,
+    /// Dashed line (fits).
+    Dashed,
+    /// Dotted line (declared reference slopes).
+    Dotted,
+    /// Markers joined by a thin line (sweeps).
+    Markers,
+}
+
+/// One curve.
+#[derive(Clone, Debug)]
+pub struct Line {
+    /// Legend label (empty: no legend entry).
+    pub label: String,
+    /// Colour.
+    pub colour: RGBColor,
+    /// Points.
+    pub points: Vec<(f64, f64)>,
+    /// Drawing style.
+    pub stroke: Stroke,
+    /// Where a failed run stopped (drawn as ×).
+    pub failed_at: Vec<(f64, f64)>,
+}
+
+/// One panel: axes, labels and curves.
+#[derive(Clone, Debug)]
+pub struct Panel {
+    /// Title.
+    pub title: String,
+    /// x-axis label with unit.
+    pub xlabel: String,
+    /// y-axis label with unit.
+    pub ylabel: String,
+    /// Logarithmic x.
+    pub log_x: bool,
+    /// Logarithmic y.
+    pub log_y: bool,
+    /// Curves.
+    pub lines: Vec<Line>,
+    /// Equal aspect (trajectories).
+    pub equal: bool,
+}
+
+/// A figure made of vertically stacked panels.
+#[derive(Clone, Debug)]
+pub struct Figure {
+    /// File stem.
+    pub stem: String,
+    /// Panels, top to bottom.
+    pub panels: Vec<Panel>,
+    /// Pixel width.
+    pub width: u32,
+    /// Pixel height per panel.
+    pub panel_height: u32,
+}
+
+fn range(vals: impl Iterator<Item = f64>, log: bool) -> Option<(f64, f64)> {
+    let v: Vec<f64> = vals.filter(|x| x.is_finite() && (!log || *x > 0.0)).collect();
+    if v.is_empty() {
+        return None;
+    }
+    let (lo, hi) = v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(*x), b.max(*x)));
+    Some(if log {
+        let (l, h) = (lo.log10().floor(), hi.log10().ceil());
+        (10f64.powf(l), 10f64.powf(if h <= l { l + 1.0 } else { h }))
+    } else if hi > lo {
+        let pad = 0.05 * (hi - lo);
+        (lo - pad, hi + pad)
+    } else {
+        (lo - 1.0, hi + 1.0)
+    })
+}
+
+fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let pts = || p.lines.iter().flat_map(|l| l.points.iter().chain(&l.failed_at));
+    let Some(mut xr) = range(pts().map(|q| q.0), p.log_x) else {
+        area.titled(&format!("{} (no data)", p.title), (FAMILY, 18)).map_err(e)?;
+        return Ok(());
+    };
+    let Some(mut yr) = range(pts().map(|q| q.1), p.log_y) else {
+        area.titled(&format!("{} (no positive data)", p.title), (FAMILY, 18)).map_err(e)?;
+        return Ok(());
+    };
+    if p.equal {
+        let span = (xr.1 - xr.0).max(yr.1 - yr.0) / 2.0;
+        let (cx, cy) = ((xr.0 + xr.1) / 2.0, (yr.0 + yr.1) / 2.0);
+        xr = (cx - span, cx + span);
+        yr = (cy - span, cy + span);
+    }
+    let mut b = ChartBuilder::on(area);
+    b.caption(&p.title, (FAMILY, 18)).margin(12).x_label_area_size(42).y_label_area_size(78);
+    macro_rules! body {
+        ($chart:expr) => {{
+            let mut chart = $chart;
+            chart
+                .configure_mesh()
+                .x_desc(p.xlabel.as_str())
+                .y_desc(p.ylabel.as_str())
+                .label_style((FAMILY, 13))
+                .axis_desc_style((FAMILY, 14))
+                .x_label_formatter(&|v| fmt_tick(*v))
+                .y_label_formatter(&|v| fmt_tick(*v))
+                .light_line_style(RGBColor(235, 235, 235))
+                .draw()
+                .map_err(e)?;
+            for l in &p.lines {
+                let c = l.colour;
+                let ok: Vec<(f64, f64)> = l.points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite() && (!p.log_y || *y > 0.0) && (!p.log_x || *x > 0.0)).collect();
+                let anno = match l.stroke {
+                    Stroke::Solid => chart.draw_series(LineSeries::new(ok.clone(), c.stroke_width(2))).map_err(e)?,
+                    Stroke::Dashed => chart.draw_series(DashedLineSeries::new(ok.clone(), 8, 5, c.stroke_width(2))).map_err(e)?,
+                    Stroke::Dotted => chart.draw_series(DashedLineSeries::new(ok.clone(), 2, 4, c.stroke_width(2))).map_err(e)?,
+                    Stroke::Markers => {
+                        chart.draw_series(LineSeries::new(ok.clone(), c.stroke_width(1))).map_err(e)?;
+                        chart.draw_series(ok.iter().map(|pt| Circle::new(*pt, 4, c.filled()))).map_err(e)?
+                    }
+                };
+                if !l.label.is_empty() {
+                    let style = l.stroke;
+                    anno.label(l.label.as_str()).legend(move |(x, y)| match style {
+                        Stroke::Markers => Circle::new((x + 10, y), 4, c.filled()).into_dyn(),
+                        _ => PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)).into_dyn(),
+                    });
+                }
+                chart.draw_series(l.failed_at.iter().map(|pt| Cross::new(*pt, 7, c.stroke_width(3)))).map_err(e)?;
+            }
+            if p.lines.iter().any(|l| !l.label.is_empty()) {
+                chart
+                    .configure_series_labels()
+                    .label_font((FAMILY, 13))
+                    .background_style(WHITE.mix(0.85))
+                    .border_style(RGBColor(180, 180, 180))
+                    .position(SeriesLabelPosition::UpperLeft)
+                    .draw()
+                    .map_err(e)?;
+            }
+        }};
+    }
+    match (p.log_x, p.log_y) {
+        (true, true) => body!(b.build_cartesian_2d((xr.0..xr.1).log_scale(), (yr.0..yr.1).log_scale()).map_err(e)?),
+        (false, true) => body!(b.build_cartesian_2d(xr.0..xr.1, (yr.0..yr.1).log_scale()).map_err(e)?),
+        (true, false) => body!(b.build_cartesian_2d((xr.0..xr.1).log_scale(), yr.0..yr.1).map_err(e)?),
+        (false, false) => body!(b.build_cartesian_2d(xr.0..xr.1, yr.0..yr.1).map_err(e)?),
+    }
+    Ok(())
+}
+
+fn fmt_tick(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v.abs() >= 1e-2 && v.abs() < 1e4 {
+        let s = format!("{v:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        format!("{v:.0e}")
+    }
+}
+
+fn draw_figure<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, f: &Figure) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(|x| x.to_string())?;
+    let areas = root.split_evenly((f.panels.len(), 1));
+    for (a, p) in areas.iter().zip(&f.panels) {
+        draw_panel(a, p)?;
+    }
+    root.present().map_err(|x| x.to_string())
+}
+
+/// Write `<stem>.png`, `<stem>.svg` and `<stem>.pdf` into `dir`.
+pub fn render(f: &Figure, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    let size = (f.width, f.panel_height * f.panels.len() as u32);
+    let err = |m: String| ReportError::Draw { figure: f.stem.clone(), message: m };
+    let png = dir.join(format!("{}.png", f.stem));
+    draw_figure(BitMapBackend::new(&png, size).into_drawing_area(), f).map_err(err)?;
+    let mut svg = String::new();
+    draw_figure(SVGBackend::with_string(&mut svg, size).into_drawing_area(), f).map_err(err)?;
+    let svg_path = dir.join(format!("{}.svg", f.stem));
+    std::fs::write(&svg_path, &svg).map_err(|e| ReportError::io(&svg_path, e))?;
+    let pdf = dir.join(format!("{}.pdf", f.stem));
+    svg_to_pdf(&svg, &pdf)?;
+    Ok(vec![png, svg_path, pdf])
+}
+
+fn h_label(h: f64) -> String {
+    format!("{h:.3e}").replace(".000e", "e")
+}
+
+fn failure_note(r: &Run) -> String {
+    match (r.ok, r.fail_time) {
+        (false, Some(t)) => format!(" (failed at t = {t:.3})"),
+        (false, None) => " (failed)".into(),
+        _ => String::new(),
+    }
+}
+
+fn series(tr: &Trace, get: impl Fn(&Trace, usize) -> Option<f64>) -> Vec<(f64, f64)> {
+    (0..tr.t.len()).filter_map(|i| get(tr, i).map(|y| (tr.t[i], y))).collect()
+}
+
+/// Step sizes shown in time-trace figures: all if at most four, else the extremes.
+fn shown_hs(hs: &[f64]) -> Vec<f64> {
+    if hs.len() <= 4 {
+        hs.to_vec()
+    } else {
+        vec![hs[0], hs[hs.len() - 1]]
+    }
+}
+
+/// Every figure of an experiment.
+pub fn all(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathBuf>, ReportError> {
+    let colour = |l: &str| colours.of(l);
+    let mut files = Vec::new();
+    for key in res.problem_keys() {
+        let runs: Vec<&Run> = res.runs.iter().filter(|r| r.problem_key() == key).collect();
+        let hs = res.hs(&key);
+        let kslug = slug(&key);
+        if !res.traces.is_empty() {
+            for h in shown_hs(&hs) {
+                let at_h: Vec<&Run> = runs.iter().copied().filter(|r| (r.h - h).abs() <= 1e-12 * h).collect();
+                let mk = |name: &str, unit: &str, get: &dyn Fn(&Trace, usize) -> Option<f64>| Panel {
+                    title: format!("{name} — {key}, h = {}", h_label(h)),
+                    xlabel: "time t [s]".into(),
+                    ylabel: unit.into(),
+                    log_x: false,
+                    log_y: true,
+                    equal: false,
+                    lines: at_h
+                        .iter()
+                        .filter_map(|r| {
+                            let tr = res.traces.get(&r.cell)?;
+                            let pts = series(tr, get);
+                            let failed_at = if r.ok { vec![] } else { pts.last().copied().into_iter().collect() };
+                            Some(Line { label: format!("{}{}", r.variant, failure_note(r)), colour: colour(&r.variant), points: pts, stroke: Stroke::Solid, failed_at })
+                        })
+                        .collect(),
+                };
+                let residuals = Figure {
+                    stem: format!("residuals_{kslug}_h{}", h_label(h)),
+                    panels: vec![
+                        mk("Position residual", "‖Φ(t,q)‖∞", &|t, i| t.pos[i]),
+                        mk("Velocity residual", "‖Φ_q v + Φ_t‖∞", &|t, i| t.vel[i]),
+                        mk("Acceleration residual", "‖Φ_q a − γ‖∞", &|t, i| t.acc[i]),
+                    ],
+                    width: 1000,
+                    panel_height: 360,
+                };
+                files.extend(render(&residuals, dir)?);
+                let has_energy = at_h.iter().any(|r| r.max_energy_rel_error.is_some());
+                if has_energy {
+                    let energy = Figure {
+                        stem: format!("energy_{kslug}_h{}", h_label(h)),
+                        panels: vec![mk("Relative energy error", "|H − H₀| / max(|H₀|, E_scale)", &|t, i| t.energy[i])],
+                        width: 1000,
+                        panel_height: 420,
+                    };
+                    files.extend(render(&energy, dir)?);
+                }
+                let with_q: Vec<&&Run> = at_h.iter().filter(|r| res.traces.get(&r.cell).is_some_and(|t| t.q.first().is_some_and(|q| q.len() == 2))).collect();
+                if !with_q.is_empty() {
+                    let mut lines: Vec<Line> = with_q
+                        .iter()
+                        .filter_map(|r| {
+                            let tr = res.traces.get(&r.cell)?;
+                            Some(Line {
+                                label: format!("{}{}", r.variant, failure_note(r)),
+                                colour: colour(&r.variant),
+                                points: tr.q.iter().filter(|q| q.len() == 2).map(|q| (q[0], q[1])).collect(),
+                                stroke: Stroke::Solid,
+                                failed_at: vec![],
+                            })
+                        })
+                        .collect();
+                    // The constraint circle through the stored initial position.
+                    if let Some(q0) = with_q.first().and_then(|r| res.traces.get(&r.cell)).and_then(|t| t.q.first()) {
+                        let r0 = (q0[0] * q0[0] + q0[1] * q0[1]).sqrt();
+                        let circle = (0..=360).map(|d| (d as f64).to_radians()).map(|a| (r0 * a.cos(), r0 * a.sin())).collect();
+                        lines.insert(0, Line { label: format!("circle |q| = {r0:.3} (Φ = 0)"), colour: RGBColor(160, 160, 160), points: circle, stroke: Stroke::Dotted, failed_at: vec![] });
+                    }
+                    let fig = Figure {
+                        stem: format!("trajectory_{kslug}_h{}", h_label(h)),
+                        panels: vec![Panel {
+                            title: format!("Trajectory in the plane — {key}, h = {}", h_label(h)),
+                            xlabel: "x [m]".into(),
+                            ylabel: "y [m]".into(),
+                            log_x: false,
+                            log_y: false,
+                            equal: true,
+                            lines,
+                        }],
+                        width: 900,
+                        panel_height: 900,
+                    };
+                    files.extend(render(&fig, dir)?);
+                }
+            }
+        }
+        if hs.len() >= 2 {
+            files.extend(render(&convergence(res, &key, &runs, colours), dir)?);
+        }
+    }
+    Ok(files)
+}
+
+fn convergence(res: &Results, key: &str, runs: &[&Run], colours: &Colours) -> Figure {
+    let mut variants: Vec<String> = Vec::new();
+    for r in runs {
+        if !variants.contains(&r.variant) {
+            variants.push(r.variant.clone());
+        }
+    }
+    let quantities: [(&str, &str, fn(&Run) -> Option<f64>); 3] = [
+        ("q", "max_t ‖q − q_exact‖∞ (index-1: x)", |r| r.err_q),
+        ("v", "max_t ‖v − v_exact‖∞", |r| r.err_v),
+        ("lambda", "max_t ‖λ − λ_exact‖∞ (index-1: z)", |r| r.err_lambda),
+    ];
+    let mut panels = Vec::new();
+    for (qname, ylabel, get) in quantities {
+        if runs.iter().all(|r| get(r).is_none()) {
+            continue;
+        }
+        let mut lines = Vec::new();
+        for v in &variants {
+            let c = colours.of(v);
+            let mine: Vec<&&Run> = runs.iter().filter(|r| &r.variant == v).collect();
+            let pts: Vec<(f64, f64)> = mine.iter().filter(|r| r.ok).filter_map(|r| get(r).map(|e| (r.h, e))).collect();
+            let top = runs.iter().filter_map(|r| get(r)).filter(|x| x.is_finite()).fold(0.0_f64, f64::max);
+            let failed: Vec<(f64, f64)> = mine.iter().filter(|r| !r.ok).map(|r| (r.h, if top > 0.0 { top } else { 1.0 })).collect();
+            let order = res.orders.iter().find(|o| o.problem_params == mine.first().map(|r| r.problem_params.clone()).unwrap_or_default() && &o.variant == v && o.quantity == qname && key.starts_with(&o.problem));
+            let label = match order {
+                Some(o) => match o.observed {
+                    Some(p) => format!("{v}: observed {p:.2}, declared {}", o.expected.map_or("—".into(), |e| format!("{e}"))),
+                    None => format!("{v}: no fit ({})", o.note),
+                },
+                None => v.clone(),
+            };
+            lines.push(Line { label, colour: c, points: pts.clone(), stroke: Stroke::Markers, failed_at: failed });
+            if let Some(o) = order {
+                if let (Some(p), Some(h0), Some(h1)) = (o.observed, o.h_min, o.h_max) {
+                    let inr: Vec<&(f64, f64)> = pts.iter().filter(|(h, _)| *h >= h0 * (1.0 - 1e-9) && *h <= h1 * (1.0 + 1e-9)).collect();
+                    if !inr.is_empty() {
+                        let n = inr.len() as f64;
+                        let mx = inr.iter().map(|q| q.0.log10()).sum::<f64>() / n;
+                        let my = inr.iter().map(|q| q.1.log10()).sum::<f64>() / n;
+                        let at = |h: f64| 10f64.powf(my + p * (h.log10() - mx));
+                        lines.push(Line { label: String::new(), colour: c, points: vec![(h0, at(h0)), (h1, at(h1))], stroke: Stroke::Dashed, failed_at: vec![] });
+                        if let Some(d) = o.expected {
+                            let ref_at = |h: f64| 10f64.powf(my + d * (h.log10() - mx));
+                            lines.push(Line { label: String::new(), colour: c, points: vec![(h0, ref_at(h0)), (h1, ref_at(h1))], stroke: Stroke::Dotted, failed_at: vec![] });
+                        }
+                    }
+                }
+            }
+        }
+        panels.push(Panel {
+            title: format!("Error in {qname} vs h — {key} (dashed: fit, dotted: declared order)"),
+            xlabel: "step size h [s]".into(),
+            ylabel: ylabel.into(),
+            log_x: true,
+            log_y: true,
+            equal: false,
+            lines,
+        });
+    }
+    Figure { stem: format!("convergence_{}", slug(key)), panels, width: 1000, panel_height: 420 }
+}

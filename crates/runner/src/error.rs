@@ -1,0 +1,33 @@
+//! Runner failures: bad specs (with the field and the fix) and I/O.
+
+use thiserror::Error;
+
+/// A runner failure. Spec errors are found before any cell runs.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum RunnerError {
+    /// The spec file could not be read.
+    #[error("cannot read spec `{path}`: {source}")]
+    Read {
+        /// Path.
+        path: String,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// The spec is invalid.
+    #[error("invalid spec `{path}`: {message}")]
+    Spec {
+        /// Path or name.
+        path: String,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
+    /// Writing results failed.
+    #[error("cannot write `{path}`: {message}")]
+    Write {
+        /// Path.
+        path: String,
+        /// Cause.
+        message: String,
+    },
+}

@@ -1,0 +1,95 @@
+//! `manifest.json`: what produced a result folder.
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::process::Command;
+
+/// Provenance of one experiment run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Manifest {
+    /// Experiment name.
+    pub experiment: String,
+    /// The spec text as run.
+    pub spec_text: String,
+    /// SHA-256 of the spec text.
+    pub spec_hash: String,
+    /// Size applied (`full`, `quick`, …).
+    pub size: String,
+    /// `git rev-parse HEAD` of the working directory (or `unknown`).
+    pub git_revision: String,
+    /// Uncommitted changes to tracked files.
+    pub git_dirty: bool,
+    /// driftlab version.
+    pub driftlab_version: String,
+    /// Resolved dependency versions (from Cargo.lock at build time).
+    pub crate_versions: Vec<String>,
+    /// `rustc --version` at build time.
+    pub rustc: String,
+    /// Build profile (`debug-assertions` on or off).
+    pub build_profile: String,
+    /// CPU model.
+    pub cpu: String,
+    /// Logical CPUs.
+    pub logical_cpus: usize,
+    /// Threads running cells side by side.
+    pub sweep_threads: usize,
+    /// Cells run.
+    pub cells: usize,
+    /// Cells failed.
+    pub failed_cells: usize,
+    /// Start time (UTC, RFC 3339).
+    pub started: String,
+    /// End time (UTC, RFC 3339).
+    pub finished: String,
+}
+
+/// SHA-256 hex digest.
+pub fn sha256_hex(text: &str) -> String {
+    Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `(revision, dirty)` of the git work tree containing the current directory.
+pub fn git_state() -> (String, bool) {
+    let rev = Command::new("git").args(["rev-parse", "HEAD"]).output().ok().filter(|o| o.status.success());
+    let rev = rev.and_then(|o| String::from_utf8(o.stdout).ok()).map(|s| s.trim().to_string()).unwrap_or_else(|| "unknown".into());
+    let dirty = Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=no"])
+        .output()
+        .ok()
+        .map(|o| !o.stdout.is_empty())
+        .unwrap_or(false);
+    (rev, dirty)
+}
+
+/// CPU model from `/proc/cpuinfo` (Linux), else `unknown`.
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).map(|m| m.trim().to_string()))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// Current UTC time as RFC 3339 (civil-from-days, Howard Hinnant's algorithm).
+pub fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, (rem % 3600) / 60, rem % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn hash_is_sha256() {
+        assert_eq!(super::sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(super::now_rfc3339().len(), 20);
+    }
+}

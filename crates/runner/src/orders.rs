@@ -1,0 +1,196 @@
+//! Observed convergence orders from an h sweep (`orders.csv`).
+//!
+//! For every (problem, problem parameters, method variant) with at least two step sizes,
+//! and every quantity `q`, `v`, `lambda`, the error measure is `err_*` (the max over the
+//! run of the ∞-norm error against the exact solution). The observed order is the
+//! least-squares slope of `log10(err)` against `log10(h)` over the **asymptotic range**,
+//! chosen by this rule (no hand picking):
+//!
+//! 1. keep cells with `status = ok` and a finite error above the round-off floor
+//!    [`ROUNDOFF_FLOOR`] (below it, errors measure floating point, not the method);
+//! 2. sort by h and form the local slopes between neighbours;
+//! 3. take the **longest contiguous range of h whose local slopes all lie within
+//!    ±[`SLOPE_BAND`] of their median**; among equally long ranges, the one whose slopes
+//!    spread least around their median, then the one at smaller h (closer to the
+//!    asymptotic regime). At least two points; with two, r² = 1 by construction.
+//!
+//! The row reports the fit range `h_min, h_max`, the number of points and r². A method
+//! with fewer than two usable points gets a row with an empty `observed_order` and the
+//! reason in `note` — never a silently missing row.
+
+use crate::record::RunRecord;
+
+/// Errors below this are treated as round-off (∞-norm errors of O(1) quantities).
+pub const ROUNDOFF_FLOOR: f64 = 1e-11;
+/// Half-width of the band that local slopes must stay in.
+pub const SLOPE_BAND: f64 = 0.25;
+
+/// One line of `orders.csv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OrderRow {
+    /// Problem id.
+    pub problem: String,
+    /// Problem parameters (JSON).
+    pub problem_params: String,
+    /// Method id.
+    pub method: String,
+    /// Method variant label.
+    pub variant: String,
+    /// Method parameters (JSON).
+    pub params: String,
+    /// `q`, `v` or `lambda`.
+    pub quantity: String,
+    /// Fitted slope (None: not enough points).
+    pub observed_order: Option<f64>,
+    /// Declared order from the method's metadata.
+    pub expected_order: Option<f64>,
+    /// Smallest h in the fit range.
+    pub h_min: Option<f64>,
+    /// Largest h in the fit range.
+    pub h_max: Option<f64>,
+    /// Points in the fit.
+    pub points: usize,
+    /// Coefficient of determination of the log–log fit.
+    pub r2: Option<f64>,
+    /// Why there is no fit, if so.
+    pub note: String,
+}
+
+/// Least-squares line through `(x, y)`: `(slope, r²)`.
+pub fn fit_line(x: &[f64], y: &[f64]) -> (f64, f64) {
+    let n = x.len() as f64;
+    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+    let sxy: f64 = x.iter().zip(y).map(|(a, b)| (a - mx) * (b - my)).sum();
+    let sxx: f64 = x.iter().map(|a| (a - mx) * (a - mx)).sum();
+    let syy: f64 = y.iter().map(|b| (b - my) * (b - my)).sum();
+    let slope = sxy / sxx;
+    let r2 = if syy > 0.0 { (sxy * sxy) / (sxx * syy) } else { 1.0 };
+    (slope, r2)
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
+
+/// The asymptotic range of `(h, err)` points sorted by increasing h: indices `[i, j]`.
+pub fn asymptotic_range(logh: &[f64], loge: &[f64]) -> Option<(usize, usize)> {
+    let n = logh.len();
+    if n < 2 {
+        return None;
+    }
+    let slopes: Vec<f64> = (0..n - 1).map(|k| (loge[k + 1] - loge[k]) / (logh[k + 1] - logh[k])).collect();
+    let mut best: Option<(usize, usize, f64)> = None;
+    for i in 0..n - 1 {
+        for j in (i + 1)..n {
+            let mut s = slopes[i..j].to_vec();
+            let med = median(&mut s);
+            let spread = slopes[i..j].iter().fold(0.0_f64, |m, x| m.max((x - med).abs()));
+            if spread <= SLOPE_BAND {
+                let better = match best {
+                    None => true,
+                    Some((bi, bj, bs)) => (j - i) > (bj - bi) || ((j - i) == (bj - bi) && spread < bs - 1e-12),
+                };
+                if better {
+                    best = Some((i, j, spread));
+                }
+            }
+        }
+    }
+    best.map(|(i, j, _)| (i, j))
+}
+
+/// Fit orders for all groups of `rows` that sweep h.
+pub fn fit_orders(rows: &[RunRecord]) -> Vec<OrderRow> {
+    let mut keys: Vec<(String, String, String, String)> = Vec::new();
+    for r in rows {
+        let k = (r.problem.clone(), r.problem_params.clone(), r.variant.clone(), r.params.clone());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let mut out = Vec::new();
+    for (problem, pparams, variant, params) in keys {
+        let group: Vec<&RunRecord> = rows
+            .iter()
+            .filter(|r| r.problem == problem && r.problem_params == pparams && r.variant == variant && r.params == params && r.threads == rows[0].threads)
+            .collect();
+        let mut hs: Vec<f64> = group.iter().map(|r| r.h).collect();
+        hs.sort_by(f64::total_cmp);
+        hs.dedup();
+        if hs.len() < 2 {
+            continue;
+        }
+        let first = group[0];
+        for (quantity, get, declared) in [
+            ("q", (|r: &RunRecord| r.summary.err_q) as fn(&RunRecord) -> f64, first.declared.q),
+            ("v", |r: &RunRecord| r.summary.err_v, first.declared.v),
+            ("lambda", |r: &RunRecord| r.summary.err_lambda, first.declared.lambda),
+        ] {
+            if group.iter().all(|r| get(r).is_nan()) {
+                continue; // no reference for this quantity (no exact v for an index-1 DAE …)
+            }
+            let mut pts: Vec<(f64, f64)> = group.iter().filter(|r| r.ok).map(|r| (r.h, get(r))).filter(|(_, e)| e.is_finite() && *e > ROUNDOFF_FLOOR).collect();
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let logh: Vec<f64> = pts.iter().map(|p| p.0.log10()).collect();
+            let loge: Vec<f64> = pts.iter().map(|p| p.1.log10()).collect();
+            let mut row = OrderRow {
+                problem: problem.clone(),
+                problem_params: pparams.clone(),
+                method: first.method.clone(),
+                variant: variant.clone(),
+                params: params.clone(),
+                quantity: quantity.into(),
+                observed_order: None,
+                expected_order: declared,
+                h_min: None,
+                h_max: None,
+                points: 0,
+                r2: None,
+                note: String::new(),
+            };
+            match asymptotic_range(&logh, &loge) {
+                Some((i, j)) => {
+                    let (slope, r2) = fit_line(&logh[i..=j], &loge[i..=j]);
+                    row.observed_order = Some(slope);
+                    row.h_min = Some(pts[i].0);
+                    row.h_max = Some(pts[j].0);
+                    row.points = j - i + 1;
+                    row.r2 = Some(r2);
+                }
+                None => {
+                    let failed = group.iter().filter(|r| !r.ok).count();
+                    row.note = format!(
+                        "fewer than 2 usable points ({} ok cells above the round-off floor {ROUNDOFF_FLOOR:e}, {failed} failed)",
+                        pts.len()
+                    );
+                }
+            }
+            out.push(row);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn range_rule_skips_preasymptotic_and_roundoff_points() {
+        // Order 2 for h ≤ 0.1, a saturated point at h = 1 and a round-off-flattened one.
+        let h = [1e-4, 1e-3, 1e-2, 1e-1, 1.0];
+        let e = [3e-10, 1e-8, 1e-6, 1e-4, 2e-4];
+        let lh: Vec<f64> = h.iter().map(|x: &f64| x.log10()).collect();
+        let le: Vec<f64> = e.iter().map(|x: &f64| x.log10()).collect();
+        let (i, j) = asymptotic_range(&lh, &le).unwrap();
+        assert_eq!((i, j), (1, 3));
+        let (s, r2) = fit_line(&lh[i..=j], &le[i..=j]);
+        assert!((s - 2.0).abs() < 1e-12 && (r2 - 1.0).abs() < 1e-12);
+    }
+}

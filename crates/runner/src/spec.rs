@@ -1,0 +1,298 @@
+//! The experiment spec (TOML). Unknown keys are errors everywhere
+//! (`deny_unknown_fields`), and the schema is versioned.
+//!
+//! ```toml
+//! schema_version = 1
+//! name = "bertolazzi-pendulum"
+//! description = "what the experiment asks"
+//! t_end = 50.0              # optional; default: the problem's own end time
+//! trace_stride = 100        # keep every 100th step in traces.parquet (0: none)
+//! trace_dt = 0.05           # … or sample every 0.05 time units, whatever h is
+//! trace_states = true       # also store q and v in the traces
+//! threads = [1]             # faer threads inside a cell (cells with 1 run in parallel)
+//!
+//! [steps]                   # either an explicit list …
+//! h = [1e-2, 1e-3]
+//! # … or a log range: per_decade points per decade from `from` to `to`
+//! # log_range = { from = 1e-3, to = 1e-1, per_decade = 4 }
+//!
+//! [[problems]]
+//! id = "pendulum"
+//! params = { theta0_deg = [30.0, 90.0] }   # a list sweeps
+//!
+//! [[methods]]
+//! id = "taylor"
+//! projection = { tol = 1e-12 }             # wrap in the projection decorator
+//!
+//! [sizes.quick]             # `--size quick` overrides (CI); `full` is the default
+//! t_end = 5.0
+//! ```
+//!
+//! Step sizes are snapped so that `t_end / h` is an integer (`h ← t_end / round(t_end/h)`)
+//! — every run ends exactly at `t_end`, and errors at `t_end` compare like with like.
+
+use crate::error::RunnerError;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Current schema version.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// An experiment.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    /// Must equal [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// Experiment name (output folder name).
+    pub name: String,
+    /// What the experiment asks and shows.
+    #[serde(default)]
+    pub description: String,
+    /// End time; default: each problem's own.
+    pub t_end: Option<f64>,
+    /// Trace every `trace_stride` steps (0 = no trace).
+    #[serde(default = "default_stride")]
+    pub trace_stride: usize,
+    /// Trace every `trace_dt` time units instead (stride `round(trace_dt / h)` per
+    /// cell, so that every h gives the same sample times); overrides `trace_stride`.
+    pub trace_dt: Option<f64>,
+    /// Store `q`, `v` in the traces too.
+    #[serde(default)]
+    pub trace_states: bool,
+    /// Thread counts for faer inside a cell.
+    #[serde(default = "default_threads")]
+    pub threads: Vec<usize>,
+    /// Step-count budget per cell.
+    #[serde(default = "default_max_steps")]
+    pub max_steps: usize,
+    /// Step sizes.
+    pub steps: Steps,
+    /// Problems (parameters may sweep).
+    pub problems: Vec<ProblemSpec>,
+    /// Methods (parameters may sweep).
+    pub methods: Vec<MethodSpec>,
+    /// Named size overrides (`quick` for CI, …).
+    #[serde(default)]
+    pub sizes: BTreeMap<String, SizeOverride>,
+}
+
+fn default_stride() -> usize {
+    10
+}
+fn default_threads() -> Vec<usize> {
+    vec![1]
+}
+fn default_max_steps() -> usize {
+    20_000_000
+}
+
+/// Step sizes: a list or a log range.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Steps {
+    /// Explicit list.
+    pub h: Option<Vec<f64>>,
+    /// Logarithmic range.
+    pub log_range: Option<LogRange>,
+}
+
+/// `per_decade` points per decade from `from` to `to` (both included).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogRange {
+    /// Smallest h.
+    pub from: f64,
+    /// Largest h.
+    pub to: f64,
+    /// Points per decade.
+    pub per_decade: usize,
+}
+
+/// A problem entry.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProblemSpec {
+    /// Catalog id.
+    pub id: String,
+    /// Parameters; list values sweep.
+    #[serde(default)]
+    pub params: toml::Table,
+}
+
+/// A method entry.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MethodSpec {
+    /// Catalog id.
+    pub id: String,
+    /// Parameters; list values sweep.
+    #[serde(default)]
+    pub params: toml::Table,
+    /// Wrap in the projection decorator with these parameters.
+    pub projection: Option<toml::Table>,
+    /// Display label (default: id, `+projection`, and the swept/given parameters).
+    pub label: Option<String>,
+}
+
+/// Overrides for a named size.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SizeOverride {
+    /// End time.
+    pub t_end: Option<f64>,
+    /// Step sizes.
+    pub steps: Option<Steps>,
+    /// Trace stride.
+    pub trace_stride: Option<usize>,
+    /// Trace interval in time.
+    pub trace_dt: Option<f64>,
+}
+
+impl Spec {
+    /// Parse and validate spec text; `path` names it in errors.
+    pub fn parse(text: &str, path: &str) -> Result<Self, RunnerError> {
+        let spec: Spec = toml::from_str(text).map_err(|e| RunnerError::Spec { path: path.into(), message: e.to_string().trim().to_string() })?;
+        spec.validate(path)?;
+        Ok(spec)
+    }
+
+    /// Read, parse and validate a spec file.
+    pub fn load(path: &std::path::Path) -> Result<(Self, String), RunnerError> {
+        let p = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| RunnerError::Read { path: p.clone(), source })?;
+        Ok((Self::parse(&text, &p)?, text))
+    }
+
+    /// Apply a named size (`None` or `full` keeps the spec as written).
+    pub fn sized(&self, size: Option<&str>, path: &str) -> Result<Self, RunnerError> {
+        let mut s = self.clone();
+        match size {
+            None | Some("full") => {}
+            Some(name) => {
+                // A spec without this size runs as written.
+                if let Some(o) = self.sizes.get(name) {
+                    if let Some(t) = o.t_end {
+                        s.t_end = Some(t);
+                    }
+                    if let Some(st) = &o.steps {
+                        s.steps = st.clone();
+                    }
+                    if let Some(ts) = o.trace_stride {
+                        s.trace_stride = ts;
+                    }
+                    if let Some(dt) = o.trace_dt {
+                        s.trace_dt = Some(dt);
+                    }
+                }
+            }
+        }
+        s.validate(path)?;
+        Ok(s)
+    }
+
+    fn validate(&self, path: &str) -> Result<(), RunnerError> {
+        let err = |m: String| Err(RunnerError::Spec { path: path.into(), message: m });
+        if self.schema_version != SCHEMA_VERSION {
+            return err(format!("schema_version = {} is not supported; this driftlab reads schema_version = {SCHEMA_VERSION}", self.schema_version));
+        }
+        if self.name.is_empty() || self.name.contains(['/', '\\']) {
+            return err("`name` must be a non-empty folder name without slashes".into());
+        }
+        if let Some(t) = self.t_end {
+            if !(t.is_finite() && t > 0.0) {
+                return err(format!("`t_end` = {t}: give a finite end time > 0"));
+            }
+        }
+        if self.problems.is_empty() || self.methods.is_empty() {
+            return err("give at least one [[problems]] and one [[methods]] entry".into());
+        }
+        if let Some(dt) = self.trace_dt {
+            if !(dt.is_finite() && dt > 0.0) {
+                return err(format!("`trace_dt` = {dt}: give a sampling interval > 0"));
+            }
+        }
+        if self.threads.is_empty() || self.threads.contains(&0) {
+            return err("`threads` must list thread counts ≥ 1, e.g. threads = [1]".into());
+        }
+        self.steps.values().map_err(|m| RunnerError::Spec { path: path.into(), message: m })?;
+        Ok(())
+    }
+}
+
+impl Steps {
+    /// The step sizes, largest first.
+    pub fn values(&self) -> Result<Vec<f64>, String> {
+        let mut hs = match (&self.h, &self.log_range) {
+            (Some(h), None) => h.clone(),
+            (None, Some(r)) => {
+                if !(r.from > 0.0 && r.to >= r.from && r.per_decade > 0) {
+                    return Err(format!("[steps] log_range needs 0 < from ≤ to and per_decade ≥ 1 (got from = {}, to = {}, per_decade = {})", r.from, r.to, r.per_decade));
+                }
+                let decades = (r.to / r.from).log10();
+                let n = (decades * r.per_decade as f64).round() as usize;
+                (0..=n).map(|i| r.from * 10f64.powf(i as f64 / r.per_decade as f64)).collect()
+            }
+            _ => return Err("[steps] needs exactly one of `h = [..]` or `log_range = { from, to, per_decade }`".into()),
+        };
+        if hs.is_empty() || hs.iter().any(|h| !(h.is_finite() && *h > 0.0)) {
+            return Err("[steps] step sizes must be finite and > 0".into());
+        }
+        hs.sort_by(|a, b| b.total_cmp(a));
+        Ok(hs)
+    }
+}
+
+/// Cartesian expansion of a parameter table whose array values sweep.
+pub fn sweep(table: &toml::Table) -> Vec<toml::Table> {
+    let mut out = vec![toml::Table::new()];
+    for (k, v) in table {
+        let choices: Vec<toml::Value> = match v {
+            toml::Value::Array(a) => a.clone(),
+            other => vec![other.clone()],
+        };
+        out = out
+            .into_iter()
+            .flat_map(|t| {
+                choices.iter().map(move |c| {
+                    let mut t2 = t.clone();
+                    t2.insert(k.clone(), c.clone());
+                    t2
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = "schema_version = 1\nname = \"x\"\n[steps]\nh = [0.1]\n[[problems]]\nid = \"pendulum\"\n[[methods]]\nid = \"taylor\"\n";
+
+    #[test]
+    fn unknown_keys_are_rejected_with_their_name() {
+        let bad = MINIMAL.replace("name = \"x\"", "name = \"x\"\nt_ende = 3.0");
+        let e = Spec::parse(&bad, "s.toml").unwrap_err().to_string();
+        assert!(e.contains("t_ende"), "{e}");
+        let bad = MINIMAL.replace("id = \"taylor\"", "id = \"taylor\"\nparam = {}");
+        assert!(Spec::parse(&bad, "s.toml").unwrap_err().to_string().contains("param"));
+    }
+
+    #[test]
+    fn schema_version_is_checked() {
+        let e = Spec::parse(&MINIMAL.replace("schema_version = 1", "schema_version = 7"), "s").unwrap_err().to_string();
+        assert!(e.contains("schema_version = 7"), "{e}");
+    }
+
+    #[test]
+    fn log_range_and_sweeps_expand() {
+        let st = Steps { h: None, log_range: Some(LogRange { from: 1e-3, to: 1e-1, per_decade: 2 }) };
+        let hs = st.values().unwrap();
+        assert_eq!(hs.len(), 5);
+        assert!((hs[0] - 0.1).abs() < 1e-15 && (hs[4] - 1e-3).abs() < 1e-15);
+        let t: toml::Table = "a = [1, 2]\nb = 3\nc = [4.0, 5.0, 6.0]".parse().unwrap();
+        assert_eq!(sweep(&t).len(), 6);
+    }
+}
