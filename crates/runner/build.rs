@@ -12,10 +12,13 @@ fn main() {
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=DRIFTLAB_RUSTC={}", version.trim());
-    let lock = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join("../../Cargo.lock");
+    let lock = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default())
+        .join("../../Cargo.lock");
     println!("cargo:rerun-if-changed={}", lock.display());
     let text = std::fs::read_to_string(&lock).unwrap_or_default();
-    let wanted = ["faer", "polars", "plotters", "rayon", "ndarray", "serde", "toml", "svg2pdf", "clap"];
+    let wanted = [
+        "faer", "polars", "plotters", "rayon", "ndarray", "serde", "toml", "svg2pdf", "clap",
+    ];
     let mut found = Vec::new();
     let mut name = String::new();
     for line in text.lines() {

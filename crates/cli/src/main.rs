@@ -5,14 +5,20 @@
 //! error of the command (failed cells are rows in the results).
 
 use clap::{Parser, Subcommand, ValueEnum};
-use driftlab_core::{drive, MethodInfo, Observer, RunStatus, Schedule, SystemRef, TrajectoryRecorder};
+use driftlab_core::{
+    drive, MethodInfo, Observer, RunStatus, Schedule, SystemRef, TrajectoryRecorder,
+};
 use driftlab_runner::{run_spec, RunOptions, Spec};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "driftlab", version, about = "Verify and benchmark constraint stabilization methods for constrained mechanical systems")]
+#[command(
+    name = "driftlab",
+    version,
+    about = "Verify and benchmark constraint stabilization methods for constrained mechanical systems"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -120,24 +126,40 @@ fn print_info(i: &MethodInfo) {
     println!("{} — {}", i.id, i.title);
     println!("  family: {}", i.family);
     println!("  equations: {}", i.equations);
-    println!("  declared orders: q {}, v {}, λ {}", o(i.orders.q), o(i.orders.v), o(i.orders.lambda));
+    println!(
+        "  declared orders: q {}, v {}, λ {}",
+        o(i.orders.q),
+        o(i.orders.v),
+        o(i.orders.lambda)
+    );
     println!(
         "  enforces: position {}, velocity {}, acceleration {}; implicit {}, symmetric {}, symplectic {}",
         i.enforces.position, i.enforces.velocity, i.enforces.acceleration, i.implicit, i.symmetric, i.symplectic
     );
-    println!("  forms: {}", i.forms.iter().map(|f| f.name()).collect::<Vec<_>>().join(", "));
+    println!(
+        "  forms: {}",
+        i.forms
+            .iter()
+            .map(|f| f.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     println!("  citation: {}", i.citation);
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.cmd {
-        Cmd::List { what: What::Problems } => {
+        Cmd::List {
+            what: What::Problems,
+        } => {
             for e in driftlab_problems::catalog() {
                 println!("{:<22} {}", e.id, e.summary);
             }
             Ok(())
         }
-        Cmd::List { what: What::Methods } => {
+        Cmd::List {
+            what: What::Methods,
+        } => {
             for e in driftlab_methods::catalog() {
                 let i = (e.info)();
                 println!("{:<22} {}", e.id, i.title);
@@ -146,14 +168,58 @@ fn run(cli: Cli) -> Result<(), Failure> {
             Ok(())
         }
         Cmd::Describe { id } => describe(&id),
-        Cmd::Run { spec, out, threads, size } => {
+        Cmd::Run {
+            spec,
+            out,
+            threads,
+            size,
+        } => {
             let (s, text) = Spec::load(&spec).map_err(bad)?;
-            let sum = run_spec(&s, &text, &spec.display().to_string(), &RunOptions { out_dir: out, threads, size, progress: true }).map_err(bad)?;
-            println!("{}: {} cells ({} failed) in {:.1} s → {}", sum.name, sum.cells, sum.failed, sum.seconds, sum.out_dir.display());
+            let sum = run_spec(
+                &s,
+                &text,
+                &spec.display().to_string(),
+                &RunOptions {
+                    out_dir: out,
+                    threads,
+                    size,
+                    progress: true,
+                },
+            )
+            .map_err(bad)?;
+            println!(
+                "{}: {} cells ({} failed) in {:.1} s → {}",
+                sum.name,
+                sum.cells,
+                sum.failed,
+                sum.seconds,
+                sum.out_dir.display()
+            );
             Ok(())
         }
-        Cmd::Simulate { problem, method, set, projection, h, t_end, trace } => simulate(&problem, &method, &set, projection, h, t_end, trace.as_deref()),
-        Cmd::RunExperiments { dir, out, size, threads } => run_experiments(&dir, &out, size, threads),
+        Cmd::Simulate {
+            problem,
+            method,
+            set,
+            projection,
+            h,
+            t_end,
+            trace,
+        } => simulate(
+            &problem,
+            &method,
+            &set,
+            projection,
+            h,
+            t_end,
+            trace.as_deref(),
+        ),
+        Cmd::RunExperiments {
+            dir,
+            out,
+            size,
+            threads,
+        } => run_experiments(&dir, &out, size, threads),
         Cmd::Report { dir } => report(&dir),
     }
 }
@@ -164,7 +230,12 @@ fn describe(id: &str) -> Result<(), Failure> {
         let i = p.as_system().info();
         println!("{} — {}", i.id, i.title);
         println!("  equations: {}", i.equations);
-        println!("  index: {}   default t_end: {}   tags: {}", i.index, i.t_end, i.tags.join(", "));
+        println!(
+            "  index: {}   default t_end: {}   tags: {}",
+            i.index,
+            i.t_end,
+            i.tags.join(", ")
+        );
         println!("  reference: {}", i.reference);
         println!("  citation: {}", i.citation);
         println!("  parameters (defaults):");
@@ -177,7 +248,9 @@ fn describe(id: &str) -> Result<(), Failure> {
         println!("projection — decorator: mass-orthogonal projection of q onto Φ = 0 (Newton), then of v onto Φ_q v + Φ_t = 0");
         println!("  citation: seed 001 §3.4.2–3.4.3; order of the wrapped method kept (Hairer, Lubich & Wanner, GNI §IV.4)");
         println!("  parameters (defaults):");
-        for (k, v) in driftlab_core::params::defaults::<driftlab_methods::projection::ProjectionParams>() {
+        for (k, v) in
+            driftlab_core::params::defaults::<driftlab_methods::projection::ProjectionParams>()
+        {
             println!("    {k} = {v}");
         }
         return Ok(());
@@ -186,7 +259,10 @@ fn describe(id: &str) -> Result<(), Failure> {
         let mut known: Vec<&str> = driftlab_problems::catalog().iter().map(|e| e.id).collect();
         known.extend(driftlab_methods::catalog().iter().map(|e| e.id));
         known.push("projection");
-        bad(format!("unknown id `{id}`; known problems and methods: {}", known.join(", ")))
+        bad(format!(
+            "unknown id `{id}`; known problems and methods: {}",
+            known.join(", ")
+        ))
     })?;
     print_info(&(e.info)());
     println!("  parameters (defaults):");
@@ -196,7 +272,15 @@ fn describe(id: &str) -> Result<(), Failure> {
     Ok(())
 }
 
-fn simulate(problem: &str, method: &str, set: &[String], projection: bool, h: f64, t_end: Option<f64>, trace: Option<&Path>) -> Result<(), Failure> {
+fn simulate(
+    problem: &str,
+    method: &str,
+    set: &[String],
+    projection: bool,
+    h: f64,
+    t_end: Option<f64>,
+    trace: Option<&Path>,
+) -> Result<(), Failure> {
     let pentry = driftlab_problems::find(problem).map_err(bad)?;
     let mentry = driftlab_methods::find(method).map_err(bad)?;
     let (mut pt, mut mt, mut jt) = (toml::Table::new(), toml::Table::new(), toml::Table::new());
@@ -204,7 +288,11 @@ fn simulate(problem: &str, method: &str, set: &[String], projection: bool, h: f6
     let jdef = driftlab_core::params::defaults::<driftlab_methods::projection::ProjectionParams>();
     let mut use_projection = projection;
     for kv in set {
-        let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("--set `{kv}`: write key=value, e.g. --set theta0_deg=45")))?;
+        let (k, v) = kv.split_once('=').ok_or_else(|| {
+            bad(format!(
+                "--set `{kv}`: write key=value, e.g. --set theta0_deg=45"
+            ))
+        })?;
         let value: toml::Value = format!("x = {v}")
             .parse::<toml::Table>()
             .ok()
@@ -248,18 +336,33 @@ fn simulate(problem: &str, method: &str, set: &[String], projection: bool, h: f6
     let schedule = Schedule::fixed(t_end / (t_end / h).round().max(1.0), t_end);
     let mut rec = TrajectoryRecorder::new(1);
     let mut summary = driftlab_core::MetricsObserver::new(0);
-    let out = drive(sys, m.as_mut(), &schedule, &mut [&mut rec as &mut dyn Observer, &mut summary]);
+    let out = drive(
+        sys,
+        m.as_mut(),
+        &schedule,
+        &mut [&mut rec as &mut dyn Observer, &mut summary],
+    );
     if let Some(path) = trace {
-        write_trace(path, sys, &rec).map_err(|e| Failure(format!("cannot write trace `{}`: {e}", path.display()), 1))?;
+        write_trace(path, sys, &rec)
+            .map_err(|e| Failure(format!("cannot write trace `{}`: {e}", path.display()), 1))?;
     }
     let s = &summary.summary;
     match &out.status {
-        RunStatus::Ok => println!("status: ok ({} steps of h = {:e} to t = {})", out.steps, schedule.h, out.final_state.t),
+        RunStatus::Ok => println!(
+            "status: ok ({} steps of h = {:e} to t = {})",
+            out.steps, schedule.h, out.final_state.t
+        ),
         RunStatus::Failed { t, reason } => println!("status: failed at t = {t}: {reason}"),
     }
-    println!("max ‖Φ‖∞ = {:e}   max ‖Φ_q v + Φ_t‖∞ = {:e}   max ‖Φ_q a − γ‖∞ = {:e}", s.max_pos_residual, s.max_vel_residual, s.max_acc_residual);
+    println!(
+        "max ‖Φ‖∞ = {:e}   max ‖Φ_q v + Φ_t‖∞ = {:e}   max ‖Φ_q a − γ‖∞ = {:e}",
+        s.max_pos_residual, s.max_vel_residual, s.max_acc_residual
+    );
     println!("max relative energy error = {:e}", s.max_energy_rel_error);
-    println!("max error: q {:e}   v {:e}   λ {:e}", s.err_q, s.err_v, s.err_lambda);
+    println!(
+        "max error: q {:e}   v {:e}   λ {:e}",
+        s.err_q, s.err_v, s.err_lambda
+    );
     println!(
         "cost: {} factorizations ({} symbolic), {} Newton iterations, {} projection iterations, {:.3} s",
         out.stats.factorizations, out.stats.symbolic_analyses, out.stats.newton_iterations, out.stats.projection_iterations, out.wall_seconds()
@@ -271,7 +374,9 @@ fn simulate(problem: &str, method: &str, set: &[String], projection: bool, h: f6
 /// (index-1: `t, x0…, z0…, pos_residual`), every number in round-trip `{:e}` format.
 fn write_trace(path: &Path, sys: SystemRef<'_>, rec: &TrajectoryRecorder) -> std::io::Result<()> {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-    let Some((s0, _)) = rec.points.first() else { return Ok(()) };
+    let Some((s0, _)) = rec.points.first() else {
+        return Ok(());
+    };
     let mut head = vec!["t".to_string()];
     let index1 = matches!(sys, SystemRef::SemiExplicit(_));
     let (qn, ln) = if index1 { ("x", "z") } else { ("q", "lambda") };
@@ -303,7 +408,12 @@ fn write_trace(path: &Path, sys: SystemRef<'_>, rec: &TrajectoryRecorder) -> std
     f.flush()
 }
 
-fn run_experiments(dir: &Path, out: &Path, size: Option<String>, threads: Option<usize>) -> Result<(), Failure> {
+fn run_experiments(
+    dir: &Path,
+    out: &Path,
+    size: Option<String>,
+    threads: Option<usize>,
+) -> Result<(), Failure> {
     let mut specs: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| bad(format!("cannot read experiments folder `{}`: {e}; run from the repository root or pass --dir", dir.display())))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -322,11 +432,26 @@ fn run_experiments(dir: &Path, out: &Path, size: Option<String>, threads: Option
     let clock = std::time::Instant::now();
     for (i, (p, s, text)) in loaded.iter().enumerate() {
         eprintln!("[{}/{}] {} ({})", i + 1, loaded.len(), s.name, p.display());
-        let opts = RunOptions { out_dir: Some(out.join(&s.name)), threads, size: size.clone(), progress: true };
-        let sum = run_spec(s, text, &p.display().to_string(), &opts).map_err(|e| Failure(e.to_string(), 1))?;
-        eprintln!("      {} cells, {} failed, {:.1} s → {}", sum.cells, sum.failed, sum.seconds, sum.out_dir.display());
+        let opts = RunOptions {
+            out_dir: Some(out.join(&s.name)),
+            threads,
+            size: size.clone(),
+            progress: true,
+        };
+        let sum = run_spec(s, text, &p.display().to_string(), &opts)
+            .map_err(|e| Failure(e.to_string(), 1))?;
+        eprintln!(
+            "      {} cells, {} failed, {:.1} s → {}",
+            sum.cells,
+            sum.failed,
+            sum.seconds,
+            sum.out_dir.display()
+        );
     }
-    eprintln!("experiments done in {:.1} s; building figures", clock.elapsed().as_secs_f64());
+    eprintln!(
+        "experiments done in {:.1} s; building figures",
+        clock.elapsed().as_secs_f64()
+    );
     report(out)
 }
 

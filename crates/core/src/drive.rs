@@ -31,7 +31,12 @@ impl Schedule {
     /// callers choose `h` that divides the interval — the runner snaps `h` so).
     pub fn fixed(h: f64, t_end: f64) -> Self {
         let n = (t_end / h).round().max(0.0) as usize;
-        Self { h, n_steps: n, max_steps: 50_000_000, divergence_factor: 1e6 }
+        Self {
+            h,
+            n_steps: n,
+            max_steps: 50_000_000,
+            divergence_factor: 1e6,
+        }
     }
     /// End time.
     pub fn t_end(&self, t0: f64) -> f64 {
@@ -105,13 +110,23 @@ pub fn drive(
         observe_seconds: 0.0,
     };
     if let Err(e) = init {
-        out.status = RunStatus::Failed { t: t0, reason: e.to_string() };
+        out.status = RunStatus::Failed {
+            t: t0,
+            reason: e.to_string(),
+        };
         out.stats = method.stats();
         return out;
     }
     if schedule.n_steps > schedule.max_steps {
-        let e = StepError::StepBudget { t: t0, t_end: schedule.t_end(t0), budget: schedule.max_steps };
-        out.status = RunStatus::Failed { t: t0, reason: e.to_string() };
+        let e = StepError::StepBudget {
+            t: t0,
+            t_end: schedule.t_end(t0),
+            budget: schedule.max_steps,
+        };
+        out.status = RunStatus::Failed {
+            t: t0,
+            reason: e.to_string(),
+        };
         return out;
     }
     let mut evaluator = MetricsEvaluator::new(sys, &state);
@@ -122,7 +137,8 @@ pub fn drive(
     }
     out.observe_seconds += clock.elapsed().as_secs_f64();
 
-    let bound = schedule.divergence_factor * (1.0 + state.q.iter().fold(0.0_f64, |m, x| m.max(x.abs())));
+    let bound =
+        schedule.divergence_factor * (1.0 + state.q.iter().fold(0.0_f64, |m, x| m.max(x.abs())));
     let mut last_good = state.clone();
     for k in 1..=schedule.n_steps {
         let t_start = state.t;
@@ -130,22 +146,39 @@ pub fn drive(
         let res = method.step(sys, &mut state, schedule.h);
         out.step_seconds += clock.elapsed().as_secs_f64();
         if let Err(e) = res {
-            out.status = RunStatus::Failed { t: t_start, reason: e.to_string() };
+            out.status = RunStatus::Failed {
+                t: t_start,
+                reason: e.to_string(),
+            };
             state = last_good;
             break;
         }
         // Time is owned here: t_k = t0 + k h, free of accumulated round-off.
         state.t = t0 + k as f64 * schedule.h;
         if let Some((field, index)) = state.first_non_finite() {
-            let e = StepError::NonFinite { t: state.t, field, index };
-            out.status = RunStatus::Failed { t: t_start, reason: e.to_string() };
+            let e = StepError::NonFinite {
+                t: state.t,
+                field,
+                index,
+            };
+            out.status = RunStatus::Failed {
+                t: t_start,
+                reason: e.to_string(),
+            };
             state = last_good;
             break;
         }
         let norm = state.q.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
         if norm > bound {
-            let e = StepError::Diverged { t: state.t, norm, bound };
-            out.status = RunStatus::Failed { t: t_start, reason: e.to_string() };
+            let e = StepError::Diverged {
+                t: state.t,
+                norm,
+                bound,
+            };
+            out.status = RunStatus::Failed {
+                t: t_start,
+                reason: e.to_string(),
+            };
             state = last_good;
             break;
         }

@@ -114,7 +114,12 @@ pub trait Method: Send {
     /// Prepare for a run on `sys` starting at `state`.
     fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError>;
     /// Advance one step of size `h`.
-    fn step(&mut self, sys: SystemRef<'_>, state: &mut State, h: f64) -> Result<StepReport, StepError>;
+    fn step(
+        &mut self,
+        sys: SystemRef<'_>,
+        state: &mut State,
+        h: f64,
+    ) -> Result<StepReport, StepError>;
     /// Recompute derived quantities after `(q, v)` were changed from outside.
     fn refresh(&mut self, _sys: SystemRef<'_>, _state: &mut State) -> Result<(), StepError> {
         Ok(())

@@ -42,14 +42,26 @@ pub struct MetricsEvaluator {
 }
 
 fn inf_norm(x: &[f64]) -> f64 {
-    x.iter().fold(0.0_f64, |m, v| if v.is_nan() || m.is_nan() { f64::NAN } else { m.max(v.abs()) })
+    x.iter().fold(0.0_f64, |m, v| {
+        if v.is_nan() || m.is_nan() {
+            f64::NAN
+        } else {
+            m.max(v.abs())
+        }
+    })
 }
 
 fn inf_diff(a: &[f64], b: &[f64]) -> f64 {
     if a.len() != b.len() || a.is_empty() {
         return f64::NAN;
     }
-    a.iter().zip(b).fold(0.0_f64, |m, (x, y)| if (x - y).is_nan() { f64::NAN } else { m.max((x - y).abs()) })
+    a.iter().zip(b).fold(0.0_f64, |m, (x, y)| {
+        if (x - y).is_nan() {
+            f64::NAN
+        } else {
+            m.max((x - y).abs())
+        }
+    })
 }
 
 impl MetricsEvaluator {
@@ -58,7 +70,9 @@ impl MetricsEvaluator {
         match sys {
             SystemRef::Mechanical(s) => {
                 let d = s.dims();
-                let h0 = s.energy(initial.t, &initial.q, &initial.v).unwrap_or(f64::NAN);
+                let h0 = s
+                    .energy(initial.t, &initial.q, &initial.v)
+                    .unwrap_or(f64::NAN);
                 Self {
                     h0,
                     scale: h0.abs().max(s.energy_scale()),
@@ -90,7 +104,11 @@ impl MetricsEvaluator {
     pub fn evaluate(&mut self, sys: SystemRef<'_>, state: &State) -> Metrics {
         let exact = sys.exact(state.t);
         let (err_q, err_v, err_lambda) = match &exact {
-            Some(e) => (inf_diff(&state.q, &e.q), inf_diff(&state.v, &e.v), inf_diff(&state.lambda, &e.lambda)),
+            Some(e) => (
+                inf_diff(&state.q, &e.q),
+                inf_diff(&state.v, &e.v),
+                inf_diff(&state.lambda, &e.lambda),
+            ),
             None => (f64::NAN, f64::NAN, f64::NAN),
         };
         match sys {
@@ -120,7 +138,16 @@ impl MetricsEvaluator {
                     Some(h) => (h - self.h0).abs() / self.scale,
                     None => f64::NAN,
                 };
-                Metrics { t, pos_residual: pos, vel_residual: vel, acc_residual: acc, energy_rel_error: energy, err_q, err_v, err_lambda }
+                Metrics {
+                    t,
+                    pos_residual: pos,
+                    vel_residual: vel,
+                    acc_residual: acc,
+                    energy_rel_error: energy,
+                    err_q,
+                    err_v,
+                    err_lambda,
+                }
             }
             SystemRef::SemiExplicit(s) => {
                 self.z.clone_from(&state.lambda);
@@ -145,7 +172,14 @@ impl MetricsEvaluator {
 pub trait Observer {
     /// Observe `state` after `step` steps; `last` is true for the final state of the run
     /// (successful or not).
-    fn observe(&mut self, sys: SystemRef<'_>, state: &State, metrics: &Metrics, step: usize, last: bool);
+    fn observe(
+        &mut self,
+        sys: SystemRef<'_>,
+        state: &State,
+        metrics: &Metrics,
+        step: usize,
+        last: bool,
+    );
 }
 
 /// One sampled point of a trace.
@@ -224,12 +258,23 @@ pub struct MetricsObserver {
 impl MetricsObserver {
     /// An observer tracing every `stride` steps (`stride = 0` keeps no trace).
     pub fn new(stride: usize) -> Self {
-        Self { stride, summary: SummaryMetrics::default(), trace: Vec::new() }
+        Self {
+            stride,
+            summary: SummaryMetrics::default(),
+            trace: Vec::new(),
+        }
     }
 }
 
 impl Observer for MetricsObserver {
-    fn observe(&mut self, _sys: SystemRef<'_>, _state: &State, m: &Metrics, step: usize, last: bool) {
+    fn observe(
+        &mut self,
+        _sys: SystemRef<'_>,
+        _state: &State,
+        m: &Metrics,
+        step: usize,
+        last: bool,
+    ) {
         let s = &mut self.summary;
         s.max_pos_residual = nan_max(s.max_pos_residual, m.pos_residual);
         s.max_vel_residual = nan_max(s.max_vel_residual, m.vel_residual);
@@ -244,10 +289,11 @@ impl Observer for MetricsObserver {
         s.final_err_q = m.err_q;
         s.final_err_v = m.err_v;
         s.final_err_lambda = m.err_lambda;
-        if self.stride > 0 && (step % self.stride == 0 || last) {
-            if self.trace.last().map(|p| p.t) != Some(m.t) {
-                self.trace.push(*m);
-            }
+        if self.stride > 0
+            && (step % self.stride == 0 || last)
+            && self.trace.last().map(|p| p.t) != Some(m.t)
+        {
+            self.trace.push(*m);
         }
     }
 }
@@ -262,12 +308,22 @@ pub struct TrajectoryRecorder {
 impl TrajectoryRecorder {
     /// A recorder keeping every `stride`-th state (at least 1).
     pub fn new(stride: usize) -> Self {
-        Self { stride: stride.max(1), points: Vec::new() }
+        Self {
+            stride: stride.max(1),
+            points: Vec::new(),
+        }
     }
 }
 
 impl Observer for TrajectoryRecorder {
-    fn observe(&mut self, _sys: SystemRef<'_>, state: &State, m: &Metrics, step: usize, last: bool) {
+    fn observe(
+        &mut self,
+        _sys: SystemRef<'_>,
+        state: &State,
+        m: &Metrics,
+        step: usize,
+        last: bool,
+    ) {
         if (step % self.stride == 0 || last) && self.points.last().map(|p| p.1.t) != Some(m.t) {
             self.points.push((state.clone(), *m));
         }

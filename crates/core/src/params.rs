@@ -6,7 +6,11 @@ use crate::error::ParamError;
 use serde::{de::DeserializeOwned, Serialize};
 
 /// Deserialize a parameter table into `T`, naming `kind` and `id` in the error.
-pub fn parse<T: DeserializeOwned>(kind: &'static str, id: &str, table: &toml::Table) -> Result<T, ParamError> {
+pub fn parse<T: DeserializeOwned>(
+    kind: &'static str,
+    id: &str,
+    table: &toml::Table,
+) -> Result<T, ParamError> {
     T::deserialize(toml::Value::Table(table.clone())).map_err(|e| ParamError::Invalid {
         kind,
         id: id.to_string(),
@@ -24,6 +28,11 @@ pub fn positive(id: &str, field: &'static str, value: f64) -> Result<(), ParamEr
     if value.is_finite() && value > 0.0 {
         Ok(())
     } else {
-        Err(ParamError::OutOfRange { id: id.to_string(), field, value, fix: "give a finite value > 0".into() })
+        Err(ParamError::OutOfRange {
+            id: id.to_string(),
+            field,
+            value,
+            fix: "give a finite value > 0".into(),
+        })
     }
 }

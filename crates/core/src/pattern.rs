@@ -19,7 +19,11 @@ pub struct SparsityPattern {
 impl SparsityPattern {
     /// A pattern from its entries.
     pub fn new(nrows: usize, ncols: usize, entries: Vec<(usize, usize)>) -> Self {
-        Self { nrows, ncols, entries }
+        Self {
+            nrows,
+            ncols,
+            entries,
+        }
     }
 
     /// The diagonal pattern of an `n × n` matrix.

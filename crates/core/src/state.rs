@@ -27,17 +27,34 @@ impl State {
     /// method's `init` computes consistent values.
     pub fn mechanical(t: f64, q: Vec<f64>, v: Vec<f64>, m: usize) -> Self {
         let n = v.len();
-        Self { t, q, v, lambda: vec![f64::NAN; m], a: vec![f64::NAN; n] }
+        Self {
+            t,
+            q,
+            v,
+            lambda: vec![f64::NAN; m],
+            a: vec![f64::NAN; n],
+        }
     }
 
     /// An index-1 state `(x, z)`.
     pub fn semi_explicit(t: f64, x: Vec<f64>, z: Vec<f64>) -> Self {
-        Self { t, q: x, v: Vec::new(), lambda: z, a: Vec::new() }
+        Self {
+            t,
+            q: x,
+            v: Vec::new(),
+            lambda: z,
+            a: Vec::new(),
+        }
     }
 
     /// First component that is not finite, as `(field, index)`.
     pub fn first_non_finite(&self) -> Option<(&'static str, usize)> {
-        for (name, vec) in [("q", &self.q), ("v", &self.v), ("lambda", &self.lambda), ("a", &self.a)] {
+        for (name, vec) in [
+            ("q", &self.q),
+            ("v", &self.v),
+            ("lambda", &self.lambda),
+            ("a", &self.a),
+        ] {
             if let Some(i) = vec.iter().position(|x| !x.is_finite()) {
                 return Some((name, i));
             }

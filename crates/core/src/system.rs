@@ -113,7 +113,16 @@ pub trait SemiExplicitDae: Send + Sync {
     /// `g(t, x, z)`.
     fn g(&self, t: f64, x: &[f64], z: &[f64], out: &mut [f64]);
     /// Dense Jacobians `(f_x, f_z, g_x, g_z)`, row-major, written into the four slices.
-    fn jacobians(&self, t: f64, x: &[f64], z: &[f64], fx: &mut [f64], fz: &mut [f64], gx: &mut [f64], gz: &mut [f64]);
+    fn jacobians(
+        &self,
+        t: f64,
+        x: &[f64],
+        z: &[f64],
+        fx: &mut [f64],
+        fz: &mut [f64],
+        gx: &mut [f64],
+        gz: &mut [f64],
+    );
     /// Consistent initial state (`g(t0, x0, z0) = 0`).
     fn initial_state(&self) -> State;
     /// Exact solution at `t`, where known (`q` = x, `lambda` = z).

@@ -24,8 +24,8 @@
 use crate::dynamics::{add_kkt_stats, AccelerationSolver, KktChoice};
 use driftlab_core::method::unsupported;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError, State, StepError,
-    StepReport, SystemForm, SystemRef,
+    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
+    State, StepError, StepReport, SystemForm, SystemRef,
 };
 use serde::{Deserialize, Serialize};
 
@@ -57,7 +57,10 @@ pub struct Gains {
 impl Gains {
     /// From damping ratio and natural frequency: `α = ξ ω_n`, `β = ω_n`.
     pub fn from_xi_omega(xi: f64, omega_n: f64) -> Self {
-        Self { alpha: xi * omega_n, beta: omega_n }
+        Self {
+            alpha: xi * omega_n,
+            beta: omega_n,
+        }
     }
     /// Damping ratio `ξ = α/β`.
     pub fn xi(&self) -> f64 {
@@ -77,11 +80,19 @@ impl BaumgarteParams {
             if v.is_finite() && v >= 0.0 {
                 Ok(v)
             } else {
-                Err(ParamError::OutOfRange { id: id.into(), field, value: v, fix: "give a finite value ≥ 0".into() })
+                Err(ParamError::OutOfRange {
+                    id: id.into(),
+                    field,
+                    value: v,
+                    fix: "give a finite value ≥ 0".into(),
+                })
             }
         };
         match (self.xi, self.omega_n, self.alpha, self.beta) {
-            (None, None, Some(a), Some(b)) => Ok(Gains { alpha: nonneg("alpha", a)?, beta: nonneg("beta", b)? }),
+            (None, None, Some(a), Some(b)) => Ok(Gains {
+                alpha: nonneg("alpha", a)?,
+                beta: nonneg("beta", b)?,
+            }),
             (xi, om, None, None) => {
                 let xi = nonneg("xi", xi.unwrap_or(0.8))?;
                 let om = nonneg("omega_n", om.unwrap_or(2.0))?;
@@ -89,9 +100,17 @@ impl BaumgarteParams {
             }
             (_, _, a, b) => Err(ParamError::OutOfRange {
                 id: id.into(),
-                field: if a.is_none() { "alpha" } else if b.is_none() { "beta" } else { "xi" },
+                field: if a.is_none() {
+                    "alpha"
+                } else if b.is_none() {
+                    "beta"
+                } else {
+                    "xi"
+                },
                 value: f64::NAN,
-                fix: "give either (xi, omega_n) or both (alpha, beta), not a mix: α = ξ ω_n, β = ω_n".into(),
+                fix:
+                    "give either (xi, omega_n) or both (alpha, beta), not a mix: α = ξ ω_n, β = ω_n"
+                        .into(),
             }),
         }
     }
@@ -147,11 +166,19 @@ pub fn info() -> MethodInfo {
 impl Method for Baumgarte {
     fn info(&self) -> MethodInfo {
         let mut i = info();
-        i.title = format!("Baumgarte stabilization, ξ = {}, ω_n = {} (α = {}, β = {})", self.gains.xi(), self.gains.omega_n(), self.gains.alpha, self.gains.beta);
+        i.title = format!(
+            "Baumgarte stabilization, ξ = {}, ω_n = {} (α = {}, β = {})",
+            self.gains.xi(),
+            self.gains.omega_n(),
+            self.gains.alpha,
+            self.gains.beta
+        );
         i
     }
     fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else { return Err(unsupported(&info(), sys.form())) };
+        let SystemRef::Mechanical(s) = sys else {
+            return Err(unsupported(&info(), sys.form()));
+        };
         let d = s.dims();
         self.solver = Some(AccelerationSolver::new(s, self.kkt)?);
         self.phi = vec![0.0; d.m];
@@ -161,7 +188,12 @@ impl Method for Baumgarte {
         self.refresh(sys, state)?;
         Ok(())
     }
-    fn step(&mut self, sys: SystemRef<'_>, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+    fn step(
+        &mut self,
+        sys: SystemRef<'_>,
+        state: &mut State,
+        h: f64,
+    ) -> Result<StepReport, StepError> {
         for i in 0..state.q.len() {
             state.q[i] += h * state.v[i] + 0.5 * h * h * state.a[i];
             state.v[i] += h * state.a[i];
@@ -169,23 +201,38 @@ impl Method for Baumgarte {
         state.t += h;
         self.stats.steps += 1;
         self.refresh(sys, state)?;
-        Ok(StepReport { factorizations: 1, ..Default::default() })
+        Ok(StepReport {
+            factorizations: 1,
+            ..Default::default()
+        })
     }
     fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
         let (SystemRef::Mechanical(s), Some(solver)) = (sys, self.solver.as_mut()) else {
-            return Err(StepError::LinearSolve { t: state.t, detail: "baumgarte: refresh before init".into() });
+            return Err(StepError::LinearSolve {
+                t: state.t,
+                detail: "baumgarte: refresh before init".into(),
+            });
         };
         let t = state.t;
         s.constraints(t, &state.q, &mut self.phi);
         s.jacobian(t, &state.q, &mut self.jac);
         s.phi_t(t, &state.q, &mut self.phit);
-        s.jacobian_pattern().mul_vec(&self.jac, &state.v, &mut self.bias, false);
+        s.jacobian_pattern()
+            .mul_vec(&self.jac, &state.v, &mut self.bias, false);
         let Gains { alpha, beta } = self.gains;
         for r in 0..self.bias.len() {
             let phidot = self.bias[r] + self.phit[r];
             self.bias[r] = -2.0 * alpha * phidot - beta * beta * self.phi[r];
         }
-        solver.solve(s, t, &state.q, &state.v, Some(&self.bias), &mut state.a, &mut state.lambda)
+        solver.solve(
+            s,
+            t,
+            &state.q,
+            &state.v,
+            Some(&self.bias),
+            &mut state.a,
+            &mut state.lambda,
+        )
     }
     fn stats(&self) -> MethodStats {
         let mut s = self.stats;
@@ -202,11 +249,26 @@ mod tests {
 
     #[test]
     fn conversion_between_gain_forms() -> Result<(), ParamError> {
-        let g = BaumgarteParams { xi: Some(0.8), omega_n: Some(2.0), ..Default::default() }.gains()?;
+        let g = BaumgarteParams {
+            xi: Some(0.8),
+            omega_n: Some(2.0),
+            ..Default::default()
+        }
+        .gains()?;
         assert!((g.alpha - 1.6).abs() < 1e-15 && (g.beta - 2.0).abs() < 1e-15);
-        let g2 = BaumgarteParams { alpha: Some(1.6), beta: Some(2.0), ..Default::default() }.gains()?;
+        let g2 = BaumgarteParams {
+            alpha: Some(1.6),
+            beta: Some(2.0),
+            ..Default::default()
+        }
+        .gains()?;
         assert!((g2.xi() - 0.8).abs() < 1e-15 && (g2.omega_n() - 2.0).abs() < 1e-15);
-        let mixed = BaumgarteParams { xi: Some(1.0), alpha: Some(1.0), ..Default::default() }.gains();
+        let mixed = BaumgarteParams {
+            xi: Some(1.0),
+            alpha: Some(1.0),
+            ..Default::default()
+        }
+        .gains();
         assert!(mixed.is_err());
         Ok(())
     }

@@ -34,12 +34,20 @@ impl KktChoice {
 /// The KKT pattern `[[M, Φ_qᵀ], [Φ_q, 0]]` of a system.
 pub fn kkt_pattern(sys: &dyn MechanicalSystem) -> KktPattern {
     let d = sys.dims();
-    KktPattern { n: d.n, m: d.m, a_lower: sys.mass_pattern().entries, b: sys.jacobian_pattern().entries }
+    KktPattern {
+        n: d.n,
+        m: d.m,
+        a_lower: sys.mass_pattern().entries,
+        b: sys.jacobian_pattern().entries,
+    }
 }
 
 /// A linear-solver failure at time `t`, as a step error.
 pub fn linear_error(t: f64, e: driftlab_solver::SolverError) -> StepError {
-    StepError::LinearSolve { t, detail: e.to_string() }
+    StepError::LinearSolve {
+        t,
+        detail: e.to_string(),
+    }
 }
 
 /// Acceleration-level solves with preallocated buffers.
@@ -58,7 +66,8 @@ impl AccelerationSolver {
     /// Build the KKT layout and run the symbolic analysis.
     pub fn new(sys: &dyn MechanicalSystem, choice: KktChoice) -> Result<Self, StepError> {
         let d = sys.dims();
-        let kkt = KktSolver::new(&kkt_pattern(sys), choice.options()).map_err(|e| linear_error(0.0, e))?;
+        let kkt = KktSolver::new(&kkt_pattern(sys), choice.options())
+            .map_err(|e| linear_error(0.0, e))?;
         Ok(Self {
             kkt,
             mass: vec![0.0; sys.mass_pattern().nnz()],
@@ -87,12 +96,16 @@ impl AccelerationSolver {
         sys.jacobian(t, q, &mut self.jac);
         sys.forces(t, q, v, &mut self.f);
         sys.curvature(t, q, v, &mut self.gamma);
-        self.kkt.factorize(&self.mass, &self.jac, None).map_err(|e| linear_error(t, e))?;
+        self.kkt
+            .factorize(&self.mass, &self.jac, None)
+            .map_err(|e| linear_error(t, e))?;
         self.rhs[..self.n].copy_from_slice(&self.f);
         for r in 0..self.m {
             self.rhs[self.n + r] = self.gamma[r] + bias.map_or(0.0, |b| b[r]);
         }
-        self.kkt.solve(&mut self.rhs).map_err(|e| linear_error(t, e))?;
+        self.kkt
+            .solve(&mut self.rhs)
+            .map_err(|e| linear_error(t, e))?;
         a.copy_from_slice(&self.rhs[..self.n]);
         lambda.copy_from_slice(&self.rhs[self.n..]);
         Ok(())

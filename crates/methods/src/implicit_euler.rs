@@ -15,8 +15,8 @@
 
 use driftlab_core::method::unsupported;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError, State, StepError,
-    StepReport, SystemForm, SystemRef,
+    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
+    State, StepError, StepReport, SystemForm, SystemRef,
 };
 use driftlab_solver::dense::solve_dense;
 use serde::{Deserialize, Serialize};
@@ -33,7 +33,10 @@ pub struct ImplicitEulerParams {
 
 impl Default for ImplicitEulerParams {
     fn default() -> Self {
-        Self { tol: 1e-13, max_iter: 25 }
+        Self {
+            tol: 1e-13,
+            max_iter: 25,
+        }
     }
 }
 
@@ -47,7 +50,10 @@ impl ImplicitEuler {
     /// A new instance.
     pub fn new(p: ImplicitEulerParams) -> Result<Self, ParamError> {
         driftlab_core::params::positive("implicit-euler", "tol", p.tol)?;
-        Ok(Self { p, stats: MethodStats::default() })
+        Ok(Self {
+            p,
+            stats: MethodStats::default(),
+        })
     }
 }
 
@@ -78,16 +84,29 @@ impl Method for ImplicitEuler {
             _ => Err(unsupported(&info(), sys.form())),
         }
     }
-    fn step(&mut self, sys: SystemRef<'_>, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+    fn step(
+        &mut self,
+        sys: SystemRef<'_>,
+        state: &mut State,
+        h: f64,
+    ) -> Result<StepReport, StepError> {
         let SystemRef::SemiExplicit(s) = sys else {
-            return Err(StepError::LinearSolve { t: state.t, detail: "implicit-euler: not an index-1 system".into() });
+            return Err(StepError::LinearSolve {
+                t: state.t,
+                detail: "implicit-euler: not an index-1 system".into(),
+            });
         };
         let (nx, nz) = s.dims();
         let n = nx + nz;
         let t1 = state.t + h;
         let xn = state.q.clone();
         let (mut x, mut z) = (state.q.clone(), state.lambda.clone());
-        let (mut fx, mut fz, mut gx, mut gz) = (vec![0.0; nx * nx], vec![0.0; nx * nz], vec![0.0; nz * nx], vec![0.0; nz * nz]);
+        let (mut fx, mut fz, mut gx, mut gz) = (
+            vec![0.0; nx * nx],
+            vec![0.0; nx * nz],
+            vec![0.0; nz * nx],
+            vec![0.0; nz * nz],
+        );
         let (mut f, mut g) = (vec![0.0; nx], vec![0.0; nz]);
         let mut jac = vec![0.0; n * n];
         let mut rhs = vec![0.0; n];
@@ -96,8 +115,16 @@ impl Method for ImplicitEuler {
             if report.newton_iterations >= self.p.max_iter {
                 s.f(t1, &x, &z, &mut f);
                 s.g(t1, &x, &z, &mut g);
-                let res = (0..nx).map(|i| (x[i] - xn[i] - h * f[i]).abs()).chain(g.iter().map(|v| v.abs())).fold(0.0, f64::max);
-                return Err(StepError::NewtonDiverged { t: state.t, iterations: report.newton_iterations, residual: res, tol: self.p.tol });
+                let res = (0..nx)
+                    .map(|i| (x[i] - xn[i] - h * f[i]).abs())
+                    .chain(g.iter().map(|v| v.abs()))
+                    .fold(0.0, f64::max);
+                return Err(StepError::NewtonDiverged {
+                    t: state.t,
+                    iterations: report.newton_iterations,
+                    residual: res,
+                    tol: self.p.tol,
+                });
             }
             s.f(t1, &x, &z, &mut f);
             s.g(t1, &x, &z, &mut g);
@@ -120,7 +147,10 @@ impl Method for ImplicitEuler {
                     jac[(nx + i) * n + nx + j] = gz[i * nz + j];
                 }
             }
-            solve_dense(n, &jac, &mut rhs).map_err(|e| StepError::LinearSolve { t: state.t, detail: e.to_string() })?;
+            solve_dense(n, &jac, &mut rhs).map_err(|e| StepError::LinearSolve {
+                t: state.t,
+                detail: e.to_string(),
+            })?;
             report.newton_iterations += 1;
             report.factorizations += 1;
             for i in 0..nx {

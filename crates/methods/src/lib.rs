@@ -37,9 +37,38 @@ pub struct MethodEntry {
 /// The catalog, one line per method.
 pub fn catalog() -> Vec<MethodEntry> {
     vec![
-        MethodEntry { id: "taylor", info: taylor::info, build: |t| Ok(Box::new(taylor::Taylor::new(params::parse("method", "taylor", t)?))), defaults: params::defaults::<taylor::TaylorParams> },
-        MethodEntry { id: "baumgarte", info: baumgarte::info, build: |t| Ok(Box::new(baumgarte::Baumgarte::new(params::parse("method", "baumgarte", t)?)?)), defaults: baumgarte_defaults },
-        MethodEntry { id: "implicit-euler", info: implicit_euler::info, build: |t| Ok(Box::new(implicit_euler::ImplicitEuler::new(params::parse("method", "implicit-euler", t)?)?)), defaults: params::defaults::<implicit_euler::ImplicitEulerParams> },
+        MethodEntry {
+            id: "taylor",
+            info: taylor::info,
+            build: |t| {
+                Ok(Box::new(taylor::Taylor::new(params::parse(
+                    "method", "taylor", t,
+                )?)))
+            },
+            defaults: params::defaults::<taylor::TaylorParams>,
+        },
+        MethodEntry {
+            id: "baumgarte",
+            info: baumgarte::info,
+            build: |t| {
+                Ok(Box::new(baumgarte::Baumgarte::new(params::parse(
+                    "method",
+                    "baumgarte",
+                    t,
+                )?)?))
+            },
+            defaults: baumgarte_defaults,
+        },
+        MethodEntry {
+            id: "implicit-euler",
+            info: implicit_euler::info,
+            build: |t| {
+                Ok(Box::new(implicit_euler::ImplicitEuler::new(
+                    params::parse("method", "implicit-euler", t)?,
+                )?))
+            },
+            defaults: params::defaults::<implicit_euler::ImplicitEulerParams>,
+        },
     ]
 }
 
@@ -53,19 +82,29 @@ fn baumgarte_defaults() -> toml::Table {
 /// Look up `id`; the error lists the valid ids.
 pub fn find(id: &str) -> Result<MethodEntry, ParamError> {
     let cat = catalog();
-    cat.iter().find(|e| e.id == id).copied().ok_or_else(|| ParamError::UnknownId {
-        kind: "method",
-        id: id.to_string(),
-        known: cat.iter().map(|e| e.id).collect::<Vec<_>>().join(", "),
-    })
+    cat.iter()
+        .find(|e| e.id == id)
+        .copied()
+        .ok_or_else(|| ParamError::UnknownId {
+            kind: "method",
+            id: id.to_string(),
+            known: cat.iter().map(|e| e.id).collect::<Vec<_>>().join(", "),
+        })
 }
 
 /// Build method `id` with `params`, wrapped in the projection decorator when
 /// `projection` is given.
-pub fn build(id: &str, params: &toml::Table, projection: Option<&toml::Table>) -> Result<Box<dyn Method>, ParamError> {
+pub fn build(
+    id: &str,
+    params: &toml::Table,
+    projection: Option<&toml::Table>,
+) -> Result<Box<dyn Method>, ParamError> {
     let inner = (find(id)?.build)(params)?;
     match projection {
         None => Ok(inner),
-        Some(p) => Ok(Box::new(projection::Projected::new(inner, params::parse("method", "projection", p)?)?)),
+        Some(p) => Ok(Box::new(projection::Projected::new(
+            inner,
+            params::parse("method", "projection", p)?,
+        )?)),
     }
 }

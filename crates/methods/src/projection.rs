@@ -16,7 +16,10 @@
 
 use crate::dynamics::{add_kkt_stats, kkt_pattern, linear_error, ConstraintsAt, KktChoice};
 use driftlab_core::method::unsupported;
-use driftlab_core::{Method, MethodError, MethodInfo, MethodStats, ParamError, State, StepError, StepReport, SystemForm, SystemRef};
+use driftlab_core::{
+    Method, MethodError, MethodInfo, MethodStats, ParamError, State, StepError, StepReport,
+    SystemForm, SystemRef,
+};
 use driftlab_solver::{project_position, project_velocity, KktSolver, SolverError};
 use serde::{Deserialize, Serialize};
 
@@ -36,7 +39,12 @@ pub struct ProjectionParams {
 
 impl Default for ProjectionParams {
     fn default() -> Self {
-        Self { tol: 1e-12, max_iter: 20, velocity: true, kkt: KktChoice::SparseLdlt }
+        Self {
+            tol: 1e-12,
+            max_iter: 20,
+            velocity: true,
+            kkt: KktChoice::SparseLdlt,
+        }
     }
 }
 
@@ -45,7 +53,12 @@ impl ProjectionParams {
     pub fn validate(&self) -> Result<(), ParamError> {
         driftlab_core::params::positive("projection", "tol", self.tol)?;
         if self.max_iter == 0 {
-            return Err(ParamError::OutOfRange { id: "projection".into(), field: "max_iter", value: 0.0, fix: "give max_iter ≥ 1".into() });
+            return Err(ParamError::OutOfRange {
+                id: "projection".into(),
+                field: "max_iter",
+                value: 0.0,
+                fix: "give max_iter ≥ 1".into(),
+            });
         }
         Ok(())
     }
@@ -64,13 +77,28 @@ impl Projected {
     /// Wrap `inner`.
     pub fn new(inner: Box<dyn Method>, p: ProjectionParams) -> Result<Self, ParamError> {
         p.validate()?;
-        Ok(Self { inner, p, kkt: None, mass: Vec::new(), iterations: 0 })
+        Ok(Self {
+            inner,
+            p,
+            kkt: None,
+            mass: Vec::new(),
+            iterations: 0,
+        })
     }
 }
 
 fn projection_error(t: f64, e: SolverError) -> StepError {
     match e {
-        SolverError::ProjectionDiverged { iterations, residual, tol } => StepError::ProjectionFailed { t, iterations, residual, tol },
+        SolverError::ProjectionDiverged {
+            iterations,
+            residual,
+            tol,
+        } => StepError::ProjectionFailed {
+            t,
+            iterations,
+            residual,
+            tol,
+        },
         other => linear_error(t, other),
     }
 }
@@ -79,12 +107,20 @@ impl Method for Projected {
     fn info(&self) -> MethodInfo {
         let mut i = self.inner.info();
         i.id = format!("{}+projection", i.id);
-        i.title = format!("{} + mass-orthogonal projection (position{})", i.title, if self.p.velocity { ", velocity" } else { "" });
+        i.title = format!(
+            "{} + mass-orthogonal projection (position{})",
+            i.title,
+            if self.p.velocity { ", velocity" } else { "" }
+        );
         i.equations = format!(
             "{};  then q ← argmin ½‖q − q̃‖²_M s.t. Φ = 0 (Newton, tol {:e}){}",
             i.equations,
             self.p.tol,
-            if self.p.velocity { ";  v ← argmin ½‖v − ṽ‖²_M s.t. Φ_q v + Φ_t = 0" } else { "" }
+            if self.p.velocity {
+                ";  v ← argmin ½‖v − ṽ‖²_M s.t. Φ_q v + Φ_t = 0"
+            } else {
+                ""
+            }
         );
         i.citation = format!("{}; projection: seed 001 §3.4.2–3.4.3; Hairer, Lubich & Wanner, GNI §IV.4 (order kept)", i.citation);
         i.enforces.position = true;
@@ -99,30 +135,48 @@ impl Method for Projected {
             i.forms = vec![SystemForm::Mechanical];
             return Err(unsupported(&i, sys.form()));
         };
-        self.kkt = Some(KktSolver::new(&kkt_pattern(s), self.p.kkt.options()).map_err(|e| MethodError::Init(linear_error(state.t, e)))?);
+        self.kkt = Some(
+            KktSolver::new(&kkt_pattern(s), self.p.kkt.options())
+                .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
+        );
         self.mass = vec![0.0; s.mass_pattern().nnz()];
         self.inner.init(sys, state)
     }
-    fn step(&mut self, sys: SystemRef<'_>, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+    fn step(
+        &mut self,
+        sys: SystemRef<'_>,
+        state: &mut State,
+        h: f64,
+    ) -> Result<StepReport, StepError> {
         let mut report = self.inner.step(sys, state, h)?;
         let (SystemRef::Mechanical(s), Some(kkt)) = (sys, self.kkt.as_mut()) else {
-            return Err(StepError::LinearSolve { t: state.t, detail: "projection: step before init".into() });
+            return Err(StepError::LinearSolve {
+                t: state.t,
+                detail: "projection: step before init".into(),
+            });
         };
         let t = state.t;
         s.mass(&state.q, &mut self.mass);
         let mut eval = ConstraintsAt { sys: s, t };
-        let pos = project_position(kkt, &self.mass, &mut state.q, &mut eval, &driftlab_solver::ProjectionParams {
-            tol: self.p.tol,
-            max_iter: self.p.max_iter,
-            step_factor: 1.0,
-        })
+        let pos = project_position(
+            kkt,
+            &self.mass,
+            &mut state.q,
+            &mut eval,
+            &driftlab_solver::ProjectionParams {
+                tol: self.p.tol,
+                max_iter: self.p.max_iter,
+                step_factor: 1.0,
+            },
+        )
         .map_err(|e| projection_error(t, e))?;
         self.iterations += pos.iterations;
         report.projection_iterations += pos.iterations;
         report.factorizations += pos.iterations;
         if self.p.velocity {
             s.mass(&state.q, &mut self.mass);
-            project_velocity(kkt, &self.mass, &state.q, &mut state.v, &mut eval).map_err(|e| projection_error(t, e))?;
+            project_velocity(kkt, &self.mass, &state.q, &mut state.v, &mut eval)
+                .map_err(|e| projection_error(t, e))?;
             report.factorizations += 1;
         }
         self.inner.refresh(sys, state)?;

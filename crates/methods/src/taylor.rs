@@ -15,8 +15,8 @@
 use crate::dynamics::{add_kkt_stats, AccelerationSolver, KktChoice};
 use driftlab_core::method::unsupported;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, State, StepError, StepReport,
-    SystemForm, SystemRef,
+    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, State,
+    StepError, StepReport, SystemForm, SystemRef,
 };
 use serde::{Deserialize, Serialize};
 
@@ -38,7 +38,11 @@ pub struct Taylor {
 impl Taylor {
     /// A new instance.
     pub fn new(p: TaylorParams) -> Self {
-        Self { p, solver: None, stats: MethodStats::default() }
+        Self {
+            p,
+            solver: None,
+            stats: MethodStats::default(),
+        }
     }
 }
 
@@ -66,12 +70,19 @@ impl Method for Taylor {
         info()
     }
     fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else { return Err(unsupported(&info(), sys.form())) };
+        let SystemRef::Mechanical(s) = sys else {
+            return Err(unsupported(&info(), sys.form()));
+        };
         self.solver = Some(AccelerationSolver::new(s, self.p.kkt)?);
         self.refresh(sys, state)?;
         Ok(())
     }
-    fn step(&mut self, sys: SystemRef<'_>, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+    fn step(
+        &mut self,
+        sys: SystemRef<'_>,
+        state: &mut State,
+        h: f64,
+    ) -> Result<StepReport, StepError> {
         for i in 0..state.q.len() {
             state.q[i] += h * state.v[i] + 0.5 * h * h * state.a[i];
             state.v[i] += h * state.a[i];
@@ -79,13 +90,27 @@ impl Method for Taylor {
         state.t += h;
         self.stats.steps += 1;
         self.refresh(sys, state)?;
-        Ok(StepReport { factorizations: 1, ..Default::default() })
+        Ok(StepReport {
+            factorizations: 1,
+            ..Default::default()
+        })
     }
     fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
         let (SystemRef::Mechanical(s), Some(solver)) = (sys, self.solver.as_mut()) else {
-            return Err(StepError::LinearSolve { t: state.t, detail: "taylor: refresh before init".into() });
+            return Err(StepError::LinearSolve {
+                t: state.t,
+                detail: "taylor: refresh before init".into(),
+            });
         };
-        solver.solve(s, state.t, &state.q, &state.v, None, &mut state.a, &mut state.lambda)
+        solver.solve(
+            s,
+            state.t,
+            &state.q,
+            &state.v,
+            None,
+            &mut state.a,
+            &mut state.lambda,
+        )
     }
     fn stats(&self) -> MethodStats {
         let mut s = self.stats;

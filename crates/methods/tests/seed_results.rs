@@ -16,18 +16,39 @@ fn seed003_implicit_euler_table() {
     let p = problem("seed003-dae", &table("c = 1.0")).unwrap();
     let mut m = build("implicit-euler", &toml::Table::new(), None).unwrap();
     let mut rec = TrajectoryRecorder::new(1);
-    let out = drive(p.as_system(), m.as_mut(), &Schedule::fixed(0.25, 0.5), &mut [&mut rec as &mut dyn Observer]);
+    let out = drive(
+        p.as_system(),
+        m.as_mut(),
+        &Schedule::fixed(0.25, 0.5),
+        &mut [&mut rec as &mut dyn Observer],
+    );
     assert_eq!(out.status, RunStatus::Ok);
-    let pts: Vec<(f64, f64, f64)> = rec.points.iter().map(|(s, _)| (s.t, s.q[0], s.lambda[0])).collect();
+    let pts: Vec<(f64, f64, f64)> = rec
+        .points
+        .iter()
+        .map(|(s, _)| (s.t, s.q[0], s.lambda[0]))
+        .collect();
     assert_eq!(pts.len(), 3);
-    let expect = [(0.0, 0.0, 1.0), (0.25, 1.0 / 6.0, 5.0 / 6.0), (0.5, 5.0 / 18.0, 13.0 / 18.0)];
+    let expect = [
+        (0.0, 0.0, 1.0),
+        (0.25, 1.0 / 6.0, 5.0 / 6.0),
+        (0.5, 5.0 / 18.0, 13.0 / 18.0),
+    ];
     for (got, want) in pts.iter().zip(&expect) {
-        assert!((got.0 - want.0).abs() < 1e-15 && (got.1 - want.1).abs() < 1e-15 && (got.2 - want.2).abs() < 1e-15, "{got:?} vs {want:?}");
+        assert!(
+            (got.0 - want.0).abs() < 1e-15
+                && (got.1 - want.1).abs() < 1e-15
+                && (got.2 - want.2).abs() < 1e-15,
+            "{got:?} vs {want:?}"
+        );
     }
     let exact = (1.0 - (-1.0f64).exp()) / 2.0;
     assert!((exact - 0.316_060_279).abs() < 1e-9);
     let err = rec.points[2].1.err_q;
-    assert!((err - (exact - 5.0 / 18.0)).abs() < 1e-15, "error at t = 1/2: {err}");
+    assert!(
+        (err - (exact - 5.0 / 18.0)).abs() < 1e-15,
+        "error at t = 1/2: {err}"
+    );
 }
 
 /// Seed 003 variant c = 2: x_{n+1} = (x_n + 2h)/(1 + 2h), and the constraint holds.
@@ -37,7 +58,12 @@ fn seed003_c2_recursion() {
     let mut m = build("implicit-euler", &toml::Table::new(), None).unwrap();
     let h = 0.1;
     let mut rec = TrajectoryRecorder::new(1);
-    let out = drive(p.as_system(), m.as_mut(), &Schedule::fixed(h, 1.0), &mut [&mut rec as &mut dyn Observer]);
+    let out = drive(
+        p.as_system(),
+        m.as_mut(),
+        &Schedule::fixed(h, 1.0),
+        &mut [&mut rec as &mut dyn Observer],
+    );
     assert_eq!(out.status, RunStatus::Ok);
     let mut x = 0.0;
     for (s, metrics) in &rec.points[1..] {
@@ -47,13 +73,27 @@ fn seed003_c2_recursion() {
     }
 }
 
-fn bertolazzi(method: &str, params: &str, projection: Option<&str>, h: f64) -> (RunStatus, f64, f64) {
+fn bertolazzi(
+    method: &str,
+    params: &str,
+    projection: Option<&str>,
+    h: f64,
+) -> (RunStatus, f64, f64) {
     let p = problem("bertolazzi-pendulum", &toml::Table::new()).unwrap();
     let proj = projection.map(table);
     let mut m = build(method, &table(params), proj.as_ref()).unwrap();
     let mut obs = MetricsObserver::new(0);
-    let out = drive(p.as_system(), m.as_mut(), &Schedule::fixed(h, 50.0), &mut [&mut obs as &mut dyn Observer]);
-    (out.status, obs.summary.max_pos_residual, obs.summary.final_pos_residual)
+    let out = drive(
+        p.as_system(),
+        m.as_mut(),
+        &Schedule::fixed(h, 50.0),
+        &mut [&mut obs as &mut dyn Observer],
+    );
+    (
+        out.status,
+        obs.summary.max_pos_residual,
+        obs.summary.final_pos_residual,
+    )
 }
 
 /// Seed 002 §18.4: "the numerical method do not work well" — the unstabilized bob leaves
@@ -75,11 +115,20 @@ fn bertolazzi_drift_baumgarte_and_projection() {
         assert_eq!(*s, RunStatus::Ok);
     }
     // The unstabilized bob leaves the circle: |Φ| > 10 % of ℓ², still growing at the end.
-    assert!(max_t > 0.1 * l2 && fin_t > 0.5 * max_t, "taylor: max {max_t:e}, final {fin_t:e}");
+    assert!(
+        max_t > 0.1 * l2 && fin_t > 0.5 * max_t,
+        "taylor: max {max_t:e}, final {fin_t:e}"
+    );
     // Baumgarte holds it, and its residual is first order in h.
-    assert!(max_b < 0.02 * max_t, "baumgarte {max_b:e} vs taylor {max_t:e}");
+    assert!(
+        max_b < 0.02 * max_t,
+        "baumgarte {max_b:e} vs taylor {max_t:e}"
+    );
     let order = (max_b / max_b4).log10();
-    assert!((order - 1.0).abs() < 0.15, "Baumgarte residual order in h: {order}");
+    assert!(
+        (order - 1.0).abs() < 0.15,
+        "Baumgarte residual order in h: {order}"
+    );
     assert!(max_p <= 1e-12, "projection residual {max_p:e}");
 }
 
@@ -90,7 +139,10 @@ fn bertolazzi_drift_baumgarte_and_projection() {
 fn explicit_spin_up_is_a_recorded_divergence() {
     let (status, _, _) = bertolazzi("baumgarte", "xi = 0.8\nomega_n = 2.0", None, 1e-2);
     match status {
-        RunStatus::Failed { t, reason } => assert!(t > 1.0 && t < 50.0 && reason.contains("diverged"), "{t} {reason}"),
+        RunStatus::Failed { t, reason } => assert!(
+            t > 1.0 && t < 50.0 && reason.contains("diverged"),
+            "{t} {reason}"
+        ),
         RunStatus::Ok => panic!("expected divergence"),
     }
 }

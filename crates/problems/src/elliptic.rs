@@ -72,7 +72,10 @@ mod tests {
             let kk = complete_k(k);
             let (s, c, d) = sn_cn_dn(kk, k);
             let dk = (1.0 - k * k).sqrt();
-            assert!((s - 1.0).abs() < 1e-14 && c.abs() < 1e-13 && (d - dk).abs() < 1e-13, "k {k}: sn {s} cn {c:e} dn {d} vs {dk}");
+            assert!(
+                (s - 1.0).abs() < 1e-14 && c.abs() < 1e-13 && (d - dk).abs() < 1e-13,
+                "k {k}: sn {s} cn {c:e} dn {d} vs {dk}"
+            );
             for i in 0..50 {
                 let u = -7.0 + 0.37 * i as f64;
                 let (s, c, d) = sn_cn_dn(u, k);

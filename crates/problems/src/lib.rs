@@ -60,11 +60,14 @@ pub fn catalog() -> Vec<ProblemEntry> {
 /// Look up `id` in the catalog; the error lists the valid ids.
 pub fn find(id: &str) -> Result<ProblemEntry, ParamError> {
     let cat = catalog();
-    cat.iter().find(|e| e.id == id).copied().ok_or_else(|| ParamError::UnknownId {
-        kind: "problem",
-        id: id.to_string(),
-        known: cat.iter().map(|e| e.id).collect::<Vec<_>>().join(", "),
-    })
+    cat.iter()
+        .find(|e| e.id == id)
+        .copied()
+        .ok_or_else(|| ParamError::UnknownId {
+            kind: "problem",
+            id: id.to_string(),
+            known: cat.iter().map(|e| e.id).collect::<Vec<_>>().join(", "),
+        })
 }
 
 /// Build problem `id` with parameters `table`.

@@ -16,7 +16,9 @@
 use crate::elliptic::{complete_k, sn_cn_dn};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, positive};
-use driftlab_core::{Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State};
+use driftlab_core::{
+    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
+};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of [`Pendulum`].
@@ -37,7 +39,13 @@ pub struct PendulumParams {
 
 impl Default for PendulumParams {
     fn default() -> Self {
-        Self { m: 1.0, length: 1.0, g: 9.81, theta0_deg: 90.0, t_end: 10.0 }
+        Self {
+            m: 1.0,
+            length: 1.0,
+            g: 9.81,
+            theta0_deg: 90.0,
+            t_end: 10.0,
+        }
     }
 }
 
@@ -45,7 +53,13 @@ impl PendulumParams {
     /// Seed 002 Example 19.1 (after Bertolazzi): m = 2, ℓ = 2.5, g = 9.81, released at
     /// rest 20° from the upright position, `q₀ = 2.5 (sin 20°, cos 20°)`, 50 s.
     pub fn bertolazzi() -> Self {
-        Self { m: 2.0, length: 2.5, g: 9.81, theta0_deg: 160.0, t_end: 50.0 }
+        Self {
+            m: 2.0,
+            length: 2.5,
+            g: 9.81,
+            theta0_deg: 160.0,
+            t_end: 50.0,
+        }
     }
 }
 
@@ -71,11 +85,18 @@ impl Pendulum {
                 id: id.into(),
                 field: "theta0_deg",
                 value: p.theta0_deg,
-                fix: "give a release angle with |θ₀| < 180° (the upright release never moves)".into(),
+                fix: "give a release angle with |θ₀| < 180° (the upright release never moves)"
+                    .into(),
             });
         }
         let k = (p.theta0_deg.to_radians() / 2.0).sin();
-        Ok(Self { p, id, k, kk: complete_k(k.abs()), omega: (p.g / p.length).sqrt() })
+        Ok(Self {
+            p,
+            id,
+            k,
+            kk: complete_k(k.abs()),
+            omega: (p.g / p.length).sqrt(),
+        })
     }
 
     /// The period `4 K(k) / ω`.
@@ -87,7 +108,10 @@ impl Pendulum {
         let s = self.k.signum();
         let k = self.k.abs();
         let (sn, cn, _) = sn_cn_dn(self.kk - self.omega * t, k);
-        (s * 2.0 * (k * sn).clamp(-1.0, 1.0).asin(), -s * 2.0 * k * self.omega * cn)
+        (
+            s * 2.0 * (k * sn).clamp(-1.0, 1.0).asin(),
+            -s * 2.0 * k * self.omega * cn,
+        )
     }
 }
 
@@ -96,7 +120,12 @@ pub fn entry() -> ProblemEntry {
     ProblemEntry {
         id: "pendulum",
         summary: "planar pendulum in Cartesian coordinates, exact elliptic-function solution",
-        build: |t| Ok(Problem::Mechanical(Box::new(Pendulum::new(params::parse("problem", "pendulum", t)?, "pendulum")?))),
+        build: |t| {
+            Ok(Problem::Mechanical(Box::new(Pendulum::new(
+                params::parse("problem", "pendulum", t)?,
+                "pendulum",
+            )?)))
+        },
         defaults: params::defaults::<PendulumParams>,
     }
 }
@@ -111,7 +140,10 @@ pub fn bertolazzi_entry() -> ProblemEntry {
             let mut table = toml::Table::try_from(PendulumParams::bertolazzi()).unwrap_or_default();
             table.extend(t.clone());
             let p = params::parse("problem", "bertolazzi-pendulum", &table)?;
-            Ok(Problem::Mechanical(Box::new(Pendulum::new(p, "bertolazzi-pendulum")?)))
+            Ok(Problem::Mechanical(Box::new(Pendulum::new(
+                p,
+                "bertolazzi-pendulum",
+            )?)))
         },
         defaults: || toml::Table::try_from(PendulumParams::bertolazzi()).unwrap_or_default(),
     }
@@ -184,7 +216,11 @@ impl MechanicalSystem for Pendulum {
         let v = vec![l * th.cos() * dth, l * th.sin() * dth];
         let v2 = v[0] * v[0] + v[1] * v[1];
         let lambda = self.p.m * (v2 - self.p.g * q[1]) / (2.0 * l * l);
-        Some(ExactSolution { q, v, lambda: vec![lambda] })
+        Some(ExactSolution {
+            q,
+            v,
+            lambda: vec![lambda],
+        })
     }
 }
 
@@ -198,15 +234,39 @@ mod tests {
 
     #[test]
     fn period_is_exactly_two_seconds() -> Result<(), ParamError> {
-        let p = Pendulum::new(PendulumParams { g: G_PERIOD_2, ..Default::default() }, "pendulum")?;
+        let p = Pendulum::new(
+            PendulumParams {
+                g: G_PERIOD_2,
+                ..Default::default()
+            },
+            "pendulum",
+        )?;
         assert!((p.period() - 2.0).abs() < 1e-14, "period {}", p.period());
         for k in 0..=50 {
-            let e = p.exact(2.0 * k as f64).ok_or_else(|| ParamError::Invalid { kind: "problem", id: "x".into(), message: "no exact".into() })?;
-            let d = [(e.q[0] - 1.0).abs(), e.q[1].abs(), e.v[0].abs(), e.v[1].abs()];
-            assert!(d.iter().all(|x| *x < 1e-12 * (1.0 + k as f64)), "t = {}: {:?}", 2 * k, d);
+            let e = p.exact(2.0 * k as f64).ok_or_else(|| ParamError::Invalid {
+                kind: "problem",
+                id: "x".into(),
+                message: "no exact".into(),
+            })?;
+            let d = [
+                (e.q[0] - 1.0).abs(),
+                e.q[1].abs(),
+                e.v[0].abs(),
+                e.v[1].abs(),
+            ];
+            assert!(
+                d.iter().all(|x| *x < 1e-12 * (1.0 + k as f64)),
+                "t = {}: {:?}",
+                2 * k,
+                d
+            );
         }
         // Half a period later the bob is at the other side, at rest.
-        let e = p.exact(1.0).ok_or_else(|| ParamError::Invalid { kind: "problem", id: "x".into(), message: "no exact".into() })?;
+        let e = p.exact(1.0).ok_or_else(|| ParamError::Invalid {
+            kind: "problem",
+            id: "x".into(),
+            message: "no exact".into(),
+        })?;
         assert!((e.q[0] + 1.0).abs() < 1e-13 && e.q[1].abs() < 1e-13 && e.v[0].abs() < 1e-12);
         Ok(())
     }

@@ -37,7 +37,14 @@ pub struct PlanarChainParams {
 
 impl Default for PlanarChainParams {
     fn default() -> Self {
-        Self { links: 2, m: 1.0, length: 1.0, g: 9.81, theta0_deg: 90.0, t_end: 10.0 }
+        Self {
+            links: 2,
+            m: 1.0,
+            length: 1.0,
+            g: 9.81,
+            theta0_deg: 90.0,
+            t_end: 10.0,
+        }
     }
 }
 
@@ -52,7 +59,12 @@ impl PlanarChain {
     pub fn new(p: PlanarChainParams) -> Result<Self, ParamError> {
         let id = "planar-chain";
         if p.links == 0 {
-            return Err(ParamError::OutOfRange { id: id.into(), field: "links", value: 0.0, fix: "give links ≥ 1".into() });
+            return Err(ParamError::OutOfRange {
+                id: id.into(),
+                field: "links",
+                value: 0.0,
+                fix: "give links ≥ 1".into(),
+            });
         }
         positive(id, "m", p.m)?;
         positive(id, "length", p.length)?;
@@ -89,7 +101,10 @@ impl MechanicalSystem for PlanarChain {
         }
     }
     fn dims(&self) -> Dims {
-        Dims { n: 2 * self.p.links, m: self.p.links }
+        Dims {
+            n: 2 * self.p.links,
+            m: self.p.links,
+        }
     }
     fn mass_pattern(&self) -> SparsityPattern {
         SparsityPattern::diagonal(2 * self.p.links)
@@ -106,7 +121,11 @@ impl MechanicalSystem for PlanarChain {
     fn constraints(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         let l2 = self.p.length * self.p.length;
         for i in 0..self.p.links {
-            let (px, py) = if i == 0 { (0.0, 0.0) } else { (q[2 * i - 2], q[2 * i - 1]) };
+            let (px, py) = if i == 0 {
+                (0.0, 0.0)
+            } else {
+                (q[2 * i - 2], q[2 * i - 1])
+            };
             let (dx, dy) = (q[2 * i] - px, q[2 * i + 1] - py);
             out[i] = dx * dx + dy * dy - l2;
         }
@@ -126,7 +145,11 @@ impl MechanicalSystem for PlanarChain {
     fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         let mut k = 0;
         for i in 0..self.p.links {
-            let (px, py) = if i == 0 { (0.0, 0.0) } else { (q[2 * i - 2], q[2 * i - 1]) };
+            let (px, py) = if i == 0 {
+                (0.0, 0.0)
+            } else {
+                (q[2 * i - 2], q[2 * i - 1])
+            };
             let (dx, dy) = (q[2 * i] - px, q[2 * i + 1] - py);
             out[k] = 2.0 * dx;
             out[k + 1] = 2.0 * dy;
@@ -140,7 +163,11 @@ impl MechanicalSystem for PlanarChain {
     }
     fn curvature(&self, _t: f64, _q: &[f64], v: &[f64], out: &mut [f64]) {
         for i in 0..self.p.links {
-            let (pu, pv) = if i == 0 { (0.0, 0.0) } else { (v[2 * i - 2], v[2 * i - 1]) };
+            let (pu, pv) = if i == 0 {
+                (0.0, 0.0)
+            } else {
+                (v[2 * i - 2], v[2 * i - 1])
+            };
             let (du, dv) = (v[2 * i] - pu, v[2 * i + 1] - pv);
             out[i] = -2.0 * (du * du + dv * dv);
         }
@@ -148,7 +175,8 @@ impl MechanicalSystem for PlanarChain {
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
         let mut h = 0.0;
         for i in 0..self.p.links {
-            h += 0.5 * self.p.m * (v[2 * i] * v[2 * i] + v[2 * i + 1] * v[2 * i + 1]) + self.p.m * self.p.g * q[2 * i + 1];
+            h += 0.5 * self.p.m * (v[2 * i] * v[2 * i] + v[2 * i + 1] * v[2 * i + 1])
+                + self.p.m * self.p.g * q[2 * i + 1];
         }
         Some(h)
     }

@@ -41,7 +41,12 @@ impl Seed003Dae {
     pub fn new(p: Seed003Params) -> Result<Self, ParamError> {
         positive("seed003-dae", "t_end", p.t_end)?;
         if !p.c.is_finite() {
-            return Err(ParamError::OutOfRange { id: "seed003-dae".into(), field: "c", value: p.c, fix: "give a finite c".into() });
+            return Err(ParamError::OutOfRange {
+                id: "seed003-dae".into(),
+                field: "c",
+                value: p.c,
+                fix: "give a finite c".into(),
+            });
         }
         Ok(Self { p })
     }
@@ -52,7 +57,11 @@ pub fn entry() -> ProblemEntry {
     ProblemEntry {
         id: "seed003-dae",
         summary: "seed 003 index-1 example x' = −x + z, 0 = x + z − c, exact solution",
-        build: |t| Ok(Problem::SemiExplicit(Box::new(Seed003Dae::new(params::parse("problem", "seed003-dae", t)?)?))),
+        build: |t| {
+            Ok(Problem::SemiExplicit(Box::new(Seed003Dae::new(
+                params::parse("problem", "seed003-dae", t)?,
+            )?)))
+        },
         defaults: params::defaults::<Seed003Params>,
     }
 }
@@ -81,7 +90,16 @@ impl SemiExplicitDae for Seed003Dae {
     fn g(&self, _t: f64, x: &[f64], z: &[f64], out: &mut [f64]) {
         out[0] = x[0] + z[0] - self.p.c;
     }
-    fn jacobians(&self, _t: f64, _x: &[f64], _z: &[f64], fx: &mut [f64], fz: &mut [f64], gx: &mut [f64], gz: &mut [f64]) {
+    fn jacobians(
+        &self,
+        _t: f64,
+        _x: &[f64],
+        _z: &[f64],
+        fx: &mut [f64],
+        fz: &mut [f64],
+        gx: &mut [f64],
+        gz: &mut [f64],
+    ) {
         fx[0] = -1.0;
         fz[0] = 1.0;
         gx[0] = 1.0;
@@ -92,6 +110,10 @@ impl SemiExplicitDae for Seed003Dae {
     }
     fn exact(&self, t: f64) -> Option<ExactSolution> {
         let x = self.p.c * (1.0 - (-2.0 * t).exp()) / 2.0;
-        Some(ExactSolution { q: vec![x], v: Vec::new(), lambda: vec![self.p.c - x] })
+        Some(ExactSolution {
+            q: vec![x],
+            v: Vec::new(),
+            lambda: vec![self.p.c - x],
+        })
     }
 }

@@ -12,7 +12,10 @@ use proptest::prelude::*;
 fn instances() -> Vec<(String, Problem)> {
     let mut out = Vec::new();
     for e in catalog() {
-        out.push((e.id.to_string(), (e.build)(&toml::Table::new()).expect("defaults build")));
+        out.push((
+            e.id.to_string(),
+            (e.build)(&toml::Table::new()).expect("defaults build"),
+        ));
     }
     let variants: [(&str, &str); 5] = [
         ("planar-chain", "links = 1"),
@@ -23,13 +26,18 @@ fn instances() -> Vec<(String, Problem)> {
     ];
     for (id, t) in variants {
         let table: toml::Table = t.parse().expect("toml");
-        out.push((format!("{id} [{}]", t.replace('\n', ", ")), build(id, &table).expect("variant builds")));
+        out.push((
+            format!("{id} [{}]", t.replace('\n', ", ")),
+            build(id, &table).expect("variant builds"),
+        ));
     }
     out
 }
 
 fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).fold(0.0, |m, (x, y)| f64::max(m, (x - y).abs()))
+    a.iter()
+        .zip(b)
+        .fold(0.0, |m, (x, y)| f64::max(m, (x - y).abs()))
 }
 
 /// Central differences with step `e` of `F(s)` at `s = 0`.
@@ -38,10 +46,20 @@ fn central<F: Fn(f64) -> Vec<f64>>(f: F, e: f64) -> Vec<f64> {
     p.iter().zip(&m).map(|(a, b)| (a - b) / (2.0 * e)).collect()
 }
 
-fn check_mechanical(name: &str, s: &dyn MechanicalSystem, dq: &[f64], v: &[f64], t: f64) -> Result<(), TestCaseError> {
+fn check_mechanical(
+    name: &str,
+    s: &dyn MechanicalSystem,
+    dq: &[f64],
+    v: &[f64],
+    t: f64,
+) -> Result<(), TestCaseError> {
     let d = s.dims();
     let q0 = s.initial_state().q;
-    let q: Vec<f64> = q0.iter().enumerate().map(|(i, x)| x + 0.3 * dq[i % dq.len()]).collect();
+    let q: Vec<f64> = q0
+        .iter()
+        .enumerate()
+        .map(|(i, x)| x + 0.3 * dq[i % dq.len()])
+        .collect();
     let v: Vec<f64> = (0..d.n).map(|i| v[i % v.len()]).collect();
     let jp = s.jacobian_pattern();
     let mut jv = vec![0.0; jp.nnz()];
@@ -62,7 +80,10 @@ fn check_mechanical(name: &str, s: &dyn MechanicalSystem, dq: &[f64], v: &[f64],
         );
         let col: Vec<f64> = (0..d.m).map(|r| jd[r * d.n + c]).collect();
         let err = max_abs_diff(&fd, &col);
-        prop_assert!(err < 1e-6 * (1.0 + col.iter().fold(0.0_f64, |m, x| m.max(x.abs()))), "{name}: Φ_q column {c} off by {err:e}");
+        prop_assert!(
+            err < 1e-6 * (1.0 + col.iter().fold(0.0_f64, |m, x| m.max(x.abs()))),
+            "{name}: Φ_q column {c} off by {err:e}"
+        );
     }
     // Φ_t.
     let fd_t = central(
@@ -85,35 +106,97 @@ fn check_mechanical(name: &str, s: &dyn MechanicalSystem, dq: &[f64], v: &[f64],
         jp.mul_vec(&jj, &v, &mut out, false);
         let mut pt = vec![0.0; d.m];
         s.phi_t(t + s_, &qq, &mut pt);
-        out.iter().zip(&pt).map(|(a, b)| a + b).collect::<Vec<f64>>()
+        out.iter()
+            .zip(&pt)
+            .map(|(a, b)| a + b)
+            .collect::<Vec<f64>>()
     };
     let fd_g: Vec<f64> = central(c_of, e).into_iter().map(|x| -x).collect();
     let mut gamma = vec![0.0; d.m];
     s.curvature(t, &q, &v, &mut gamma);
     let scale = 1.0 + gamma.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
-    prop_assert!(max_abs_diff(&fd_g, &gamma) < 1e-6 * scale, "{name}: γ off by {:e}", max_abs_diff(&fd_g, &gamma));
+    prop_assert!(
+        max_abs_diff(&fd_g, &gamma) < 1e-6 * scale,
+        "{name}: γ off by {:e}",
+        max_abs_diff(&fd_g, &gamma)
+    );
     Ok(())
 }
 
-fn check_index1(name: &str, s: &dyn SemiExplicitDae, dx: f64, dz: f64, t: f64) -> Result<(), TestCaseError> {
+fn check_index1(
+    name: &str,
+    s: &dyn SemiExplicitDae,
+    dx: f64,
+    dz: f64,
+    t: f64,
+) -> Result<(), TestCaseError> {
     let (nx, nz) = s.dims();
     let st = s.initial_state();
     let x: Vec<f64> = st.q.iter().map(|a| a + dx).collect();
     let z: Vec<f64> = st.lambda.iter().map(|a| a + dz).collect();
-    let (mut fx, mut fz, mut gx, mut gz) = (vec![0.0; nx * nx], vec![0.0; nx * nz], vec![0.0; nz * nx], vec![0.0; nz * nz]);
+    let (mut fx, mut fz, mut gx, mut gz) = (
+        vec![0.0; nx * nx],
+        vec![0.0; nx * nz],
+        vec![0.0; nz * nx],
+        vec![0.0; nz * nz],
+    );
     s.jacobians(t, &x, &z, &mut fx, &mut fz, &mut gx, &mut gz);
     let e = 1e-6;
     for c in 0..nx {
-        let ff = central(|s_| { let mut xx = x.clone(); xx[c] += s_; let mut o = vec![0.0; nx]; s.f(t, &xx, &z, &mut o); o }, e);
-        let gg = central(|s_| { let mut xx = x.clone(); xx[c] += s_; let mut o = vec![0.0; nz]; s.g(t, &xx, &z, &mut o); o }, e);
-        for r in 0..nx { prop_assert!((ff[r] - fx[r * nx + c]).abs() < 1e-7, "{name}: f_x"); }
-        for r in 0..nz { prop_assert!((gg[r] - gx[r * nx + c]).abs() < 1e-7, "{name}: g_x"); }
+        let ff = central(
+            |s_| {
+                let mut xx = x.clone();
+                xx[c] += s_;
+                let mut o = vec![0.0; nx];
+                s.f(t, &xx, &z, &mut o);
+                o
+            },
+            e,
+        );
+        let gg = central(
+            |s_| {
+                let mut xx = x.clone();
+                xx[c] += s_;
+                let mut o = vec![0.0; nz];
+                s.g(t, &xx, &z, &mut o);
+                o
+            },
+            e,
+        );
+        for r in 0..nx {
+            prop_assert!((ff[r] - fx[r * nx + c]).abs() < 1e-7, "{name}: f_x");
+        }
+        for r in 0..nz {
+            prop_assert!((gg[r] - gx[r * nx + c]).abs() < 1e-7, "{name}: g_x");
+        }
     }
     for c in 0..nz {
-        let ff = central(|s_| { let mut zz = z.clone(); zz[c] += s_; let mut o = vec![0.0; nx]; s.f(t, &x, &zz, &mut o); o }, e);
-        let gg = central(|s_| { let mut zz = z.clone(); zz[c] += s_; let mut o = vec![0.0; nz]; s.g(t, &x, &zz, &mut o); o }, e);
-        for r in 0..nx { prop_assert!((ff[r] - fz[r * nz + c]).abs() < 1e-7, "{name}: f_z"); }
-        for r in 0..nz { prop_assert!((gg[r] - gz[r * nz + c]).abs() < 1e-7, "{name}: g_z"); }
+        let ff = central(
+            |s_| {
+                let mut zz = z.clone();
+                zz[c] += s_;
+                let mut o = vec![0.0; nx];
+                s.f(t, &x, &zz, &mut o);
+                o
+            },
+            e,
+        );
+        let gg = central(
+            |s_| {
+                let mut zz = z.clone();
+                zz[c] += s_;
+                let mut o = vec![0.0; nz];
+                s.g(t, &x, &zz, &mut o);
+                o
+            },
+            e,
+        );
+        for r in 0..nx {
+            prop_assert!((ff[r] - fz[r * nz + c]).abs() < 1e-7, "{name}: f_z");
+        }
+        for r in 0..nz {
+            prop_assert!((gg[r] - gz[r * nz + c]).abs() < 1e-7, "{name}: g_z");
+        }
     }
     Ok(())
 }
@@ -144,32 +227,51 @@ fn initial_states_are_consistent_and_mass_is_spd() {
                 let st = s.initial_state();
                 let mut phi = vec![0.0; d.m];
                 s.constraints(st.t, &st.q, &mut phi);
-                assert!(phi.iter().all(|x| x.abs() < 1e-12), "{name}: Φ(q0) = {phi:?}");
+                assert!(
+                    phi.iter().all(|x| x.abs() < 1e-12),
+                    "{name}: Φ(q0) = {phi:?}"
+                );
                 let jp = s.jacobian_pattern();
                 let mut jv = vec![0.0; jp.nnz()];
                 s.jacobian(st.t, &st.q, &mut jv);
                 let mut gv = vec![0.0; d.m];
                 jp.mul_vec(&jv, &st.v, &mut gv, false);
-                assert!(gv.iter().all(|x| x.abs() < 1e-12), "{name}: Φ_q v0 = {gv:?}");
+                assert!(
+                    gv.iter().all(|x| x.abs() < 1e-12),
+                    "{name}: Φ_q v0 = {gv:?}"
+                );
                 // SPD: Cholesky of the dense mass matrix succeeds.
                 let mp = s.mass_pattern();
-                assert!(mp.entries.iter().all(|(i, j)| i >= j), "{name}: mass pattern must be lower");
+                assert!(
+                    mp.entries.iter().all(|(i, j)| i >= j),
+                    "{name}: mass pattern must be lower"
+                );
                 let mut mv = vec![0.0; mp.nnz()];
                 s.mass(&st.q, &mut mv);
                 let mut a = mp.to_dense(&mv, true);
                 let n = d.n;
                 for j in 0..n {
-                    for k in 0..j { let l = a[j * n + k]; for i in j..n { a[i * n + j] -= a[i * n + k] * l; } }
+                    for k in 0..j {
+                        let l = a[j * n + k];
+                        for i in j..n {
+                            a[i * n + j] -= a[i * n + k] * l;
+                        }
+                    }
                     assert!(a[j * n + j] > 0.0, "{name}: M not positive definite");
                     let p = a[j * n + j].sqrt();
-                    for i in j..n { a[i * n + j] /= p; }
+                    for i in j..n {
+                        a[i * n + j] /= p;
+                    }
                 }
             }
             SystemRef::SemiExplicit(s) => {
                 let st = s.initial_state();
                 let mut g = vec![0.0; st.lambda.len()];
                 s.g(st.t, &st.q, &st.lambda, &mut g);
-                assert!(g.iter().all(|x| x.abs() < 1e-14), "{name}: g(x0, z0) = {g:?}");
+                assert!(
+                    g.iter().all(|x| x.abs() < 1e-14),
+                    "{name}: g(x0, z0) = {g:?}"
+                );
             }
         }
     }
@@ -187,13 +289,25 @@ fn exact_solutions_satisfy_the_equations() {
         for i in 0..40 {
             let t = 0.05 + 0.173 * i as f64;
             let e = 1e-5;
-            let (ep, em, e0) = (sys.exact(t + e).unwrap(), sys.exact(t - e).unwrap(), sys.exact(t).unwrap());
-            let dq: Vec<f64> = ep.q.iter().zip(&em.q).map(|(a, b)| (a - b) / (2.0 * e)).collect();
+            let (ep, em, e0) = (
+                sys.exact(t + e).unwrap(),
+                sys.exact(t - e).unwrap(),
+                sys.exact(t).unwrap(),
+            );
+            let dq: Vec<f64> =
+                ep.q.iter()
+                    .zip(&em.q)
+                    .map(|(a, b)| (a - b) / (2.0 * e))
+                    .collect();
             match sys {
                 SystemRef::Mechanical(s) => {
                     let d = s.dims();
                     assert!(max_abs_diff(&dq, &e0.v) < 1e-7, "{name}: q' ≠ v at t = {t}");
-                    let dv: Vec<f64> = ep.v.iter().zip(&em.v).map(|(a, b)| (a - b) / (2.0 * e)).collect();
+                    let dv: Vec<f64> =
+                        ep.v.iter()
+                            .zip(&em.v)
+                            .map(|(a, b)| (a - b) / (2.0 * e))
+                            .collect();
                     let mut f = vec![0.0; d.n];
                     s.forces(t, &e0.q, &e0.v, &mut f);
                     let jp = s.jacobian_pattern();
@@ -208,14 +322,23 @@ fn exact_solutions_satisfy_the_equations() {
                     mp.mul_vec(&mv, &dv, &mut ma, true);
                     let res: Vec<f64> = (0..d.n).map(|k| ma[k] - f[k] + jtl[k]).collect();
                     let scale = 1.0 + f.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
-                    assert!(res.iter().all(|x| x.abs() < 1e-6 * scale), "{name}: dynamics residual {res:?} at t = {t}");
+                    assert!(
+                        res.iter().all(|x| x.abs() < 1e-6 * scale),
+                        "{name}: dynamics residual {res:?} at t = {t}"
+                    );
                     let mut phi = vec![0.0; d.m];
                     s.constraints(t, &e0.q, &mut phi);
-                    assert!(phi.iter().all(|x| x.abs() < 1e-12), "{name}: exact Φ = {phi:?}");
+                    assert!(
+                        phi.iter().all(|x| x.abs() < 1e-12),
+                        "{name}: exact Φ = {phi:?}"
+                    );
                     let st = s.initial_state();
                     let h0 = s.energy(0.0, &st.q, &st.v).unwrap_or(0.0);
                     let h = s.energy(t, &e0.q, &e0.v).unwrap_or(0.0);
-                    assert!((h - h0).abs() < 1e-12 * s.energy_scale().max(h0.abs()), "{name}: energy drifts along the exact solution");
+                    assert!(
+                        (h - h0).abs() < 1e-12 * s.energy_scale().max(h0.abs()),
+                        "{name}: energy drifts along the exact solution"
+                    );
                 }
                 SystemRef::SemiExplicit(s) => {
                     let mut f = vec![0.0; dq.len()];
@@ -223,7 +346,10 @@ fn exact_solutions_satisfy_the_equations() {
                     assert!(max_abs_diff(&dq, &f) < 1e-8, "{name}: x' ≠ f");
                     let mut g = vec![0.0; e0.lambda.len()];
                     s.g(t, &e0.q, &e0.lambda, &mut g);
-                    assert!(g.iter().all(|x| x.abs() < 1e-14), "{name}: g ≠ 0 on the exact solution");
+                    assert!(
+                        g.iter().all(|x| x.abs() < 1e-14),
+                        "{name}: g ≠ 0 on the exact solution"
+                    );
                 }
             }
         }

@@ -99,7 +99,10 @@ pub struct Results {
 }
 
 fn derr(path: &Path, e: impl std::fmt::Display) -> ReportError {
-    ReportError::Data { path: path.display().to_string(), message: e.to_string() }
+    ReportError::Data {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
 }
 
 struct Cols<'a> {
@@ -114,15 +117,27 @@ impl Cols<'_> {
         Ok(c.f64().map_err(|e| derr(self.path, e))?.iter().collect())
     }
     fn u64(&self, name: &str) -> Result<Vec<u64>, ReportError> {
-        Ok(self.f64(name)?.into_iter().map(|x| x.unwrap_or(0.0) as u64).collect())
+        Ok(self
+            .f64(name)?
+            .into_iter()
+            .map(|x| x.unwrap_or(0.0) as u64)
+            .collect())
     }
     fn str(&self, name: &str) -> Result<Vec<Option<String>>, ReportError> {
         let c = self.df.column(name).map_err(|e| derr(self.path, e))?;
         let c = c.cast(&DataType::String).map_err(|e| derr(self.path, e))?;
-        Ok(c.str().map_err(|e| derr(self.path, e))?.iter().map(|s| s.map(String::from)).collect())
+        Ok(c.str()
+            .map_err(|e| derr(self.path, e))?
+            .iter()
+            .map(|s| s.map(String::from))
+            .collect())
     }
     fn string(&self, name: &str) -> Result<Vec<String>, ReportError> {
-        Ok(self.str(name)?.into_iter().map(Option::unwrap_or_default).collect())
+        Ok(self
+            .str(name)?
+            .into_iter()
+            .map(Option::unwrap_or_default)
+            .collect())
     }
 }
 
@@ -138,12 +153,39 @@ impl Results {
         let df = read_parquet(&rp)?;
         let c = Cols { df: &df, path: &rp };
         let n = df.height();
-        let (cell, problem, pparams, method, variant) = (c.u64("cell")?, c.string("problem")?, c.string("problem_params")?, c.string("method")?, c.string("variant")?);
-        let (h, t_end, status, fail_time, fail_reason, steps) = (c.f64("h")?, c.f64("t_end")?, c.string("status")?, c.f64("fail_time")?, c.str("fail_reason")?, c.u64("steps")?);
-        let (mp, mv, ma, me) = (c.f64("max_pos_residual")?, c.f64("max_vel_residual")?, c.f64("max_acc_residual")?, c.f64("max_energy_rel_error")?);
+        let (cell, problem, pparams, method, variant) = (
+            c.u64("cell")?,
+            c.string("problem")?,
+            c.string("problem_params")?,
+            c.string("method")?,
+            c.string("variant")?,
+        );
+        let (h, t_end, status, fail_time, fail_reason, steps) = (
+            c.f64("h")?,
+            c.f64("t_end")?,
+            c.string("status")?,
+            c.f64("fail_time")?,
+            c.str("fail_reason")?,
+            c.u64("steps")?,
+        );
+        let (mp, mv, ma, me) = (
+            c.f64("max_pos_residual")?,
+            c.f64("max_vel_residual")?,
+            c.f64("max_acc_residual")?,
+            c.f64("max_energy_rel_error")?,
+        );
         let (eq, ev, el) = (c.f64("err_q")?, c.f64("err_v")?, c.f64("err_lambda")?);
-        let (fac, newton, proj, wall) = (c.u64("factorizations")?, c.u64("newton_iterations")?, c.u64("projection_iterations")?, c.f64("wall_seconds")?);
-        let (dq, dv, dl) = (c.f64("declared_order_q")?, c.f64("declared_order_v")?, c.f64("declared_order_lambda")?);
+        let (fac, newton, proj, wall) = (
+            c.u64("factorizations")?,
+            c.u64("newton_iterations")?,
+            c.u64("projection_iterations")?,
+            c.f64("wall_seconds")?,
+        );
+        let (dq, dv, dl) = (
+            c.f64("declared_order_q")?,
+            c.f64("declared_order_v")?,
+            c.f64("declared_order_lambda")?,
+        );
         let runs = (0..n)
             .map(|i| Run {
                 cell: cell[i],
@@ -178,14 +220,26 @@ impl Results {
         if tp.exists() {
             let df = read_parquet(&tp)?;
             let c = Cols { df: &df, path: &tp };
-            let (cell, t, pos, vel, acc, en) = (c.u64("cell")?, c.f64("t")?, c.f64("pos_residual")?, c.f64("vel_residual")?, c.f64("acc_residual")?, c.f64("energy_rel_error")?);
+            let (cell, t, pos, vel, acc, en) = (
+                c.u64("cell")?,
+                c.f64("t")?,
+                c.f64("pos_residual")?,
+                c.f64("vel_residual")?,
+                c.f64("acc_residual")?,
+                c.f64("energy_rel_error")?,
+            );
             let qs: Option<Vec<Vec<f64>>> = match df.column("q") {
                 Ok(col) => {
                     let l = col.list().map_err(|e| derr(&tp, e))?;
                     let mut v = Vec::with_capacity(l.len());
                     for i in 0..l.len() {
                         let row = match l.get_as_series(i) {
-                            Some(s) => s.f64().map_err(|e| derr(&tp, e))?.iter().map(|x| x.unwrap_or(f64::NAN)).collect(),
+                            Some(s) => s
+                                .f64()
+                                .map_err(|e| derr(&tp, e))?
+                                .iter()
+                                .map(|x| x.unwrap_or(f64::NAN))
+                                .collect(),
                             None => Vec::new(),
                         };
                         v.push(row);
@@ -216,8 +270,21 @@ impl Results {
                 .finish()
                 .map_err(|e| derr(&op, e))?;
             let c = Cols { df: &df, path: &op };
-            let (p, pp, v, q) = (c.string("problem")?, c.string("problem_params")?, c.string("variant")?, c.string("quantity")?);
-            let (obs, exp, hmin, hmax, pts, r2, note) = (c.f64("observed_order")?, c.f64("expected_order")?, c.f64("h_min")?, c.f64("h_max")?, c.u64("points")?, c.f64("r2")?, c.string("note")?);
+            let (p, pp, v, q) = (
+                c.string("problem")?,
+                c.string("problem_params")?,
+                c.string("variant")?,
+                c.string("quantity")?,
+            );
+            let (obs, exp, hmin, hmax, pts, r2, note) = (
+                c.f64("observed_order")?,
+                c.f64("expected_order")?,
+                c.f64("h_min")?,
+                c.f64("h_max")?,
+                c.u64("points")?,
+                c.f64("r2")?,
+                c.string("note")?,
+            );
             for i in 0..df.height() {
                 orders.push(Order {
                     problem: p[i].clone(),
@@ -237,11 +304,30 @@ impl Results {
         let description = std::fs::read_to_string(dir.join("manifest.json"))
             .ok()
             .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
-            .and_then(|v| v.get("spec_text").and_then(|t| t.as_str()).map(String::from))
-            .and_then(|t| t.lines().find_map(|l| l.strip_prefix("description = ").map(|d| d.trim_matches('"').to_string())))
+            .and_then(|v| {
+                v.get("spec_text")
+                    .and_then(|t| t.as_str())
+                    .map(String::from)
+            })
+            .and_then(|t| {
+                t.lines().find_map(|l| {
+                    l.strip_prefix("description = ")
+                        .map(|d| d.trim_matches('"').to_string())
+                })
+            })
             .unwrap_or_default();
-        let name = dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-        Ok(Self { name, dir: dir.to_path_buf(), runs, traces, orders, description })
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        Ok(Self {
+            name,
+            dir: dir.to_path_buf(),
+            runs,
+            traces,
+            orders,
+            description,
+        })
     }
 
     /// Distinct problem keys, in order of appearance.
@@ -258,7 +344,12 @@ impl Results {
 
     /// Distinct step sizes of a problem key, ascending.
     pub fn hs(&self, key: &str) -> Vec<f64> {
-        let mut hs: Vec<f64> = self.runs.iter().filter(|r| r.problem_key() == key).map(|r| r.h).collect();
+        let mut hs: Vec<f64> = self
+            .runs
+            .iter()
+            .filter(|r| r.problem_key() == key)
+            .map(|r| r.h)
+            .collect();
         hs.sort_by(f64::total_cmp);
         hs.dedup_by(|a, b| (*a - *b).abs() <= 1e-12 * b.abs());
         hs

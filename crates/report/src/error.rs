@@ -36,6 +36,9 @@ pub enum ReportError {
 impl ReportError {
     /// An I/O error at `path`.
     pub fn io(path: &Path, e: impl std::fmt::Display) -> Self {
-        Self::Io { path: path.display().to_string(), message: e.to_string() }
+        Self::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        }
     }
 }

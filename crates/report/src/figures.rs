@@ -71,14 +71,24 @@ pub struct Figure {
 }
 
 fn range(vals: impl Iterator<Item = f64>, log: bool) -> Option<(f64, f64)> {
-    let v: Vec<f64> = vals.filter(|x| x.is_finite() && (!log || *x > 0.0)).collect();
+    let v: Vec<f64> = vals
+        .filter(|x| x.is_finite() && (!log || *x > 0.0))
+        .collect();
     if v.is_empty() {
         return None;
     }
-    let (lo, hi) = v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(*x), b.max(*x)));
+    let (lo, hi) = v
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(*x), b.max(*x))
+        });
     Some(if log {
+        // Whole decades, widened a little so that the end decades keep their tick labels.
         let (l, h) = (lo.log10().floor(), hi.log10().ceil());
-        (10f64.powf(l), 10f64.powf(if h <= l { l + 1.0 } else { h }))
+        (
+            10f64.powf(l) / 1.15,
+            10f64.powf(if h <= l { l + 1.0 } else { h }) * 1.15,
+        )
     } else if hi > lo {
         let pad = 0.05 * (hi - lo);
         (lo - pad, hi + pad)
@@ -92,13 +102,19 @@ where
     DB::ErrorType: 'static,
 {
     let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
-    let pts = || p.lines.iter().flat_map(|l| l.points.iter().chain(&l.failed_at));
+    let pts = || {
+        p.lines
+            .iter()
+            .flat_map(|l| l.points.iter().chain(&l.failed_at))
+    };
     let Some(mut xr) = range(pts().map(|q| q.0), p.log_x) else {
-        area.titled(&format!("{} (no data)", p.title), (FAMILY, 18)).map_err(e)?;
+        area.titled(&format!("{} (no data)", p.title), (FAMILY, 18))
+            .map_err(e)?;
         return Ok(());
     };
     let Some(mut yr) = range(pts().map(|q| q.1), p.log_y) else {
-        area.titled(&format!("{} (no positive data)", p.title), (FAMILY, 18)).map_err(e)?;
+        area.titled(&format!("{} (no positive data)", p.title), (FAMILY, 18))
+            .map_err(e)?;
         return Ok(());
     };
     if p.equal {
@@ -108,7 +124,10 @@ where
         yr = (cy - span, cy + span);
     }
     let mut b = ChartBuilder::on(area);
-    b.caption(&p.title, (FAMILY, 18)).margin(12).x_label_area_size(42).y_label_area_size(78);
+    b.caption(&p.title, (FAMILY, 18))
+        .margin(12)
+        .x_label_area_size(42)
+        .y_label_area_size(78);
     macro_rules! body {
         ($chart:expr) => {{
             let mut chart = $chart;
@@ -125,24 +144,52 @@ where
                 .map_err(e)?;
             for l in &p.lines {
                 let c = l.colour;
-                let ok: Vec<(f64, f64)> = l.points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite() && (!p.log_y || *y > 0.0) && (!p.log_x || *x > 0.0)).collect();
+                let ok: Vec<(f64, f64)> = l
+                    .points
+                    .iter()
+                    .copied()
+                    .filter(|(x, y)| {
+                        x.is_finite()
+                            && y.is_finite()
+                            && (!p.log_y || *y > 0.0)
+                            && (!p.log_x || *x > 0.0)
+                    })
+                    .collect();
                 let anno = match l.stroke {
-                    Stroke::Solid => chart.draw_series(LineSeries::new(ok.clone(), c.stroke_width(2))).map_err(e)?,
-                    Stroke::Dashed => chart.draw_series(DashedLineSeries::new(ok.clone(), 8, 5, c.stroke_width(2))).map_err(e)?,
-                    Stroke::Dotted => chart.draw_series(DashedLineSeries::new(ok.clone(), 2, 4, c.stroke_width(2))).map_err(e)?,
+                    Stroke::Solid => chart
+                        .draw_series(LineSeries::new(ok.clone(), c.stroke_width(2)))
+                        .map_err(e)?,
+                    Stroke::Dashed => chart
+                        .draw_series(DashedLineSeries::new(ok.clone(), 8, 5, c.stroke_width(2)))
+                        .map_err(e)?,
+                    Stroke::Dotted => chart
+                        .draw_series(DashedLineSeries::new(ok.clone(), 2, 4, c.stroke_width(2)))
+                        .map_err(e)?,
                     Stroke::Markers => {
-                        chart.draw_series(LineSeries::new(ok.clone(), c.stroke_width(1))).map_err(e)?;
-                        chart.draw_series(ok.iter().map(|pt| Circle::new(*pt, 4, c.filled()))).map_err(e)?
+                        chart
+                            .draw_series(LineSeries::new(ok.clone(), c.stroke_width(1)))
+                            .map_err(e)?;
+                        chart
+                            .draw_series(ok.iter().map(|pt| Circle::new(*pt, 4, c.filled())))
+                            .map_err(e)?
                     }
                 };
                 if !l.label.is_empty() {
                     let style = l.stroke;
-                    anno.label(l.label.as_str()).legend(move |(x, y)| match style {
-                        Stroke::Markers => Circle::new((x + 10, y), 4, c.filled()).into_dyn(),
-                        _ => PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)).into_dyn(),
-                    });
+                    anno.label(l.label.as_str())
+                        .legend(move |(x, y)| match style {
+                            Stroke::Markers => Circle::new((x + 10, y), 4, c.filled()).into_dyn(),
+                            _ => PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                                .into_dyn(),
+                        });
                 }
-                chart.draw_series(l.failed_at.iter().map(|pt| Cross::new(*pt, 7, c.stroke_width(3)))).map_err(e)?;
+                chart
+                    .draw_series(
+                        l.failed_at
+                            .iter()
+                            .map(|pt| Cross::new(*pt, 7, c.stroke_width(3))),
+                    )
+                    .map_err(e)?;
             }
             if p.lines.iter().any(|l| !l.label.is_empty()) {
                 chart
@@ -157,9 +204,15 @@ where
         }};
     }
     match (p.log_x, p.log_y) {
-        (true, true) => body!(b.build_cartesian_2d((xr.0..xr.1).log_scale(), (yr.0..yr.1).log_scale()).map_err(e)?),
-        (false, true) => body!(b.build_cartesian_2d(xr.0..xr.1, (yr.0..yr.1).log_scale()).map_err(e)?),
-        (true, false) => body!(b.build_cartesian_2d((xr.0..xr.1).log_scale(), yr.0..yr.1).map_err(e)?),
+        (true, true) => body!(b
+            .build_cartesian_2d((xr.0..xr.1).log_scale(), (yr.0..yr.1).log_scale())
+            .map_err(e)?),
+        (false, true) => body!(b
+            .build_cartesian_2d(xr.0..xr.1, (yr.0..yr.1).log_scale())
+            .map_err(e)?),
+        (true, false) => body!(b
+            .build_cartesian_2d((xr.0..xr.1).log_scale(), yr.0..yr.1)
+            .map_err(e)?),
         (false, false) => body!(b.build_cartesian_2d(xr.0..xr.1, yr.0..yr.1).map_err(e)?),
     }
     Ok(())
@@ -191,11 +244,18 @@ where
 /// Write `<stem>.png`, `<stem>.svg` and `<stem>.pdf` into `dir`.
 pub fn render(f: &Figure, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     let size = (f.width, f.panel_height * f.panels.len() as u32);
-    let err = |m: String| ReportError::Draw { figure: f.stem.clone(), message: m };
+    let err = |m: String| ReportError::Draw {
+        figure: f.stem.clone(),
+        message: m,
+    };
     let png = dir.join(format!("{}.png", f.stem));
     draw_figure(BitMapBackend::new(&png, size).into_drawing_area(), f).map_err(err)?;
     let mut svg = String::new();
-    draw_figure(SVGBackend::with_string(&mut svg, size).into_drawing_area(), f).map_err(err)?;
+    draw_figure(
+        SVGBackend::with_string(&mut svg, size).into_drawing_area(),
+        f,
+    )
+    .map_err(err)?;
     let svg_path = dir.join(format!("{}.svg", f.stem));
     std::fs::write(&svg_path, &svg).map_err(|e| ReportError::io(&svg_path, e))?;
     let pdf = dir.join(format!("{}.pdf", f.stem));
@@ -216,7 +276,9 @@ fn failure_note(r: &Run) -> String {
 }
 
 fn series(tr: &Trace, get: impl Fn(&Trace, usize) -> Option<f64>) -> Vec<(f64, f64)> {
-    (0..tr.t.len()).filter_map(|i| get(tr, i).map(|y| (tr.t[i], y))).collect()
+    (0..tr.t.len())
+        .filter_map(|i| get(tr, i).map(|y| (tr.t[i], y)))
+        .collect()
 }
 
 /// Step sizes shown in time-trace figures: all if at most four, else the extremes.
@@ -238,29 +300,46 @@ pub fn all(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathBuf>,
         let kslug = slug(&key);
         if !res.traces.is_empty() {
             for h in shown_hs(&hs) {
-                let at_h: Vec<&Run> = runs.iter().copied().filter(|r| (r.h - h).abs() <= 1e-12 * h).collect();
-                let mk = |name: &str, unit: &str, get: &dyn Fn(&Trace, usize) -> Option<f64>| Panel {
-                    title: format!("{name} — {key}, h = {}", h_label(h)),
-                    xlabel: "time t [s]".into(),
-                    ylabel: unit.into(),
-                    log_x: false,
-                    log_y: true,
-                    equal: false,
-                    lines: at_h
-                        .iter()
-                        .filter_map(|r| {
-                            let tr = res.traces.get(&r.cell)?;
-                            let pts = series(tr, get);
-                            let failed_at = if r.ok { vec![] } else { pts.last().copied().into_iter().collect() };
-                            Some(Line { label: format!("{}{}", r.variant, failure_note(r)), colour: colour(&r.variant), points: pts, stroke: Stroke::Solid, failed_at })
-                        })
-                        .collect(),
-                };
+                let at_h: Vec<&Run> = runs
+                    .iter()
+                    .copied()
+                    .filter(|r| (r.h - h).abs() <= 1e-12 * h)
+                    .collect();
+                let mk =
+                    |name: &str, unit: &str, get: &dyn Fn(&Trace, usize) -> Option<f64>| Panel {
+                        title: format!("{name} — {key}, h = {}", h_label(h)),
+                        xlabel: "time t [s]".into(),
+                        ylabel: unit.into(),
+                        log_x: false,
+                        log_y: true,
+                        equal: false,
+                        lines: at_h
+                            .iter()
+                            .filter_map(|r| {
+                                let tr = res.traces.get(&r.cell)?;
+                                let pts = series(tr, get);
+                                let failed_at = if r.ok {
+                                    vec![]
+                                } else {
+                                    pts.last().copied().into_iter().collect()
+                                };
+                                Some(Line {
+                                    label: format!("{}{}", r.variant, failure_note(r)),
+                                    colour: colour(&r.variant),
+                                    points: pts,
+                                    stroke: Stroke::Solid,
+                                    failed_at,
+                                })
+                            })
+                            .collect(),
+                    };
                 let residuals = Figure {
                     stem: format!("residuals_{kslug}_h{}", h_label(h)),
                     panels: vec![
                         mk("Position residual", "‖Φ(t,q)‖∞", &|t, i| t.pos[i]),
-                        mk("Velocity residual", "‖Φ_q v + Φ_t‖∞", &|t, i| t.vel[i]),
+                        mk("Velocity residual", "‖Φ_q v + Φ_t‖∞", &|t, i| {
+                            t.vel[i]
+                        }),
                         mk("Acceleration residual", "‖Φ_q a − γ‖∞", &|t, i| t.acc[i]),
                     ],
                     width: 1000,
@@ -271,13 +350,24 @@ pub fn all(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathBuf>,
                 if has_energy {
                     let energy = Figure {
                         stem: format!("energy_{kslug}_h{}", h_label(h)),
-                        panels: vec![mk("Relative energy error", "|H − H₀| / max(|H₀|, E_scale)", &|t, i| t.energy[i])],
+                        panels: vec![mk(
+                            "Relative energy error",
+                            "|H − H₀| / max(|H₀|, E_scale)",
+                            &|t, i| t.energy[i],
+                        )],
                         width: 1000,
                         panel_height: 420,
                     };
                     files.extend(render(&energy, dir)?);
                 }
-                let with_q: Vec<&&Run> = at_h.iter().filter(|r| res.traces.get(&r.cell).is_some_and(|t| t.q.first().is_some_and(|q| q.len() == 2))).collect();
+                let with_q: Vec<&&Run> = at_h
+                    .iter()
+                    .filter(|r| {
+                        res.traces
+                            .get(&r.cell)
+                            .is_some_and(|t| t.q.first().is_some_and(|q| q.len() == 2))
+                    })
+                    .collect();
                 if !with_q.is_empty() {
                     let mut lines: Vec<Line> = with_q
                         .iter()
@@ -286,17 +376,38 @@ pub fn all(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathBuf>,
                             Some(Line {
                                 label: format!("{}{}", r.variant, failure_note(r)),
                                 colour: colour(&r.variant),
-                                points: tr.q.iter().filter(|q| q.len() == 2).map(|q| (q[0], q[1])).collect(),
+                                points: tr
+                                    .q
+                                    .iter()
+                                    .filter(|q| q.len() == 2)
+                                    .map(|q| (q[0], q[1]))
+                                    .collect(),
                                 stroke: Stroke::Solid,
                                 failed_at: vec![],
                             })
                         })
                         .collect();
                     // The constraint circle through the stored initial position.
-                    if let Some(q0) = with_q.first().and_then(|r| res.traces.get(&r.cell)).and_then(|t| t.q.first()) {
+                    if let Some(q0) = with_q
+                        .first()
+                        .and_then(|r| res.traces.get(&r.cell))
+                        .and_then(|t| t.q.first())
+                    {
                         let r0 = (q0[0] * q0[0] + q0[1] * q0[1]).sqrt();
-                        let circle = (0..=360).map(|d| (d as f64).to_radians()).map(|a| (r0 * a.cos(), r0 * a.sin())).collect();
-                        lines.insert(0, Line { label: format!("circle |q| = {r0:.3} (Φ = 0)"), colour: RGBColor(160, 160, 160), points: circle, stroke: Stroke::Dotted, failed_at: vec![] });
+                        let circle = (0..=360)
+                            .map(|d| (d as f64).to_radians())
+                            .map(|a| (r0 * a.cos(), r0 * a.sin()))
+                            .collect();
+                        lines.insert(
+                            0,
+                            Line {
+                                label: format!("circle |q| = {r0:.3} (Φ = 0)"),
+                                colour: RGBColor(160, 160, 160),
+                                points: circle,
+                                stroke: Stroke::Dotted,
+                                failed_at: vec![],
+                            },
+                        );
                     }
                     let fig = Figure {
                         stem: format!("trajectory_{kslug}_h{}", h_label(h)),
@@ -330,10 +441,17 @@ fn convergence(res: &Results, key: &str, runs: &[&Run], colours: &Colours) -> Fi
             variants.push(r.variant.clone());
         }
     }
+    // Index-1 problems store x in the q columns and z in the λ columns (no velocities).
+    let index1 = runs.iter().all(|r| r.err_v.is_none());
+    let (lq, ll) = if index1 {
+        ("max_t ‖x − x_exact‖∞", "max_t ‖z − z_exact‖∞")
+    } else {
+        ("max_t ‖q − q_exact‖∞", "max_t ‖λ − λ_exact‖∞")
+    };
     let quantities: [(&str, &str, fn(&Run) -> Option<f64>); 3] = [
-        ("q", "max_t ‖q − q_exact‖∞ (index-1: x)", |r| r.err_q),
+        (if index1 { "x" } else { "q" }, lq, |r| r.err_q),
         ("v", "max_t ‖v − v_exact‖∞", |r| r.err_v),
-        ("lambda", "max_t ‖λ − λ_exact‖∞ (index-1: z)", |r| r.err_lambda),
+        (if index1 { "z" } else { "lambda" }, ll, |r| r.err_lambda),
     ];
     let mut panels = Vec::new();
     for (qname, ylabel, get) in quantities {
@@ -344,30 +462,80 @@ fn convergence(res: &Results, key: &str, runs: &[&Run], colours: &Colours) -> Fi
         for v in &variants {
             let c = colours.of(v);
             let mine: Vec<&&Run> = runs.iter().filter(|r| &r.variant == v).collect();
-            let pts: Vec<(f64, f64)> = mine.iter().filter(|r| r.ok).filter_map(|r| get(r).map(|e| (r.h, e))).collect();
-            let top = runs.iter().filter_map(|r| get(r)).filter(|x| x.is_finite()).fold(0.0_f64, f64::max);
-            let failed: Vec<(f64, f64)> = mine.iter().filter(|r| !r.ok).map(|r| (r.h, if top > 0.0 { top } else { 1.0 })).collect();
-            let order = res.orders.iter().find(|o| o.problem_params == mine.first().map(|r| r.problem_params.clone()).unwrap_or_default() && &o.variant == v && o.quantity == qname && key.starts_with(&o.problem));
+            let pts: Vec<(f64, f64)> = mine
+                .iter()
+                .filter(|r| r.ok)
+                .filter_map(|r| get(r).map(|e| (r.h, e)))
+                .collect();
+            let top = runs
+                .iter()
+                .filter_map(|r| get(r))
+                .filter(|x| x.is_finite())
+                .fold(0.0_f64, f64::max);
+            let failed: Vec<(f64, f64)> = mine
+                .iter()
+                .filter(|r| !r.ok)
+                .map(|r| (r.h, if top > 0.0 { top } else { 1.0 }))
+                .collect();
+            let stored_q = match qname {
+                "x" => "q",
+                "z" => "lambda",
+                other => other,
+            };
+            let order = res.orders.iter().find(|o| {
+                o.problem_params
+                    == mine
+                        .first()
+                        .map(|r| r.problem_params.clone())
+                        .unwrap_or_default()
+                    && &o.variant == v
+                    && o.quantity == stored_q
+                    && key.starts_with(&o.problem)
+            });
             let label = match order {
                 Some(o) => match o.observed {
-                    Some(p) => format!("{v}: observed {p:.2}, declared {}", o.expected.map_or("—".into(), |e| format!("{e}"))),
+                    Some(p) => format!(
+                        "{v}: observed {p:.2}, declared {}",
+                        o.expected.map_or("—".into(), |e| format!("{e}"))
+                    ),
                     None => format!("{v}: no fit ({})", o.note),
                 },
                 None => v.clone(),
             };
-            lines.push(Line { label, colour: c, points: pts.clone(), stroke: Stroke::Markers, failed_at: failed });
+            lines.push(Line {
+                label,
+                colour: c,
+                points: pts.clone(),
+                stroke: Stroke::Markers,
+                failed_at: failed,
+            });
             if let Some(o) = order {
                 if let (Some(p), Some(h0), Some(h1)) = (o.observed, o.h_min, o.h_max) {
-                    let inr: Vec<&(f64, f64)> = pts.iter().filter(|(h, _)| *h >= h0 * (1.0 - 1e-9) && *h <= h1 * (1.0 + 1e-9)).collect();
+                    let inr: Vec<&(f64, f64)> = pts
+                        .iter()
+                        .filter(|(h, _)| *h >= h0 * (1.0 - 1e-9) && *h <= h1 * (1.0 + 1e-9))
+                        .collect();
                     if !inr.is_empty() {
                         let n = inr.len() as f64;
                         let mx = inr.iter().map(|q| q.0.log10()).sum::<f64>() / n;
                         let my = inr.iter().map(|q| q.1.log10()).sum::<f64>() / n;
                         let at = |h: f64| 10f64.powf(my + p * (h.log10() - mx));
-                        lines.push(Line { label: String::new(), colour: c, points: vec![(h0, at(h0)), (h1, at(h1))], stroke: Stroke::Dashed, failed_at: vec![] });
+                        lines.push(Line {
+                            label: String::new(),
+                            colour: c,
+                            points: vec![(h0, at(h0)), (h1, at(h1))],
+                            stroke: Stroke::Dashed,
+                            failed_at: vec![],
+                        });
                         if let Some(d) = o.expected {
                             let ref_at = |h: f64| 10f64.powf(my + d * (h.log10() - mx));
-                            lines.push(Line { label: String::new(), colour: c, points: vec![(h0, ref_at(h0)), (h1, ref_at(h1))], stroke: Stroke::Dotted, failed_at: vec![] });
+                            lines.push(Line {
+                                label: String::new(),
+                                colour: c,
+                                points: vec![(h0, ref_at(h0)), (h1, ref_at(h1))],
+                                stroke: Stroke::Dotted,
+                                failed_at: vec![],
+                            });
                         }
                     }
                 }
@@ -383,5 +551,10 @@ fn convergence(res: &Results, key: &str, runs: &[&Run], colours: &Colours) -> Fi
             lines,
         });
     }
-    Figure { stem: format!("convergence_{}", slug(key)), panels, width: 1000, panel_height: 420 }
+    Figure {
+        stem: format!("convergence_{}", slug(key)),
+        panels,
+        width: 1000,
+        panel_height: 420,
+    }
 }

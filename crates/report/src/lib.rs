@@ -29,7 +29,10 @@ pub fn report_experiment(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     write_experiment(&results, &colours)
 }
 
-fn write_experiment(results: &data::Results, colours: &style::Colours) -> Result<Vec<PathBuf>, ReportError> {
+fn write_experiment(
+    results: &data::Results,
+    colours: &style::Colours,
+) -> Result<Vec<PathBuf>, ReportError> {
     style::register_fonts();
     let dir = results.dir.as_path();
     let fig_dir = dir.join("figures");
@@ -47,7 +50,15 @@ pub fn report_all(root: &Path) -> Result<Vec<(String, Vec<PathBuf>)>, ReportErro
         .filter(|p| p.join("runs.parquet").exists())
         .collect();
     dirs.sort();
-    let all: Vec<data::Results> = dirs.iter().map(|d| data::Results::load(d)).collect::<Result<_, _>>()?;
-    let colours = style::Colours::new(all.iter().flat_map(|r| r.runs.iter().map(|x| x.variant.as_str())));
-    all.iter().map(|r| Ok((r.name.clone(), write_experiment(r, &colours)?))).collect()
+    let all: Vec<data::Results> = dirs
+        .iter()
+        .map(|d| data::Results::load(d))
+        .collect::<Result<_, _>>()?;
+    let colours = style::Colours::new(
+        all.iter()
+            .flat_map(|r| r.runs.iter().map(|x| x.variant.as_str())),
+    );
+    all.iter()
+        .map(|r| Ok((r.name.clone(), write_experiment(r, &colours)?)))
+        .collect()
 }

@@ -20,9 +20,23 @@ fn font_db() -> Arc<fontdb::Database> {
 /// Convert the SVG text `svg` to a one-page PDF at `out`.
 pub fn svg_to_pdf(svg: &str, out: &Path) -> Result<(), ReportError> {
     let figure = out.display().to_string();
-    let opts = usvg::Options { fontdb: font_db(), font_family: "DejaVu Sans".into(), ..Default::default() };
-    let tree = usvg::Tree::from_str(svg, &opts).map_err(|e| ReportError::Draw { figure: figure.clone(), message: e.to_string() })?;
-    let pdf = svg2pdf::to_pdf(&tree, svg2pdf::ConversionOptions::default(), svg2pdf::PageOptions::default())
-        .map_err(|e| ReportError::Draw { figure: figure.clone(), message: format!("{e:?}") })?;
+    let opts = usvg::Options {
+        fontdb: font_db(),
+        font_family: "DejaVu Sans".into(),
+        ..Default::default()
+    };
+    let tree = usvg::Tree::from_str(svg, &opts).map_err(|e| ReportError::Draw {
+        figure: figure.clone(),
+        message: e.to_string(),
+    })?;
+    let pdf = svg2pdf::to_pdf(
+        &tree,
+        svg2pdf::ConversionOptions::default(),
+        svg2pdf::PageOptions::default(),
+    )
+    .map_err(|e| ReportError::Draw {
+        figure: figure.clone(),
+        message: format!("{e:?}"),
+    })?;
     std::fs::write(out, pdf).map_err(|e| ReportError::io(out, e))
 }

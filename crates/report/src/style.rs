@@ -45,18 +45,34 @@ impl Colours {
         let mut all: Vec<&str> = labels.into_iter().collect();
         all.sort_unstable();
         all.dedup();
-        let map = all.into_iter().enumerate().map(|(i, l)| (l.to_string(), PALETTE[i % PALETTE.len()])).collect();
+        let map = all
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| (l.to_string(), PALETTE[i % PALETTE.len()]))
+            .collect();
         Self { map }
     }
     /// The colour of `label` (grey if unknown).
     pub fn of(&self, label: &str) -> RGBColor {
-        self.map.get(label).copied().unwrap_or(RGBColor(128, 128, 128))
+        self.map
+            .get(label)
+            .copied()
+            .unwrap_or(RGBColor(128, 128, 128))
     }
 }
 
 /// File-name-safe slug.
 pub fn slug(s: &str) -> String {
-    let mut out: String = s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect();
+    let mut out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
     while out.contains("__") {
         out = out.replace("__", "_");
     }

@@ -18,7 +18,15 @@ pub fn write_summary(res: &Results, dir: &Path) -> Result<PathBuf, ReportError> 
     let _ = writeln!(s, "| problem | method | h | status | max ‖Φ‖∞ | max ‖Φ_q v‖∞ | max ‖Φ_q a − γ‖∞ | max energy err | err q | err v | err λ | factorizations | wall [s] |");
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in &res.runs {
-        let status = if r.ok { "ok".to_string() } else { format!("failed at t = {:.4}: {}", r.fail_time.unwrap_or(f64::NAN), r.fail_reason.clone().unwrap_or_default()) };
+        let status = if r.ok {
+            "ok".to_string()
+        } else {
+            format!(
+                "failed at t = {:.4}: {}",
+                r.fail_time.unwrap_or(f64::NAN),
+                r.fail_reason.clone().unwrap_or_default()
+            )
+        };
         let _ = writeln!(
             s,
             "| {} | {} | {:.3e} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3} |",
@@ -39,14 +47,21 @@ pub fn write_summary(res: &Results, dir: &Path) -> Result<PathBuf, ReportError> 
     }
     if !res.orders.is_empty() {
         let _ = writeln!(s, "\n## Observed orders\n\nLeast-squares slope of log(err) vs log(h) over the asymptotic range (rule: driftlab-runner `orders`).\n");
-        let _ = writeln!(s, "| problem | method | quantity | observed | declared | h range | points | r² | note |");
+        let _ = writeln!(
+            s,
+            "| problem | method | quantity | observed | declared | h range | points | r² | note |"
+        );
         let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
         for o in &res.orders {
             let _ = writeln!(
                 s,
                 "| {} {} | {} | {} | {} | {} | {}–{} | {} | {} | {} |",
                 o.problem,
-                if o.problem_params == "{}" { "" } else { &o.problem_params },
+                if o.problem_params == "{}" {
+                    ""
+                } else {
+                    &o.problem_params
+                },
                 o.variant,
                 o.quantity,
                 o.observed.map_or("—".into(), |v| format!("{v:.3}")),
@@ -60,7 +75,12 @@ pub fn write_summary(res: &Results, dir: &Path) -> Result<PathBuf, ReportError> 
         }
     }
     let mut figs: Vec<String> = std::fs::read_dir(dir.join("figures"))
-        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().to_string()).filter(|n| n.ends_with(".png")).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().to_string())
+                .filter(|n| n.ends_with(".png"))
+                .collect()
+        })
         .unwrap_or_default();
     figs.sort();
     if !figs.is_empty() {

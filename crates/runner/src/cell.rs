@@ -41,7 +41,10 @@ pub struct Cell {
 }
 
 fn compact(t: &toml::Table) -> String {
-    t.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+    t.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// JSON text of a TOML table (for the `params` columns).
@@ -53,9 +56,15 @@ impl Cell {
     /// The `params` column: method parameters and projection parameters as JSON.
     pub fn params_json(&self) -> String {
         let mut o = serde_json::Map::new();
-        o.insert("method".into(), serde_json::to_value(&self.method_params).unwrap_or_default());
+        o.insert(
+            "method".into(),
+            serde_json::to_value(&self.method_params).unwrap_or_default(),
+        );
         if let Some(p) = &self.projection {
-            o.insert("projection".into(), serde_json::to_value(p).unwrap_or_default());
+            o.insert(
+                "projection".into(),
+                serde_json::to_value(p).unwrap_or_default(),
+            );
         }
         serde_json::Value::Object(o).to_string()
     }
@@ -64,17 +73,22 @@ impl Cell {
 /// Expand `spec` into cells; every problem and method is built once here so that a bad
 /// parameter fails the whole spec before any computation, naming the entry and field.
 pub fn expand(spec: &Spec, path: &str) -> Result<Vec<Cell>, RunnerError> {
-    let bad = |m: String| RunnerError::Spec { path: path.into(), message: m };
+    let bad = |m: String| RunnerError::Spec {
+        path: path.into(),
+        message: m,
+    };
     let hs = spec.steps.values().map_err(bad)?;
     let mut cells = Vec::new();
     for (pi, ps) in spec.problems.iter().enumerate() {
         for pp in sweep(&ps.params) {
-            let prob = driftlab_problems::build(&ps.id, &pp).map_err(|e| bad(format!("[[problems]] entry {} (`{}`): {e}", pi + 1, ps.id)))?;
+            let prob = driftlab_problems::build(&ps.id, &pp)
+                .map_err(|e| bad(format!("[[problems]] entry {} (`{}`): {e}", pi + 1, ps.id)))?;
             let t_end = spec.t_end.unwrap_or_else(|| prob.as_system().info().t_end);
             for (mi, ms) in spec.methods.iter().enumerate() {
                 for mp in sweep(&ms.params) {
-                    let m = driftlab_methods::build(&ms.id, &mp, ms.projection.as_ref())
-                        .map_err(|e| bad(format!("[[methods]] entry {} (`{}`): {e}", mi + 1, ms.id)))?;
+                    let m = driftlab_methods::build(&ms.id, &mp, ms.projection.as_ref()).map_err(
+                        |e| bad(format!("[[methods]] entry {} (`{}`): {e}", mi + 1, ms.id)),
+                    )?;
                     let info = m.info();
                     let variant = match &ms.label {
                         Some(l) => l.clone(),

@@ -64,7 +64,11 @@ pub fn fit_line(x: &[f64], y: &[f64]) -> (f64, f64) {
     let sxx: f64 = x.iter().map(|a| (a - mx) * (a - mx)).sum();
     let syy: f64 = y.iter().map(|b| (b - my) * (b - my)).sum();
     let slope = sxy / sxx;
-    let r2 = if syy > 0.0 { (sxy * sxy) / (sxx * syy) } else { 1.0 };
+    let r2 = if syy > 0.0 {
+        (sxy * sxy) / (sxx * syy)
+    } else {
+        1.0
+    };
     (slope, r2)
 }
 
@@ -84,17 +88,23 @@ pub fn asymptotic_range(logh: &[f64], loge: &[f64]) -> Option<(usize, usize)> {
     if n < 2 {
         return None;
     }
-    let slopes: Vec<f64> = (0..n - 1).map(|k| (loge[k + 1] - loge[k]) / (logh[k + 1] - logh[k])).collect();
+    let slopes: Vec<f64> = (0..n - 1)
+        .map(|k| (loge[k + 1] - loge[k]) / (logh[k + 1] - logh[k]))
+        .collect();
     let mut best: Option<(usize, usize, f64)> = None;
     for i in 0..n - 1 {
         for j in (i + 1)..n {
             let mut s = slopes[i..j].to_vec();
             let med = median(&mut s);
-            let spread = slopes[i..j].iter().fold(0.0_f64, |m, x| m.max((x - med).abs()));
+            let spread = slopes[i..j]
+                .iter()
+                .fold(0.0_f64, |m, x| m.max((x - med).abs()));
             if spread <= SLOPE_BAND {
                 let better = match best {
                     None => true,
-                    Some((bi, bj, bs)) => (j - i) > (bj - bi) || ((j - i) == (bj - bi) && spread < bs - 1e-12),
+                    Some((bi, bj, bs)) => {
+                        (j - i) > (bj - bi) || ((j - i) == (bj - bi) && spread < bs - 1e-12)
+                    }
                 };
                 if better {
                     best = Some((i, j, spread));
@@ -109,7 +119,12 @@ pub fn asymptotic_range(logh: &[f64], loge: &[f64]) -> Option<(usize, usize)> {
 pub fn fit_orders(rows: &[RunRecord]) -> Vec<OrderRow> {
     let mut keys: Vec<(String, String, String, String)> = Vec::new();
     for r in rows {
-        let k = (r.problem.clone(), r.problem_params.clone(), r.variant.clone(), r.params.clone());
+        let k = (
+            r.problem.clone(),
+            r.problem_params.clone(),
+            r.variant.clone(),
+            r.params.clone(),
+        );
         if !keys.contains(&k) {
             keys.push(k);
         }
@@ -118,7 +133,13 @@ pub fn fit_orders(rows: &[RunRecord]) -> Vec<OrderRow> {
     for (problem, pparams, variant, params) in keys {
         let group: Vec<&RunRecord> = rows
             .iter()
-            .filter(|r| r.problem == problem && r.problem_params == pparams && r.variant == variant && r.params == params && r.threads == rows[0].threads)
+            .filter(|r| {
+                r.problem == problem
+                    && r.problem_params == pparams
+                    && r.variant == variant
+                    && r.params == params
+                    && r.threads == rows[0].threads
+            })
             .collect();
         let mut hs: Vec<f64> = group.iter().map(|r| r.h).collect();
         hs.sort_by(f64::total_cmp);
@@ -128,14 +149,27 @@ pub fn fit_orders(rows: &[RunRecord]) -> Vec<OrderRow> {
         }
         let first = group[0];
         for (quantity, get, declared) in [
-            ("q", (|r: &RunRecord| r.summary.err_q) as fn(&RunRecord) -> f64, first.declared.q),
+            (
+                "q",
+                (|r: &RunRecord| r.summary.err_q) as fn(&RunRecord) -> f64,
+                first.declared.q,
+            ),
             ("v", |r: &RunRecord| r.summary.err_v, first.declared.v),
-            ("lambda", |r: &RunRecord| r.summary.err_lambda, first.declared.lambda),
+            (
+                "lambda",
+                |r: &RunRecord| r.summary.err_lambda,
+                first.declared.lambda,
+            ),
         ] {
             if group.iter().all(|r| get(r).is_nan()) {
                 continue; // no reference for this quantity (no exact v for an index-1 DAE …)
             }
-            let mut pts: Vec<(f64, f64)> = group.iter().filter(|r| r.ok).map(|r| (r.h, get(r))).filter(|(_, e)| e.is_finite() && *e > ROUNDOFF_FLOOR).collect();
+            let mut pts: Vec<(f64, f64)> = group
+                .iter()
+                .filter(|r| r.ok)
+                .map(|r| (r.h, get(r)))
+                .filter(|(_, e)| e.is_finite() && *e > ROUNDOFF_FLOOR)
+                .collect();
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
             let logh: Vec<f64> = pts.iter().map(|p| p.0.log10()).collect();
             let loge: Vec<f64> = pts.iter().map(|p| p.1.log10()).collect();

@@ -106,7 +106,16 @@ pub struct CellTrace {
 }
 
 /// Names of the 8 trace columns.
-pub const TRACE_COLUMNS: [&str; 8] = ["t", "pos_residual", "vel_residual", "acc_residual", "energy_rel_error", "err_q", "err_v", "err_lambda"];
+pub const TRACE_COLUMNS: [&str; 8] = [
+    "t",
+    "pos_residual",
+    "vel_residual",
+    "acc_residual",
+    "energy_rel_error",
+    "err_q",
+    "err_v",
+    "err_lambda",
+];
 
 fn opt(x: f64) -> Option<f64> {
     if x.is_nan() {
@@ -123,8 +132,11 @@ fn col_f64(name: &str, v: Vec<Option<f64>>) -> Column {
 /// The `runs` table.
 pub fn runs_frame(rows: &[RunRecord]) -> Result<DataFrame, RunnerError> {
     let s = |f: &dyn Fn(&RunRecord) -> String| rows.iter().map(f).collect::<Vec<String>>();
-    let u = |f: &dyn Fn(&RunRecord) -> usize| rows.iter().map(|r| f(r) as u64).collect::<Vec<u64>>();
-    let o = |f: &dyn Fn(&RunRecord) -> f64| rows.iter().map(|r| opt(f(r))).collect::<Vec<Option<f64>>>();
+    let u =
+        |f: &dyn Fn(&RunRecord) -> usize| rows.iter().map(|r| f(r) as u64).collect::<Vec<u64>>();
+    let o = |f: &dyn Fn(&RunRecord) -> f64| {
+        rows.iter().map(|r| opt(f(r))).collect::<Vec<Option<f64>>>()
+    };
     let cols = vec![
         Column::new("experiment".into(), s(&|r| r.experiment.clone())),
         Column::new("cell".into(), u(&|r| r.cell)),
@@ -134,37 +146,81 @@ pub fn runs_frame(rows: &[RunRecord]) -> Result<DataFrame, RunnerError> {
         Column::new("variant".into(), s(&|r| r.variant.clone())),
         Column::new("params".into(), s(&|r| r.params.clone())),
         Column::new("h".into(), rows.iter().map(|r| r.h).collect::<Vec<f64>>()),
-        Column::new("t_end".into(), rows.iter().map(|r| r.t_end).collect::<Vec<f64>>()),
+        Column::new(
+            "t_end".into(),
+            rows.iter().map(|r| r.t_end).collect::<Vec<f64>>(),
+        ),
         Column::new("threads".into(), u(&|r| r.threads)),
-        Column::new("status".into(), s(&|r| if r.ok { "ok".into() } else { "failed".into() })),
+        Column::new(
+            "status".into(),
+            s(&|r| if r.ok { "ok".into() } else { "failed".into() }),
+        ),
         col_f64("fail_time", rows.iter().map(|r| r.fail_time).collect()),
-        Column::new("fail_reason".into(), rows.iter().map(|r| r.fail_reason.clone()).collect::<Vec<Option<String>>>()),
+        Column::new(
+            "fail_reason".into(),
+            rows.iter()
+                .map(|r| r.fail_reason.clone())
+                .collect::<Vec<Option<String>>>(),
+        ),
         Column::new("steps".into(), u(&|r| r.steps)),
         col_f64("max_pos_residual", o(&|r| r.summary.max_pos_residual)),
         col_f64("max_vel_residual", o(&|r| r.summary.max_vel_residual)),
         col_f64("max_acc_residual", o(&|r| r.summary.max_acc_residual)),
         col_f64("final_pos_residual", o(&|r| r.summary.final_pos_residual)),
         col_f64("final_vel_residual", o(&|r| r.summary.final_vel_residual)),
-        col_f64("max_energy_rel_error", o(&|r| r.summary.max_energy_rel_error)),
-        col_f64("final_energy_rel_error", o(&|r| r.summary.final_energy_rel_error)),
+        col_f64(
+            "max_energy_rel_error",
+            o(&|r| r.summary.max_energy_rel_error),
+        ),
+        col_f64(
+            "final_energy_rel_error",
+            o(&|r| r.summary.final_energy_rel_error),
+        ),
         col_f64("err_q", o(&|r| r.summary.err_q)),
         col_f64("err_v", o(&|r| r.summary.err_v)),
         col_f64("err_lambda", o(&|r| r.summary.err_lambda)),
         col_f64("final_err_q", o(&|r| r.summary.final_err_q)),
         col_f64("final_err_v", o(&|r| r.summary.final_err_v)),
         col_f64("final_err_lambda", o(&|r| r.summary.final_err_lambda)),
-        Column::new("newton_iterations".into(), u(&|r| r.stats.newton_iterations)),
-        Column::new("projection_iterations".into(), u(&|r| r.stats.projection_iterations)),
+        Column::new(
+            "newton_iterations".into(),
+            u(&|r| r.stats.newton_iterations),
+        ),
+        Column::new(
+            "projection_iterations".into(),
+            u(&|r| r.stats.projection_iterations),
+        ),
         Column::new("factorizations".into(), u(&|r| r.stats.factorizations)),
-        Column::new("symbolic_analyses".into(), u(&|r| r.stats.symbolic_analyses)),
+        Column::new(
+            "symbolic_analyses".into(),
+            u(&|r| r.stats.symbolic_analyses),
+        ),
         Column::new("solves".into(), u(&|r| r.stats.solves)),
-        Column::new("wall_seconds".into(), rows.iter().map(|r| r.wall_seconds).collect::<Vec<f64>>()),
-        Column::new("step_seconds".into(), rows.iter().map(|r| r.step_seconds).collect::<Vec<f64>>()),
-        col_f64("declared_order_q", rows.iter().map(|r| r.declared.q).collect()),
-        col_f64("declared_order_v", rows.iter().map(|r| r.declared.v).collect()),
-        col_f64("declared_order_lambda", rows.iter().map(|r| r.declared.lambda).collect()),
+        Column::new(
+            "wall_seconds".into(),
+            rows.iter().map(|r| r.wall_seconds).collect::<Vec<f64>>(),
+        ),
+        Column::new(
+            "step_seconds".into(),
+            rows.iter().map(|r| r.step_seconds).collect::<Vec<f64>>(),
+        ),
+        col_f64(
+            "declared_order_q",
+            rows.iter().map(|r| r.declared.q).collect(),
+        ),
+        col_f64(
+            "declared_order_v",
+            rows.iter().map(|r| r.declared.v).collect(),
+        ),
+        col_f64(
+            "declared_order_lambda",
+            rows.iter().map(|r| r.declared.lambda).collect(),
+        ),
     ];
-    DataFrame::new_infer_height(cols).map_err(|e| RunnerError::Write { path: "runs".into(), message: e.to_string() })
+    DataFrame::new_infer_height(cols).map_err(|e| RunnerError::Write {
+        path: "runs".into(),
+        message: e.to_string(),
+    })
 }
 
 /// The `traces` table (long format: one row per sample per cell).
@@ -179,7 +235,9 @@ pub fn traces_frame(rows: &[RunRecord], traces: &[CellTrace]) -> Result<DataFram
     let mut qs: Vec<Series> = Vec::new();
     let mut vs: Vec<Series> = Vec::new();
     for tr in traces {
-        let Some(r) = rows.iter().find(|r| r.cell == tr.cell) else { continue };
+        let Some(r) = rows.iter().find(|r| r.cell == tr.cell) else {
+            continue;
+        };
         for (k, row) in tr.samples.rows().into_iter().enumerate() {
             cell.push(tr.cell as u64);
             problem.push(r.problem.clone());
@@ -190,8 +248,16 @@ pub fn traces_frame(rows: &[RunRecord], traces: &[CellTrace]) -> Result<DataFram
                 data[j].push(opt(*x));
             }
             if with_states {
-                let q = tr.q.as_ref().and_then(|q| q.get(k)).cloned().unwrap_or_default();
-                let v = tr.v.as_ref().and_then(|v| v.get(k)).cloned().unwrap_or_default();
+                let q =
+                    tr.q.as_ref()
+                        .and_then(|q| q.get(k))
+                        .cloned()
+                        .unwrap_or_default();
+                let v =
+                    tr.v.as_ref()
+                        .and_then(|v| v.get(k))
+                        .cloned()
+                        .unwrap_or_default();
                 qs.push(Series::new("".into(), q));
                 vs.push(Series::new("".into(), v));
             }
@@ -211,22 +277,33 @@ pub fn traces_frame(rows: &[RunRecord], traces: &[CellTrace]) -> Result<DataFram
         cols.push(Series::new("q".into(), qs).into());
         cols.push(Series::new("v".into(), vs).into());
     }
-    DataFrame::new_infer_height(cols).map_err(|e| RunnerError::Write { path: "traces".into(), message: e.to_string() })
+    DataFrame::new_infer_height(cols).map_err(|e| RunnerError::Write {
+        path: "traces".into(),
+        message: e.to_string(),
+    })
 }
 
 fn werr(path: &Path, e: impl std::fmt::Display) -> RunnerError {
-    RunnerError::Write { path: path.display().to_string(), message: e.to_string() }
+    RunnerError::Write {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
 }
 
 /// Write a frame as Parquet.
 pub fn write_parquet(df: &mut DataFrame, path: &Path) -> Result<(), RunnerError> {
     let f = std::fs::File::create(path).map_err(|e| werr(path, e))?;
-    ParquetWriter::new(f).finish(df).map_err(|e| werr(path, e))?;
+    ParquetWriter::new(f)
+        .finish(df)
+        .map_err(|e| werr(path, e))?;
     Ok(())
 }
 
 /// Write a frame as CSV (header, full float precision).
 pub fn write_csv(df: &mut DataFrame, path: &Path) -> Result<(), RunnerError> {
     let f = std::fs::File::create(path).map_err(|e| werr(path, e))?;
-    CsvWriter::new(f).include_header(true).finish(df).map_err(|e| werr(path, e))
+    CsvWriter::new(f)
+        .include_header(true)
+        .finish(df)
+        .map_err(|e| werr(path, e))
 }

@@ -4,7 +4,9 @@ use crate::cell::{expand, json_of, Cell};
 use crate::error::RunnerError;
 use crate::manifest::{cpu_model, git_state, now_rfc3339, sha256_hex, Manifest};
 use crate::orders::{fit_orders, OrderRow};
-use crate::record::{runs_frame, traces_frame, write_csv, write_parquet, CellTrace, RunRecord, TRACE_COLUMNS};
+use crate::record::{
+    runs_frame, traces_frame, write_csv, write_parquet, CellTrace, RunRecord, TRACE_COLUMNS,
+};
 use crate::spec::Spec;
 use driftlab_core::{drive, MetricsObserver, Observer, RunStatus, Schedule, TrajectoryRecorder};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -62,19 +64,40 @@ pub fn run_cell(experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
         declared: cell.info.orders,
         ..Default::default()
     };
-    let empty = CellTrace { cell: cell.index, samples: Array2::zeros((0, 8)), q: None, v: None };
+    let empty = CellTrace {
+        cell: cell.index,
+        samples: Array2::zeros((0, 8)),
+        q: None,
+        v: None,
+    };
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         driftlab_methods::set_kkt_threads(cell.threads);
-        let problem = driftlab_problems::build(&cell.problem, &cell.problem_params).map_err(|e| e.to_string())?;
-        let mut method = driftlab_methods::build(&cell.method_id, &cell.method_params, cell.projection.as_ref()).map_err(|e| e.to_string())?;
+        let problem = driftlab_problems::build(&cell.problem, &cell.problem_params)
+            .map_err(|e| e.to_string())?;
+        let mut method = driftlab_methods::build(
+            &cell.method_id,
+            &cell.method_params,
+            cell.projection.as_ref(),
+        )
+        .map_err(|e| e.to_string())?;
         let mut schedule = Schedule::fixed(cell.h, cell.t_end);
         schedule.max_steps = cell.max_steps;
         let mut metrics = MetricsObserver::new(cell.trace_stride);
         let mut states = TrajectoryRecorder::new(cell.trace_stride.max(1));
         let out = if cell.trace_states && cell.trace_stride > 0 {
-            drive(problem.as_system(), method.as_mut(), &schedule, &mut [&mut metrics as &mut dyn Observer, &mut states])
+            drive(
+                problem.as_system(),
+                method.as_mut(),
+                &schedule,
+                &mut [&mut metrics as &mut dyn Observer, &mut states],
+            )
         } else {
-            drive(problem.as_system(), method.as_mut(), &schedule, &mut [&mut metrics as &mut dyn Observer])
+            drive(
+                problem.as_system(),
+                method.as_mut(),
+                &schedule,
+                &mut [&mut metrics as &mut dyn Observer],
+            )
         };
         Ok::<_, String>((out, metrics, states))
     }));
@@ -93,7 +116,16 @@ pub fn run_cell(experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
             rec.step_seconds = out.step_seconds;
             let mut samples = Array2::<f64>::zeros((metrics.trace.len(), TRACE_COLUMNS.len()));
             for (i, m) in metrics.trace.iter().enumerate() {
-                let row = [m.t, m.pos_residual, m.vel_residual, m.acc_residual, m.energy_rel_error, m.err_q, m.err_v, m.err_lambda];
+                let row = [
+                    m.t,
+                    m.pos_residual,
+                    m.vel_residual,
+                    m.acc_residual,
+                    m.energy_rel_error,
+                    m.err_q,
+                    m.err_v,
+                    m.err_lambda,
+                ];
                 for (j, x) in row.iter().enumerate() {
                     samples[(i, j)] = *x;
                 }
@@ -101,13 +133,32 @@ pub fn run_cell(experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
             let (q, v) = if cell.trace_states && !states.points.is_empty() {
                 // Align states with metric samples by time.
                 let pick = |f: &dyn Fn(&driftlab_core::State) -> Vec<f64>| {
-                    metrics.trace.iter().map(|m| states.points.iter().find(|(s, _)| s.t == m.t).map(|(s, _)| f(s)).unwrap_or_default()).collect::<Vec<_>>()
+                    metrics
+                        .trace
+                        .iter()
+                        .map(|m| {
+                            states
+                                .points
+                                .iter()
+                                .find(|(s, _)| s.t == m.t)
+                                .map(|(s, _)| f(s))
+                                .unwrap_or_default()
+                        })
+                        .collect::<Vec<_>>()
                 };
                 (Some(pick(&|s| s.q.clone())), Some(pick(&|s| s.v.clone())))
             } else {
                 (None, None)
             };
-            (rec, CellTrace { cell: cell.index, samples, q, v })
+            (
+                rec,
+                CellTrace {
+                    cell: cell.index,
+                    samples,
+                    q,
+                    v,
+                },
+            )
         }
         Ok(Err(msg)) => {
             rec.fail_time = Some(0.0);
@@ -115,7 +166,11 @@ pub fn run_cell(experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
             (rec, empty)
         }
         Err(panic) => {
-            let msg = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_else(|| "panic".into());
+            let msg = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "panic".into());
             rec.fail_time = Some(0.0);
             rec.fail_reason = Some(format!("internal error (panic): {msg}"));
             (rec, empty)
@@ -137,29 +192,62 @@ fn write_orders(rows: &[OrderRow], path: &Path) -> Result<(), RunnerError> {
         Column::new("expected_order".into(), o(&|r| r.expected_order)),
         Column::new("h_min".into(), o(&|r| r.h_min)),
         Column::new("h_max".into(), o(&|r| r.h_max)),
-        Column::new("points".into(), rows.iter().map(|r| r.points as u64).collect::<Vec<u64>>()),
+        Column::new(
+            "points".into(),
+            rows.iter().map(|r| r.points as u64).collect::<Vec<u64>>(),
+        ),
         Column::new("r2".into(), o(&|r| r.r2)),
         Column::new("note".into(), s(&|r| r.note.clone())),
     ];
-    let mut df = DataFrame::new_infer_height(cols).map_err(|e| RunnerError::Write { path: path.display().to_string(), message: e.to_string() })?;
+    let mut df = DataFrame::new_infer_height(cols).map_err(|e| RunnerError::Write {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
     write_csv(&mut df, path)
 }
 
 /// Run `spec` (read from `path`, with `text` its source) and write the result folder.
-pub fn run_spec(spec: &Spec, text: &str, path: &str, opts: &RunOptions) -> Result<RunSummary, RunnerError> {
+pub fn run_spec(
+    spec: &Spec,
+    text: &str,
+    path: &str,
+    opts: &RunOptions,
+) -> Result<RunSummary, RunnerError> {
     let spec = spec.sized(opts.size.as_deref(), path)?;
     let cells = expand(&spec, path)?;
-    let out_dir = opts.out_dir.clone().unwrap_or_else(|| PathBuf::from("reports").join(&spec.name));
-    std::fs::create_dir_all(&out_dir).map_err(|e| RunnerError::Write { path: out_dir.display().to_string(), message: e.to_string() })?;
+    let out_dir = opts
+        .out_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("reports").join(&spec.name));
+    std::fs::create_dir_all(&out_dir).map_err(|e| RunnerError::Write {
+        path: out_dir.display().to_string(),
+        message: e.to_string(),
+    })?;
     let started = now_rfc3339();
     let clock = Instant::now();
-    let sweep_threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    let sweep_threads = opts.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(sweep_threads)
         .build()
-        .map_err(|e| RunnerError::Write { path: "thread pool".into(), message: e.to_string() })?;
-    let bar = if opts.progress { ProgressBar::new(cells.len() as u64) } else { ProgressBar::hidden() };
-    bar.set_style(ProgressStyle::with_template("{prefix:>28} [{bar:30}] {pos}/{len} cells {elapsed_precise} {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()));
+        .map_err(|e| RunnerError::Write {
+            path: "thread pool".into(),
+            message: e.to_string(),
+        })?;
+    let bar = if opts.progress {
+        ProgressBar::new(cells.len() as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{prefix:>28} [{bar:30}] {pos}/{len} cells {elapsed_precise} {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
     bar.set_prefix(spec.name.clone());
     // Cells with one faer thread run side by side; cells asking for more run one at a
     // time, each owning the pool (no oversubscription, honest thread-count studies).
@@ -175,7 +263,13 @@ pub fn run_spec(spec: &Spec, text: &str, path: &str, opts: &RunOptions) -> Resul
             .collect()
     });
     for c in multi {
-        let p = rayon::ThreadPoolBuilder::new().num_threads(c.threads).build().map_err(|e| RunnerError::Write { path: "thread pool".into(), message: e.to_string() })?;
+        let p = rayon::ThreadPoolBuilder::new()
+            .num_threads(c.threads)
+            .build()
+            .map_err(|e| RunnerError::Write {
+                path: "thread pool".into(),
+                message: e.to_string(),
+            })?;
         results.push(p.install(|| run_cell(&spec.name, c)));
         bar.inc(1);
     }
@@ -204,11 +298,20 @@ pub fn run_spec(spec: &Spec, text: &str, path: &str, opts: &RunOptions) -> Resul
         git_revision,
         git_dirty,
         driftlab_version: env!("CARGO_PKG_VERSION").into(),
-        crate_versions: env!("DRIFTLAB_DEP_VERSIONS").split(',').map(String::from).collect(),
+        crate_versions: env!("DRIFTLAB_DEP_VERSIONS")
+            .split(',')
+            .map(String::from)
+            .collect(),
         rustc: env!("DRIFTLAB_RUSTC").into(),
-        build_profile: if cfg!(debug_assertions) { "dev (debug assertions on)".into() } else { "release".into() },
+        build_profile: if cfg!(debug_assertions) {
+            "dev (debug assertions on)".into()
+        } else {
+            "release".into()
+        },
         cpu: cpu_model(),
-        logical_cpus: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        logical_cpus: std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
         sweep_threads,
         cells: rows.len(),
         failed_cells: failed,
@@ -216,7 +319,21 @@ pub fn run_spec(spec: &Spec, text: &str, path: &str, opts: &RunOptions) -> Resul
         finished: now_rfc3339(),
     };
     let mpath = out_dir.join("manifest.json");
-    let json = serde_json::to_string_pretty(&manifest).map_err(|e| RunnerError::Write { path: mpath.display().to_string(), message: e.to_string() })?;
-    std::fs::write(&mpath, json).map_err(|e| RunnerError::Write { path: mpath.display().to_string(), message: e.to_string() })?;
-    Ok(RunSummary { name: spec.name.clone(), out_dir, cells: rows.len(), failed, seconds: clock.elapsed().as_secs_f64(), rows, orders })
+    let json = serde_json::to_string_pretty(&manifest).map_err(|e| RunnerError::Write {
+        path: mpath.display().to_string(),
+        message: e.to_string(),
+    })?;
+    std::fs::write(&mpath, json).map_err(|e| RunnerError::Write {
+        path: mpath.display().to_string(),
+        message: e.to_string(),
+    })?;
+    Ok(RunSummary {
+        name: spec.name.clone(),
+        out_dir,
+        cells: rows.len(),
+        failed,
+        seconds: clock.elapsed().as_secs_f64(),
+        rows,
+        orders,
+    })
 }

@@ -152,7 +152,10 @@ pub struct SizeOverride {
 impl Spec {
     /// Parse and validate spec text; `path` names it in errors.
     pub fn parse(text: &str, path: &str) -> Result<Self, RunnerError> {
-        let spec: Spec = toml::from_str(text).map_err(|e| RunnerError::Spec { path: path.into(), message: e.to_string().trim().to_string() })?;
+        let spec: Spec = toml::from_str(text).map_err(|e| RunnerError::Spec {
+            path: path.into(),
+            message: e.to_string().trim().to_string(),
+        })?;
         spec.validate(path)?;
         Ok(spec)
     }
@@ -160,7 +163,10 @@ impl Spec {
     /// Read, parse and validate a spec file.
     pub fn load(path: &std::path::Path) -> Result<(Self, String), RunnerError> {
         let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| RunnerError::Read { path: p.clone(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| RunnerError::Read {
+            path: p.clone(),
+            source,
+        })?;
         Ok((Self::parse(&text, &p)?, text))
     }
 
@@ -192,7 +198,12 @@ impl Spec {
     }
 
     fn validate(&self, path: &str) -> Result<(), RunnerError> {
-        let err = |m: String| Err(RunnerError::Spec { path: path.into(), message: m });
+        let err = |m: String| {
+            Err(RunnerError::Spec {
+                path: path.into(),
+                message: m,
+            })
+        };
         if self.schema_version != SCHEMA_VERSION {
             return err(format!("schema_version = {} is not supported; this driftlab reads schema_version = {SCHEMA_VERSION}", self.schema_version));
         }
@@ -215,7 +226,10 @@ impl Spec {
         if self.threads.is_empty() || self.threads.contains(&0) {
             return err("`threads` must list thread counts ≥ 1, e.g. threads = [1]".into());
         }
-        self.steps.values().map_err(|m| RunnerError::Spec { path: path.into(), message: m })?;
+        self.steps.values().map_err(|m| RunnerError::Spec {
+            path: path.into(),
+            message: m,
+        })?;
         Ok(())
     }
 }
@@ -231,9 +245,14 @@ impl Steps {
                 }
                 let decades = (r.to / r.from).log10();
                 let n = (decades * r.per_decade as f64).round() as usize;
-                (0..=n).map(|i| r.from * 10f64.powf(i as f64 / r.per_decade as f64)).collect()
+                (0..=n)
+                    .map(|i| r.from * 10f64.powf(i as f64 / r.per_decade as f64))
+                    .collect()
             }
-            _ => return Err("[steps] needs exactly one of `h = [..]` or `log_range = { from, to, per_decade }`".into()),
+            _ => return Err(
+                "[steps] needs exactly one of `h = [..]` or `log_range = { from, to, per_decade }`"
+                    .into(),
+            ),
         };
         if hs.is_empty() || hs.iter().any(|h| !(h.is_finite() && *h > 0.0)) {
             return Err("[steps] step sizes must be finite and > 0".into());
@@ -277,18 +296,33 @@ mod tests {
         let e = Spec::parse(&bad, "s.toml").unwrap_err().to_string();
         assert!(e.contains("t_ende"), "{e}");
         let bad = MINIMAL.replace("id = \"taylor\"", "id = \"taylor\"\nparam = {}");
-        assert!(Spec::parse(&bad, "s.toml").unwrap_err().to_string().contains("param"));
+        assert!(Spec::parse(&bad, "s.toml")
+            .unwrap_err()
+            .to_string()
+            .contains("param"));
     }
 
     #[test]
     fn schema_version_is_checked() {
-        let e = Spec::parse(&MINIMAL.replace("schema_version = 1", "schema_version = 7"), "s").unwrap_err().to_string();
+        let e = Spec::parse(
+            &MINIMAL.replace("schema_version = 1", "schema_version = 7"),
+            "s",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("schema_version = 7"), "{e}");
     }
 
     #[test]
     fn log_range_and_sweeps_expand() {
-        let st = Steps { h: None, log_range: Some(LogRange { from: 1e-3, to: 1e-1, per_decade: 2 }) };
+        let st = Steps {
+            h: None,
+            log_range: Some(LogRange {
+                from: 1e-3,
+                to: 1e-1,
+                per_decade: 2,
+            }),
+        };
         let hs = st.values().unwrap();
         assert_eq!(hs.len(), 5);
         assert!((hs[0] - 0.1).abs() < 1e-15 && (hs[4] - 1e-3).abs() < 1e-15);

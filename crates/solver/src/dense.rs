@@ -15,7 +15,9 @@ pub fn solve_dense(n: usize, a: &[f64], b: &mut [f64]) -> Result<(), SolverError
     for i in 0..n {
         let x = rhs[(i, 0)];
         if !x.is_finite() {
-            return Err(SolverError::Factorization(format!("dense LU of a {n}×{n} matrix gave non-finite x[{i}]: singular matrix")));
+            return Err(SolverError::Factorization(format!(
+                "dense LU of a {n}×{n} matrix gave non-finite x[{i}]: singular matrix"
+            )));
         }
         b[i] = x;
     }

@@ -30,7 +30,9 @@ pub enum SolverError {
     #[error("solve called before factorize")]
     NotFactorized,
     /// Position projection did not converge.
-    #[error("projection did not converge: {iterations} iterations, ‖Φ‖∞ = {residual:e} > tol {tol:e}")]
+    #[error(
+        "projection did not converge: {iterations} iterations, ‖Φ‖∞ = {residual:e} > tol {tol:e}"
+    )]
     ProjectionDiverged {
         /// Iterations done.
         iterations: usize,

@@ -27,7 +27,8 @@ use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::ldlt::factor::{LdltParams, LdltRegularization};
 use faer::linalg::solvers::{PartialPivLu, Solve};
 use faer::sparse::linalg::cholesky::{
-    factorize_symbolic_cholesky, CholeskySymbolicParams, LdltRef, SymbolicCholesky, SymmetricOrdering,
+    factorize_symbolic_cholesky, CholeskySymbolicParams, LdltRef, SymbolicCholesky,
+    SymmetricOrdering,
 };
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMat};
 use faer::{Conj, Mat, Par, Side, Spec};
@@ -91,7 +92,12 @@ pub struct KktOptions {
 
 impl Default for KktOptions {
     fn default() -> Self {
-        Self { backend: KktBackend::SparseLdlt, shift: 1e-10, max_refinement: 10, accept: 1e-13 }
+        Self {
+            backend: KktBackend::SparseLdlt,
+            shift: 1e-10,
+            max_refinement: 10,
+            accept: 1e-13,
+        }
     }
 }
 
@@ -111,8 +117,15 @@ pub struct KktStats {
 }
 
 enum Backend {
-    Sparse { symbolic: SymbolicCholesky<usize>, l_values: Vec<f64>, buffer: MemBuffer, signs: Vec<i8> },
-    Dense { lu: Option<PartialPivLu<f64>> },
+    Sparse {
+        symbolic: SymbolicCholesky<usize>,
+        l_values: Vec<f64>,
+        buffer: MemBuffer,
+        signs: Vec<i8>,
+    },
+    Dense {
+        lu: Option<PartialPivLu<f64>>,
+    },
 }
 
 /// A KKT solver with a fixed pattern: build once, [`factorize`](Self::factorize) per
@@ -150,16 +163,21 @@ impl KktSolver {
     pub fn new(pattern: &KktPattern, opts: KktOptions) -> Result<Self, SolverError> {
         let (n, m) = (pattern.n, pattern.m);
         let dim = n + m;
-        let mut pos: Vec<(usize, usize)> = Vec::with_capacity(pattern.a_lower.len() + pattern.b.len() + dim);
+        let mut pos: Vec<(usize, usize)> =
+            Vec::with_capacity(pattern.a_lower.len() + pattern.b.len() + dim);
         for &(i, j) in &pattern.a_lower {
             if i >= n || j > i {
-                return Err(SolverError::Pattern(format!("A entry ({i}, {j}) is not in the lower triangle of a {n}×{n} block")));
+                return Err(SolverError::Pattern(format!(
+                    "A entry ({i}, {j}) is not in the lower triangle of a {n}×{n} block"
+                )));
             }
             pos.push((j, i));
         }
         for &(r, c) in &pattern.b {
             if r >= m || c >= n {
-                return Err(SolverError::Pattern(format!("B entry ({r}, {c}) outside {m}×{n}")));
+                return Err(SolverError::Pattern(format!(
+                    "B entry ({r}, {c}) outside {m}×{n}"
+                )));
             }
             pos.push((c, n + r));
         }
@@ -178,15 +196,31 @@ impl KktSolver {
         for c in 0..dim {
             col_ptr[c + 1] += col_ptr[c];
         }
-        let a_slot = pattern.a_lower.iter().map(|&(i, j)| slot_of(&col_ptr, &row_idx, i, j)).collect();
-        let b_slot = pattern.b.iter().map(|&(r, c)| slot_of(&col_ptr, &row_idx, n + r, c)).collect();
-        let diag_slot = (0..dim).map(|d| slot_of(&col_ptr, &row_idx, d, d)).collect();
+        let a_slot = pattern
+            .a_lower
+            .iter()
+            .map(|&(i, j)| slot_of(&col_ptr, &row_idx, i, j))
+            .collect();
+        let b_slot = pattern
+            .b
+            .iter()
+            .map(|&(r, c)| slot_of(&col_ptr, &row_idx, n + r, c))
+            .collect();
+        let diag_slot = (0..dim)
+            .map(|d| slot_of(&col_ptr, &row_idx, d, d))
+            .collect();
         let nnz = row_idx.len();
         let par = current_par();
         let mut stats = KktStats::default();
         let backend = match opts.backend {
             KktBackend::SparseLdlt => {
-                let sym = SymbolicSparseColMat::<usize>::new_checked(dim, dim, col_ptr.clone(), None, row_idx.clone());
+                let sym = SymbolicSparseColMat::<usize>::new_checked(
+                    dim,
+                    dim,
+                    col_ptr.clone(),
+                    None,
+                    row_idx.clone(),
+                );
                 let symbolic = factorize_symbolic_cholesky(
                     sym.as_ref(),
                     Side::Lower,
@@ -196,16 +230,30 @@ impl KktSolver {
                 .map_err(|e| SolverError::Symbolic(format!("{e:?}")))?;
                 stats.symbolic_analyses += 1;
                 let req = StackReq::any_of(&[
-                    symbolic.factorize_numeric_ldlt_scratch::<f64>(par, Spec::<LdltParams, f64>::default()),
+                    symbolic.factorize_numeric_ldlt_scratch::<f64>(
+                        par,
+                        Spec::<LdltParams, f64>::default(),
+                    ),
                     symbolic.solve_in_place_scratch::<f64>(1, par),
                 ]);
                 let l_values = vec![0.0; symbolic.len_val()];
                 let signs = (0..dim).map(|d| if d < n { 1i8 } else { -1i8 }).collect();
-                Backend::Sparse { symbolic, l_values, buffer: MemBuffer::new(req), signs }
+                Backend::Sparse {
+                    symbolic,
+                    l_values,
+                    buffer: MemBuffer::new(req),
+                    signs,
+                }
             }
             KktBackend::DenseLu => Backend::Dense { lu: None },
         };
-        let sym = SymbolicSparseColMat::<usize>::new_checked(dim, dim, col_ptr.clone(), None, row_idx.clone());
+        let sym = SymbolicSparseColMat::<usize>::new_checked(
+            dim,
+            dim,
+            col_ptr.clone(),
+            None,
+            row_idx.clone(),
+        );
         Ok(Self {
             n,
             m,
@@ -257,7 +305,12 @@ impl KktSolver {
 
     /// Numeric factorization for new values of `A` (lower entries in pattern order), `B`
     /// (pattern order) and the diagonal `C` (`None` = zero).
-    pub fn factorize(&mut self, a_vals: &[f64], b_vals: &[f64], c_diag: Option<&[f64]>) -> Result<(), SolverError> {
+    pub fn factorize(
+        &mut self,
+        a_vals: &[f64],
+        b_vals: &[f64],
+        c_diag: Option<&[f64]>,
+    ) -> Result<(), SolverError> {
         self.factorized = false;
         self.exact.iter_mut().for_each(|x| *x = 0.0);
         for (&s, &v) in self.a_slot.iter().zip(a_vals) {
@@ -271,7 +324,10 @@ impl KktSolver {
                 self.exact[self.diag_slot[self.n + r]] -= v;
             }
         }
-        let scale = (0..self.n).map(|d| self.exact[self.diag_slot[d]].abs()).fold(0.0_f64, f64::max).max(f64::MIN_POSITIVE);
+        let scale = (0..self.n)
+            .map(|d| self.exact[self.diag_slot[d]].abs())
+            .fold(0.0_f64, f64::max)
+            .max(f64::MIN_POSITIVE);
         self.norm_k = self.sym_inf_norm();
         self.shifted.copy_from_slice(&self.exact);
         for r in 0..self.m {
@@ -279,7 +335,12 @@ impl KktSolver {
         }
         let dim = self.dim();
         match &mut self.backend {
-            Backend::Sparse { symbolic, l_values, buffer, signs } => {
+            Backend::Sparse {
+                symbolic,
+                l_values,
+                buffer,
+                signs,
+            } => {
                 let mat = SparseColMatRef::new(self.sym.as_ref(), &self.shifted);
                 let reg = LdltRegularization {
                     dynamic_regularization_signs: Some(signs),
@@ -288,7 +349,15 @@ impl KktSolver {
                 };
                 let stack = MemStack::new(buffer);
                 let info = symbolic
-                    .factorize_numeric_ldlt(l_values, mat, Side::Lower, reg, self.par, stack, Spec::<LdltParams, f64>::default())
+                    .factorize_numeric_ldlt(
+                        l_values,
+                        mat,
+                        Side::Lower,
+                        reg,
+                        self.par,
+                        stack,
+                        Spec::<LdltParams, f64>::default(),
+                    )
                     .map(|_| ())
                     .map_err(|e| SolverError::Factorization(format!("{e:?}")));
                 info?;
@@ -346,7 +415,12 @@ impl KktSolver {
         let dim = self.dim();
         let par = self.par;
         match &mut self.backend {
-            Backend::Sparse { symbolic, l_values, buffer, .. } => {
+            Backend::Sparse {
+                symbolic,
+                l_values,
+                buffer,
+                ..
+            } => {
                 let ldlt = LdltRef::<usize, f64>::new(symbolic, l_values);
                 let col = faer::MatMut::from_column_major_slice_mut(rhs, dim, 1);
                 ldlt.solve_in_place_with_conj(Conj::No, col, par, MemStack::new(buffer));
@@ -384,7 +458,11 @@ impl KktSolver {
             let denom = self.norm_k * norm_x + norm_b;
             let new_rel = if denom > 0.0 { norm_r / denom } else { 0.0 };
             let stalled = new_rel.is_nan() || new_rel > 0.5 * rel;
-            rel = if new_rel.is_nan() { f64::INFINITY } else { new_rel.min(rel) };
+            rel = if new_rel.is_nan() {
+                f64::INFINITY
+            } else {
+                new_rel.min(rel)
+            };
             if rel <= 1e-16 || stalled || refinements >= self.opts.max_refinement {
                 break;
             }
@@ -398,9 +476,12 @@ impl KktSolver {
         self.work_b = b;
         self.work_r = r;
         if !(rel <= self.opts.accept) || rhs.iter().any(|x| !x.is_finite()) {
-            return Err(SolverError::Inaccurate { residual: rel, refinements, accept: self.opts.accept });
+            return Err(SolverError::Inaccurate {
+                residual: rel,
+                refinements,
+                accept: self.opts.accept,
+            });
         }
         Ok(rel)
     }
 }
-

@@ -19,4 +19,6 @@ pub mod projection;
 
 pub use error::SolverError;
 pub use kkt::{set_kkt_threads, KktBackend, KktOptions, KktPattern, KktSolver, KktStats};
-pub use projection::{project_position, project_velocity, ConstraintEval, ProjectionParams, ProjectionReport};
+pub use projection::{
+    project_position, project_velocity, ConstraintEval, ProjectionParams, ProjectionReport,
+};

@@ -43,7 +43,11 @@ pub struct ProjectionParams {
 
 impl Default for ProjectionParams {
     fn default() -> Self {
-        Self { tol: 1e-12, max_iter: 20, step_factor: 1.0 }
+        Self {
+            tol: 1e-12,
+            max_iter: 20,
+            step_factor: 1.0,
+        }
     }
 }
 
@@ -57,7 +61,10 @@ pub struct ProjectionReport {
 }
 
 fn inf_norm(x: &[f64]) -> f64 {
-    x.iter().fold(0.0_f64, |m, v| if v.is_nan() { f64::NAN } else { m.max(v.abs()) })
+    x.iter().fold(
+        0.0_f64,
+        |m, v| if v.is_nan() { f64::NAN } else { m.max(v.abs()) },
+    )
 }
 
 /// Project `q` in place onto `{Φ = 0}` in the metric of `M` (lower values `mass`).
@@ -82,10 +89,17 @@ pub fn project_position(
         eval.phi(q, &mut phi);
         let res = inf_norm(&phi);
         if res <= params.tol {
-            return Ok(ProjectionReport { iterations, residual: res });
+            return Ok(ProjectionReport {
+                iterations,
+                residual: res,
+            });
         }
         if iterations >= params.max_iter || res.is_nan() {
-            return Err(SolverError::ProjectionDiverged { iterations, residual: res, tol: params.tol });
+            return Err(SolverError::ProjectionDiverged {
+                iterations,
+                residual: res,
+                tol: params.tol,
+            });
         }
         eval.jacobian(q, &mut jac);
         kkt.factorize(mass, &jac, None)?;
@@ -127,5 +141,8 @@ pub fn project_velocity(
     }
     let rel = kkt.solve(&mut rhs)?;
     v.copy_from_slice(&rhs[..n]);
-    Ok(ProjectionReport { iterations: 1, residual: rel })
+    Ok(ProjectionReport {
+        iterations: 1,
+        residual: rel,
+    })
 }

@@ -61,12 +61,28 @@ fn instance() -> impl Strategy<Value = Instance> {
             b.push((off + 0.5 + rnd()) * if rnd() < 0.5 { -1.0 } else { 1.0 });
         }
         let rhs = (0..n + m).map(|_| rnd() * 2.0 - 1.0).collect();
-        Instance { pattern: KktPattern { n, m, a_lower, b: bp }, a, b, rhs }
+        Instance {
+            pattern: KktPattern {
+                n,
+                m,
+                a_lower,
+                b: bp,
+            },
+            a,
+            b,
+            rhs,
+        }
     })
 }
 
 fn solve(inst: &Instance, backend: KktBackend) -> Result<Vec<f64>, SolverError> {
-    let mut k = KktSolver::new(&inst.pattern, KktOptions { backend, ..Default::default() })?;
+    let mut k = KktSolver::new(
+        &inst.pattern,
+        KktOptions {
+            backend,
+            ..Default::default()
+        },
+    )?;
     k.factorize(&inst.a, &inst.b, None)?;
     let mut x = inst.rhs.clone();
     k.solve(&mut x)?;
@@ -87,7 +103,12 @@ proptest! {
 
 #[test]
 fn refactorization_reuses_the_symbolic_analysis() -> Result<(), SolverError> {
-    let pattern = KktPattern { n: 2, m: 1, a_lower: vec![(0, 0), (1, 1)], b: vec![(0, 0), (0, 1)] };
+    let pattern = KktPattern {
+        n: 2,
+        m: 1,
+        a_lower: vec![(0, 0), (1, 1)],
+        b: vec![(0, 0), (0, 1)],
+    };
     let mut k = KktSolver::new(&pattern, KktOptions::default())?;
     for step in 0..5 {
         let x = 1.0 + step as f64;
@@ -101,19 +122,29 @@ fn refactorization_reuses_the_symbolic_analysis() -> Result<(), SolverError> {
         assert!((2.0 * x * a0 + a1 + 3.0).abs() < 1e-12);
     }
     let s = k.stats();
-    assert_eq!((s.symbolic_analyses, s.factorizations, s.solves >= 5), (1, 5, true));
+    assert_eq!(
+        (s.symbolic_analyses, s.factorizations, s.solves >= 5),
+        (1, 5, true)
+    );
     Ok(())
 }
 
 #[test]
 fn redundant_constraints_are_reported_not_hidden() -> Result<(), SolverError> {
     // Two identical rows of Φ_q: K is singular; the solve must fail with its residual.
-    let pattern = KktPattern { n: 2, m: 2, a_lower: vec![(0, 0), (1, 1)], b: vec![(0, 0), (0, 1), (1, 0), (1, 1)] };
+    let pattern = KktPattern {
+        n: 2,
+        m: 2,
+        a_lower: vec![(0, 0), (1, 1)],
+        b: vec![(0, 0), (0, 1), (1, 0), (1, 1)],
+    };
     let mut k = KktSolver::new(&pattern, KktOptions::default())?;
     k.factorize(&[1.0, 1.0], &[1.0, 2.0, 1.0, 2.0], None)?;
     let mut rhs = vec![1.0, 0.0, 1.0, 0.5];
     match k.solve(&mut rhs) {
-        Err(SolverError::Inaccurate { residual, accept, .. }) => assert!(residual > accept),
+        Err(SolverError::Inaccurate {
+            residual, accept, ..
+        }) => assert!(residual > accept),
         other => panic!("expected an Inaccurate error, got {other:?}"),
     }
     Ok(())

@@ -1,0 +1,231 @@
+//! The `driftlab` binary end to end: listing, describing, bad input (exit 2 with the field
+//! named), `simulate --trace` CSV round trip, and `run` + `report` producing PDFs that
+//! really contain text.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn driftlab(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_driftlab"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("binary runs")
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("driftlab-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[test]
+fn lists_show_the_first_sets() {
+    let o = driftlab(&["list", "methods"], &root());
+    assert!(o.status.success());
+    for id in ["taylor", "baumgarte", "implicit-euler", "projection"] {
+        assert!(text(&o).contains(id), "{id} missing from list methods");
+    }
+    let o = driftlab(&["list", "problems"], &root());
+    for id in [
+        "pendulum",
+        "bertolazzi-pendulum",
+        "planar-chain",
+        "seed003-dae",
+    ] {
+        assert!(text(&o).contains(id), "{id} missing from list problems");
+    }
+    let o = driftlab(&["describe", "baumgarte"], &root());
+    assert!(
+        o.status.success() && text(&o).contains("α = ξω_n") && text(&o).contains("omega_n = 2"),
+        "{}",
+        text(&o)
+    );
+    let o = driftlab(&["describe", "pendulum"], &root());
+    assert!(
+        o.status.success() && text(&o).contains("theta0_deg = 90") && text(&o).contains("Jacobi"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_field_and_the_fix() {
+    let o = driftlab(&["describe", "pendulumm"], &root());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("pendulumm") && text(&o).contains("pendulum"),
+        "{}",
+        text(&o)
+    );
+    let o = driftlab(
+        &[
+            "simulate",
+            "--problem",
+            "pendulum",
+            "--method",
+            "taylor",
+            "--set",
+            "lenght=2",
+            "--h",
+            "0.01",
+            "--t-end",
+            "0.1",
+        ],
+        &root(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("lenght") && text(&o).contains("length"),
+        "{}",
+        text(&o)
+    );
+    let d = tmp("badspec");
+    let spec = d.join("s.toml");
+    std::fs::write(&spec, "schema_version = 1\nname = \"s\"\nt_end = 1.0\nstep = 3\n[steps]\nh = [0.1]\n[[problems]]\nid = \"pendulum\"\n[[methods]]\nid = \"taylor\"\n").unwrap();
+    let o = driftlab(
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--out",
+            d.join("out").to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("step"), "{}", text(&o));
+    assert!(
+        !d.join("out/runs.csv").exists(),
+        "nothing should run on a bad spec"
+    );
+}
+
+#[test]
+fn simulate_trace_is_full_precision_csv() {
+    let d = tmp("trace");
+    let f = d.join("t.csv");
+    let o = driftlab(
+        &[
+            "simulate",
+            "--problem",
+            "pendulum",
+            "--method",
+            "taylor",
+            "--projection",
+            "--h",
+            "0.01",
+            "--t-end",
+            "0.5",
+            "--trace",
+            f.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let csv = std::fs::read_to_string(&f).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "t,q0,q1,v0,v1,lambda0,pos_residual,vel_residual,energy_rel_error"
+    );
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| l.split(',').map(|x| x.parse::<f64>().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 51);
+    // Round-trip precision: the stored q satisfies the constraint to projection tolerance.
+    let last = rows.last().unwrap();
+    assert!((last[0] - 0.5).abs() < 1e-15);
+    assert!((last[1] * last[1] + last[2] * last[2] - 1.0).abs() < 1e-12);
+    let d2 = tmp("trace1");
+    let f2 = d2.join("x.csv");
+    let o = driftlab(
+        &[
+            "simulate",
+            "--problem",
+            "seed003-dae",
+            "--method",
+            "implicit-euler",
+            "--h",
+            "0.25",
+            "--t-end",
+            "0.5",
+            "--trace",
+            f2.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let csv = std::fs::read_to_string(&f2).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows[0], "t,x0,z0,pos_residual");
+    let x1: f64 = rows[2].split(',').nth(1).unwrap().parse().unwrap();
+    assert_eq!(x1, 1.0 / 6.0, "seed 003: x1 = 1/6 to the last bit");
+}
+
+#[test]
+fn run_and_report_produce_figures_with_text() {
+    let d = tmp("report");
+    let out = d.join("reports");
+    let o = driftlab(
+        &[
+            "run",
+            "experiments/bertolazzi-pendulum.toml",
+            "--size",
+            "quick",
+            "--out",
+            out.join("bertolazzi-pendulum").to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let o = driftlab(&["report", "--dir", out.to_str().unwrap()], &root());
+    assert!(o.status.success(), "{}", text(&o));
+    let figs = out.join("bertolazzi-pendulum/figures");
+    let pdf = figs.join("residuals_bertolazzi-pendulum_h1e-3.pdf");
+    let bytes = std::fs::read(&pdf).unwrap();
+    assert!(bytes.starts_with(b"%PDF"));
+    // Text kept as text: an embedded DejaVu font program with a ToUnicode map.
+    let has = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    assert!(
+        has(b"DejaVu") && has(b"/FontFile2") && has(b"/ToUnicode"),
+        "PDF lost its text font"
+    );
+    for stem in [
+        "residuals_bertolazzi-pendulum_h1e-2",
+        "energy_bertolazzi-pendulum_h1e-3",
+        "trajectory_bertolazzi-pendulum_h1e-3",
+        "convergence_bertolazzi-pendulum",
+    ] {
+        for ext in ["png", "svg", "pdf"] {
+            assert!(
+                figs.join(format!("{stem}.{ext}")).exists(),
+                "{stem}.{ext} missing"
+            );
+        }
+    }
+    assert!(out.join("bertolazzi-pendulum/summary.md").exists());
+    // Where poppler is installed (CI installs it), the words themselves must come back.
+    if let Ok(o) = Command::new("pdftotext")
+        .args([pdf.to_str().unwrap(), "-"])
+        .output()
+    {
+        let t = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            t.contains("Position residual") && t.contains("time t [s]"),
+            "pdftotext found: {t}"
+        );
+    }
+}

@@ -1,0 +1,194 @@
+//! The runner end to end: spec → cells → rows → files, failed rows kept, bad specs
+//! rejected with the field named, and the seed-003 table read back from `runs.parquet`.
+
+use driftlab_runner::{run_spec, RunOptions, Spec};
+use polars::prelude::*;
+
+fn run(text: &str, dir: &std::path::Path) -> driftlab_runner::RunSummary {
+    let spec = Spec::parse(text, "test.toml").expect("valid spec");
+    run_spec(
+        &spec,
+        text,
+        "test.toml",
+        &RunOptions {
+            out_dir: Some(dir.to_path_buf()),
+            threads: Some(2),
+            size: None,
+            progress: false,
+        },
+    )
+    .expect("run")
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("driftlab-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn seed003_spec_writes_every_file_and_the_seed_table() {
+    let dir = tmp("seed003");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../experiments/seed003-index1.toml"
+    ))
+    .unwrap();
+    let sum = run(&text, &dir);
+    assert_eq!(sum.failed, 0);
+    for f in [
+        "runs.parquet",
+        "runs.csv",
+        "traces.parquet",
+        "orders.csv",
+        "manifest.json",
+    ] {
+        assert!(dir.join(f).exists(), "{f} missing");
+    }
+    let df = ParquetReader::new(std::fs::File::open(dir.join("runs.parquet")).unwrap())
+        .finish()
+        .unwrap();
+    for (name, _) in driftlab_runner::record::RUN_COLUMNS {
+        assert!(df.column(name).is_ok(), "column {name} missing");
+    }
+    // The h = 1/4, c = 1 cell: final error is exactly (1 − e^{−1})/2 − 5/18 (seed 003).
+    let row = sum
+        .rows
+        .iter()
+        .find(|r| r.h == 0.25 && r.problem_params.contains("1.0"))
+        .unwrap();
+    let want = (1.0 - (-1.0f64).exp()) / 2.0 - 5.0 / 18.0;
+    assert!(
+        (row.summary.final_err_q - want).abs() < 1e-15,
+        "{} vs {want}",
+        row.summary.final_err_q
+    );
+    assert!(row.summary.max_pos_residual < 1e-15);
+    // The h sweep: order 1 in x and z for both c.
+    for o in &sum.orders {
+        let p = o.observed_order.unwrap();
+        assert!(
+            (p - 1.0).abs() <= 0.15,
+            "{} {}: {p}",
+            o.problem_params,
+            o.quantity
+        );
+    }
+    assert_eq!(sum.orders.len(), 4);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["spec_hash"].as_str().unwrap().len(), 64);
+    assert!(manifest["rustc"].as_str().unwrap().starts_with("rustc"));
+}
+
+#[test]
+fn unsupported_pairs_and_failures_are_rows_not_gaps() {
+    let dir = tmp("failed");
+    let text = r#"
+schema_version = 1
+name = "failures"
+t_end = 1.0
+[steps]
+h = [0.1]
+[[problems]]
+id = "pendulum"
+[[methods]]
+id = "implicit-euler"
+[[methods]]
+id = "taylor"
+"#;
+    let sum = run(text, &dir);
+    assert_eq!(sum.cells, 2);
+    let bad = sum
+        .rows
+        .iter()
+        .find(|r| r.method == "implicit-euler")
+        .unwrap();
+    assert!(
+        !bad.ok
+            && bad
+                .fail_reason
+                .as_deref()
+                .unwrap()
+                .contains("does not support"),
+        "{:?}",
+        bad.fail_reason
+    );
+    let csv = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3, "header + 2 rows");
+    assert!(csv.contains(",failed,"));
+}
+
+#[test]
+fn bad_parameters_fail_before_running_and_name_the_field() {
+    let text = r#"
+schema_version = 1
+name = "bad"
+[steps]
+h = [0.1]
+[[problems]]
+id = "pendulum"
+params = { lenght = 2.0 }
+[[methods]]
+id = "taylor"
+"#;
+    let spec = Spec::parse(text, "bad.toml").unwrap();
+    let e = run_spec(
+        &spec,
+        text,
+        "bad.toml",
+        &RunOptions {
+            out_dir: Some(tmp("bad")),
+            ..Default::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("lenght") && e.contains("pendulum"), "{e}");
+    let text2 = text.replace("lenght = 2.0", "length = -1.0");
+    let spec = Spec::parse(&text2, "bad.toml").unwrap();
+    let e = run_spec(
+        &spec,
+        &text2,
+        "bad.toml",
+        &RunOptions {
+            out_dir: Some(tmp("bad2")),
+            ..Default::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("length") && e.contains("> 0"), "{e}");
+    let text3 = text
+        .replace("params = { lenght = 2.0 }", "")
+        .replace("\"taylor\"", "\"tailor\"");
+    let spec = Spec::parse(&text3, "bad.toml").unwrap();
+    let e = run_spec(
+        &spec,
+        &text3,
+        "bad.toml",
+        &RunOptions {
+            out_dir: Some(tmp("bad3")),
+            ..Default::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("tailor") && e.contains("taylor, baumgarte"),
+        "{e}"
+    );
+}
+
+/// The README documents every output column (the table there is the user's reference).
+#[test]
+fn readme_documents_every_run_column() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    for (name, _) in driftlab_runner::record::RUN_COLUMNS {
+        assert!(
+            readme.contains(&format!("| `{name}` |")),
+            "README lacks column `{name}`"
+        );
+    }
+}

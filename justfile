@@ -1,0 +1,22 @@
+# Conveniences over the two README commands (`just` is optional: every recipe is one cargo line).
+
+# Run every experiment in experiments/ and build the figures under reports/.
+run-experiments size="full":
+    cargo run -p driftlab-cli -- run-experiments --size {{size}}
+
+# The test suite (what CI runs).
+test:
+    cargo test --workspace
+
+# Criterion per-step benchmarks on the planar chain.
+bench:
+    cargo bench -p driftlab-methods
+
+# Rebuild figures and summaries from stored results only.
+report:
+    cargo run -p driftlab-cli -- report
+
+# Lints as CI expects them.
+lint:
+    cargo fmt --all -- --check
+    cargo clippy --workspace --all-targets -- -D warnings
