@@ -2,6 +2,8 @@
 //! named), `simulate --trace` CSV round trip, and `run` + `report` producing PDFs that
 //! really contain text.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -172,7 +174,11 @@ fn simulate_trace_is_full_precision_csv() {
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(rows[0], "t,x0,z0,pos_residual");
     let x1: f64 = rows[2].split(',').nth(1).unwrap().parse().unwrap();
-    assert_eq!(x1, 1.0 / 6.0, "seed 003: x1 = 1/6 to the last bit");
+    assert_eq!(
+        x1.to_bits(),
+        (1.0f64 / 6.0).to_bits(),
+        "seed 003: x1 = 1/6 to the last bit"
+    );
 }
 
 #[test]

@@ -31,5 +31,6 @@ pub use observe::{Metrics, MetricsObserver, Observer, Sample, SummaryMetrics, Tr
 pub use pattern::SparsityPattern;
 pub use state::State;
 pub use system::{
-    Dims, ExactSolution, MechanicalSystem, ProblemInfo, SemiExplicitDae, SystemForm, SystemRef,
+    Dims, ExactSolution, Index1Jacobians, MechanicalSystem, ProblemInfo, SemiExplicitDae,
+    SystemForm, SystemRef,
 };

@@ -112,22 +112,38 @@ pub trait SemiExplicitDae: Send + Sync {
     fn f(&self, t: f64, x: &[f64], z: &[f64], out: &mut [f64]);
     /// `g(t, x, z)`.
     fn g(&self, t: f64, x: &[f64], z: &[f64], out: &mut [f64]);
-    /// Dense Jacobians `(f_x, f_z, g_x, g_z)`, row-major, written into the four slices.
-    fn jacobians(
-        &self,
-        t: f64,
-        x: &[f64],
-        z: &[f64],
-        fx: &mut [f64],
-        fz: &mut [f64],
-        gx: &mut [f64],
-        gz: &mut [f64],
-    );
+    /// Dense row-major Jacobians `f_x, f_z, g_x, g_z` at `(t, x, z)`.
+    fn jacobians(&self, t: f64, x: &[f64], z: &[f64], out: &mut Index1Jacobians);
     /// Consistent initial state (`g(t0, x0, z0) = 0`).
     fn initial_state(&self) -> State;
     /// Exact solution at `t`, where known (`q` = x, `lambda` = z).
     fn exact(&self, _t: f64) -> Option<ExactSolution> {
         None
+    }
+}
+
+/// Dense row-major Jacobians of a semi-explicit index-1 DAE.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Index1Jacobians {
+    /// `∂f/∂x` (`nx × nx`).
+    pub fx: Vec<f64>,
+    /// `∂f/∂z` (`nx × nz`).
+    pub fz: Vec<f64>,
+    /// `∂g/∂x` (`nz × nx`).
+    pub gx: Vec<f64>,
+    /// `∂g/∂z` (`nz × nz`).
+    pub gz: Vec<f64>,
+}
+
+impl Index1Jacobians {
+    /// Zeroed Jacobians for `nx` differential and `nz` algebraic variables.
+    pub fn zeros(nx: usize, nz: usize) -> Self {
+        Self {
+            fx: vec![0.0; nx * nx],
+            fz: vec![0.0; nx * nz],
+            gx: vec![0.0; nz * nx],
+            gz: vec![0.0; nz * nz],
+        }
     }
 }
 

@@ -82,6 +82,7 @@ impl AccelerationSolver {
 
     /// Solve for `(a, λ)` at `(t, q, v)` with the acceleration constraint
     /// `Φ_q a = γ + bias` (`bias = None`: the exact hidden constraint).
+    #[allow(clippy::too_many_arguments)] // inputs (t, q, v, bias) and outputs (a, λ) of one KKT solve
     pub fn solve(
         &mut self,
         sys: &dyn MechanicalSystem,

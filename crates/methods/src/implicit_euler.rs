@@ -15,8 +15,8 @@
 
 use driftlab_core::method::unsupported;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
-    State, StepError, StepReport, SystemForm, SystemRef,
+    ConstraintLevels, DeclaredOrders, Index1Jacobians, Method, MethodError, MethodInfo,
+    MethodStats, ParamError, State, StepError, StepReport, SystemForm, SystemRef,
 };
 use driftlab_solver::dense::solve_dense;
 use serde::{Deserialize, Serialize};
@@ -101,12 +101,7 @@ impl Method for ImplicitEuler {
         let t1 = state.t + h;
         let xn = state.q.clone();
         let (mut x, mut z) = (state.q.clone(), state.lambda.clone());
-        let (mut fx, mut fz, mut gx, mut gz) = (
-            vec![0.0; nx * nx],
-            vec![0.0; nx * nz],
-            vec![0.0; nz * nx],
-            vec![0.0; nz * nz],
-        );
+        let mut jacs = Index1Jacobians::zeros(nx, nz);
         let (mut f, mut g) = (vec![0.0; nx], vec![0.0; nz]);
         let mut jac = vec![0.0; n * n];
         let mut rhs = vec![0.0; n];
@@ -128,7 +123,8 @@ impl Method for ImplicitEuler {
             }
             s.f(t1, &x, &z, &mut f);
             s.g(t1, &x, &z, &mut g);
-            s.jacobians(t1, &x, &z, &mut fx, &mut fz, &mut gx, &mut gz);
+            s.jacobians(t1, &x, &z, &mut jacs);
+            let Index1Jacobians { fx, fz, gx, gz } = &jacs;
             for i in 0..nx {
                 rhs[i] = -(x[i] - xn[i] - h * f[i]);
                 for j in 0..nx {

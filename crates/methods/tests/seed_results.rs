@@ -1,6 +1,8 @@
 //! The seeds' first results, asserted: seed 003's implicit-Euler table and the
 //! Bertolazzi pendulum of seed 002 (unstabilized drift, Baumgarte and projection hold).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
+
 use driftlab_core::{drive, MetricsObserver, Observer, RunStatus, Schedule, TrajectoryRecorder};
 use driftlab_methods::build;
 use driftlab_problems::build as problem;

@@ -80,7 +80,7 @@ impl Pendulum {
         positive(id, "length", p.length)?;
         positive(id, "g", p.g)?;
         positive(id, "t_end", p.t_end)?;
-        if !(p.theta0_deg.abs() < 180.0) {
+        if p.theta0_deg.is_nan() || p.theta0_deg.abs() >= 180.0 {
             return Err(ParamError::OutOfRange {
                 id: id.into(),
                 field: "theta0_deg",

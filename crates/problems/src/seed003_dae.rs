@@ -11,7 +11,9 @@
 
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, positive};
-use driftlab_core::{ExactSolution, ParamError, ProblemInfo, SemiExplicitDae, State};
+use driftlab_core::{
+    ExactSolution, Index1Jacobians, ParamError, ProblemInfo, SemiExplicitDae, State,
+};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of [`Seed003Dae`].
@@ -90,20 +92,11 @@ impl SemiExplicitDae for Seed003Dae {
     fn g(&self, _t: f64, x: &[f64], z: &[f64], out: &mut [f64]) {
         out[0] = x[0] + z[0] - self.p.c;
     }
-    fn jacobians(
-        &self,
-        _t: f64,
-        _x: &[f64],
-        _z: &[f64],
-        fx: &mut [f64],
-        fz: &mut [f64],
-        gx: &mut [f64],
-        gz: &mut [f64],
-    ) {
-        fx[0] = -1.0;
-        fz[0] = 1.0;
-        gx[0] = 1.0;
-        gz[0] = 1.0;
+    fn jacobians(&self, _t: f64, _x: &[f64], _z: &[f64], out: &mut Index1Jacobians) {
+        out.fx[0] = -1.0;
+        out.fz[0] = 1.0;
+        out.gx[0] = 1.0;
+        out.gz[0] = 1.0;
     }
     fn initial_state(&self) -> State {
         State::semi_explicit(0.0, vec![0.0], vec![self.p.c])

@@ -134,13 +134,9 @@ fn check_index1(
     let st = s.initial_state();
     let x: Vec<f64> = st.q.iter().map(|a| a + dx).collect();
     let z: Vec<f64> = st.lambda.iter().map(|a| a + dz).collect();
-    let (mut fx, mut fz, mut gx, mut gz) = (
-        vec![0.0; nx * nx],
-        vec![0.0; nx * nz],
-        vec![0.0; nz * nx],
-        vec![0.0; nz * nz],
-    );
-    s.jacobians(t, &x, &z, &mut fx, &mut fz, &mut gx, &mut gz);
+    let mut j = driftlab_core::Index1Jacobians::zeros(nx, nz);
+    s.jacobians(t, &x, &z, &mut j);
+    let (fx, fz, gx, gz) = (&j.fx, &j.fz, &j.gx, &j.gz);
     let e = 1e-6;
     for c in 0..nx {
         let ff = central(

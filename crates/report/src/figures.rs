@@ -448,7 +448,8 @@ fn convergence(res: &Results, key: &str, runs: &[&Run], colours: &Colours) -> Fi
     } else {
         ("max_t ‖q − q_exact‖∞", "max_t ‖λ − λ_exact‖∞")
     };
-    let quantities: [(&str, &str, fn(&Run) -> Option<f64>); 3] = [
+    type Quantity<'a> = (&'a str, &'a str, fn(&Run) -> Option<f64>);
+    let quantities: [Quantity; 3] = [
         (if index1 { "x" } else { "q" }, lq, |r| r.err_q),
         ("v", "max_t ‖v − v_exact‖∞", |r| r.err_v),
         (if index1 { "z" } else { "lambda" }, ll, |r| r.err_lambda),

@@ -140,7 +140,7 @@ pub fn run_cell(experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
                             states
                                 .points
                                 .iter()
-                                .find(|(s, _)| s.t == m.t)
+                                .find(|(s, _)| s.t.to_bits() == m.t.to_bits())
                                 .map(|(s, _)| f(s))
                                 .unwrap_or_default()
                         })

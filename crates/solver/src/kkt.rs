@@ -475,7 +475,7 @@ impl KktSolver {
         self.stats.refinement_steps += refinements;
         self.work_b = b;
         self.work_r = r;
-        if !(rel <= self.opts.accept) || rhs.iter().any(|x| !x.is_finite()) {
+        if rel.is_nan() || rel > self.opts.accept || rhs.iter().any(|x| !x.is_finite()) {
             return Err(SolverError::Inaccurate {
                 residual: rel,
                 refinements,
