@@ -77,6 +77,15 @@ pub trait MechanicalSystem: Send + Sync {
     /// Curvature term `γ = −(Φ_q v)_q v − 2 Φ_qt v − Φ_tt`, so that the acceleration
     /// constraint reads `Φ_q a = γ`.
     fn curvature(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
+    /// Lower-triangle pattern of the constraint Hessian contraction
+    /// `K(q, λ) = Σ_i λ_i ∇²Φ_i(q) = (Φ_qᵀ λ)_q`, if the problem provides it. Implicit
+    /// methods add `h² K` to their Newton matrix for quadratic convergence; without it
+    /// they use the simplified Newton matrix (the term is O(h²)).
+    fn constraint_hessian_pattern(&self) -> Option<SparsityPattern> {
+        None
+    }
+    /// Values of `K(q, λ)` in the order of [`Self::constraint_hessian_pattern`].
+    fn constraint_hessian(&self, _t: f64, _q: &[f64], _lambda: &[f64], _out: &mut [f64]) {}
     /// Total energy `H(t, q, v)`, if the problem defines one.
     fn energy(&self, _t: f64, _q: &[f64], _v: &[f64]) -> Option<f64> {
         None

@@ -1,49 +1,86 @@
-//! `implicit-euler` for the semi-explicit index-1 form (seed 003 §保持约束的离散计算):
-//! the differential equation by backward Euler and the algebraic equation imposed at
-//! the new time,
+//! `implicit-euler`: backward Euler with the constraint imposed at the new time, for both
+//! forms.
+//!
+//! **Index 1** (seed 003 §保持约束的离散计算):
 //!
 //! ```text
 //! (x_{n+1} − x_n)/h = f(t_{n+1}, x_{n+1}, z_{n+1}),     0 = g(t_{n+1}, x_{n+1}, z_{n+1}),
 //! ```
 //!
-//! solved by Newton's method with the Jacobian `[[I − h f_x, −h f_z], [g_x, g_z]]`
-//! (dense LU; these systems are small). For the seed-003 example this is the recursion
-//! `x_{n+1} = (x_n + c h)/(1 + 2h)`. The constraint holds at every step to Newton
-//! tolerance; the time discretization is first order in `x` and in `z` (backward Euler
-//! is order 1 for index-1 DAEs: Hairer & Wanner, Solving ODEs II, §VI.1 and Thm. VI.1.1;
-//! Brenan, Campbell & Petzold 1996, §3.1).
+//! Newton with the dense Jacobian `[[I − h f_x, −h f_z], [g_x, g_z]]`. For the seed-003
+//! example this is the recursion `x_{n+1} = (x_n + c h)/(1 + 2h)`. Order 1 in x and z
+//! (Hairer & Wanner, Solving ODEs II, §VI.1).
+//!
+//! **Index 3** (seed 002 §19.2, the constraint `Φ(q_{n+1}) = 0` enforced, not a
+//! differentiated one):
+//!
+//! ```text
+//! q_{n+1} = q_n + h v_{n+1},    M (v_{n+1} − v_n) = h f_{n+1} − h Φ_q(q_{n+1})ᵀ λ_{n+1},    Φ(t_{n+1}, q_{n+1}) = 0
+//! ```
+//!
+//! Unknowns `(v_{n+1}, Λ = h λ_{n+1})`; Newton on the residuals
+//! `R_v = M(v − v_n) − h f + Φ_qᵀ Λ`, `R_c = Φ(q_n + h v)/h` has the symmetric KKT matrix
+//! `[[M + h² K(q, λ), Φ_qᵀ], [Φ_q, 0]]` with `K = Σ λ_i ∇²Φ_i` (dropped — simplified
+//! Newton — when the problem does not provide it; force Jacobians are not used). The
+//! pattern is analysed once per run on the sparse LDLᵀ solver. Global order 1 in q, v and
+//! λ at fixed t > 0 for constant steps (BDF1 on index-3 Hessenberg systems: Lötstedt &
+//! Petzold, Math. Comp. 46 (1986) 491–516; Brenan, Campbell & Petzold 1996, Thm. 3.2.2);
+//! λ has an O(1) error in the first step (λ₁ solves the acceleration constraint with
+//! half the curvature term), so its order is read from the error at t_end, not the max.
+//! Strongly damping: the energy of a conservative system decays (seed 002 §19.3).
 
-use driftlab_core::method::unsupported;
+use crate::dynamics::{kkt_pattern, linear_error, AccelerationSolver, KktChoice};
+
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Index1Jacobians, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, State, StepError, StepReport, SystemForm, SystemRef,
+    ConstraintLevels, DeclaredOrders, Index1Jacobians, MechanicalSystem, Method, MethodError,
+    MethodInfo, MethodStats, ParamError, State, StepError, StepReport, SystemForm, SystemRef,
 };
 use driftlab_solver::dense::solve_dense;
+use driftlab_solver::{KktPattern, KktSolver};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of [`ImplicitEuler`].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ImplicitEulerParams {
-    /// Newton stops when `‖Δ‖∞ ≤ tol (1 + ‖(x, z)‖∞)`.
+    /// Newton stops when `‖Δ‖∞ ≤ tol (1 + ‖unknowns‖∞)`.
     pub tol: f64,
     /// Newton iteration cap (exceeding it fails the run).
     pub max_iter: usize,
+    /// KKT factorization (index-3 form).
+    pub kkt: KktChoice,
 }
 
 impl Default for ImplicitEulerParams {
     fn default() -> Self {
         Self {
-            tol: 1e-13,
+            tol: 1e-12,
             max_iter: 25,
+            kkt: KktChoice::SparseLdlt,
         }
     }
 }
 
-/// Backward Euler for semi-explicit index-1 DAEs.
+/// Work space of the index-3 Newton iteration.
+struct Index3 {
+    kkt: KktSolver,
+    n_mass: usize,
+    hessian: bool,
+    a_vals: Vec<f64>,
+    jac: Vec<f64>,
+    f: Vec<f64>,
+    phi: Vec<f64>,
+    rhs: Vec<f64>,
+    mv: Vec<f64>,
+    gtl: Vec<f64>,
+    init_stats: MethodStats,
+}
+
+/// Backward Euler for index-1 and index-3 systems.
 pub struct ImplicitEuler {
     p: ImplicitEulerParams,
     stats: MethodStats,
+    index3: Option<Index3>,
 }
 
 impl ImplicitEuler {
@@ -53,6 +90,7 @@ impl ImplicitEuler {
         Ok(Self {
             p,
             stats: MethodStats::default(),
+            index3: None,
         })
     }
 }
@@ -62,29 +100,159 @@ pub fn info() -> MethodInfo {
     MethodInfo {
         id: "implicit-euler".into(),
         family: "implicit-runge-kutta".into(),
-        title: "Implicit (backward) Euler with the algebraic constraint imposed at t_{n+1}".into(),
-        equations: "(x_{n+1} − x_n)/h = f(t_{n+1}, x_{n+1}, z_{n+1});  0 = g(t_{n+1}, x_{n+1}, z_{n+1});  Newton on [I − h f_x, −h f_z; g_x, g_z]".into(),
-        citation: "seed 003 §保持约束的离散计算; order 1 in x and z for index-1 DAEs: Hairer & Wanner, Solving ODEs II, §VI.1".into(),
-        orders: DeclaredOrders { q: Some(1.0), v: None, lambda: Some(1.0) },
+        title: "Implicit (backward) Euler with the constraint imposed at t_{n+1} (index 1 and index 3)".into(),
+        equations: "index 1: (x_{n+1} − x_n)/h = f_{n+1}, 0 = g_{n+1};  index 3: q_{n+1} = q_n + h v_{n+1}, \
+                    M(v_{n+1} − v_n) = h(f_{n+1} − Φ_qᵀλ_{n+1}), Φ(q_{n+1}) = 0;  Newton on [M + h²K, Φ_qᵀ; Φ_q, 0]"
+            .into(),
+        citation: "seed 003 §保持约束的离散计算 (index 1); seed 002 §19.2 (index 3); orders: Hairer & Wanner, Solving ODEs II \
+                   §VI.1 (index 1), Lötstedt & Petzold, Math. Comp. 46 (1986) (index 3, BDF1)"
+            .into(),
+        orders: DeclaredOrders { q: Some(1.0), v: Some(1.0), lambda: Some(1.0) },
         enforces: ConstraintLevels { position: true, velocity: false, acceleration: false },
         implicit: true,
         symmetric: false,
         symplectic: false,
-        forms: vec![SystemForm::SemiExplicit],
+        forms: vec![SystemForm::SemiExplicit, SystemForm::Mechanical],
     }
 }
 
-impl Method for ImplicitEuler {
-    fn info(&self) -> MethodInfo {
-        info()
-    }
-    fn init(&mut self, sys: SystemRef<'_>, _state: &mut State) -> Result<(), MethodError> {
-        match sys {
-            SystemRef::SemiExplicit(_) => Ok(()),
-            _ => Err(unsupported(&info(), sys.form())),
+impl ImplicitEuler {
+    fn init_index3(
+        &mut self,
+        s: &dyn MechanicalSystem,
+        state: &mut State,
+    ) -> Result<(), MethodError> {
+        let d = s.dims();
+        let mut pattern: KktPattern = kkt_pattern(s);
+        let n_mass = pattern.a_lower.len();
+        let hp = s.constraint_hessian_pattern();
+        if let Some(hp) = &hp {
+            pattern.a_lower.extend(hp.entries.iter().copied());
         }
+        let kkt = KktSolver::new(&pattern, self.p.kkt.options())
+            .map_err(|e| MethodError::Init(linear_error(state.t, e)))?;
+        // Consistent λ0 and a0 from the acceleration-level KKT system (for the predictor
+        // and the acceleration residual of the initial state).
+        let mut acc = AccelerationSolver::new(s, self.p.kkt)?;
+        acc.solve(
+            s,
+            state.t,
+            &state.q,
+            &state.v,
+            None,
+            &mut state.a,
+            &mut state.lambda,
+        )?;
+        let mut init_stats = MethodStats::default();
+        crate::dynamics::add_kkt_stats(&mut init_stats, acc.stats());
+        self.index3 = Some(Index3 {
+            kkt,
+            n_mass,
+            hessian: hp.is_some(),
+            a_vals: vec![0.0; pattern.a_lower.len()],
+            jac: vec![0.0; pattern.b.len()],
+            f: vec![0.0; d.n],
+            phi: vec![0.0; d.m],
+            rhs: vec![0.0; d.n + d.m],
+            mv: vec![0.0; d.n],
+            gtl: vec![0.0; d.n],
+            init_stats,
+        });
+        Ok(())
     }
-    fn step(
+
+    fn step_index3(
+        &mut self,
+        s: &dyn MechanicalSystem,
+        state: &mut State,
+        h: f64,
+    ) -> Result<StepReport, StepError> {
+        let Some(w) = self.index3.as_mut() else {
+            return Err(StepError::LinearSolve {
+                t: state.t,
+                detail: "implicit-euler: step before init".into(),
+            });
+        };
+        let d = s.dims();
+        let (n, m) = (d.n, d.m);
+        let t1 = state.t + h;
+        let (qn, vn) = (state.q.clone(), state.v.clone());
+        // Predictor: explicit Euler velocity, previous multiplier.
+        let mut v: Vec<f64> = (0..n).map(|i| vn[i] + h * state.a[i]).collect();
+        let mut big_l: Vec<f64> = state.lambda.iter().map(|l| h * l).collect();
+        let mut q = vec![0.0; n];
+        let jp = s.jacobian_pattern();
+        let mp = s.mass_pattern();
+        let mut report = StepReport::default();
+        loop {
+            for i in 0..n {
+                q[i] = qn[i] + h * v[i];
+            }
+            if report.newton_iterations >= self.p.max_iter {
+                s.constraints(t1, &q, &mut w.phi);
+                let res = w.phi.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+                return Err(StepError::NewtonDiverged {
+                    t: state.t,
+                    iterations: report.newton_iterations,
+                    residual: res,
+                    tol: self.p.tol,
+                });
+            }
+            s.mass(&q, &mut w.a_vals[..w.n_mass]);
+            let diff: Vec<f64> = (0..n).map(|i| v[i] - vn[i]).collect();
+            mp.mul_vec(&w.a_vals[..w.n_mass], &diff, &mut w.mv, true);
+            if w.hessian {
+                let lam: Vec<f64> = big_l.iter().map(|x| x / h).collect();
+                s.constraint_hessian(t1, &q, &lam, &mut w.a_vals[w.n_mass..]);
+                for x in &mut w.a_vals[w.n_mass..] {
+                    *x *= h * h;
+                }
+            }
+            s.forces(t1, &q, &v, &mut w.f);
+            s.jacobian(t1, &q, &mut w.jac);
+            s.constraints(t1, &q, &mut w.phi);
+            jp.mul_transpose_vec(&w.jac, &big_l, &mut w.gtl);
+            for i in 0..n {
+                w.rhs[i] = -(w.mv[i] - h * w.f[i] + w.gtl[i]);
+            }
+            for r in 0..m {
+                w.rhs[n + r] = -w.phi[r] / h;
+            }
+            w.kkt
+                .factorize(&w.a_vals, &w.jac, None)
+                .map_err(|e| linear_error(state.t, e))?;
+            w.kkt
+                .solve(&mut w.rhs)
+                .map_err(|e| linear_error(state.t, e))?;
+            report.newton_iterations += 1;
+            report.factorizations += 1;
+            for i in 0..n {
+                v[i] += w.rhs[i];
+            }
+            for r in 0..m {
+                big_l[r] += w.rhs[n + r];
+            }
+            let size = v.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+            let dv = w.rhs[..n].iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+            if dv <= self.p.tol * (1.0 + size) {
+                break;
+            }
+        }
+        for i in 0..n {
+            state.q[i] = qn[i] + h * v[i];
+            state.a[i] = (v[i] - vn[i]) / h;
+        }
+        state.v = v;
+        for r in 0..m {
+            state.lambda[r] = big_l[r] / h;
+        }
+        state.t = t1;
+        self.stats.steps += 1;
+        self.stats.newton_iterations += report.newton_iterations;
+        Ok(report)
+    }
+
+    fn step_index1(
         &mut self,
         sys: SystemRef<'_>,
         state: &mut State,
@@ -170,7 +338,35 @@ impl Method for ImplicitEuler {
         self.stats.solves += report.factorizations;
         Ok(report)
     }
+}
+
+impl Method for ImplicitEuler {
+    fn info(&self) -> MethodInfo {
+        info()
+    }
+    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
+        match sys {
+            SystemRef::SemiExplicit(_) => Ok(()),
+            SystemRef::Mechanical(s) => self.init_index3(s, state),
+        }
+    }
+    fn step(
+        &mut self,
+        sys: SystemRef<'_>,
+        state: &mut State,
+        h: f64,
+    ) -> Result<StepReport, StepError> {
+        match sys {
+            SystemRef::SemiExplicit(_) => self.step_index1(sys, state, h),
+            SystemRef::Mechanical(s) => self.step_index3(s, state, h),
+        }
+    }
     fn stats(&self) -> MethodStats {
-        self.stats
+        let mut s = self.stats;
+        if let Some(w) = &self.index3 {
+            crate::dynamics::add_kkt_stats(&mut s, w.kkt.stats());
+            s = s.merged(w.init_stats);
+        }
+        s
     }
 }

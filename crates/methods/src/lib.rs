@@ -13,6 +13,8 @@
 pub mod baumgarte;
 pub mod dynamics;
 pub mod implicit_euler;
+pub mod implicit_euler_mu_ode;
+pub mod implicit_euler_pendulum;
 pub mod projection;
 pub mod taylor;
 
@@ -68,6 +70,30 @@ pub fn catalog() -> Vec<MethodEntry> {
                 )?))
             },
             defaults: params::defaults::<implicit_euler::ImplicitEulerParams>,
+        },
+        MethodEntry {
+            id: "implicit-euler-pendulum",
+            info: implicit_euler_pendulum::info,
+            build: |t| {
+                Ok(Box::new(
+                    implicit_euler_pendulum::ImplicitEulerPendulum::new(params::parse(
+                        "method",
+                        "implicit-euler-pendulum",
+                        t,
+                    )?),
+                ))
+            },
+            defaults: params::defaults::<implicit_euler_pendulum::NoParams>,
+        },
+        MethodEntry {
+            id: "implicit-euler-mu-ode",
+            info: implicit_euler_mu_ode::info,
+            build: |t| {
+                Ok(Box::new(implicit_euler_mu_ode::ImplicitEulerMuOde::new(
+                    params::parse("method", "implicit-euler-mu-ode", t)?,
+                )))
+            },
+            defaults: params::defaults::<implicit_euler_pendulum::NoParams>,
         },
     ]
 }

@@ -111,6 +111,41 @@ fn check_mechanical(
             .map(|(a, b)| a + b)
             .collect::<Vec<f64>>()
     };
+    // K(q, λ) = (Φ_qᵀ λ)_q against central differences, for a fixed λ.
+    if let Some(hp) = s.constraint_hessian_pattern() {
+        let lam: Vec<f64> = (0..d.m)
+            .map(|i| 0.7 - 0.3 * i as f64 + v[i % v.len()])
+            .collect();
+        let mut hv = vec![0.0; hp.nnz()];
+        s.constraint_hessian(t, &q, &lam, &mut hv);
+        let kd = hp.to_dense(&hv, true);
+        prop_assert!(
+            hp.entries.iter().all(|(i, j)| i >= j),
+            "{name}: Hessian pattern must be lower"
+        );
+        for c in 0..d.n {
+            let fd = central(
+                |s_| {
+                    let mut qq = q.clone();
+                    qq[c] += s_;
+                    let mut jj = vec![0.0; jp.nnz()];
+                    s.jacobian(t, &qq, &mut jj);
+                    let mut g = vec![0.0; d.n];
+                    jp.mul_transpose_vec(&jj, &lam, &mut g);
+                    g
+                },
+                e,
+            );
+            for r in 0..d.n {
+                prop_assert!(
+                    (fd[r] - kd[r * d.n + c]).abs() < 1e-6 * (1.0 + kd[r * d.n + c].abs()),
+                    "{name}: K[{r},{c}] = {} vs FD {}",
+                    kd[r * d.n + c],
+                    fd[r]
+                );
+            }
+        }
+    }
     let fd_g: Vec<f64> = central(c_of, e).into_iter().map(|x| -x).collect();
     let mut gamma = vec![0.0; d.m];
     s.curvature(t, &q, &v, &mut gamma);

@@ -27,6 +27,9 @@ pub struct Run {
     pub err_q: Option<f64>,
     pub err_v: Option<f64>,
     pub err_lambda: Option<f64>,
+    pub final_err_q: Option<f64>,
+    pub final_err_v: Option<f64>,
+    pub final_err_lambda: Option<f64>,
     pub factorizations: u64,
     pub newton_iterations: u64,
     pub projection_iterations: u64,
@@ -175,6 +178,11 @@ impl Results {
             c.f64("max_energy_rel_error")?,
         );
         let (eq, ev, el) = (c.f64("err_q")?, c.f64("err_v")?, c.f64("err_lambda")?);
+        let (fq, fv, fl) = (
+            c.f64("final_err_q")?,
+            c.f64("final_err_v")?,
+            c.f64("final_err_lambda")?,
+        );
         let (fac, newton, proj, wall) = (
             c.u64("factorizations")?,
             c.u64("newton_iterations")?,
@@ -206,6 +214,9 @@ impl Results {
                 err_q: eq[i],
                 err_v: ev[i],
                 err_lambda: el[i],
+                final_err_q: fq[i],
+                final_err_v: fv[i],
+                final_err_lambda: fl[i],
                 factorizations: fac[i],
                 newton_iterations: newton[i],
                 projection_iterations: proj[i],

@@ -1,0 +1,122 @@
+//! `implicit-euler-mu-ode`: seed 002 §19.2's **failing** variant — implicit Euler on the
+//! pendulum where the constraint is replaced by the ODE `μ' = 3 g v / r²` obtained by
+//! differentiating it three times (index reduced to 0). The constraint itself is never
+//! imposed, so `x² + y² = r²` is lost within few steps (the seed: "Implicit Eulero
+//! implicito without stabilization do not work"); the `implicit-euler-pendulum`
+//! experiment shows it.
+//!
+//! ```text
+//! (u⁺ − u)/h = μ⁺x⁺, (v⁺ − v)/h = μ⁺y⁺ − g, (x⁺ − x)/h = u⁺, (y⁺ − y)/h = v⁺, (μ⁺ − μ)/h = 3 g v⁺ / r²
+//! ```
+//!
+//! Eliminating the first four (with `c = 1 − h² μ⁺`, see `implicit-euler-pendulum`) leaves
+//! a quadratic in `δ = μ⁺ − μ`:
+//! `r²h²δ² + (3gh²y + r²(h²μ − 1))δ + 3gh(v + yμh − gh) = 0`,
+//! whose root near the explicit step `δ ≈ 3hgv/r²` is taken in the cancellation-free form
+//! `δ = C / q`, `q = −½(B − √(B² − 4AC))` (B < 0). A negative discriminant fails the step.
+
+use crate::implicit_euler_pendulum::{pendulum_data, NoParams, PendulumData};
+use driftlab_core::method::unsupported;
+use driftlab_core::{
+    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, State,
+    StepError, StepReport, SystemForm, SystemRef,
+};
+
+/// The μ-ODE variant.
+pub struct ImplicitEulerMuOde {
+    data: Option<PendulumData>,
+    mu: f64,
+    stats: MethodStats,
+}
+
+impl ImplicitEulerMuOde {
+    /// A new instance.
+    pub fn new(_: NoParams) -> Self {
+        Self {
+            data: None,
+            mu: 0.0,
+            stats: MethodStats::default(),
+        }
+    }
+}
+
+/// Declared properties: consistent with order 1 for the ODE it integrates, but it
+/// enforces no constraint level (the drift is the point).
+pub fn info() -> MethodInfo {
+    MethodInfo {
+        id: "implicit-euler-mu-ode".into(),
+        family: "implicit-runge-kutta".into(),
+        title: "Implicit Euler on the pendulum with the constraint replaced by μ' = 3gv/r² (seed 002's failing variant)".into(),
+        equations: "r²h²δ² + (3gh²y + r²(h²μ − 1))δ + 3gh(v + yμh − gh) = 0,  μ⁺ = μ + δ,  then x⁺, y⁺, u⁺, v⁺ as implicit Euler".into(),
+        citation: "seed 002 §19.1 (μ' − 3gv = 0 by differentiating the constraint three times) and §19.2".into(),
+        orders: DeclaredOrders { q: Some(1.0), v: Some(1.0), lambda: Some(1.0) },
+        enforces: ConstraintLevels::default(),
+        implicit: true,
+        symmetric: false,
+        symplectic: false,
+        forms: vec![SystemForm::Mechanical],
+    }
+}
+
+impl Method for ImplicitEulerMuOde {
+    fn info(&self) -> MethodInfo {
+        info()
+    }
+    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
+        let SystemRef::Mechanical(s) = sys else {
+            return Err(unsupported(&info(), sys.form()));
+        };
+        let d = pendulum_data("implicit-euler-mu-ode", s, state)?;
+        let (x, y, u, v) = (state.q[0], state.q[1], state.v[0], state.v[1]);
+        self.mu = (d.g * y - (u * u + v * v)) / (d.r * d.r);
+        state.lambda[0] = -d.m * self.mu / 2.0;
+        state.a[0] = self.mu * x;
+        state.a[1] = self.mu * y - d.g;
+        self.data = Some(d);
+        Ok(())
+    }
+    fn step(
+        &mut self,
+        _sys: SystemRef<'_>,
+        state: &mut State,
+        h: f64,
+    ) -> Result<StepReport, StepError> {
+        let Some(PendulumData { m, r, g }) = self.data else {
+            return Err(StepError::LinearSolve {
+                t: state.t,
+                detail: "implicit-euler-mu-ode: step before init".into(),
+            });
+        };
+        let (x, y, u, v) = (state.q[0], state.q[1], state.v[0], state.v[1]);
+        let mu = self.mu;
+        let qa = r * r * h * h;
+        let qb = 3.0 * g * h * h * y + r * r * (h * h * mu - 1.0);
+        let qc = 3.0 * g * h * (v + y * mu * h - g * h);
+        let disc = qb * qb - 4.0 * qa * qc;
+        if disc.is_nan() || disc < 0.0 {
+            return Err(StepError::NewtonDiverged {
+                t: state.t,
+                iterations: 1,
+                residual: disc,
+                tol: 0.0,
+            });
+        }
+        let qq = -0.5 * (qb + qb.signum() * disc.sqrt());
+        let delta = qc / qq;
+        let mu1 = mu + delta;
+        let c = 1.0 - h * h * mu1;
+        let (x1, y1) = ((x + h * u) / c, (y + h * v - g * h * h) / c);
+        let (u1, v1) = ((u + h * mu1 * x) / c, (v + h * mu1 * y - g * h) / c);
+        state.a = vec![(u1 - u) / h, (v1 - v) / h];
+        state.q = vec![x1, y1];
+        state.v = vec![u1, v1];
+        self.mu = mu1;
+        state.lambda[0] = -m * mu1 / 2.0;
+        state.t += h;
+        self.stats.steps += 1;
+        Ok(StepReport::default())
+    }
+    fn stats(&self) -> MethodStats {
+        self.stats
+    }
+}
