@@ -12,10 +12,12 @@
 
 pub mod baumgarte;
 pub mod dynamics;
+pub mod generalized_alpha;
 pub mod implicit_euler;
 pub mod implicit_euler_mu_ode;
 pub mod implicit_euler_pendulum;
 pub mod projection;
+pub mod rattle;
 pub mod taylor;
 
 pub use driftlab_solver::set_kkt_threads;
@@ -94,6 +96,26 @@ pub fn catalog() -> Vec<MethodEntry> {
                 )))
             },
             defaults: params::defaults::<implicit_euler_pendulum::NoParams>,
+        },
+        MethodEntry {
+            id: "rattle",
+            info: rattle::info,
+            build: |t| {
+                Ok(Box::new(rattle::Rattle::new(params::parse(
+                    "method", "rattle", t,
+                )?)?))
+            },
+            defaults: params::defaults::<rattle::RattleParams>,
+        },
+        MethodEntry {
+            id: "generalized-alpha",
+            info: generalized_alpha::info,
+            build: |t| {
+                Ok(Box::new(generalized_alpha::GeneralizedAlpha::new(
+                    params::parse("method", "generalized-alpha", t)?,
+                )?))
+            },
+            defaults: params::defaults::<generalized_alpha::GeneralizedAlphaParams>,
         },
     ]
 }

@@ -328,10 +328,18 @@ impl KktSolver {
             .map(|d| self.exact[self.diag_slot[d]].abs())
             .fold(0.0_f64, f64::max)
             .max(f64::MIN_POSITIVE);
+        // The shift must be small against the Schur complement B A⁻¹ Bᵀ ~ ‖B‖²/‖A‖, not
+        // against A (an iteration matrix β'M with β' ~ 1/h² would otherwise drown it).
+        let b_max = b_vals.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+        let schur_scale = if b_max > 0.0 {
+            b_max * b_max / scale
+        } else {
+            scale
+        };
         self.norm_k = self.sym_inf_norm();
         self.shifted.copy_from_slice(&self.exact);
         for r in 0..self.m {
-            self.shifted[self.diag_slot[self.n + r]] -= self.opts.shift * scale;
+            self.shifted[self.diag_slot[self.n + r]] -= self.opts.shift * schur_scale;
         }
         let dim = self.dim();
         match &mut self.backend {
@@ -344,8 +352,8 @@ impl KktSolver {
                 let mat = SparseColMatRef::new(self.sym.as_ref(), &self.shifted);
                 let reg = LdltRegularization {
                     dynamic_regularization_signs: Some(signs),
-                    dynamic_regularization_delta: 1e-8 * scale,
-                    dynamic_regularization_epsilon: 1e-14 * scale,
+                    dynamic_regularization_delta: 1e-8 * scale.min(schur_scale),
+                    dynamic_regularization_epsilon: 1e-14 * scale.min(schur_scale),
                 };
                 let stack = MemStack::new(buffer);
                 let info = symbolic
