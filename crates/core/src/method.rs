@@ -120,7 +120,9 @@ pub trait Method: Send {
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError>;
-    /// Recompute derived quantities after `(q, v)` were changed from outside.
+    /// Recompute derived quantities after `(q, v)` were changed from outside. A decorator
+    /// that itself recomputes `a` and `λ` consistently with the new `(q, v)` (the
+    /// projection's acceleration level) does not call it.
     fn refresh(&mut self, _sys: SystemRef<'_>, _state: &mut State) -> Result<(), StepError> {
         Ok(())
     }

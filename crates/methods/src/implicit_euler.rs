@@ -25,8 +25,8 @@
 //! pattern is analysed once per run on the sparse LDLᵀ solver. Global order 1 in q, v and
 //! λ at fixed t > 0 for constant steps (BDF1 on index-3 Hessenberg systems: Lötstedt &
 //! Petzold, Math. Comp. 46 (1986) 491–516; Brenan, Campbell & Petzold 1996, Thm. 3.2.2);
-//! λ has an O(1) error in the first step (λ₁ solves the acceleration constraint with
-//! half the curvature term), so its order is read from the error at t_end, not the max.
+//! from a start with v₀ ≠ 0, λ₁ solves the acceleration constraint with half the
+//! curvature term (an O(1) first-step layer that the max-over-run error exposes).
 //! Strongly damping: the energy of a conservative system decays (seed 002 §19.3).
 
 use crate::dynamics::{kkt_pattern, linear_error, AccelerationSolver, KktChoice};

@@ -33,6 +33,14 @@ pub struct ProjectionParams {
     pub max_iter: usize,
     /// Also project the velocity (seed 001 §3.4.3 decoupled: position, then velocity).
     pub velocity: bool,
+    /// Also project the acceleration onto `{Φ_q a = γ}` in the metric of `M` (seed 004
+    /// §3.2.3): the `(a, λ)` consistent with the projected `(q, v)`, from the KKT system
+    /// already factored for the velocity projection (one extra solve). Without it, a
+    /// method that computes λ inside its step (implicit Euler, generalized-α) reports the
+    /// multiplier of the unprojected state — measured: λ then loses its order entirely
+    /// after implicit Euler (every step becomes a first step with an O(1) layer) and drops
+    /// to order 1 after generalized-α.
+    pub acceleration: bool,
     /// KKT factorization.
     pub kkt: KktChoice,
 }
@@ -43,6 +51,7 @@ impl Default for ProjectionParams {
             tol: 1e-12,
             max_iter: 20,
             velocity: true,
+            acceleration: true,
             kkt: KktChoice::SparseLdlt,
         }
     }
@@ -116,15 +125,16 @@ impl Method for Projected {
             "{};  then q ← argmin ½‖q − q̃‖²_M s.t. Φ = 0 (Newton, tol {:e}){}",
             i.equations,
             self.p.tol,
-            if self.p.velocity {
-                ";  v ← argmin ½‖v − ṽ‖²_M s.t. Φ_q v + Φ_t = 0"
-            } else {
-                ""
+                        match (self.p.velocity, self.p.acceleration) {
+                (true, true) => ";  v ← argmin ½‖v − ṽ‖²_M s.t. Φ_q v + Φ_t = 0;  (a, λ) from [M Φ_qᵀ; Φ_q 0][a; λ] = [f; γ]",
+                (true, false) => ";  v ← argmin ½‖v − ṽ‖²_M s.t. Φ_q v + Φ_t = 0",
+                _ => "",
             }
         );
         i.citation = format!("{}; projection: seed 001 §3.4.2–3.4.3; Hairer, Lubich & Wanner, GNI §IV.4 (order kept)", i.citation);
         i.enforces.position = true;
         i.enforces.velocity |= self.p.velocity;
+        i.enforces.acceleration |= self.p.velocity && self.p.acceleration;
         i.symmetric = false;
         i.symplectic = false;
         i
@@ -179,7 +189,19 @@ impl Method for Projected {
                 .map_err(|e| projection_error(t, e))?;
             report.factorizations += 1;
         }
-        self.inner.refresh(sys, state)?;
+        if self.p.acceleration && self.p.velocity {
+            // [M Φ_qᵀ; Φ_q 0][a; λ] = [f; γ] at the projected state, on the factorization
+            // just made for the velocity projection.
+            let (n, m) = (state.q.len(), state.lambda.len());
+            let mut rhs = vec![0.0; n + m];
+            s.forces(t, &state.q, &state.v, &mut rhs[..n]);
+            s.curvature(t, &state.q, &state.v, &mut rhs[n..]);
+            kkt.solve(&mut rhs).map_err(|e| projection_error(t, e))?;
+            state.a.copy_from_slice(&rhs[..n]);
+            state.lambda.copy_from_slice(&rhs[n..]);
+        } else {
+            self.inner.refresh(sys, state)?;
+        }
         Ok(report)
     }
     fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {

@@ -444,14 +444,14 @@ fn convergence(res: &Results, key: &str, runs: &[&Run], colours: &Colours) -> Fi
     // Index-1 problems store x in the q columns and z in the λ columns (no velocities).
     let index1 = runs.iter().all(|r| r.err_v.is_none());
     let (lq, ll) = if index1 {
-        ("‖x − x_exact‖∞ at t_end", "‖z − z_exact‖∞ at t_end")
+        ("max_t ‖x − x_exact‖∞", "max_t ‖z − z_exact‖∞")
     } else {
-        ("‖q − q_exact‖∞ at t_end", "‖λ − λ_exact‖∞ at t_end")
+        ("max_t ‖q − q_exact‖∞", "max_t ‖λ − λ_exact‖∞")
     };
     type Quantity<'a> = (&'a str, &'a str, fn(&Run) -> Option<f64>);
     let quantities: [Quantity; 3] = [
-        (if index1 { "x" } else { "q" }, lq, |r| r.final_err_q),
-        ("v", "‖v − v_exact‖∞ at t_end", |r| r.final_err_v),
+        (if index1 { "x" } else { "q" }, lq, |r| r.err_q),
+        ("v", "max_t ‖v − v_exact‖∞", |r| r.err_v),
         (if index1 { "z" } else { "lambda" }, ll, |r| {
             r.final_err_lambda
         }),
