@@ -91,31 +91,33 @@ t_end = 1.0
 [steps]
 h = [0.1]
 [[problems]]
-id = "pendulum"
+id = "seed003-dae"
+[[problems]]
+id = "planar-chain"
 [[methods]]
 id = "implicit-euler"
 [[methods]]
 id = "taylor"
+[[methods]]
+id = "implicit-euler-pendulum"
 "#;
     let sum = run(text, &dir);
-    assert_eq!(sum.cells, 2);
-    let bad = sum
-        .rows
-        .iter()
-        .find(|r| r.method == "implicit-euler")
-        .unwrap();
-    assert!(
-        !bad.ok
-            && bad
-                .fail_reason
-                .as_deref()
-                .unwrap()
-                .contains("does not support"),
-        "{:?}",
-        bad.fail_reason
-    );
+    assert_eq!(sum.cells, 6);
+    let reason = |m: &str, p: &str| {
+        let r = sum
+            .rows
+            .iter()
+            .find(|r| r.method == m && r.problem == p)
+            .unwrap();
+        (r.ok, r.fail_reason.clone().unwrap_or_default())
+    };
+    let (ok, why) = reason("taylor", "seed003-dae");
+    assert!(!ok && why.contains("does not support"), "{why}");
+    let (ok, why) = reason("implicit-euler-pendulum", "planar-chain");
+    assert!(!ok && why.contains("cannot run"), "{why}");
+    assert!(sum.rows.iter().filter(|r| r.ok).count() >= 3);
     let csv = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 3, "header + 2 rows");
+    assert_eq!(csv.lines().count(), 7, "header + 6 rows");
     assert!(csv.contains(",failed,"));
 }
 
