@@ -306,7 +306,7 @@ fn simulate(
                 (true, true) => return Err(bad(format!("--set {k}: both the problem and the method have `{k}`; write problem.{k} or method.{k}"))),
                 (false, false) => {
                     return Err(bad(format!(
-                        "--set {k}: neither `{problem}` (keys: {}) nor `{method}` (keys: {}) has this parameter",
+                        "--set {k}: neither `{problem}` (keys: {}) nor `{method}` (keys: {}) has this parameter; optional parameters without a default are set as problem.{k} or method.{k}",
                         pdef.keys().cloned().collect::<Vec<_>>().join(", "),
                         mdef.keys().cloned().collect::<Vec<_>>().join(", ")
                     )))

@@ -1,7 +1,8 @@
 //! `baumgarte`: Baumgarte's stabilization (seed 002 §19, eq. 19.5; seed 001 §3.3) on the
-//! Taylor scheme of seed 002 §18.2.
+//! Taylor scheme of seed 002 §18.2, with the variants of seed 001 §3.3.3–3.3.4 and
+//! seed 002 §18.2.
 //!
-//! The hidden constraint `Φ̈ = 0` is replaced by the stable second-order error dynamics
+//! The hidden constraint `Φ̈ = 0` is replaced by the stable error dynamics
 //!
 //! ```text
 //! Φ̈ + 2ξω_n Φ̇ + ω_n² Φ = 0          (seed 002 eq. 19.1, ξ damping ratio, ω_n natural frequency)
@@ -13,14 +14,30 @@
 //! `Φ̇ = Φ_q v + Φ_t` the acceleration row of the KKT system becomes
 //!
 //! ```text
-//! Φ_q a = γ − 2ξω_n (Φ_q v + Φ_t) − ω_n² Φ
+//! Φ_q a = γ − 2α (Φ_q v + Φ_t) − β² Φ − K_i ∫Φ dt
 //! ```
 //!
 //! and the state is advanced by `q += h v + ½h² a`, `v += h a` (seed 002 Example 19.1,
 //! eq. 19.6 with the right-hand side `r_k`). On the exact solution `Φ = Φ̇ = 0`, so the
 //! stabilization does not change consistency: global order 1 as for `taylor`.
 //! Defaults are the seed's example values `ξ = 0.8`, `ω_n = 2`.
-
+//!
+//! Variants (all optional parameters):
+//! * per-constraint diagonal gains `alpha_diag`, `beta_diag` (seed 001 §3.3.4, "使用对角增益矩阵");
+//! * the PID form with integral gain `k_i` (seed 001 §3.3.4; "rarely used, may destabilize");
+//! * the adaptive gain `α = α₀ min(1, ‖Φ‖∞ / ε_tol)` with `adaptive_eps = ε_tol`
+//!   (seed 001 §3.3.4);
+//! * the constant offset of seed 002 §18.2: `Φ̃ = Φ + a₀ + a₁ t` with `a₀, a₁` chosen so that
+//!   `Φ̃(0) = 0`, `Φ̃'(0) = 0` (`offset = true`): for inconsistent initial data this keeps
+//!   the initial violation instead of pulling it back.
+//!
+//! **Step-size guidance** (seed 001 §3.11 pitfall 1): `α, β < 1/(2h)`. For this Taylor
+//! update the error dynamics of a linear constraint are exactly the map
+//! `(z, ż) ↦ (z + hż + ½h²z̈, ż + hz̈)` with `z̈ = −2αż − β²z`; [`amplification_radius`]
+//! gives its spectral radius. The Jury conditions give the exact region
+//! `β²h/4 < α < 1/h` (in seed 002's terms `ω_n h/4 < ξ < 1/(ω_n h)`): the guidance is
+//! sufficient for the upper limit, but an under-damped choice (ξ < ω_n h/4) is unstable
+//! however small h is (test `guidance_holds_only_with_enough_damping`).
 use crate::dynamics::{add_kkt_stats, AccelerationSolver, KktChoice};
 use driftlab_core::method::unsupported;
 use driftlab_core::{
@@ -30,7 +47,7 @@ use driftlab_core::{
 use serde::{Deserialize, Serialize};
 
 /// Parameters as written in a spec: either `(xi, omega_n)` or `(alpha, beta)`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BaumgarteParams {
     /// Damping ratio ξ (with `omega_n`; default 0.8).
@@ -41,8 +58,22 @@ pub struct BaumgarteParams {
     pub alpha: Option<f64>,
     /// Gain β [1/s] (with `alpha`).
     pub beta: Option<f64>,
+    /// Per-constraint α_i (length m), replacing the scalar α. In a spec a list sweeps, so
+    /// write a list-valued parameter as a list of lists: `alpha_diag = [[1.0, 2.0]]`.
+    pub alpha_diag: Option<Vec<f64>>,
+    /// Per-constraint β_i (length m), replacing the scalar β.
+    pub beta_diag: Option<Vec<f64>>,
+    /// Integral gain K_i [1/s³] of the PID form (0: plain Baumgarte).
+    pub k_i: f64,
+    /// Adaptive damping: `α = α₀ min(1, ‖Φ‖∞ / adaptive_eps)` (none if absent).
+    pub adaptive_eps: Option<f64>,
+    /// Keep the initial violation: stabilize `Φ̃ = Φ + a₀ + a₁ t` (seed 002 §18.2).
+    pub offset: bool,
     /// KKT factorization.
     pub kkt: KktChoice,
+    /// Tikhonov regularization ε of the multiplier system (seed 001 §3.5.4):
+    /// `(Φ_q M⁻¹ Φ_qᵀ + εI) λ = b`; 0 = off. Biases the acceleration: `Φ_q a − γ = −ελ`.
+    pub tikhonov: f64,
 }
 
 /// Resolved gains `(α, β)`.
@@ -116,9 +147,34 @@ impl BaumgarteParams {
     }
 }
 
+/// The spectral radius of the Baumgarte error map of the Taylor update for one linear
+/// constraint, as a function of `αh` and `βh`:
+/// `[[1 − ½β²h², h − αh²], [−β²h, 1 − 2αh]]` in the variables `(z, ż)` (scaled so that
+/// only `αh`, `βh` enter). Radius < 1: the discrete constraint error decays.
+pub fn amplification_radius(alpha_h: f64, beta_h: f64) -> f64 {
+    let (a, b) = (alpha_h, beta_h);
+    // In (z, h ż): [[1 − ½b², 1 − a], [−b², 1 − 2a]].
+    let (m11, m12, m21, m22) = (1.0 - 0.5 * b * b, 1.0 - a, -b * b, 1.0 - 2.0 * a);
+    let tr = m11 + m22;
+    let det = m11 * m22 - m12 * m21;
+    let disc = tr * tr - 4.0 * det;
+    if disc >= 0.0 {
+        let s = disc.sqrt();
+        ((tr + s) / 2.0).abs().max(((tr - s) / 2.0).abs())
+    } else {
+        det.abs().sqrt()
+    }
+}
+
 /// Baumgarte-stabilized Taylor scheme.
 pub struct Baumgarte {
     gains: Gains,
+    p: BaumgarteParams,
+    alpha: Vec<f64>,
+    beta: Vec<f64>,
+    integral: Vec<f64>,
+    a0: Vec<f64>,
+    a1: Vec<f64>,
     kkt: KktChoice,
     solver: Option<AccelerationSolver>,
     stats: MethodStats,
@@ -131,8 +187,25 @@ pub struct Baumgarte {
 impl Baumgarte {
     /// A new instance (validates the gains).
     pub fn new(p: BaumgarteParams) -> Result<Self, ParamError> {
+        if let Some(e) = p.adaptive_eps {
+            driftlab_core::params::positive("baumgarte", "adaptive_eps", e)?;
+        }
+        if !(p.k_i.is_finite() && p.k_i >= 0.0) {
+            return Err(ParamError::OutOfRange {
+                id: "baumgarte".into(),
+                field: "k_i",
+                value: p.k_i,
+                fix: "give k_i ≥ 0".into(),
+            });
+        }
         Ok(Self {
             gains: p.gains()?,
+            p: p.clone(),
+            alpha: Vec::new(),
+            beta: Vec::new(),
+            integral: Vec::new(),
+            a0: Vec::new(),
+            a1: Vec::new(),
             kkt: p.kkt,
             solver: None,
             stats: MethodStats::default(),
@@ -180,11 +253,46 @@ impl Method for Baumgarte {
             return Err(unsupported(&info(), sys.form()));
         };
         let d = s.dims();
-        self.solver = Some(AccelerationSolver::new(s, self.kkt)?);
+        self.solver = Some(AccelerationSolver::new(s, self.kkt)?.with_tikhonov(self.p.tikhonov));
         self.phi = vec![0.0; d.m];
         self.phit = vec![0.0; d.m];
         self.bias = vec![0.0; d.m];
         self.jac = vec![0.0; s.jacobian_pattern().nnz()];
+        let per =
+            |diag: &Option<Vec<f64>>, scalar: f64, field: &str| -> Result<Vec<f64>, MethodError> {
+                match diag {
+                    None => Ok(vec![scalar; d.m]),
+                    Some(v) if v.len() == d.m && v.iter().all(|x| x.is_finite() && *x >= 0.0) => {
+                        Ok(v.clone())
+                    }
+                    Some(v) => Err(MethodError::Incompatible {
+                        method: "baumgarte".into(),
+                        problem: s.info().id,
+                        reason: format!(
+                            "`{field}` has {} entries ≥ 0 expected {} (one per constraint)",
+                            v.len(),
+                            d.m
+                        ),
+                    }),
+                }
+            };
+        self.alpha = per(&self.p.alpha_diag, self.gains.alpha, "alpha_diag")?;
+        self.beta = per(&self.p.beta_diag, self.gains.beta, "beta_diag")?;
+        self.integral = vec![0.0; d.m];
+        // Offsets a₀ = −Φ(t₀, q₀) − a₁ t₀, a₁ = −Φ̇(t₀, q₀, v₀) (seed 002 §18.2).
+        self.a0 = vec![0.0; d.m];
+        self.a1 = vec![0.0; d.m];
+        if self.p.offset {
+            s.constraints(state.t, &state.q, &mut self.phi);
+            s.jacobian(state.t, &state.q, &mut self.jac);
+            s.phi_t(state.t, &state.q, &mut self.phit);
+            s.jacobian_pattern()
+                .mul_vec(&self.jac, &state.v, &mut self.bias, false);
+            for r in 0..d.m {
+                self.a1[r] = -(self.bias[r] + self.phit[r]);
+                self.a0[r] = -self.phi[r] - self.a1[r] * state.t;
+            }
+        }
         self.refresh(sys, state)?;
         Ok(())
     }
@@ -200,6 +308,14 @@ impl Method for Baumgarte {
         }
         state.t += h;
         self.stats.steps += 1;
+        if self.p.k_i > 0.0 {
+            if let SystemRef::Mechanical(s) = sys {
+                s.constraints(state.t, &state.q, &mut self.phi);
+                for r in 0..self.phi.len() {
+                    self.integral[r] += h * (self.phi[r] + self.a0[r] + self.a1[r] * state.t);
+                }
+            }
+        }
         self.refresh(sys, state)?;
         Ok(StepReport {
             factorizations: 1,
@@ -219,10 +335,23 @@ impl Method for Baumgarte {
         s.phi_t(t, &state.q, &mut self.phit);
         s.jacobian_pattern()
             .mul_vec(&self.jac, &state.v, &mut self.bias, false);
-        let Gains { alpha, beta } = self.gains;
+        // Φ̃ = Φ + a₀ + a₁ t (zero offsets unless `offset`), Φ̃' = Φ_q v + Φ_t + a₁.
+        let norm = self
+            .phi
+            .iter()
+            .zip(&self.a0)
+            .map(|(p, a)| (p + a + 0.0).abs())
+            .fold(0.0_f64, f64::max);
+        let damp = match self.p.adaptive_eps {
+            Some(eps) => (norm / eps).min(1.0),
+            None => 1.0,
+        };
         for r in 0..self.bias.len() {
-            let phidot = self.bias[r] + self.phit[r];
-            self.bias[r] = -2.0 * alpha * phidot - beta * beta * self.phi[r];
+            let phi = self.phi[r] + self.a0[r] + self.a1[r] * t;
+            let phidot = self.bias[r] + self.phit[r] + self.a1[r];
+            let (alpha, beta) = (self.alpha[r] * damp, self.beta[r]);
+            self.bias[r] =
+                -2.0 * alpha * phidot - beta * beta * phi - self.p.k_i * self.integral[r];
         }
         solver.solve(
             s,
@@ -246,6 +375,31 @@ impl Method for Baumgarte {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Seed 001 §3.11 says α, β < 1/(2h) keeps the correction stable. For the Taylor
+    /// update the error map has det = 1 − 2αh + ½β²h², tr = 2 − 2αh − ½β²h², and the
+    /// Jury conditions give exactly: stable ⇔ β²h/4 < α < 1/h. So the guidance is
+    /// sufficient only together with enough damping (α > β²h/4, i.e. ξ > ω_n h/4); with
+    /// α → 0 the explicit update pumps energy into the constraint error whatever h is.
+    #[test]
+    fn guidance_holds_only_with_enough_damping() {
+        for i in 1..=60 {
+            for j in 1..=60 {
+                let (ah, bh) = (1.2 * i as f64 / 60.0, 1.2 * j as f64 / 60.0);
+                let r = amplification_radius(ah, bh);
+                let predicted = bh * bh / 4.0 < ah && ah < 1.0;
+                // Away from the boundary (margin for round-off) the radius tells the same.
+                let margin = (ah - bh * bh / 4.0).abs().min((ah - 1.0).abs());
+                if margin > 1e-9 {
+                    assert_eq!(r < 1.0, predicted, "αh = {ah}, βh = {bh}: radius {r}");
+                }
+            }
+        }
+        // Inside the guidance box but under-damped: unstable.
+        assert!(amplification_radius(0.01, 0.4) > 1.0);
+        // Critical damping (α = β): stable for all βh < 1, which contains the guidance.
+        assert!((1..100).all(|k| amplification_radius(k as f64 / 100.0, k as f64 / 100.0) < 1.0));
+    }
 
     #[test]
     fn conversion_between_gain_forms() -> Result<(), ParamError> {

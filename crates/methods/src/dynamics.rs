@@ -60,9 +60,19 @@ pub struct AccelerationSolver {
     rhs: Vec<f64>,
     n: usize,
     m: usize,
+    tikhonov: Option<Vec<f64>>,
 }
 
 impl AccelerationSolver {
+    /// Tikhonov-regularized multipliers (seed 001 §3.5.4): solve
+    /// `[[M, Φ_qᵀ], [Φ_q, −εI]]`, i.e. `(Φ_q M⁻¹ Φ_qᵀ + εI) λ = b`, exactly — the
+    /// regularization is part of the model, not refined away, so it biases the solution:
+    /// `Φ_q a − γ = −ε λ`. `ε = 0` switches it off.
+    pub fn with_tikhonov(mut self, eps: f64) -> Self {
+        self.tikhonov = (eps > 0.0).then(|| vec![eps; self.m]);
+        self
+    }
+
     /// Build the KKT layout and run the symbolic analysis.
     pub fn new(sys: &dyn MechanicalSystem, choice: KktChoice) -> Result<Self, StepError> {
         let d = sys.dims();
@@ -77,6 +87,7 @@ impl AccelerationSolver {
             rhs: vec![0.0; d.n + d.m],
             n: d.n,
             m: d.m,
+            tikhonov: None,
         })
     }
 
@@ -98,7 +109,7 @@ impl AccelerationSolver {
         sys.forces(t, q, v, &mut self.f);
         sys.curvature(t, q, v, &mut self.gamma);
         self.kkt
-            .factorize(&self.mass, &self.jac, None)
+            .factorize(&self.mass, &self.jac, self.tikhonov.as_deref())
             .map_err(|e| linear_error(t, e))?;
         self.rhs[..self.n].copy_from_slice(&self.f);
         for r in 0..self.m {

@@ -16,6 +16,7 @@ pub mod generalized_alpha;
 pub mod implicit_euler;
 pub mod implicit_euler_mu_ode;
 pub mod implicit_euler_pendulum;
+pub mod penalty;
 pub mod projection;
 pub mod rattle;
 pub mod taylor;
@@ -116,6 +117,16 @@ pub fn catalog() -> Vec<MethodEntry> {
                 )?))
             },
             defaults: params::defaults::<generalized_alpha::GeneralizedAlphaParams>,
+        },
+        MethodEntry {
+            id: "penalty",
+            info: penalty::info,
+            build: |t| {
+                Ok(Box::new(penalty::Penalty::new(params::parse(
+                    "method", "penalty", t,
+                )?)?))
+            },
+            defaults: params::defaults::<penalty::PenaltyParams>,
         },
     ]
 }

@@ -150,7 +150,29 @@ impl Method for Projected {
                 .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
         );
         self.mass = vec![0.0; s.mass_pattern().nnz()];
-        self.inner.init(sys, state)
+        self.inner.init(sys, state)?;
+        if self.p.acceleration && self.p.velocity {
+            // Start with the (a, λ) consistent with the initial state as well, so that the
+            // declared acceleration level holds from t₀ on, whatever the inner method set.
+            let Some(kkt) = self.kkt.as_mut() else {
+                return Ok(());
+            };
+            let t = state.t;
+            s.mass(&state.q, &mut self.mass);
+            let mut jac = vec![0.0; s.jacobian_pattern().nnz()];
+            s.jacobian(t, &state.q, &mut jac);
+            kkt.factorize(&self.mass, &jac, None)
+                .map_err(|e| MethodError::Init(linear_error(t, e)))?;
+            let (n, m) = (state.q.len(), state.lambda.len());
+            let mut rhs = vec![0.0; n + m];
+            s.forces(t, &state.q, &state.v, &mut rhs[..n]);
+            s.curvature(t, &state.q, &state.v, &mut rhs[n..]);
+            kkt.solve(&mut rhs)
+                .map_err(|e| MethodError::Init(linear_error(t, e)))?;
+            state.a.copy_from_slice(&rhs[..n]);
+            state.lambda.copy_from_slice(&rhs[n..]);
+        }
+        Ok(())
     }
     fn step(
         &mut self,

@@ -26,6 +26,9 @@ use serde::{Deserialize, Serialize};
 pub struct TaylorParams {
     /// KKT factorization.
     pub kkt: KktChoice,
+    /// Tikhonov regularization ε of the multiplier system (seed 001 §3.5.4):
+    /// `(Φ_q M⁻¹ Φ_qᵀ + εI) λ = b`; 0 = off. Biases the acceleration: `Φ_q a − γ = −ελ`.
+    pub tikhonov: f64,
 }
 
 /// The unstabilized Taylor scheme.
@@ -73,7 +76,7 @@ impl Method for Taylor {
         let SystemRef::Mechanical(s) = sys else {
             return Err(unsupported(&info(), sys.form()));
         };
-        self.solver = Some(AccelerationSolver::new(s, self.p.kkt)?);
+        self.solver = Some(AccelerationSolver::new(s, self.p.kkt)?.with_tikhonov(self.p.tikhonov));
         self.refresh(sys, state)?;
         Ok(())
     }

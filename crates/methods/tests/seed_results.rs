@@ -217,3 +217,76 @@ fn mu_ode_variant_loses_the_constraint() {
     let worst = pts.iter().map(|(_, m)| m.pos_residual).fold(0.0, f64::max);
     assert!(worst > 0.9 * l2, "max |Φ| = {worst}");
 }
+
+/// Seed 002 eq. (19.2)–(19.4): closed-form solution of z̈ + 2ξω_n ż + ω_n² z = 0 with
+/// z(0) = z0, ż(0) = ż0 (the seed's constants; atan2 instead of arctan for the phase).
+fn baumgarte_closed_form(xi: f64, w: f64, z0: f64, zd0: f64, t: f64) -> f64 {
+    if (xi - 1.0).abs() < 1e-12 {
+        (z0 + (zd0 + w * z0) * t) * (-w * t).exp()
+    } else if xi < 1.0 {
+        let wd = (1.0 - xi * xi).sqrt() * w;
+        let c1 = (z0 * z0 * w * w + zd0 * zd0 + 2.0 * z0 * zd0 * xi * w).sqrt() / wd;
+        let c2 = (zd0 + xi * w * z0).atan2(z0 * wd);
+        c1 * (-xi * w * t).exp() * (wd * t - c2).cos()
+    } else {
+        let s = (xi * xi - 1.0).sqrt();
+        let c1 = (z0 * w * (xi + s) + zd0) / (2.0 * w * s);
+        let c2 = (-z0 * w * (xi - s) - zd0) / (2.0 * w * s);
+        c1 * ((-xi + s) * w * t).exp() + c2 * ((-xi - s) * w * t).exp()
+    }
+}
+
+/// Start the pendulum off the manifold (Φ(q0) = z0, Φ̇ = ż0) and integrate the
+/// Baumgarte system: Φ(t) follows the seed's closed forms for the under-, critically and
+/// over-damped cases, with a deviation that is first order in h (the Taylor scheme).
+#[test]
+fn baumgarte_error_dynamics_follow_the_closed_forms() {
+    let (z0, zd0, w) = (0.02, 0.1, 5.0);
+    for xi in [0.4, 1.0, 2.0] {
+        let mut devs = Vec::new();
+        for h in [2e-4, 1e-4] {
+            let p = problem(
+                "pendulum",
+                &table(&format!("theta0_deg = 60.0\nphi0 = {z0}\nphidot0 = {zd0}")),
+            )
+            .unwrap();
+            let mut m = build(
+                "baumgarte",
+                &table(&format!("xi = {xi}\nomega_n = {w}")),
+                None,
+            )
+            .unwrap();
+            let mut rec = TrajectoryRecorder::new(1);
+            let out = drive(
+                p.as_system(),
+                m.as_mut(),
+                &Schedule::fixed(h, 2.0),
+                &mut [&mut rec as &mut dyn Observer],
+            );
+            assert_eq!(out.status, RunStatus::Ok);
+            let dev = rec
+                .points
+                .iter()
+                .map(|(s, _)| {
+                    (s.q[0] * s.q[0] + s.q[1] * s.q[1]
+                        - 1.0
+                        - baumgarte_closed_form(xi, w, z0, zd0, s.t))
+                    .abs()
+                })
+                .fold(0.0, f64::max);
+            devs.push(dev);
+        }
+        assert!(
+            devs[1] < 1e-2 * z0,
+            "ξ = {xi}: deviation {:e} from the closed form",
+            devs[1]
+        );
+        let order = (devs[0] / devs[1]).log2();
+        assert!(
+            (order - 1.0).abs() < 0.15,
+            "ξ = {xi}: deviation order {order} ({:e}, {:e})",
+            devs[0],
+            devs[1]
+        );
+    }
+}

@@ -35,6 +35,12 @@ pub struct PendulumParams {
     pub theta0_deg: f64,
     /// Default end time [s].
     pub t_end: f64,
+    /// Initial constraint violation `Φ(q₀) = z₀` [m²] (0: consistent). The bob starts at
+    /// radius `√(ℓ² + z₀)` on the same ray; used to test stabilization error dynamics.
+    pub phi0: f64,
+    /// Initial velocity-level violation `Φ̇(q₀, v₀) = ż₀` [m²/s] (0: consistent): a radial
+    /// initial velocity `v₀ = ż₀ q₀ / (2|q₀|²)`.
+    pub phidot0: f64,
 }
 
 impl Default for PendulumParams {
@@ -45,6 +51,8 @@ impl Default for PendulumParams {
             g: 9.81,
             theta0_deg: 90.0,
             t_end: 10.0,
+            phi0: 0.0,
+            phidot0: 0.0,
         }
     }
 }
@@ -59,6 +67,8 @@ impl PendulumParams {
             g: 9.81,
             theta0_deg: 160.0,
             t_end: 50.0,
+            phi0: 0.0,
+            phidot0: 0.0,
         }
     }
 }
@@ -87,6 +97,14 @@ impl Pendulum {
                 value: p.theta0_deg,
                 fix: "give a release angle with |θ₀| < 180° (the upright release never moves)"
                     .into(),
+            });
+        }
+        if !(p.phi0.is_finite() && p.phidot0.is_finite()) || p.phi0 <= -p.length * p.length {
+            return Err(ParamError::OutOfRange {
+                id: id.into(),
+                field: "phi0",
+                value: p.phi0,
+                fix: "give finite phi0 > −ℓ² and finite phidot0".into(),
             });
         }
         let k = (p.theta0_deg.to_radians() / 2.0).sin();
@@ -213,10 +231,16 @@ impl MechanicalSystem for Pendulum {
     }
     fn initial_state(&self) -> State {
         let th = self.p.theta0_deg.to_radians();
-        let l = self.p.length;
-        State::mechanical(0.0, vec![l * th.sin(), -l * th.cos()], vec![0.0, 0.0], 1)
+        let r = (self.p.length * self.p.length + self.p.phi0).sqrt();
+        let q = vec![r * th.sin(), -r * th.cos()];
+        let s = self.p.phidot0 / (2.0 * r * r);
+        let v = vec![s * q[0], s * q[1]];
+        State::mechanical(0.0, q, v, 1)
     }
     fn exact(&self, t: f64) -> Option<ExactSolution> {
+        if self.p.phi0 != 0.0 || self.p.phidot0 != 0.0 {
+            return None; // the exact solution is for consistent initial data
+        }
         let (th, dth) = self.exact_angle(t);
         let l = self.p.length;
         let q = vec![l * th.sin(), -l * th.cos()];

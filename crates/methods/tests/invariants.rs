@@ -1,0 +1,125 @@
+//! Invariant suite over the catalog (issue 3): a method that declares a constraint level
+//! enforced keeps that residual at solver tolerance over 10⁴ steps, on the pendulum and on
+//! a 3-link chain; symplectic methods keep the energy error bounded (no drift) over 10⁵
+//! steps on the pendulum.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
+
+use driftlab_core::{drive, MetricsObserver, Observer, RunStatus, Schedule, SystemForm};
+use driftlab_methods::{build, catalog};
+use driftlab_problems::build as problem;
+
+fn table(s: &str) -> toml::Table {
+    s.parse().expect("valid toml")
+}
+
+#[test]
+fn declared_constraint_levels_hold_over_ten_thousand_steps() {
+    let mut checked = 0;
+    for (pid, pparams, scale) in [
+        ("pendulum", "theta0_deg = 120.0", 1.0),
+        ("planar-chain", "links = 3\ntheta0_deg = 60.0", 3.0),
+    ] {
+        for entry in catalog() {
+            let base = (entry.info)();
+            if !base.forms.contains(&SystemForm::Mechanical) {
+                continue;
+            }
+            for projection in [None, Some(table("tol = 1e-12"))] {
+                let p = problem(pid, &table(pparams)).unwrap();
+                let mut m = build(entry.id, &toml::Table::new(), projection.as_ref()).unwrap();
+                let info = m.info();
+                let mut obs = MetricsObserver::new(0);
+                let out = drive(
+                    p.as_system(),
+                    m.as_mut(),
+                    &Schedule::fixed(1e-3, 10.0),
+                    &mut [&mut obs as &mut dyn Observer],
+                );
+                if let RunStatus::Failed { reason, .. } = &out.status {
+                    // Structure checks (pendulum-only closed forms on the chain) are not failures of the method.
+                    assert!(
+                        reason.contains("cannot run"),
+                        "{} on {pid}: {reason}",
+                        info.id
+                    );
+                    continue;
+                }
+                let s = obs.summary;
+                // Tolerances: Newton/projection tolerances are ≤ 1e-12 on ‖Φ‖∞ or on the
+                // update; allow round-off growth with the size of the quantities (ℓ² ~ scale,
+                // |γ| ~ |v|² ~ 10 scale).
+                if info.enforces.position {
+                    assert!(
+                        s.max_pos_residual <= 1e-10 * scale,
+                        "{} on {pid}: ‖Φ‖ = {:e}",
+                        info.id,
+                        s.max_pos_residual
+                    );
+                    checked += 1;
+                }
+                if info.enforces.velocity {
+                    assert!(
+                        s.max_vel_residual <= 1e-10 * scale,
+                        "{} on {pid}: ‖Φ_q v‖ = {:e}",
+                        info.id,
+                        s.max_vel_residual
+                    );
+                    checked += 1;
+                }
+                if info.enforces.acceleration {
+                    assert!(
+                        s.max_acc_residual <= 1e-9 * scale,
+                        "{} on {pid}: ‖Φ_q a − γ‖ = {:e}",
+                        info.id,
+                        s.max_acc_residual
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 20, "only {checked} level checks");
+}
+
+/// Symplectic methods: no energy drift over 10⁵ steps (HLW GNI §IX.8: bounded energy error
+/// O(h^p) over exponentially long times). The max error over the last tenth of the run is
+/// no larger than over the first tenth (up to 10 %), and both are O(h²).
+#[test]
+fn symplectic_methods_keep_energy_bounded_over_1e5_steps() {
+    let mut checked = 0;
+    for entry in catalog() {
+        let info = (entry.info)();
+        if !info.symplectic {
+            continue;
+        }
+        let p = problem("pendulum", &table("theta0_deg = 150.0")).unwrap();
+        let mut m = build(entry.id, &toml::Table::new(), None).unwrap();
+        let mut rec = MetricsObserver::new(1);
+        let h = 1e-2;
+        let out = drive(
+            p.as_system(),
+            m.as_mut(),
+            &Schedule::fixed(h, 1000.0),
+            &mut [&mut rec as &mut dyn Observer],
+        );
+        assert_eq!(out.status, RunStatus::Ok, "{}", info.id);
+        assert_eq!(out.steps, 100_000);
+        let e: Vec<f64> = rec.trace.iter().map(|m| m.energy_rel_error).collect();
+        let tenth = e.len() / 10;
+        let first = e[..tenth].iter().copied().fold(0.0, f64::max);
+        let last = e[e.len() - tenth..].iter().copied().fold(0.0, f64::max);
+        assert!(
+            last <= 1.1 * first,
+            "{}: energy error grows from {first:e} to {last:e}",
+            info.id
+        );
+        assert!(
+            first < 10.0 * h * h,
+            "{}: energy error {first:e} not O(h²)",
+            info.id
+        );
+        checked += 1;
+    }
+    assert!(checked >= 1, "no symplectic method in the catalog");
+}

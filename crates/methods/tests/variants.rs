@@ -1,0 +1,237 @@
+//! Variants of the Baumgarte family and the Tikhonov option (issue 3 items 7 and 11),
+//! each checked against what its equation predicts.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
+
+use driftlab_core::{drive, Observer, RunStatus, Schedule, State, TrajectoryRecorder};
+use driftlab_methods::build;
+use driftlab_problems::build as problem;
+
+fn table(s: &str) -> toml::Table {
+    s.parse().expect("valid toml")
+}
+
+fn run(
+    pid: &str,
+    pparams: &str,
+    method: &str,
+    mparams: &str,
+    h: f64,
+    t_end: f64,
+) -> Vec<(State, driftlab_core::Metrics)> {
+    let p = problem(pid, &table(pparams)).unwrap();
+    let mut m = build(method, &table(mparams), None).unwrap();
+    let mut rec = TrajectoryRecorder::new(1);
+    let out = drive(
+        p.as_system(),
+        m.as_mut(),
+        &Schedule::fixed(h, t_end),
+        &mut [&mut rec as &mut dyn Observer],
+    );
+    assert_eq!(out.status, RunStatus::Ok, "{method} [{mparams}] on {pid}");
+    rec.points
+}
+
+fn phi(s: &State) -> f64 {
+    s.q[0] * s.q[0] + s.q[1] * s.q[1] - 1.0
+}
+
+/// Tikhonov (seed 001 §3.5.4): with (Φ_q M⁻¹ Φ_qᵀ + εI)λ = b the acceleration misses
+/// its constraint by exactly ελ: ‖Φ_q a − γ‖ = ε|λ| at every step.
+#[test]
+fn tikhonov_bias_is_epsilon_lambda() {
+    for eps in [1e-6, 1e-3] {
+        let pts = run(
+            "pendulum",
+            "",
+            "taylor",
+            &format!("tikhonov = {eps}"),
+            1e-3,
+            1.0,
+        );
+        for (s, m) in &pts {
+            let want = eps * s.lambda[0].abs();
+            assert!(
+                (m.acc_residual - want).abs() <= 1e-9 * (1.0 + want),
+                "ε = {eps}, t = {}: {} vs {want}",
+                s.t,
+                m.acc_residual
+            );
+        }
+    }
+}
+
+/// Equal per-constraint gains reproduce the scalar gains bit for bit (planar chain, 4 links).
+#[test]
+fn diagonal_gains_equal_to_the_scalar_ones_change_nothing() {
+    let a = run(
+        "planar-chain",
+        "links = 4",
+        "baumgarte",
+        "alpha = 3.0\nbeta = 5.0",
+        1e-3,
+        0.5,
+    );
+    let b = run(
+        "planar-chain",
+        "links = 4",
+        "baumgarte",
+        "alpha_diag = [3.0, 3.0, 3.0, 3.0]\nbeta_diag = [5.0, 5.0, 5.0, 5.0]",
+        1e-3,
+        0.5,
+    );
+    assert!(a
+        .iter()
+        .zip(&b)
+        .all(|((x, _), (y, _))| x.q == y.q && x.lambda == y.lambda));
+    // Different gains per constraint: different motion.
+    let c = run(
+        "planar-chain",
+        "links = 4",
+        "baumgarte",
+        "alpha_diag = [3.0, 30.0, 3.0, 3.0]\nbeta_diag = [5.0, 5.0, 5.0, 5.0]",
+        1e-3,
+        0.5,
+    );
+    assert!(a.last().unwrap().0.q != c.last().unwrap().0.q);
+}
+
+/// Adaptive damping α = α₀ min(1, ‖Φ‖/ε): with ε tiny it is plain Baumgarte (bitwise);
+/// with ε huge the damping vanishes while ‖Φ‖ ≪ ε, so an off-manifold start oscillates
+/// like the undamped error dynamics z̈ + β² z = 0 (z0 cos βt) to O(h) + O(‖Φ‖/ε).
+#[test]
+fn adaptive_damping_limits() {
+    let start = "theta0_deg = 60.0\nphi0 = 0.01";
+    let plain = run(
+        "pendulum",
+        start,
+        "baumgarte",
+        "xi = 1.0\nomega_n = 5.0",
+        1e-4,
+        1.0,
+    );
+    let tiny = run(
+        "pendulum",
+        start,
+        "baumgarte",
+        "xi = 1.0\nomega_n = 5.0\nadaptive_eps = 1e-300",
+        1e-4,
+        1.0,
+    );
+    assert!(plain.iter().zip(&tiny).all(|((x, _), (y, _))| x.q == y.q));
+    // The deviation is the O(h) truncation forcing of the Taylor update (as for plain
+    // Baumgarte): it halves with h.
+    let devs: Vec<f64> = [2e-4, 1e-4]
+        .iter()
+        .map(|h| {
+            let off = run(
+                "pendulum",
+                start,
+                "baumgarte",
+                "xi = 1.0\nomega_n = 5.0\nadaptive_eps = 1e6",
+                *h,
+                1.0,
+            );
+            off.iter()
+                .map(|(s, _)| (phi(s) - 0.01 * (5.0 * s.t).cos()).abs())
+                .fold(0.0, f64::max)
+        })
+        .collect();
+    assert!(
+        devs[1] < 0.05 * 0.01,
+        "undamped error dynamics deviate by {:e}",
+        devs[1]
+    );
+    let order = (devs[0] / devs[1]).log2();
+    assert!((order - 1.0).abs() < 0.2, "deviation order {order}");
+}
+
+/// Offset (seed 002 §18.2): Φ̃ = Φ + a₀ + a₁t with Φ̃(0) = Φ̃'(0) = 0 is what gets
+/// stabilized, so an inconsistent start keeps its violation: Φ(t) ≈ z₀ + ż₀ t.
+#[test]
+fn offset_keeps_the_initial_violation() {
+    let (z0, zd0) = (0.01, 0.02);
+    let pts = run(
+        "pendulum",
+        &format!("theta0_deg = 60.0\nphi0 = {z0}\nphidot0 = {zd0}"),
+        "baumgarte",
+        "xi = 1.0\nomega_n = 5.0\noffset = true",
+        1e-4,
+        1.0,
+    );
+    let dev = pts
+        .iter()
+        .map(|(s, _)| (phi(s) - (z0 + zd0 * s.t)).abs())
+        .fold(0.0, f64::max);
+    // O(h) truncation forcing only (h = 1e-4): small against the kept violation.
+    assert!(dev < 0.05 * z0, "Φ(t) − (z0 + ż0 t) up to {dev:e}");
+}
+
+/// PID form (seed 001 §3.3.4): with K_i the error obeys z⃛ + 2αz̈ + β²ż + K_i z = 0
+/// (differentiate Φ̈ + 2αΦ̇ + β²Φ + K_i∫Φ = 0). Compare with an RK4 solution of that
+/// linear ODE; the deviation is first order in h.
+#[test]
+fn pid_form_follows_its_third_order_error_dynamics() {
+    let (alpha, beta, ki, z0) = (4.0, 5.0, 40.0, 0.01);
+    let reference = |t_end: f64| {
+        // y = (∫z, z, ż): y' = (z, ż, −2αż − β²z − K_i ∫z), y(0) = (0, z0, 0).
+        let f = |y: [f64; 3]| {
+            [
+                y[1],
+                y[2],
+                -2.0 * alpha * y[2] - beta * beta * y[1] - ki * y[0],
+            ]
+        };
+        let mut y = [0.0, z0, 0.0];
+        let n = (t_end / 1e-5).round() as usize;
+        let dt = t_end / n as f64;
+        for _ in 0..n {
+            let k1 = f(y);
+            let k2 = f([
+                y[0] + 0.5 * dt * k1[0],
+                y[1] + 0.5 * dt * k1[1],
+                y[2] + 0.5 * dt * k1[2],
+            ]);
+            let k3 = f([
+                y[0] + 0.5 * dt * k2[0],
+                y[1] + 0.5 * dt * k2[1],
+                y[2] + 0.5 * dt * k2[2],
+            ]);
+            let k4 = f([y[0] + dt * k3[0], y[1] + dt * k3[1], y[2] + dt * k3[2]]);
+            for i in 0..3 {
+                y[i] += dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+            }
+        }
+        y[1]
+    };
+    let times = [0.25, 0.5, 1.0];
+    let refs: Vec<f64> = times.iter().map(|t| reference(*t)).collect();
+    let mut devs = Vec::new();
+    for h in [4e-4, 2e-4] {
+        let pts = run(
+            "pendulum",
+            &format!("theta0_deg = 60.0\nphi0 = {z0}"),
+            "baumgarte",
+            &format!("alpha = {alpha}\nbeta = {beta}\nk_i = {ki}"),
+            h,
+            1.0,
+        );
+        let mut dev = 0.0_f64;
+        for (t, r) in times.iter().zip(&refs) {
+            let (s, _) = pts
+                .iter()
+                .min_by(|a, b| (a.0.t - t).abs().total_cmp(&(b.0.t - t).abs()))
+                .unwrap();
+            dev = dev.max((phi(s) - r).abs());
+        }
+        devs.push(dev);
+    }
+    assert!(devs[1] < 0.05 * z0, "deviation {:e}", devs[1]);
+    let order = (devs[0] / devs[1]).log2();
+    assert!(
+        (order - 1.0).abs() < 0.2,
+        "deviation order {order} ({:e}, {:e})",
+        devs[0],
+        devs[1]
+    );
+}
