@@ -14,6 +14,7 @@ pub struct Run {
     pub problem_params: String,
     pub method: String,
     pub variant: String,
+    pub params: String,
     pub h: f64,
     pub t_end: f64,
     pub ok: bool,
@@ -163,6 +164,7 @@ impl Results {
             c.string("method")?,
             c.string("variant")?,
         );
+        let params = c.string("params")?;
         let (h, t_end, status, fail_time, fail_reason, steps) = (
             c.f64("h")?,
             c.f64("t_end")?,
@@ -201,6 +203,7 @@ impl Results {
                 problem_params: pparams[i].clone(),
                 method: method[i].clone(),
                 variant: variant[i].clone(),
+                params: params[i].clone(),
                 h: h[i].unwrap_or(f64::NAN),
                 t_end: t_end[i].unwrap_or(f64::NAN),
                 ok: status[i] == "ok",

@@ -281,6 +281,9 @@ fn series(tr: &Trace, get: impl Fn(&Trace, usize) -> Option<f64>) -> Vec<(f64, f
         .collect()
 }
 
+/// Most curves in one time-trace figure (more means a sweep, drawn by [`sweeps`]).
+const MAX_CURVES: usize = 8;
+
 /// Step sizes shown in time-trace figures: all if at most four, else the extremes.
 fn shown_hs(hs: &[f64]) -> Vec<f64> {
     if hs.len() <= 4 {
@@ -305,6 +308,10 @@ pub fn all(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathBuf>,
                     .copied()
                     .filter(|r| (r.h - h).abs() <= 1e-12 * h)
                     .collect();
+                if at_h.len() > MAX_CURVES {
+                    // A parameter sweep: its figure is the sweep figure, not 14 overlaid traces.
+                    continue;
+                }
                 let mk =
                     |name: &str, unit: &str, get: &dyn Fn(&Trace, usize) -> Option<f64>| Panel {
                         title: format!("{name} — {key}, h = {}", h_label(h)),
@@ -560,4 +567,132 @@ fn convergence(res: &Results, key: &str, runs: &[&Run], colours: &Colours) -> Fi
         width: 1000,
         panel_height: 420,
     }
+}
+
+/// Numeric method parameters of a run (`params.method` in the stored JSON).
+fn method_params(r: &Run) -> Vec<(String, f64)> {
+    serde_json::from_str::<serde_json::Value>(&r.params)
+        .ok()
+        .and_then(|v| v.get("method").and_then(|m| m.as_object()).cloned())
+        .map(|o| {
+            o.into_iter()
+                .filter_map(|(k, v)| v.as_f64().map(|x| (k, x)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Parameter sweeps: for every method swept over a numeric parameter (≥ 3 values at one
+/// h), max position residual, max energy error and max error in q against the
+/// parameter; failed cells are drawn as × at the top of the panel, never dropped.
+pub fn sweeps(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathBuf>, ReportError> {
+    let mut files = Vec::new();
+    for key in res.problem_keys() {
+        for h in res.hs(&key) {
+            let runs: Vec<&Run> = res
+                .runs
+                .iter()
+                .filter(|r| r.problem_key() == key && (r.h - h).abs() <= 1e-12 * h)
+                .collect();
+            let mut methods: Vec<&str> = runs.iter().map(|r| r.method.as_str()).collect();
+            methods.sort_unstable();
+            methods.dedup();
+            for method in methods {
+                let mine: Vec<&&Run> = runs.iter().filter(|r| r.method == method).collect();
+                let mut names: Vec<String> = mine
+                    .iter()
+                    .flat_map(|r| method_params(r).into_iter().map(|(k, _)| k))
+                    .collect();
+                names.sort();
+                names.dedup();
+                for name in names {
+                    let value = |r: &Run| {
+                        method_params(r)
+                            .into_iter()
+                            .find(|(k, _)| *k == name)
+                            .map(|(_, v)| v)
+                    };
+                    let mut vals: Vec<f64> = mine.iter().filter_map(|r| value(r)).collect();
+                    vals.sort_by(f64::total_cmp);
+                    vals.dedup();
+                    if vals.len() < 3 {
+                        continue;
+                    }
+                    let positive = vals.iter().all(|v| *v > 0.0);
+                    let log_x = positive && vals[vals.len() - 1] / vals[0] > 100.0;
+                    let c = colours.of(method);
+                    let metrics: [(&str, &str, fn(&Run) -> Option<f64>); 3] = [
+                        ("Max position residual", "max ‖Φ‖∞", |r| {
+                            r.max_pos_residual
+                        }),
+                        (
+                            "Max relative energy error",
+                            "max |H − H₀| / E_scale",
+                            |r| r.max_energy_rel_error,
+                        ),
+                        ("Max error in q", "max_t ‖q − q_exact‖∞", |r| {
+                            r.err_q
+                        }),
+                    ];
+                    let mut panels = Vec::new();
+                    for (title, ylabel, get) in metrics {
+                        let mut pts: Vec<(f64, f64)> = mine
+                            .iter()
+                            .filter(|r| r.ok)
+                            .filter_map(|r| Some((value(r)?, get(r)?)))
+                            .collect();
+                        if pts.is_empty() {
+                            continue;
+                        }
+                        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                        let top = pts.iter().map(|p| p.1).fold(0.0_f64, f64::max);
+                        let failed: Vec<(f64, f64)> = mine
+                            .iter()
+                            .filter(|r| !r.ok)
+                            .filter_map(|r| Some((value(r)?, if top > 0.0 { top } else { 1.0 })))
+                            .collect();
+                        let nf = failed.len();
+                        panels.push(Panel {
+                            title: format!(
+                                "{title} vs {name} — {method} on {key}, h = {}",
+                                h_label(h)
+                            ),
+                            xlabel: name.clone(),
+                            ylabel: ylabel.into(),
+                            log_x,
+                            log_y: true,
+                            equal: false,
+                            lines: vec![Line {
+                                label: if nf > 0 {
+                                    format!("{method} ({nf} failed: ×)")
+                                } else {
+                                    method.to_string()
+                                },
+                                colour: c,
+                                points: pts,
+                                stroke: Stroke::Markers,
+                                failed_at: failed,
+                            }],
+                        });
+                    }
+                    if !panels.is_empty() {
+                        let fig = Figure {
+                            stem: format!(
+                                "sweep_{}_{}_{}_h{}",
+                                slug(&key),
+                                slug(method),
+                                slug(&name),
+                                h_label(h)
+                            ),
+                            panels,
+                            width: 1000,
+                            panel_height: 360,
+                        };
+                        files.extend(render(&fig, dir)?);
+                    }
+                }
+            }
+        }
+    }
+    Ok(files)
 }

@@ -25,7 +25,12 @@ use std::path::{Path, PathBuf};
 /// Build the figures and tables of one experiment folder; returns the files written.
 pub fn report_experiment(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     let results = data::Results::load(dir)?;
-    let colours = style::Colours::new(results.runs.iter().map(|r| r.variant.as_str()));
+    let colours = style::Colours::new(
+        results
+            .runs
+            .iter()
+            .flat_map(|r| [r.variant.as_str(), r.method.as_str()]),
+    );
     write_experiment(&results, &colours)
 }
 
@@ -38,6 +43,7 @@ fn write_experiment(
     let fig_dir = dir.join("figures");
     std::fs::create_dir_all(&fig_dir).map_err(|e| ReportError::io(&fig_dir, e))?;
     let mut files = figures::all(results, &fig_dir, colours)?;
+    files.extend(figures::sweeps(results, &fig_dir, colours)?);
     files.push(tables::write_summary(results, dir)?);
     Ok(files)
 }
