@@ -621,7 +621,8 @@ pub fn sweeps(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathBu
                     let positive = vals.iter().all(|v| *v > 0.0);
                     let log_x = positive && vals[vals.len() - 1] / vals[0] > 100.0;
                     let c = colours.of(method);
-                    let metrics: [(&str, &str, fn(&Run) -> Option<f64>); 3] = [
+                    type Metric<'a> = (&'a str, &'a str, fn(&Run) -> Option<f64>);
+                    let metrics: [Metric; 3] = [
                         ("Max position residual", "max ‖Φ‖∞", |r| {
                             r.max_pos_residual
                         }),

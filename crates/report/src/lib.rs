@@ -60,10 +60,11 @@ pub fn report_all(root: &Path) -> Result<Vec<(String, Vec<PathBuf>)>, ReportErro
         .iter()
         .map(|d| data::Results::load(d))
         .collect::<Result<_, _>>()?;
-    let colours = style::Colours::new(
-        all.iter()
-            .flat_map(|r| r.runs.iter().map(|x| x.variant.as_str())),
-    );
+    let colours = style::Colours::new(all.iter().flat_map(|r| {
+        r.runs
+            .iter()
+            .flat_map(|x| [x.variant.as_str(), x.method.as_str()])
+    }));
     all.iter()
         .map(|r| Ok((r.name.clone(), write_experiment(r, &colours)?)))
         .collect()
