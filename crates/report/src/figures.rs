@@ -472,11 +472,12 @@ fn convergence(res: &Results, key: &str, runs: &[&Run], colours: &Colours) -> Fi
         for v in &variants {
             let c = colours.of(v);
             let mine: Vec<&&Run> = runs.iter().filter(|r| &r.variant == v).collect();
-            let pts: Vec<(f64, f64)> = mine
+            let mut pts: Vec<(f64, f64)> = mine
                 .iter()
                 .filter(|r| r.ok)
                 .filter_map(|r| get(r).map(|e| (r.h, e)))
                 .collect();
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
             let top = runs
                 .iter()
                 .filter_map(|r| get(r))

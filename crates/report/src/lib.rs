@@ -29,7 +29,7 @@ pub fn report_experiment(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
         results
             .runs
             .iter()
-            .flat_map(|r| [r.variant.as_str(), r.method.as_str()]),
+            .map(|r| (r.method.as_str(), r.variant.as_str())),
     );
     write_experiment(&results, &colours)
 }
@@ -63,7 +63,7 @@ pub fn report_all(root: &Path) -> Result<Vec<(String, Vec<PathBuf>)>, ReportErro
     let colours = style::Colours::new(all.iter().flat_map(|r| {
         r.runs
             .iter()
-            .flat_map(|x| [x.variant.as_str(), x.method.as_str()])
+            .map(|x| (x.method.as_str(), x.variant.as_str()))
     }));
     all.iter()
         .map(|r| Ok((r.name.clone(), write_experiment(r, &colours)?)))

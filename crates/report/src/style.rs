@@ -17,8 +17,9 @@ pub fn register_fonts() {
     });
 }
 
-/// A colour-blind-safe palette (Okabe & Ito 2008, plus two darker tones).
-const PALETTE: [RGBColor; 10] = [
+/// Okabe & Ito's colour-blind-safe palette (2008) first, then darker and lighter tones
+/// of distinct hues, so that up to 18 methods of one report get distinct colours.
+const PALETTE: [RGBColor; 18] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
@@ -29,30 +30,55 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(240, 228, 66),
     RGBColor(120, 60, 20),
     RGBColor(100, 100, 100),
+    RGBColor(128, 0, 128),
+    RGBColor(0, 100, 0),
+    RGBColor(178, 34, 34),
+    RGBColor(0, 0, 139),
+    RGBColor(255, 105, 180),
+    RGBColor(128, 128, 0),
+    RGBColor(0, 139, 139),
+    RGBColor(160, 82, 45),
 ];
 
-/// Colours of method variants: every label seen in the whole report gets its own
-/// palette entry, in sorted order, so a method has the same colour in every figure of
-/// every experiment (and no two methods of one figure share one while the palette lasts).
+/// Colours of methods and their variants: every method id (`taylor+projection` counts as
+/// its own method) seen in the whole report gets its own palette hue, in sorted order, so
+/// a method has the same colour in every figure of every experiment; variants of one
+/// method (parameter sweeps) are lighter shades of that hue.
 #[derive(Clone, Debug, Default)]
 pub struct Colours {
     map: std::collections::BTreeMap<String, RGBColor>,
 }
 
 impl Colours {
-    /// Assign colours to `labels` (duplicates ignored).
-    pub fn new<'a>(labels: impl IntoIterator<Item = &'a str>) -> Self {
-        let mut all: Vec<&str> = labels.into_iter().collect();
-        all.sort_unstable();
-        all.dedup();
-        let map = all
-            .into_iter()
-            .enumerate()
-            .map(|(i, l)| (l.to_string(), PALETTE[i % PALETTE.len()]))
-            .collect();
+    /// Assign colours to `(method, variant)` pairs (duplicates ignored).
+    pub fn new<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        let mut pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut methods: Vec<&str> = pairs.iter().map(|p| p.0).collect();
+        methods.dedup();
+        let mut map = std::collections::BTreeMap::new();
+        for (k, m) in methods.iter().enumerate() {
+            let base = PALETTE[k % PALETTE.len()];
+            map.insert(m.to_string(), base);
+            let variants: Vec<&str> = pairs
+                .iter()
+                .filter(|p| p.0 == *m && p.1 != *m)
+                .map(|p| p.1)
+                .collect();
+            for (j, v) in variants.iter().enumerate() {
+                // First variant: the hue itself; later ones mixed towards white.
+                let f = (0.3 * j as f64).min(0.7);
+                let mix = |c: u8| (c as f64 + f * (255.0 - c as f64)).round() as u8;
+                map.insert(
+                    v.to_string(),
+                    RGBColor(mix(base.0), mix(base.1), mix(base.2)),
+                );
+            }
+        }
         Self { map }
     }
-    /// The colour of `label` (grey if unknown).
+    /// The colour of a method or variant label (grey if unknown).
     pub fn of(&self, label: &str) -> RGBColor {
         self.map
             .get(label)
