@@ -156,3 +156,25 @@ pub fn add_kkt_stats(stats: &mut driftlab_core::MethodStats, k: KktStats) {
     stats.solves += k.solves;
     stats.refinement_steps += k.refinement_steps;
 }
+
+/// Fill `state.a`, `state.λ` with the values consistent with `(q, v)` (one acceleration-
+/// level KKT solve) and return the counters spent, for methods whose step needs them.
+pub fn consistent_start(
+    sys: &dyn MechanicalSystem,
+    choice: KktChoice,
+    state: &mut driftlab_core::State,
+) -> Result<driftlab_core::MethodStats, StepError> {
+    let mut acc = AccelerationSolver::new(sys, choice)?;
+    acc.solve(
+        sys,
+        state.t,
+        &state.q,
+        &state.v,
+        None,
+        &mut state.a,
+        &mut state.lambda,
+    )?;
+    let mut stats = driftlab_core::MethodStats::default();
+    add_kkt_stats(&mut stats, acc.stats());
+    Ok(stats)
+}

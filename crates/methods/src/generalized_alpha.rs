@@ -20,7 +20,7 @@
 //! O(h) transients in v and λ that are damped for ρ∞ < 1; for ρ∞ = 1 (no dissipation) the
 //! transient is not damped. Declared orders 2/2/2 as proved.
 
-use crate::dynamics::{add_kkt_stats, kkt_pattern, linear_error, AccelerationSolver, KktChoice};
+use crate::dynamics::{add_kkt_stats, consistent_start, kkt_pattern, linear_error, KktChoice};
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
@@ -161,17 +161,7 @@ impl Method for GeneralizedAlpha {
             KktSolver::new(&pattern, self.p.kkt.options())
                 .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
         );
-        let mut acc = AccelerationSolver::new(s, self.p.kkt)?;
-        acc.solve(
-            s,
-            state.t,
-            &state.q,
-            &state.v,
-            None,
-            &mut state.a,
-            &mut state.lambda,
-        )?;
-        add_kkt_stats(&mut self.init_stats, acc.stats());
+        self.init_stats = consistent_start(s, self.p.kkt, state)?;
         // Algorithmic acceleration starts at the true one (Arnold & Brüls 2007, a_0 = v̇_0).
         self.acc = state.a.clone();
         Ok(())

@@ -29,7 +29,7 @@
 //! curvature term (an O(1) first-step layer that the max-over-run error exposes).
 //! Strongly damping: the energy of a conservative system decays (seed 002 §19.3).
 
-use crate::dynamics::{kkt_pattern, linear_error, AccelerationSolver, KktChoice};
+use crate::dynamics::{consistent_start, kkt_pattern, linear_error, KktChoice};
 
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Index1Jacobians, MechanicalSystem, Method, MethodError,
@@ -133,18 +133,7 @@ impl ImplicitEuler {
             .map_err(|e| MethodError::Init(linear_error(state.t, e)))?;
         // Consistent λ0 and a0 from the acceleration-level KKT system (for the predictor
         // and the acceleration residual of the initial state).
-        let mut acc = AccelerationSolver::new(s, self.p.kkt)?;
-        acc.solve(
-            s,
-            state.t,
-            &state.q,
-            &state.v,
-            None,
-            &mut state.a,
-            &mut state.lambda,
-        )?;
-        let mut init_stats = MethodStats::default();
-        crate::dynamics::add_kkt_stats(&mut init_stats, acc.stats());
+        let init_stats = consistent_start(s, self.p.kkt, state)?;
         self.index3 = Some(Index3 {
             kkt,
             n_mass,

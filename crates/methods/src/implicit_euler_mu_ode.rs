@@ -15,7 +15,7 @@
 //! whose root near the explicit step `δ ≈ 3hgv/r²` is taken in the cancellation-free form
 //! `δ = C / q`, `q = −½(B − √(B² − 4AC))` (B < 0). A negative discriminant fails the step.
 
-use crate::implicit_euler_pendulum::{pendulum_data, NoParams, PendulumData};
+use crate::implicit_euler_pendulum::{consistent_mu, pendulum_data, NoParams, PendulumData};
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, State,
@@ -67,11 +67,7 @@ impl Method for ImplicitEulerMuOde {
             return Err(unsupported(&info(), sys.form()));
         };
         let d = pendulum_data("implicit-euler-mu-ode", s, state)?;
-        let (x, y, u, v) = (state.q[0], state.q[1], state.v[0], state.v[1]);
-        self.mu = (d.g * y - (u * u + v * v)) / (d.r * d.r);
-        state.lambda[0] = -d.m * self.mu / 2.0;
-        state.a[0] = self.mu * x;
-        state.a[1] = self.mu * y - d.g;
+        self.mu = consistent_mu(&d, state);
         self.data = Some(d);
         Ok(())
     }

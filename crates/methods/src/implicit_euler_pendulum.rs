@@ -94,6 +94,17 @@ pub fn pendulum_data(
     })
 }
 
+/// Set the consistent `μ₀` (from the hidden constraint `r²μ − g y + (u² + v²) = 0`), λ₀
+/// `= −m μ₀/2` and `a₀ = (μ₀x, μ₀y − g)`; returns `μ₀`.
+pub fn consistent_mu(d: &PendulumData, state: &mut State) -> f64 {
+    let (x, y, u, v) = (state.q[0], state.q[1], state.v[0], state.v[1]);
+    let mu = (d.g * y - (u * u + v * v)) / (d.r * d.r);
+    state.lambda[0] = -d.m * mu / 2.0;
+    state.a[0] = mu * x;
+    state.a[1] = mu * y - d.g;
+    mu
+}
+
 /// The closed-form scheme.
 pub struct ImplicitEulerPendulum {
     data: Option<PendulumData>,
@@ -138,12 +149,7 @@ impl Method for ImplicitEulerPendulum {
             return Err(unsupported(&info(), sys.form()));
         };
         let d = pendulum_data("implicit-euler-pendulum", s, state)?;
-        // Consistent μ0 from the hidden constraint r²μ − g y + (u² + v²) = 0.
-        let (x, y, u, v) = (state.q[0], state.q[1], state.v[0], state.v[1]);
-        let mu = (d.g * y - (u * u + v * v)) / (d.r * d.r);
-        state.lambda[0] = -d.m * mu / 2.0;
-        state.a[0] = mu * x;
-        state.a[1] = mu * y - d.g;
+        consistent_mu(&d, state);
         self.data = Some(d);
         Ok(())
     }

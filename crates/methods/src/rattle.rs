@@ -21,7 +21,7 @@
 //! velocity-dependent forces the scheme would have to become implicit in `v`, which this
 //! implementation does not do (it evaluates them at `v_n` and `v_{n+½}`).
 
-use crate::dynamics::{add_kkt_stats, kkt_pattern, linear_error, AccelerationSolver, KktChoice};
+use crate::dynamics::{add_kkt_stats, consistent_start, kkt_pattern, linear_error, KktChoice};
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
@@ -104,17 +104,7 @@ impl Method for Rattle {
             KktSolver::new(&kkt_pattern(s), self.p.kkt.options())
                 .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
         );
-        let mut acc = AccelerationSolver::new(s, self.p.kkt)?;
-        acc.solve(
-            s,
-            state.t,
-            &state.q,
-            &state.v,
-            None,
-            &mut state.a,
-            &mut state.lambda,
-        )?;
-        add_kkt_stats(&mut self.init_stats, acc.stats());
+        self.init_stats = consistent_start(s, self.p.kkt, state)?;
         Ok(())
     }
     fn step(
