@@ -84,7 +84,8 @@ impl Method for ImplicitEulerMuOde {
             });
         };
         let (x, y, u, v) = (state.q[0], state.q[1], state.v[0], state.v[1]);
-        let mu = self.mu;
+        // μ from the state's λ (a decorator may have changed it): μ = −2λ/m.
+        let mu = -2.0 * state.lambda[0] / m;
         let qa = r * r * h * h;
         let qb = 3.0 * g * h * h * y + r * r * (h * h * mu - 1.0);
         let qc = 3.0 * g * h * (v + y * mu * h - g * h);

@@ -11,6 +11,7 @@
 //! and invariant tests pick it up from the catalog.
 
 pub mod baumgarte;
+pub mod crank_nicolson_pendulum;
 pub mod dynamics;
 pub mod generalized_alpha;
 pub mod implicit_euler;
@@ -127,6 +128,20 @@ pub fn catalog() -> Vec<MethodEntry> {
                 )?)?))
             },
             defaults: params::defaults::<penalty::PenaltyParams>,
+        },
+        MethodEntry {
+            id: "crank-nicolson-pendulum",
+            info: crank_nicolson_pendulum::info,
+            build: |t| {
+                Ok(Box::new(
+                    crank_nicolson_pendulum::CrankNicolsonPendulum::new(params::parse(
+                        "method",
+                        "crank-nicolson-pendulum",
+                        t,
+                    )?)?,
+                ))
+            },
+            defaults: params::defaults::<crank_nicolson_pendulum::CrankNicolsonParams>,
         },
     ]
 }
