@@ -316,7 +316,7 @@ fn simulate(
         match side {
             "problem" => pt.insert(key.into(), value),
             "method" => mt.insert(key.into(), value),
-            "projection" if jdef.contains_key(key) => {
+            "projection" => {
                 use_projection = true;
                 jt.insert(key.into(), value)
             }

@@ -235,3 +235,80 @@ fn pid_form_follows_its_third_order_error_dynamics() {
         devs[1]
     );
 }
+
+fn run_proj(
+    proj: &str,
+    h: f64,
+    t_end: f64,
+) -> (
+    RunStatus,
+    driftlab_core::SummaryMetrics,
+    driftlab_core::MethodStats,
+    Vec<(State, driftlab_core::Metrics)>,
+) {
+    let p = problem("bertolazzi-pendulum", &toml::Table::new()).unwrap();
+    let mut m = build("taylor", &toml::Table::new(), Some(&table(proj))).unwrap();
+    let mut rec = TrajectoryRecorder::new(1);
+    let mut obs = driftlab_core::MetricsObserver::new(0);
+    let out = drive(
+        p.as_system(),
+        m.as_mut(),
+        &Schedule::fixed(h, t_end),
+        &mut [&mut rec as &mut dyn Observer, &mut obs],
+    );
+    (out.status, obs.summary, out.stats, rec.points)
+}
+
+/// Projection variants of seed 001 §3.4, each against what it promises.
+#[test]
+fn projection_variants_do_what_they_say() {
+    let (s, base, base_stats, base_pts) = run_proj("tol = 1e-12", 1e-3, 5.0);
+    assert_eq!(s, RunStatus::Ok);
+    assert!(base.max_pos_residual <= 1e-12 && base.max_vel_residual <= 1e-12);
+    // M = m I: the Euclidean and the mass metric give the same projection.
+    let (_, _, _, eu) = run_proj("tol = 1e-12\nmetric = \"euclidean\"", 1e-3, 5.0);
+    let worst = base_pts
+        .iter()
+        .zip(&eu)
+        .map(|((a, _), (b, _))| (a.q[0] - b.q[0]).abs().max((a.v[1] - b.v[1]).abs()))
+        .fold(0.0, f64::max);
+    assert!(worst < 1e-11, "metric M = mI vs I: {worst:e}");
+    // Linearized: exactly one update per step, and it still lands within the tolerance's
+    // reach here (the drift per step is O(h³), the linearization error its square).
+    let (_, lin, lin_stats, _) = run_proj("tol = 1e-12\nlinearized = true", 1e-3, 5.0);
+    assert_eq!(lin_stats.projection_iterations, 5000);
+    assert!(lin.max_pos_residual < 1e-10);
+    // Step factor α = 0.5: more iterations for the same tolerance.
+    let (_, half, half_stats, _) = run_proj("tol = 1e-12\nstep_factor = 0.5", 1e-3, 5.0);
+    assert!(
+        half.max_pos_residual <= 1e-12
+            && half_stats.projection_iterations > base_stats.projection_iterations
+    );
+    // Every 10 steps: at tolerance on the projected steps only.
+    let (_, _, _, ten) = run_proj("tol = 1e-12\nevery = 10", 1e-3, 5.0);
+    let on = ten
+        .iter()
+        .skip(10)
+        .step_by(10)
+        .map(|(_, m)| m.pos_residual)
+        .fold(0.0, f64::max);
+    let between = ten.iter().map(|(_, m)| m.pos_residual).fold(0.0, f64::max);
+    assert!(
+        on <= 1e-12 && between > 1e3 * on,
+        "every 10: on {on:e}, between {between:e}"
+    );
+    // Coupled (velocity carries the position correction): bounded residual; the seed's
+    // literal listing (q and v both corrected) diverges.
+    let (s, coupled, _, _) = run_proj("coupled = true", 1e-3, 5.0);
+    assert_eq!(s, RunStatus::Ok);
+    assert!(
+        coupled.max_pos_residual < 1e-6,
+        "coupled residual {:e}",
+        coupled.max_pos_residual
+    );
+    let (s, _, _, _) = run_proj("coupled = true\ncoupled_position_update = true", 1e-3, 5.0);
+    assert!(
+        matches!(s, RunStatus::Failed { .. }),
+        "the double correction was expected to diverge: {s:?}"
+    );
+}

@@ -39,6 +39,9 @@ pub struct ProjectionParams {
     pub max_iter: usize,
     /// Step factor `α ∈ (0, 1]` (seed 001 §3.4.4).
     pub step_factor: f64,
+    /// Linearized projection (seed 001 §3.4.2 "线性化投影"): exactly one update from the
+    /// linearized constraint, no iteration to the tolerance.
+    pub linearized: bool,
 }
 
 impl Default for ProjectionParams {
@@ -47,6 +50,7 @@ impl Default for ProjectionParams {
             tol: 1e-12,
             max_iter: 20,
             step_factor: 1.0,
+            linearized: false,
         }
     }
 }
@@ -88,7 +92,7 @@ pub fn project_position(
     loop {
         eval.phi(q, &mut phi);
         let res = inf_norm(&phi);
-        if res <= params.tol {
+        if res <= params.tol || (params.linearized && iterations == 1) {
             return Ok(ProjectionReport {
                 iterations,
                 residual: res,
