@@ -13,6 +13,7 @@
 pub mod baumgarte;
 pub mod crank_nicolson_pendulum;
 pub mod dynamics;
+pub mod gauss;
 pub mod generalized_alpha;
 pub mod implicit_euler;
 pub mod implicit_euler_mu_ode;
@@ -20,6 +21,7 @@ pub mod implicit_euler_pendulum;
 pub mod penalty;
 pub mod projection;
 pub mod rattle;
+pub mod tableau;
 pub mod taylor;
 
 pub use driftlab_solver::set_kkt_threads;
@@ -142,6 +144,16 @@ pub fn catalog() -> Vec<MethodEntry> {
                 ))
             },
             defaults: params::defaults::<crank_nicolson_pendulum::CrankNicolsonParams>,
+        },
+        MethodEntry {
+            id: "gauss",
+            info: gauss::info,
+            build: |t| {
+                Ok(Box::new(gauss::Gauss::new(params::parse(
+                    "method", "gauss", t,
+                )?)?))
+            },
+            defaults: params::defaults::<gauss::GaussParams>,
         },
     ]
 }

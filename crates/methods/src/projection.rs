@@ -79,6 +79,11 @@ pub struct ProjectionParams {
     pub coupled: bool,
     /// With `coupled`: also move q by hΔv (the seed's listing; double correction).
     pub coupled_position_update: bool,
+    /// Energy projection (seed 004 §3.2.4, sequential strategy: constraints first, then
+    /// energy): scale the velocity so that `H(q, s v) = H₀`, i.e. `s = √((H₀ − U)/T)` with
+    /// `U = H(q, 0)`, `T = H(q, v) − U`. A tangent velocity stays tangent (scleronomic
+    /// constraints), so the velocity level is kept; skipped where `T` vanishes.
+    pub energy: bool,
     /// KKT factorization.
     pub kkt: KktChoice,
 }
@@ -96,6 +101,7 @@ impl Default for ProjectionParams {
             every: 1,
             coupled: false,
             coupled_position_update: false,
+            energy: false,
             kkt: KktChoice::SparseLdlt,
         }
     }
@@ -146,6 +152,7 @@ pub struct Projected {
     mass_vals: Vec<f64>,
     iterations: usize,
     steps: usize,
+    h0: Option<f64>,
 }
 
 impl Projected {
@@ -161,6 +168,7 @@ impl Projected {
             mass_vals: Vec::new(),
             iterations: 0,
             steps: 0,
+            h0: None,
         })
     }
 
@@ -291,6 +299,9 @@ impl Method for Projected {
         if p.every > 1 {
             opts.push(format!("every {} steps", p.every));
         }
+        if p.energy {
+            opts.push("energy".into());
+        }
         i.id = format!("{}+projection", i.id);
         let metric = if p.metric == Metric::Mass { "M" } else { "I" };
         i.title = format!(
@@ -324,6 +335,10 @@ impl Method for Projected {
                 }
             )
         };
+        if p.energy {
+            i.equations
+                .push_str(";  v ← s v with H(q, s v) = H₀ (energy)");
+        }
         i.citation = format!("{}; projection: seed 001 §3.4.2–3.4.4, seed 004 §3.2; order kept: Hairer, Lubich & Wanner, GNI §IV.4", i.citation);
         let exact = p.exact_position();
         i.enforces.position |= exact;
@@ -357,6 +372,14 @@ impl Method for Projected {
         self.metric_vals = vec![0.0; pattern.a_lower.len()];
         self.mass_vals = vec![0.0; pattern.a_lower.len()];
         self.inner.init(sys, state)?;
+        self.h0 = s.energy(state.t, &state.q, &state.v);
+        if self.p.energy && self.h0.is_none() {
+            return Err(MethodError::Incompatible {
+                method: "projection".into(),
+                problem: s.info().id,
+                reason: "energy projection needs a problem that defines its energy".into(),
+            });
+        }
         if self.p.acceleration && self.p.velocity && !self.p.coupled {
             // Start with the (a, λ) consistent with the initial state as well, so that the
             // declared acceleration level holds from t₀ on, whatever the inner method set.
@@ -433,6 +456,18 @@ impl Method for Projected {
             project_velocity(kkt, &self.metric_vals, &state.q, &mut state.v, &mut eval)
                 .map_err(|e| projection_error(t, e))?;
             report.factorizations += 1;
+        }
+        if self.p.energy {
+            if let Some(h0) = self.h0 {
+                let u = s
+                    .energy(t, &state.q, &vec![0.0; state.v.len()])
+                    .unwrap_or(h0);
+                let kin = s.energy(t, &state.q, &state.v).unwrap_or(h0) - u;
+                if kin > 1e-14 * h0.abs().max(s.energy_scale()) && h0 - u >= 0.0 {
+                    let scale = ((h0 - u) / kin).sqrt();
+                    state.v.iter_mut().for_each(|x| *x *= scale);
+                }
+            }
         }
         if self.p.acceleration && self.p.velocity {
             if self.p.metric != Metric::Mass {
