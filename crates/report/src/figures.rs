@@ -221,7 +221,7 @@ where
 fn fmt_tick(v: f64) -> String {
     if v == 0.0 {
         "0".into()
-    } else if v.abs() >= 1e-2 && v.abs() < 1e4 {
+    } else if v.abs() >= 1e-2 && v.abs() < 1e6 {
         let s = format!("{v:.3}");
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
