@@ -294,11 +294,13 @@ fn shown_hs(hs: &[f64]) -> Vec<f64> {
 }
 
 /// Every figure of an experiment.
-pub fn all(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathBuf>, ReportError> {
-    let colour = |l: &str| colours.of(l);
+pub fn all(res: &Results, dir: &Path, global: &Colours) -> Result<Vec<PathBuf>, ReportError> {
     let mut files = Vec::new();
     for key in res.problem_keys() {
         let runs: Vec<&Run> = res.runs.iter().filter(|r| r.problem_key() == key).collect();
+        let local = global.local(runs.iter().map(|r| (r.method.as_str(), r.variant.as_str())));
+        let colours = &local;
+        let colour = |l: &str| colours.of(l);
         let hs = res.hs(&key);
         let kslug = slug(&key);
         if !res.traces.is_empty() {

@@ -78,6 +78,37 @@ impl Colours {
         }
         Self { map }
     }
+    /// Colours for the curves of one problem's figures: the first variant of each method
+    /// keeps the method's report-wide colour, further variants (parameter sweeps of the
+    /// same method) take palette colours not yet used there, so that no two curves of a
+    /// figure share a colour while the palette lasts.
+    pub fn local<'a>(&self, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Colours {
+        let mut pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut used: Vec<RGBColor> = Vec::new();
+        let mut map = std::collections::BTreeMap::new();
+        let mut later = Vec::new();
+        for (k, (m, v)) in pairs.iter().enumerate() {
+            let first = k == 0 || pairs[k - 1].0 != *m;
+            let base = self.of(m);
+            if first && !used.contains(&base) {
+                used.push(base);
+                map.insert(v.to_string(), base);
+                map.insert(m.to_string(), base);
+            } else {
+                later.push(v.to_string());
+            }
+        }
+        let mut free = PALETTE.iter().copied().filter(|c| !used.contains(c)).collect::<Vec<_>>().into_iter().cycle();
+        for v in later {
+            if let Some(c) = free.next() {
+                map.insert(v, c);
+            }
+        }
+        Colours { map }
+    }
+
     /// The colour of a method or variant label (grey if unknown).
     pub fn of(&self, label: &str) -> RGBColor {
         self.map
