@@ -15,7 +15,9 @@
 //! whose root near the explicit step `δ ≈ 3hgv/r²` is taken in the cancellation-free form
 //! `δ = C / q`, `q = −½(B − √(B² − 4AC))` (B < 0). A negative discriminant fails the step.
 
-use crate::implicit_euler_pendulum::{consistent_mu, pendulum_data, NoParams, PendulumData};
+use crate::implicit_euler_pendulum::{
+    consistent_mu, implicit_euler_update, pendulum_data, NoParams, PendulumData,
+};
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, State,
@@ -83,7 +85,7 @@ impl Method for ImplicitEulerMuOde {
                 detail: "implicit-euler-mu-ode: step before init".into(),
             });
         };
-        let (x, y, u, v) = (state.q[0], state.q[1], state.v[0], state.v[1]);
+        let (y, v) = (state.q[1], state.v[1]);
         // μ from the state's λ (a decorator may have changed it): μ = −2λ/m.
         let mu = -2.0 * state.lambda[0] / m;
         let qa = r * r * h * h;
@@ -101,15 +103,8 @@ impl Method for ImplicitEulerMuOde {
         let qq = -0.5 * (qb + qb.signum() * disc.sqrt());
         let delta = qc / qq;
         let mu1 = mu + delta;
-        let c = 1.0 - h * h * mu1;
-        let (x1, y1) = ((x + h * u) / c, (y + h * v - g * h * h) / c);
-        let (u1, v1) = ((u + h * mu1 * x) / c, (v + h * mu1 * y - g * h) / c);
-        state.a = vec![(u1 - u) / h, (v1 - v) / h];
-        state.q = vec![x1, y1];
-        state.v = vec![u1, v1];
+        implicit_euler_update(state, mu1, m, g, h);
         self.mu = mu1;
-        state.lambda[0] = -m * mu1 / 2.0;
-        state.t += h;
         self.stats.steps += 1;
         Ok(StepReport::default())
     }

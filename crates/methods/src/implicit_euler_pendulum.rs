@@ -105,6 +105,21 @@ pub fn consistent_mu(d: &PendulumData, state: &mut State) -> f64 {
     mu
 }
 
+/// The implicit-Euler update of the pendulum for a given `μ_{k+1}` (seed 002 §19.2):
+/// `c = 1 − h²μ`, `x⁺ = (x + hu)/c`, `y⁺ = (y + hv − gh²)/c`, `u⁺ = (u + hμx)/c`,
+/// `v⁺ = (v + hμy − gh)/c`; sets `a = (v⁺ − v)/h`, `λ = −mμ/2` and advances `t`.
+pub fn implicit_euler_update(state: &mut State, mu: f64, m: f64, g: f64, h: f64) {
+    let (x, y, u, v) = (state.q[0], state.q[1], state.v[0], state.v[1]);
+    let c = 1.0 - h * h * mu;
+    let (x1, y1) = ((x + h * u) / c, (y + h * v - g * h * h) / c);
+    let (u1, v1) = ((u + h * mu * x) / c, (v + h * mu * y - g * h) / c);
+    state.a = vec![(u1 - u) / h, (v1 - v) / h];
+    state.q = vec![x1, y1];
+    state.v = vec![u1, v1];
+    state.lambda[0] = -m * mu / 2.0;
+    state.t += h;
+}
+
 /// The closed-form scheme.
 pub struct ImplicitEulerPendulum {
     data: Option<PendulumData>,
@@ -170,14 +185,7 @@ impl Method for ImplicitEulerPendulum {
         let big_y = y + h * v - g * h * h;
         let a = big_x * big_x + big_y * big_y - r * r;
         let mu = -a / (h * h * (r * r + r * (r * r + a).sqrt()));
-        let c = 1.0 - h * h * mu;
-        let (x1, y1) = (big_x / c, big_y / c);
-        let (u1, v1) = ((u + h * mu * x) / c, (v + h * mu * y - g * h) / c);
-        state.a = vec![(u1 - u) / h, (v1 - v) / h];
-        state.q = vec![x1, y1];
-        state.v = vec![u1, v1];
-        state.lambda[0] = -m * mu / 2.0;
-        state.t += h;
+        implicit_euler_update(state, mu, m, g, h);
         self.stats.steps += 1;
         Ok(StepReport::default())
     }

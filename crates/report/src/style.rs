@@ -100,7 +100,13 @@ impl Colours {
                 later.push(v.to_string());
             }
         }
-        let mut free = PALETTE.iter().copied().filter(|c| !used.contains(c)).collect::<Vec<_>>().into_iter().cycle();
+        let mut free = PALETTE
+            .iter()
+            .copied()
+            .filter(|c| !used.contains(c))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .cycle();
         for v in later {
             if let Some(c) = free.next() {
                 map.insert(v, c);
