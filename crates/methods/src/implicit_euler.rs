@@ -28,6 +28,13 @@
 //! from a start with v₀ ≠ 0, λ₁ solves the acceleration constraint with half the
 //! curvature term (an O(1) first-step layer that the max-over-run error exposes).
 //! Strongly damping: the energy of a conservative system decays (seed 002 §19.3).
+//!
+//! `formulation = "index-2"` imposes `Φ_q(q_{n+1}) v_{n+1} + Φ_t = 0` instead, and
+//! `"index-1"` imposes `Φ_q a = γ` with `a = (v_{n+1} − v_n)/h` — the index-reduced
+//! formulations the ODASSL pendulum demo compares (Führer & Leimkuhler 1991). Both use the
+//! same KKT Newton matrix (simplified: the O(h) derivative of the constraint row is
+//! dropped) and are first order (BDF1 on index-2 / index-1 systems: Brenan, Campbell &
+//! Petzold 1996, §3.1–3.2); the lower levels drift.
 
 use crate::dynamics::{consistent_start, kkt_pattern, linear_error, KktChoice};
 
@@ -49,6 +56,26 @@ pub struct ImplicitEulerParams {
     pub max_iter: usize,
     /// KKT factorization (index-3 form).
     pub kkt: KktChoice,
+    /// Which constraint level the mechanical form imposes at `t_{n+1}` (the ODASSL
+    /// pendulum demo's formulations): `index-3` `Φ(q) = 0` (default), `index-2`
+    /// `Φ_q v + Φ_t = 0`, `index-1` `Φ_q a = γ` with `a = (v_{n+1} − v_n)/h`.
+    pub formulation: Formulation,
+}
+
+/// The constraint level imposed by the mechanical form of [`ImplicitEuler`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Formulation {
+    /// Position constraint (index 3).
+    #[default]
+    #[serde(rename = "index-3")]
+    Index3,
+    /// Velocity constraint (index 2): positions drift.
+    #[serde(rename = "index-2")]
+    Index2,
+    /// Acceleration constraint (index 1): positions and velocities drift.
+    #[serde(rename = "index-1")]
+    Index1,
 }
 
 impl Default for ImplicitEulerParams {
@@ -57,6 +84,7 @@ impl Default for ImplicitEulerParams {
             tol: 1e-12,
             max_iter: 25,
             kkt: KktChoice::SparseLdlt,
+            formulation: Formulation::Index3,
         }
     }
 }
@@ -204,8 +232,32 @@ impl ImplicitEuler {
             for i in 0..n {
                 w.rhs[i] = -(w.mv[i] - h * w.f[i] + w.gtl[i]);
             }
-            for r in 0..m {
-                w.rhs[n + r] = -w.phi[r] / h;
+            match self.p.formulation {
+                Formulation::Index3 => {
+                    for r in 0..m {
+                        w.rhs[n + r] = -w.phi[r] / h;
+                    }
+                }
+                Formulation::Index2 => {
+                    // Φ_q(q⁺) v⁺ + Φ_t = 0 (simplified Newton: the h (Φ_q v)_q term dropped).
+                    let mut gv = vec![0.0; m];
+                    jp.mul_vec(&w.jac, &v, &mut gv, false);
+                    let mut pt = vec![0.0; m];
+                    s.phi_t(t1, &q, &mut pt);
+                    for r in 0..m {
+                        w.rhs[n + r] = -(gv[r] + pt[r]);
+                    }
+                }
+                Formulation::Index1 => {
+                    // h·(Φ_q a − γ) with a = (v⁺ − v_n)/h.
+                    let mut gd = vec![0.0; m];
+                    jp.mul_vec(&w.jac, &diff, &mut gd, false);
+                    let mut gamma = vec![0.0; m];
+                    s.curvature(t1, &q, &v, &mut gamma);
+                    for r in 0..m {
+                        w.rhs[n + r] = -(gd[r] - h * gamma[r]);
+                    }
+                }
             }
             w.kkt
                 .factorize(&w.a_vals, &w.jac, None)
@@ -331,7 +383,27 @@ impl ImplicitEuler {
 
 impl Method for ImplicitEuler {
     fn info(&self) -> MethodInfo {
-        info()
+        let mut i = info();
+        match self.p.formulation {
+            Formulation::Index3 => {}
+            Formulation::Index2 => {
+                i.title = "Implicit Euler, index-2 formulation (velocity constraint Φ_q v + Φ_t = 0 at t_{n+1})".into();
+                i.enforces = ConstraintLevels {
+                    position: false,
+                    velocity: true,
+                    acceleration: false,
+                };
+            }
+            Formulation::Index1 => {
+                i.title = "Implicit Euler, index-1 formulation (acceleration constraint Φ_q a = γ at t_{n+1})".into();
+                i.enforces = ConstraintLevels {
+                    position: false,
+                    velocity: false,
+                    acceleration: true,
+                };
+            }
+        }
+        i
     }
     fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
         match sys {

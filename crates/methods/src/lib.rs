@@ -15,6 +15,7 @@ pub mod crank_nicolson_pendulum;
 pub mod dynamics;
 pub mod gauss;
 pub mod generalized_alpha;
+pub mod ggl;
 pub mod implicit_euler;
 pub mod implicit_euler_mu_ode;
 pub mod implicit_euler_pendulum;
@@ -154,6 +155,12 @@ pub fn catalog() -> Vec<MethodEntry> {
                 )?)?))
             },
             defaults: params::defaults::<gauss::GaussParams>,
+        },
+        MethodEntry {
+            id: "ggl",
+            info: ggl::info,
+            build: |t| Ok(Box::new(ggl::Ggl::new(params::parse("method", "ggl", t)?)?)),
+            defaults: params::defaults::<ggl::GglParams>,
         },
     ]
 }

@@ -64,6 +64,8 @@ pub struct Trace {
     pub acc: Vec<Option<f64>>,
     /// Relative energy error.
     pub energy: Vec<Option<f64>>,
+    /// Errors against the exact solution (q, v, λ).
+    pub err: [Vec<Option<f64>>; 3],
     /// Positions (when stored).
     pub q: Vec<Vec<f64>>,
 }
@@ -242,6 +244,7 @@ impl Results {
                 c.f64("acc_residual")?,
                 c.f64("energy_rel_error")?,
             );
+            let (eq, ev, el) = (c.f64("err_q")?, c.f64("err_v")?, c.f64("err_lambda")?);
             let qs: Option<Vec<Vec<f64>>> = match df.column("q") {
                 Ok(col) => {
                     let l = col.list().map_err(|e| derr(&tp, e))?;
@@ -269,6 +272,9 @@ impl Results {
                 tr.vel.push(vel[i]);
                 tr.acc.push(acc[i]);
                 tr.energy.push(en[i]);
+                tr.err[0].push(eq[i]);
+                tr.err[1].push(ev[i]);
+                tr.err[2].push(el[i]);
                 if let Some(q) = &qs {
                     tr.q.push(q[i].clone());
                 }

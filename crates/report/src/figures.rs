@@ -369,6 +369,26 @@ pub fn all(res: &Results, dir: &Path, global: &Colours) -> Result<Vec<PathBuf>, 
                     };
                     files.extend(render(&energy, dir)?);
                 }
+                let has_exact = at_h.iter().any(|r| {
+                    res.traces
+                        .get(&r.cell)
+                        .is_some_and(|t| t.err[0].iter().any(|e| e.is_some()))
+                });
+                if has_exact {
+                    let errors = Figure {
+                        stem: format!("errors_{kslug}_h{}", h_label(h)),
+                        panels: vec![
+                            mk("Error in q", "‖q − q_exact‖∞", &|t, i| t.err[0][i]),
+                            mk("Error in v", "‖v − v_exact‖∞", &|t, i| t.err[1][i]),
+                            mk("Error in λ", "‖λ − λ_exact‖∞", &|t, i| {
+                                t.err[2][i]
+                            }),
+                        ],
+                        width: 1000,
+                        panel_height: 360,
+                    };
+                    files.extend(render(&errors, dir)?);
+                }
                 let with_q: Vec<&&Run> = at_h
                     .iter()
                     .filter(|r| {

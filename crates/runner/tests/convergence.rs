@@ -31,7 +31,12 @@ const PROBLEMS: &[(&str, &str, SystemForm, &str)] = &[
 ];
 
 /// Extra parameter variants beyond the catalog defaults.
-const VARIANTS: &[(&str, &str)] = &[("gauss", "stages = 1"), ("gauss", "stages = 2")];
+const VARIANTS: &[(&str, &str)] = &[
+    ("gauss", "stages = 1"),
+    ("gauss", "stages = 2"),
+    ("implicit-euler", "formulation = \"index-2\""),
+    ("implicit-euler", "formulation = \"index-1\""),
+];
 
 /// Step sizes by declared order: the error must stay above the round-off floor of the fit
 /// (1e-11) over most of the sweep, so high orders need larger h (pendulum period ≈ 2.4 s).
