@@ -102,6 +102,52 @@ pub struct Results {
     pub orders: Vec<Order>,
     /// Spec description (from the manifest).
     pub description: String,
+    /// Reference curves for parameter maps (from the manifest's spec text).
+    pub annotations: Vec<Annotation>,
+}
+
+/// A reference curve `x^x_exp · y^y_exp · h^h_exp = value` (see the runner's spec).
+#[derive(Clone, Debug, PartialEq)]
+#[allow(missing_docs)]
+pub struct Annotation {
+    pub x: String,
+    pub y: String,
+    pub x_exp: f64,
+    pub y_exp: f64,
+    pub h_exp: f64,
+    pub value: f64,
+    pub label: String,
+}
+
+fn annotations_of(spec_text: &str) -> Vec<Annotation> {
+    let Ok(t) = spec_text.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    let Some(toml::Value::Array(list)) = t.get("annotations") else {
+        return Vec::new();
+    };
+    let num = |v: &toml::Table, k: &str| {
+        v.get(k)
+            .and_then(|x| x.as_float().or_else(|| x.as_integer().map(|i| i as f64)))
+    };
+    list.iter()
+        .filter_map(|a| {
+            let a = a.as_table()?;
+            Some(Annotation {
+                x: a.get("x")?.as_str()?.to_string(),
+                y: a.get("y")?.as_str()?.to_string(),
+                x_exp: num(a, "x_exp")?,
+                y_exp: num(a, "y_exp")?,
+                h_exp: num(a, "h_exp").unwrap_or(0.0),
+                value: num(a, "value")?,
+                label: a
+                    .get("label")
+                    .and_then(|l| l.as_str())
+                    .unwrap_or("")
+                    .to_string(),
+            })
+        })
+        .collect()
 }
 
 fn derr(path: &Path, e: impl std::fmt::Display) -> ReportError {
@@ -321,6 +367,16 @@ impl Results {
                 });
             }
         }
+        let spec_text = std::fs::read_to_string(dir.join("manifest.json"))
+            .ok()
+            .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+            .and_then(|v| {
+                v.get("spec_text")
+                    .and_then(|t| t.as_str())
+                    .map(String::from)
+            })
+            .unwrap_or_default();
+        let annotations = annotations_of(&spec_text);
         let description = std::fs::read_to_string(dir.join("manifest.json"))
             .ok()
             .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
@@ -347,6 +403,7 @@ impl Results {
             traces,
             orders,
             description,
+            annotations,
         })
     }
 

@@ -457,7 +457,10 @@ pub fn all(res: &Results, dir: &Path, global: &Colours) -> Result<Vec<PathBuf>, 
             }
         }
         if hs.len() >= 2 {
-            files.extend(render(&convergence(res, &key, &runs, colours), dir)?);
+            let fig = convergence(res, &key, &runs, colours);
+            if !fig.panels.is_empty() {
+                files.extend(render(&fig, dir)?);
+            }
         }
     }
     Ok(files)
@@ -628,6 +631,24 @@ pub fn sweeps(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathBu
                     .collect();
                 names.sort();
                 names.dedup();
+                let distinct = |name: &str| {
+                    let mut v: Vec<f64> = mine
+                        .iter()
+                        .filter_map(|r| {
+                            method_params(r)
+                                .into_iter()
+                                .find(|(k, _)| k == name)
+                                .map(|(_, v)| v)
+                        })
+                        .collect();
+                    v.sort_by(f64::total_cmp);
+                    v.dedup();
+                    v.len()
+                };
+                // One swept parameter: a sweep figure; two or more: the parameter map.
+                if names.iter().filter(|n| distinct(n) >= 3).count() != 1 {
+                    continue;
+                }
                 for name in names {
                     let value = |r: &Run| {
                         method_params(r)

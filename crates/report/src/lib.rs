@@ -14,6 +14,7 @@
 pub mod data;
 pub mod error;
 pub mod figures;
+pub mod maps;
 pub mod pdf;
 pub mod style;
 pub mod tables;
@@ -44,6 +45,7 @@ fn write_experiment(
     std::fs::create_dir_all(&fig_dir).map_err(|e| ReportError::io(&fig_dir, e))?;
     let mut files = figures::all(results, &fig_dir, colours)?;
     files.extend(figures::sweeps(results, &fig_dir, colours)?);
+    files.extend(maps::maps(results, &fig_dir)?);
     files.push(tables::write_summary(results, dir)?);
     Ok(files)
 }

@@ -26,6 +26,15 @@
 //!
 //! [sizes.quick]             # `--size quick` overrides (CI); `full` is the default
 //! t_end = 5.0
+//!
+//! [[annotations]]           # reference curves in parameter-map figures
+//! x = "omega_n"
+//! y = "xi"
+//! x_exp = 1.0
+//! y_exp = 1.0
+//! h_exp = 1.0
+//! value = 0.5
+//! label = "α = ξω_n = 1/(2h)"
 //! ```
 //!
 //! Step sizes are snapped so that `t_end / h` is an integer (`h ← t_end / round(t_end/h)`)
@@ -75,6 +84,33 @@ pub struct Spec {
     /// Named size overrides (`quick` for CI, …).
     #[serde(default)]
     pub sizes: BTreeMap<String, SizeOverride>,
+    /// Reference curves for parameter-map figures (the report reads them from the
+    /// manifest's spec text).
+    #[serde(default)]
+    pub annotations: Vec<Annotation>,
+}
+
+/// A reference curve `x^x_exp · y^y_exp · h^h_exp = value` in the plane of two swept method
+/// parameters (e.g. Baumgarte's α = ξω_n < 1/(2h): `x = "omega_n"`, `y = "xi"`, exponents
+/// 1, 1, 1, value 0.5). With `y_exp = 0` it is a vertical line.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Annotation {
+    /// Parameter on the x axis.
+    pub x: String,
+    /// Parameter on the y axis.
+    pub y: String,
+    /// Exponent of x.
+    pub x_exp: f64,
+    /// Exponent of y.
+    pub y_exp: f64,
+    /// Exponent of the step size h.
+    #[serde(default)]
+    pub h_exp: f64,
+    /// Right-hand side.
+    pub value: f64,
+    /// Legend label.
+    pub label: String,
 }
 
 fn default_stride() -> usize {
