@@ -16,6 +16,7 @@ pub mod dynamics;
 pub mod gauss;
 pub mod generalized_alpha;
 pub mod ggl;
+pub mod hybrid;
 pub mod implicit_euler;
 pub mod implicit_euler_mu_ode;
 pub mod implicit_euler_pendulum;
@@ -161,6 +162,16 @@ pub fn catalog() -> Vec<MethodEntry> {
             info: ggl::info,
             build: |t| Ok(Box::new(ggl::Ggl::new(params::parse("method", "ggl", t)?)?)),
             defaults: params::defaults::<ggl::GglParams>,
+        },
+        MethodEntry {
+            id: "hybrid",
+            info: hybrid::info,
+            build: |t| {
+                Ok(Box::new(hybrid::Hybrid::new(params::parse(
+                    "method", "hybrid", t,
+                )?)?))
+            },
+            defaults: params::defaults::<hybrid::HybridParams>,
         },
     ]
 }

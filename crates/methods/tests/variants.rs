@@ -312,3 +312,38 @@ fn projection_variants_do_what_they_say() {
         "the double correction was expected to diverge: {s:?}"
     );
 }
+
+/// Hybrid switching (seed 001 §3.5.2): every regime is used on the Bertolazzi pendulum,
+/// and the projection threshold bounds the violation (up to one step's growth).
+#[test]
+fn hybrid_switching_uses_every_regime_and_bounds_the_violation() {
+    use driftlab_core::Method as _;
+    let p = problem("bertolazzi-pendulum", &toml::Table::new()).unwrap();
+    let params = driftlab_methods::hybrid::HybridParams {
+        soft_below: 1e-5,
+        project_above: 1e-3,
+        ..Default::default()
+    };
+    let mut m = driftlab_methods::hybrid::Hybrid::new(params).unwrap();
+    let mut obs = driftlab_core::MetricsObserver::new(0);
+    let out = drive(
+        p.as_system(),
+        &mut m,
+        &Schedule::fixed(1e-3, 50.0),
+        &mut [&mut obs as &mut dyn Observer],
+    );
+    assert_eq!(out.status, RunStatus::Ok);
+    let c = m.counts;
+    assert!(c.soft > 0 && c.baumgarte > 0 && c.projected > 0, "{c:?}");
+    assert_eq!(
+        c.soft + c.baumgarte + c.projected,
+        out.steps + 1,
+        "one regime choice per step plus the initial one"
+    );
+    assert!(
+        obs.summary.max_pos_residual < 2e-3,
+        "max ‖Φ‖ = {:e}",
+        obs.summary.max_pos_residual
+    );
+    assert!(m.info().title.contains("steps soft/Baumgarte/projected"));
+}
