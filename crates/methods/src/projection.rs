@@ -48,6 +48,20 @@ pub enum Metric {
     Euclidean,
 }
 
+/// The energy projection strategy (seed 004 §3.2.4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EnergyStrategy {
+    /// Constraints first, then scale v to restore H.
+    #[default]
+    Sequential,
+    /// q and v together onto the three manifolds.
+    Coupled,
+}
+
+/// Largest `2n + 2m + 1` of the dense coupled energy projection.
+pub const MAX_COUPLED_DENSE: usize = 401;
+
 /// Parameters of the projection decorator.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -84,6 +98,12 @@ pub struct ProjectionParams {
     /// `U = H(q, 0)`, `T = H(q, v) − U`. A tangent velocity stays tangent (scleronomic
     /// constraints), so the velocity level is kept; skipped where `T` vanishes.
     pub energy: bool,
+    /// How the energy projection is done: `sequential` (velocity scaling after the
+    /// constraint projections, default) or `coupled` (seed 004's coupled strategy: one
+    /// Newton iteration for q and v together onto {Φ = 0, Φ_q v + Φ_t = 0, H = H₀} in the
+    /// metric diag(M, M); dense, for small models). The coupled strategy also works at
+    /// turning points (T ≈ 0), where velocity scaling cannot restore H.
+    pub energy_strategy: EnergyStrategy,
     /// KKT factorization.
     pub kkt: KktChoice,
 }
@@ -102,6 +122,7 @@ impl Default for ProjectionParams {
             coupled: false,
             coupled_position_update: false,
             energy: false,
+            energy_strategy: EnergyStrategy::Sequential,
             kkt: KktChoice::SparseLdlt,
         }
     }
@@ -256,6 +277,137 @@ fn fill_metric(
             metric_vals[..n_mass].iter_mut().for_each(|x| *x = 0.0);
             metric_vals[n_mass..].iter_mut().for_each(|x| *x = 1.0);
         }
+    }
+}
+
+/// Seed 004's coupled energy projection: `(q, v)` nearest to `(q̃, ṽ)` in the metric
+/// diag(M, M) with `Φ(q) = 0`, `Φ_q v + Φ_t = 0` and `H(q, v) = H₀`. Newton on the KKT
+/// system
+///
+/// ```text
+/// [ M    0    Φ_qᵀ  J₂ᵀ  ∇_qH ] [Δq]   [ −M(q − q̃) ]
+/// [ 0    M    0     Φ_qᵀ ∇_vH ] [Δv]   [ −M(v − ṽ) ]
+/// [ Φ_q  0    0     0    0    ] [μ₁] = [ −Φ        ]      J₂ = (Φ_q v)_q
+/// [ J₂   Φ_q  0     0    0    ] [μ₂]   [ −(Φ_q v + Φ_t) ]
+/// [ ∇_qH ∇_vH 0     0    0    ] [η ]   [ −(H − H₀) ]
+/// ```
+///
+/// (curvature of the constraints dropped from the Hessian; J₂, ∇H by central differences;
+/// dense, up to [`MAX_COUPLED_DENSE`] unknowns). Returns the iterations.
+pub fn coupled_energy_projection(
+    s: &dyn MechanicalSystem,
+    state: &mut State,
+    h0: f64,
+    tol: f64,
+    max_iter: usize,
+) -> Result<usize, StepError> {
+    let d = s.dims();
+    let (n, m) = (d.n, d.m);
+    let dim = 2 * n + 2 * m + 1;
+    let t = state.t;
+    if dim > MAX_COUPLED_DENSE {
+        return Err(StepError::LinearSolve { t, detail: format!("coupled energy projection: {dim} unknowns exceed the dense limit {MAX_COUPLED_DENSE}; use energy_strategy = \"sequential\"") });
+    }
+    let (qs, vs) = (state.q.clone(), state.v.clone());
+    let mp = s.mass_pattern();
+    let jp = s.jacobian_pattern();
+    let mut mass = vec![0.0; mp.nnz()];
+    let mut jac = vec![0.0; jp.nnz()];
+    let (mut phi, mut phit, mut gv) = (vec![0.0; m], vec![0.0; m], vec![0.0; m]);
+    let scale = h0.abs().max(s.energy_scale());
+    let energy = |q: &[f64], v: &[f64]| s.energy(t, q, v).unwrap_or(h0);
+    let mut iterations = 0;
+    loop {
+        let (q, v) = (&state.q, &state.v);
+        s.mass(q, &mut mass);
+        s.jacobian(t, q, &mut jac);
+        s.constraints(t, q, &mut phi);
+        s.phi_t(t, q, &mut phit);
+        jp.mul_vec(&jac, v, &mut gv, false);
+        let e = energy(q, v) - h0;
+        let res = phi
+            .iter()
+            .chain(&gv)
+            .fold(0.0_f64, |a, x| a.max(x.abs()))
+            .max(e.abs() / scale);
+        if res <= tol {
+            return Ok(iterations);
+        }
+        if iterations >= max_iter || res.is_nan() {
+            return Err(StepError::ProjectionFailed {
+                t,
+                iterations,
+                residual: res,
+                tol,
+            });
+        }
+        let mut a = vec![0.0; dim * dim];
+        let mut put = |r: usize, c: usize, x: f64| a[r * dim + c] += x;
+        for (&(i, j), &x) in mp.entries.iter().zip(&mass) {
+            put(i, j, x);
+            put(n + i, n + j, x);
+            if i != j {
+                put(j, i, x);
+                put(n + j, n + i, x);
+            }
+        }
+        let (r1, r2, r3) = (2 * n, 2 * n + m, 2 * n + 2 * m);
+        for (&(r, c), &x) in jp.entries.iter().zip(&jac) {
+            put(r1 + r, c, x);
+            put(c, r1 + r, x);
+            put(r2 + r, n + c, x);
+            put(n + c, r2 + r, x);
+        }
+        // J₂ = (Φ_q v)_q and ∇_q H by central differences, ∇_v H likewise.
+        for c in 0..n {
+            let eps = 1e-7 * (1.0 + q[c].abs());
+            let mut qp = q.clone();
+            qp[c] += eps;
+            let mut qm = q.clone();
+            qm[c] -= eps;
+            let (mut jj, mut gp, mut gm) = (vec![0.0; jp.nnz()], vec![0.0; m], vec![0.0; m]);
+            s.jacobian(t, &qp, &mut jj);
+            jp.mul_vec(&jj, v, &mut gp, false);
+            s.jacobian(t, &qm, &mut jj);
+            jp.mul_vec(&jj, v, &mut gm, false);
+            for r in 0..m {
+                let x = (gp[r] - gm[r]) / (2.0 * eps);
+                put(r2 + r, c, x);
+                put(c, r2 + r, x);
+            }
+            let dh = (energy(&qp, v) - energy(&qm, v)) / (2.0 * eps);
+            put(r3, c, dh);
+            put(c, r3, dh);
+            let ev = 1e-7 * (1.0 + v[c].abs());
+            let mut vp = v.clone();
+            vp[c] += ev;
+            let mut vm = v.clone();
+            vm[c] -= ev;
+            let dhv = (energy(q, &vp) - energy(q, &vm)) / (2.0 * ev);
+            put(r3, n + c, dhv);
+            put(n + c, r3, dhv);
+        }
+        let mut rhs = vec![0.0; dim];
+        let dq: Vec<f64> = (0..n).map(|i| q[i] - qs[i]).collect();
+        let dv: Vec<f64> = (0..n).map(|i| v[i] - vs[i]).collect();
+        let (mut mdq, mut mdv) = (vec![0.0; n], vec![0.0; n]);
+        mp.mul_vec(&mass, &dq, &mut mdq, true);
+        mp.mul_vec(&mass, &dv, &mut mdv, true);
+        for i in 0..n {
+            rhs[i] = -mdq[i];
+            rhs[n + i] = -mdv[i];
+        }
+        for r in 0..m {
+            rhs[r1 + r] = -phi[r];
+            rhs[r2 + r] = -(gv[r] + phit[r]);
+        }
+        rhs[r3] = -e;
+        driftlab_solver::dense::solve_dense(dim, &a, &mut rhs).map_err(|er| linear_error(t, er))?;
+        for i in 0..n {
+            state.q[i] += rhs[i];
+            state.v[i] += rhs[n + i];
+        }
+        iterations += 1;
     }
 }
 
@@ -457,7 +609,14 @@ impl Method for Projected {
                 .map_err(|e| projection_error(t, e))?;
             report.factorizations += 1;
         }
-        if self.p.energy {
+        if self.p.energy && self.p.energy_strategy == EnergyStrategy::Coupled {
+            if let Some(h0) = self.h0 {
+                let it = coupled_energy_projection(s, state, h0, self.p.tol, self.p.max_iter)?;
+                self.iterations += it;
+                report.projection_iterations += it;
+                report.factorizations += it;
+            }
+        } else if self.p.energy {
             if let Some(h0) = self.h0 {
                 let u = s
                     .energy(t, &state.q, &vec![0.0; state.v.len()])
@@ -470,7 +629,10 @@ impl Method for Projected {
             }
         }
         if self.p.acceleration && self.p.velocity {
-            if self.p.metric != Metric::Mass {
+            // The velocity projection's factorization is at the right q with the mass
+            // metric unless the metric is Euclidean or the coupled energy step moved q.
+            let moved = self.p.energy && self.p.energy_strategy == EnergyStrategy::Coupled;
+            if self.p.metric != Metric::Mass || moved {
                 let mut jac = vec![0.0; s.jacobian_pattern().nnz()];
                 s.jacobian(t, &state.q, &mut jac);
                 kkt.factorize(&self.mass_vals, &jac, None)
