@@ -20,6 +20,7 @@ pub mod hybrid;
 pub mod implicit_euler;
 pub mod implicit_euler_mu_ode;
 pub mod implicit_euler_pendulum;
+pub mod lobatto;
 pub mod penalty;
 pub mod projection;
 pub mod rattle;
@@ -172,6 +173,16 @@ pub fn catalog() -> Vec<MethodEntry> {
                 )?)?))
             },
             defaults: params::defaults::<hybrid::HybridParams>,
+        },
+        MethodEntry {
+            id: "lobatto",
+            info: lobatto::info,
+            build: |t| {
+                Ok(Box::new(lobatto::Lobatto::new(params::parse(
+                    "method", "lobatto", t,
+                )?)?))
+            },
+            defaults: params::defaults::<lobatto::LobattoParams>,
         },
     ]
 }

@@ -79,6 +79,81 @@ impl Tableau {
         }
     }
 
+    /// Lobatto IIIA with `s = 2, 3` stages (order 2s − 2; stiffly accurate, `a_1j = 0`):
+    /// Hairer, Nørsett & Wanner, Solving ODEs I, §II.7 / Hairer & Wanner II, §IV.5,
+    /// Table 5.7; Jay, SIAM J. Numer. Anal. 33 (1996).
+    pub fn lobatto_iiia(s: usize) -> Option<Tableau> {
+        let citation = "Hairer & Wanner, Solving ODEs II, §IV.5 (Lobatto IIIA); Jay, SIAM J. Numer. Anal. 33 (1996) 368–387";
+        match s {
+            2 => Some(Tableau {
+                name: "Lobatto IIIA s=2",
+                s,
+                a: vec![0.0, 0.0, 0.5, 0.5],
+                b: vec![0.5, 0.5],
+                c: vec![0.0, 1.0],
+                order: 2,
+                citation,
+            }),
+            3 => Some(Tableau {
+                name: "Lobatto IIIA s=3",
+                s,
+                a: vec![
+                    0.0,
+                    0.0,
+                    0.0,
+                    5.0 / 24.0,
+                    1.0 / 3.0,
+                    -1.0 / 24.0,
+                    1.0 / 6.0,
+                    2.0 / 3.0,
+                    1.0 / 6.0,
+                ],
+                b: vec![1.0 / 6.0, 2.0 / 3.0, 1.0 / 6.0],
+                c: vec![0.0, 0.5, 1.0],
+                order: 4,
+                citation,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Lobatto IIIB with `s = 2, 3` stages (order 2s − 2; last column of A zero), the
+    /// partner of IIIA in the symplectic pair (same source).
+    pub fn lobatto_iiib(s: usize) -> Option<Tableau> {
+        let citation = "Hairer & Wanner, Solving ODEs II, §IV.5 (Lobatto IIIB); Jay, SIAM J. Numer. Anal. 33 (1996) 368–387";
+        match s {
+            2 => Some(Tableau {
+                name: "Lobatto IIIB s=2",
+                s,
+                a: vec![0.5, 0.0, 0.5, 0.0],
+                b: vec![0.5, 0.5],
+                c: vec![0.0, 1.0],
+                order: 2,
+                citation,
+            }),
+            3 => Some(Tableau {
+                name: "Lobatto IIIB s=3",
+                s,
+                a: vec![
+                    1.0 / 6.0,
+                    -1.0 / 6.0,
+                    0.0,
+                    1.0 / 6.0,
+                    1.0 / 3.0,
+                    0.0,
+                    1.0 / 6.0,
+                    5.0 / 6.0,
+                    0.0,
+                ],
+                b: vec![1.0 / 6.0, 2.0 / 3.0, 1.0 / 6.0],
+                c: vec![0.0, 0.5, 1.0],
+                order: 4,
+                citation,
+            }),
+            _ => None,
+        }
+    }
+
     /// Does `B(p)` hold to `tol`?
     pub fn b_condition(&self, p: u32, tol: f64) -> bool {
         (1..=p).all(|k| {
@@ -142,5 +217,43 @@ mod tests {
             assert!((t.b.iter().sum::<f64>() - 1.0).abs() < 1e-15);
         }
         assert!(Tableau::gauss(4).is_none());
+    }
+
+    /// Lobatto IIIA: B(2s−2), C(s), D(s−2); IIIB: B(2s−2), C(s−2), D(s) (Hairer & Wanner
+    /// II, §IV.5); both of order 2s − 2, and the pair satisfies b_i â_ij + b_j a_ji = b_i b_j
+    /// (the symplecticity condition of partitioned RK, HLW GNI Thm. VI.4.6).
+    #[test]
+    fn lobatto_order_conditions_and_symplectic_pair() {
+        for s in 2..=3 {
+            let (a, b) = (
+                Tableau::lobatto_iiia(s).unwrap(),
+                Tableau::lobatto_iiib(s).unwrap(),
+            );
+            let p = 2 * s as u32 - 2;
+            assert!(
+                a.b_condition(p, 1e-15)
+                    && a.c_condition(s as u32, 1e-15)
+                    && a.d_condition(s as u32 - 2, 1e-15),
+                "{}",
+                a.name
+            );
+            assert!(
+                b.b_condition(p, 1e-15)
+                    && b.c_condition(s as u32 - 2, 1e-15)
+                    && b.d_condition(s as u32, 1e-15),
+                "{}",
+                b.name
+            );
+            assert!(!a.b_condition(p + 1, 1e-12));
+            for i in 0..s {
+                for j in 0..s {
+                    let lhs = a.b[i] * b.a(i, j) + a.b[j] * a.a(j, i);
+                    assert!(
+                        (lhs - a.b[i] * a.b[j]).abs() < 1e-15,
+                        "pair condition at ({i}, {j})"
+                    );
+                }
+            }
+        }
     }
 }
