@@ -84,6 +84,7 @@ impl Lobatto {
     }
 
     /// Residual of the stage system at unknowns `x = (V_1…V_s, Λ_1…Λ_s, v_{n+1})`.
+    #[allow(clippy::too_many_arguments)] // step data (t, h, q_n, v_n), unknowns, output
     fn residual(
         &self,
         s: &dyn MechanicalSystem,
