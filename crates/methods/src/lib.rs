@@ -14,6 +14,7 @@ pub mod baumgarte;
 pub mod crank_nicolson_pendulum;
 pub mod dynamics;
 pub mod gauss;
+pub mod gauss_index3;
 pub mod generalized_alpha;
 pub mod ggl;
 pub mod hybrid;
@@ -183,6 +184,18 @@ pub fn catalog() -> Vec<MethodEntry> {
                 )?)?))
             },
             defaults: params::defaults::<lobatto::LobattoParams>,
+        },
+        MethodEntry {
+            id: "gauss-index3",
+            info: gauss_index3::info,
+            build: |t| {
+                Ok(Box::new(gauss_index3::GaussIndex3::new(params::parse(
+                    "method",
+                    "gauss-index3",
+                    t,
+                )?)?))
+            },
+            defaults: params::defaults::<gauss_index3::GaussIndex3Params>,
         },
     ]
 }

@@ -1,0 +1,299 @@
+//! `gauss-index3`: Gauss–Legendre collocation (s = 1, 2, 3) applied to the **index-3
+//! system directly** (seed 004 eqs. (10)–(11), after Schropp): the stage positions satisfy
+//! the position constraint, nothing else is differentiated,
+//!
+//! ```text
+//! Q_i = q_n + h Σ_j a_ij V_j,   V_i = v_n + h Σ_j a_ij W_j,
+//! M W_i = f(t_i, Q_i, V_i) − Φ_q(Q_i)ᵀ Λ_i,   Φ(t_i, Q_i) = 0,  i = 1…s
+//! q_{n+1} = q_n + h Σ b_i V_i,   v_{n+1} = v_n + h Σ b_i W_i
+//! ```
+//!
+//! `W` is eliminated as `W = (A⁻¹ ⊗ I)(V − 1 ⊗ v_n)/h`; the unknowns `(V_i, hΛ_i)` are found
+//! by Newton with a forward-difference Jacobian and dense LU (small models; refused above
+//! [`MAX_DENSE`] unknowns), position rows divided by h so the matrix stays O(1).
+//! `λ_{n+1}` and `a_{n+1}` are the Lagrange extrapolations of the stage values `Λ_i`, `W_i`
+//! to `τ = 1` — the method's own output, without any consistency solve.
+//!
+//! Gauss is not stiffly accurate: `q_{n+1}` is not a stage and does not satisfy `Φ = 0`,
+//! and `|R(∞)| = 1`, so errors in the algebraic variables are not damped. The classical
+//! order 2s does not carry over to index 3; this method therefore **declares no order**
+//! (no published value was confirmed while writing it) and the `gauss-index3-orders`
+//! experiment measures what it achieves, with and without projection.
+
+use crate::dynamics::KktChoice;
+use crate::tableau::Tableau;
+use driftlab_core::method::unsupported;
+use driftlab_core::{
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
+    MethodStats, ParamError, State, StepError, StepReport, SystemForm, SystemRef,
+};
+use driftlab_solver::dense::solve_dense;
+use serde::{Deserialize, Serialize};
+
+/// Largest number of unknowns `s(n + m)` of the dense Newton matrix.
+pub const MAX_DENSE: usize = 300;
+
+/// Parameters of [`GaussIndex3`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GaussIndex3Params {
+    /// Stages s ∈ {1, 2, 3}.
+    pub stages: usize,
+    /// Newton stops when `‖Δ‖∞ ≤ tol (1 + ‖unknowns‖∞)` or at the round-off floor.
+    pub tol: f64,
+    /// Newton iteration cap.
+    pub max_iter: usize,
+}
+
+impl Default for GaussIndex3Params {
+    fn default() -> Self {
+        Self {
+            stages: 3,
+            tol: 1e-12,
+            max_iter: 30,
+        }
+    }
+}
+
+/// Gauss collocation on the index-3 form.
+pub struct GaussIndex3 {
+    p: GaussIndex3Params,
+    t: Tableau,
+    ainv: Vec<f64>,
+    stats: MethodStats,
+}
+
+/// Inverse of a small dense row-major matrix (Gauss–Jordan through `solve_dense`).
+fn invert(s: usize, a: &[f64]) -> Option<Vec<f64>> {
+    let mut inv = vec![0.0; s * s];
+    for j in 0..s {
+        let mut e = vec![0.0; s];
+        e[j] = 1.0;
+        solve_dense(s, a, &mut e).ok()?;
+        for i in 0..s {
+            inv[i * s + j] = e[i];
+        }
+    }
+    Some(inv)
+}
+
+/// Lagrange basis at τ through the nodes `c`.
+fn lagrange_at(c: &[f64], tau: f64) -> Vec<f64> {
+    (0..c.len())
+        .map(|i| {
+            (0..c.len())
+                .filter(|&j| j != i)
+                .map(|j| (tau - c[j]) / (c[i] - c[j]))
+                .product()
+        })
+        .collect()
+}
+
+impl GaussIndex3 {
+    /// A new instance.
+    pub fn new(p: GaussIndex3Params) -> Result<Self, ParamError> {
+        let t = Tableau::gauss(p.stages).ok_or_else(|| ParamError::OutOfRange {
+            id: "gauss-index3".into(),
+            field: "stages",
+            value: p.stages as f64,
+            fix: "give stages = 1, 2 or 3".into(),
+        })?;
+        let ainv = invert(t.s, &t.a).ok_or_else(|| ParamError::OutOfRange {
+            id: "gauss-index3".into(),
+            field: "stages",
+            value: p.stages as f64,
+            fix: "singular A".into(),
+        })?;
+        driftlab_core::params::positive("gauss-index3", "tol", p.tol)?;
+        Ok(Self {
+            p,
+            t,
+            ainv,
+            stats: MethodStats::default(),
+        })
+    }
+
+    fn stage_w(&self, n: usize, h: f64, vn: &[f64], x: &[f64], i: usize) -> Vec<f64> {
+        let s = self.t.s;
+        (0..n)
+            .map(|k| {
+                (0..s)
+                    .map(|j| self.ainv[i * s + j] * (x[j * n + k] - vn[k]))
+                    .sum::<f64>()
+                    / h
+            })
+            .collect()
+    }
+
+    #[allow(clippy::too_many_arguments)] // step data (t, h, q_n, v_n), unknowns, output
+    fn residual(
+        &self,
+        sy: &dyn MechanicalSystem,
+        t0: f64,
+        h: f64,
+        qn: &[f64],
+        vn: &[f64],
+        x: &[f64],
+        out: &mut [f64],
+    ) {
+        let s = self.t.s;
+        let d = sy.dims();
+        let (n, m) = (d.n, d.m);
+        let mp = sy.mass_pattern();
+        let jp = sy.jacobian_pattern();
+        let mut mass = vec![0.0; mp.nnz()];
+        let mut jac = vec![0.0; jp.nnz()];
+        for i in 0..s {
+            let ti = t0 + self.t.c[i] * h;
+            let q: Vec<f64> = (0..n)
+                .map(|k| qn[k] + h * (0..s).map(|j| self.t.a(i, j) * x[j * n + k]).sum::<f64>())
+                .collect();
+            let v = &x[i * n..(i + 1) * n];
+            let w = self.stage_w(n, h, vn, x, i);
+            sy.mass(&q, &mut mass);
+            let mut mw = vec![0.0; n];
+            mp.mul_vec(&mass, &w, &mut mw, true);
+            let mut f = vec![0.0; n];
+            sy.forces(ti, &q, v, &mut f);
+            sy.jacobian(ti, &q, &mut jac);
+            let mut gtl = vec![0.0; n];
+            jp.mul_transpose_vec(&jac, &x[s * n + i * m..s * n + (i + 1) * m], &mut gtl);
+            for k in 0..n {
+                out[i * n + k] = h * (mw[k] - f[k]) + gtl[k];
+            }
+            let mut phi = vec![0.0; m];
+            sy.constraints(ti, &q, &mut phi);
+            for r in 0..m {
+                out[s * n + i * m + r] = phi[r] / h;
+            }
+        }
+    }
+}
+
+/// Declared properties: no orders (measured by the `gauss-index3-orders` experiment).
+pub fn info() -> MethodInfo {
+    MethodInfo {
+        id: "gauss-index3".into(),
+        family: "implicit-runge-kutta".into(),
+        title: "Gauss–Legendre collocation applied to the index-3 system directly (stage constraints Φ(Q_i) = 0)".into(),
+        equations: "Q_i = q + hΣa_ij V_j, V_i = v + hΣa_ij W_j, M W_i = f_i − Φ_q(Q_i)ᵀΛ_i, Φ(Q_i) = 0;  q⁺ = q + hΣb_i V_i, v⁺ = v + hΣb_i W_i".into(),
+        citation: "seed 004 eqs. (10)–(11) (Wei, Deng, Li & Wang 2016, after Schropp); Gauss coefficients: Hairer, Nørsett & Wanner I §II.7".into(),
+        orders: DeclaredOrders { q: None, v: None, lambda: None },
+        enforces: ConstraintLevels::default(),
+        implicit: true,
+        symmetric: true,
+        symplectic: false,
+        forms: vec![SystemForm::Mechanical],
+    }
+}
+
+impl Method for GaussIndex3 {
+    fn info(&self) -> MethodInfo {
+        let mut i = info();
+        i.title = format!("{}, s = {}", i.title, self.p.stages);
+        i
+    }
+    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
+        let SystemRef::Mechanical(s) = sys else {
+            return Err(unsupported(&info(), sys.form()));
+        };
+        let d = s.dims();
+        if self.t.s * (d.n + d.m) > MAX_DENSE {
+            return Err(MethodError::Incompatible {
+                method: "gauss-index3".into(),
+                problem: s.info().id,
+                reason: format!("the dense Newton matrix would exceed {MAX_DENSE} unknowns; use gauss (acceleration-level) instead"),
+            });
+        }
+        let st = crate::dynamics::consistent_start(s, KktChoice::SparseLdlt, state)?;
+        self.stats = self.stats.merged(st);
+        Ok(())
+    }
+    fn step(
+        &mut self,
+        sys: SystemRef<'_>,
+        state: &mut State,
+        h: f64,
+    ) -> Result<StepReport, StepError> {
+        let SystemRef::Mechanical(sy) = sys else {
+            return Err(StepError::LinearSolve {
+                t: state.t,
+                detail: "gauss-index3: not a mechanical system".into(),
+            });
+        };
+        let d = sy.dims();
+        let (n, m, s) = (d.n, d.m, self.t.s);
+        let dim = s * (n + m);
+        let t0 = state.t;
+        let (qn, vn) = (state.q.clone(), state.v.clone());
+        let mut x = vec![0.0; dim];
+        for i in 0..s {
+            for k in 0..n {
+                x[i * n + k] = vn[k] + self.t.c[i] * h * state.a[k];
+            }
+            for r in 0..m {
+                x[s * n + i * m + r] = h * state.lambda[r];
+            }
+        }
+        let (mut res, mut pert, mut jac) = (vec![0.0; dim], vec![0.0; dim], vec![0.0; dim * dim]);
+        let mut report = StepReport::default();
+        let mut previous = f64::INFINITY;
+        loop {
+            self.residual(sy, t0, h, &qn, &vn, &x, &mut res);
+            let rnorm = res.iter().fold(0.0_f64, |a, v| a.max(v.abs()));
+            if report.newton_iterations >= self.p.max_iter || rnorm.is_nan() {
+                return Err(StepError::NewtonDiverged {
+                    t: t0,
+                    iterations: report.newton_iterations,
+                    residual: rnorm,
+                    tol: self.p.tol,
+                });
+            }
+            if rnorm < 1e-9 && rnorm > 0.5 * previous {
+                break; // round-off floor reached
+            }
+            previous = rnorm;
+            for j in 0..dim {
+                let e = 1e-7 * (1.0 + x[j].abs());
+                let mut xp = x.clone();
+                xp[j] += e;
+                self.residual(sy, t0, h, &qn, &vn, &xp, &mut pert);
+                for i in 0..dim {
+                    jac[i * dim + j] = (pert[i] - res[i]) / e;
+                }
+            }
+            let mut delta: Vec<f64> = res.iter().map(|r| -r).collect();
+            solve_dense(dim, &jac, &mut delta).map_err(|e| StepError::LinearSolve {
+                t: t0,
+                detail: e.to_string(),
+            })?;
+            report.newton_iterations += 1;
+            report.factorizations += 1;
+            for j in 0..dim {
+                x[j] += delta[j];
+            }
+            let size = x.iter().fold(0.0_f64, |a, v| a.max(v.abs()));
+            if delta.iter().fold(0.0_f64, |a, v| a.max(v.abs())) <= self.p.tol * (1.0 + size) {
+                break;
+            }
+        }
+        let ws: Vec<Vec<f64>> = (0..s).map(|i| self.stage_w(n, h, &vn, &x, i)).collect();
+        let ell = lagrange_at(&self.t.c, 1.0);
+        for k in 0..n {
+            state.q[k] = qn[k] + h * (0..s).map(|i| self.t.b[i] * x[i * n + k]).sum::<f64>();
+            state.v[k] = vn[k] + h * (0..s).map(|i| self.t.b[i] * ws[i][k]).sum::<f64>();
+            state.a[k] = (0..s).map(|i| ell[i] * ws[i][k]).sum::<f64>();
+        }
+        for r in 0..m {
+            state.lambda[r] = (0..s).map(|i| ell[i] * x[s * n + i * m + r]).sum::<f64>() / h;
+        }
+        state.t = t0 + h;
+        self.stats.steps += 1;
+        self.stats.newton_iterations += report.newton_iterations;
+        self.stats.factorizations += report.factorizations;
+        Ok(report)
+    }
+    fn stats(&self) -> MethodStats {
+        self.stats
+    }
+}
