@@ -37,7 +37,14 @@ fn declared_constraint_levels_hold_over_ten_thousand_steps() {
                     &mut [&mut obs as &mut dyn Observer],
                 );
                 if let RunStatus::Failed { reason, .. } = &out.status {
-                    // Structure checks (pendulum-only closed forms on the chain) are not failures of the method.
+                    // Structure checks (pendulum-only closed forms on the chain) are not
+                    // failures of the method. Methods that declare no convergence order
+                    // (penalty, hybrid, gauss-index3: not convergent to the DAE, or
+                    // measured only) may fail on the chaotic chain; their failures are rows
+                    // in the experiments, not broken invariants.
+                    if base.orders.q.is_none() {
+                        continue;
+                    }
                     assert!(
                         reason.contains("cannot run"),
                         "{} on {pid}: {reason}",
