@@ -235,48 +235,9 @@ impl Method for GaussIndex3 {
                 x[s * n + i * m + r] = h * state.lambda[r];
             }
         }
-        let (mut res, mut pert, mut jac) = (vec![0.0; dim], vec![0.0; dim], vec![0.0; dim * dim]);
-        let mut report = StepReport::default();
-        let mut previous = f64::INFINITY;
-        loop {
-            self.residual(sy, t0, h, &qn, &vn, &x, &mut res);
-            let rnorm = res.iter().fold(0.0_f64, |a, v| a.max(v.abs()));
-            if report.newton_iterations >= self.p.max_iter || rnorm.is_nan() {
-                return Err(StepError::NewtonDiverged {
-                    t: t0,
-                    iterations: report.newton_iterations,
-                    residual: rnorm,
-                    tol: self.p.tol,
-                });
-            }
-            if rnorm < 1e-9 && rnorm > 0.5 * previous {
-                break; // round-off floor reached
-            }
-            previous = rnorm;
-            for j in 0..dim {
-                let e = 1e-7 * (1.0 + x[j].abs());
-                let mut xp = x.clone();
-                xp[j] += e;
-                self.residual(sy, t0, h, &qn, &vn, &xp, &mut pert);
-                for i in 0..dim {
-                    jac[i * dim + j] = (pert[i] - res[i]) / e;
-                }
-            }
-            let mut delta: Vec<f64> = res.iter().map(|r| -r).collect();
-            solve_dense(dim, &jac, &mut delta).map_err(|e| StepError::LinearSolve {
-                t: t0,
-                detail: e.to_string(),
-            })?;
-            report.newton_iterations += 1;
-            report.factorizations += 1;
-            for j in 0..dim {
-                x[j] += delta[j];
-            }
-            let size = x.iter().fold(0.0_f64, |a, v| a.max(v.abs()));
-            if delta.iter().fold(0.0_f64, |a, v| a.max(v.abs())) <= self.p.tol * (1.0 + size) {
-                break;
-            }
-        }
+        let report = crate::fd_newton::solve(&mut x, self.p.tol, self.p.max_iter, t0, |x, out| {
+            self.residual(sy, t0, h, &qn, &vn, x, out)
+        })?;
         let ws: Vec<Vec<f64>> = (0..s).map(|i| self.stage_w(n, h, &vn, &x, i)).collect();
         let ell = lagrange_at(&self.t.c, 1.0);
         for k in 0..n {

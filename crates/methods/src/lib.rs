@@ -13,6 +13,7 @@
 pub mod baumgarte;
 pub mod crank_nicolson_pendulum;
 pub mod dynamics;
+pub mod fd_newton;
 pub mod gauss;
 pub mod gauss_index3;
 pub mod generalized_alpha;

@@ -25,7 +25,6 @@ use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
     MethodStats, ParamError, State, StepError, StepReport, SystemForm, SystemRef,
 };
-use driftlab_solver::dense::solve_dense;
 use serde::{Deserialize, Serialize};
 
 /// Largest number of unknowns `s(n + m) + n` of the dense Newton matrix.
@@ -247,52 +246,9 @@ impl Method for Lobatto {
         for k in 0..n {
             x[st * (n + m) + k] = vn[k] + h * state.a[k];
         }
-        let mut res = vec![0.0; dim];
-        let mut pert = vec![0.0; dim];
-        let mut jac = vec![0.0; dim * dim];
-        let mut report = StepReport::default();
-        let mut previous = f64::INFINITY;
-        loop {
-            if report.newton_iterations >= self.p.max_iter {
-                return Err(StepError::NewtonDiverged {
-                    t: t0,
-                    iterations: report.newton_iterations,
-                    residual: res.iter().fold(0.0_f64, |a, v: &f64| a.max(v.abs())),
-                    tol: self.p.tol,
-                });
-            }
-            self.residual(s, t0, h, &qn, &vn, &x, &mut res);
-            for j in 0..dim {
-                let e = 1e-7 * (1.0 + x[j].abs());
-                let mut xp = x.clone();
-                xp[j] += e;
-                self.residual(s, t0, h, &qn, &vn, &xp, &mut pert);
-                for i in 0..dim {
-                    jac[i * dim + j] = (pert[i] - res[i]) / e;
-                }
-            }
-            let mut delta: Vec<f64> = res.iter().map(|r| -r).collect();
-            solve_dense(dim, &jac, &mut delta).map_err(|e| StepError::LinearSolve {
-                t: t0,
-                detail: e.to_string(),
-            })?;
-            report.newton_iterations += 1;
-            report.factorizations += 1;
-            for j in 0..dim {
-                x[j] += delta[j];
-            }
-            let size = x.iter().fold(0.0_f64, |a, v| a.max(v.abs()));
-            let rnorm = res.iter().fold(0.0_f64, |a, v| a.max(v.abs()));
-            // Converged: a small update, or the residual has reached its round-off floor
-            // (Φ/h rows carry ε ℓ²/h of noise) and stopped decreasing.
-            let small_step =
-                delta.iter().fold(0.0_f64, |a, v| a.max(v.abs())) <= self.p.tol * (1.0 + size);
-            let stalled = rnorm < 1e-9 && rnorm > 0.5 * previous;
-            if small_step || stalled {
-                break;
-            }
-            previous = rnorm;
-        }
+        let report = crate::fd_newton::solve(&mut x, self.p.tol, self.p.max_iter, t0, |x, out| {
+            self.residual(s, t0, h, &qn, &vn, x, out)
+        })?;
         // q_{n+1} = Q_s (IIIA is stiffly accurate), v_{n+1} from the unknowns.
         for k in 0..n {
             state.q[k] = qn[k]
