@@ -41,6 +41,27 @@ pub struct Run {
 }
 
 impl Run {
+    /// Numeric method parameters of the run (`params.method` in the stored JSON).
+    pub fn method_params(&self) -> Vec<(String, f64)> {
+        serde_json::from_str::<serde_json::Value>(&self.params)
+            .ok()
+            .and_then(|v| v.get("method").and_then(|m| m.as_object()).cloned())
+            .map(|o| {
+                o.into_iter()
+                    .filter_map(|(k, v)| v.as_f64().map(|x| (k, x)))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The numeric method parameter `name`, if set.
+    pub fn method_param(&self, name: &str) -> Option<f64> {
+        self.method_params()
+            .into_iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v)
+    }
+
     /// Problem and its parameters, as one key.
     pub fn problem_key(&self) -> String {
         if self.problem_params == "{}" {

@@ -595,19 +595,6 @@ fn convergence(res: &Results, key: &str, runs: &[&Run], colours: &Colours) -> Fi
     }
 }
 
-/// Numeric method parameters of a run (`params.method` in the stored JSON).
-fn method_params(r: &Run) -> Vec<(String, f64)> {
-    serde_json::from_str::<serde_json::Value>(&r.params)
-        .ok()
-        .and_then(|v| v.get("method").and_then(|m| m.as_object()).cloned())
-        .map(|o| {
-            o.into_iter()
-                .filter_map(|(k, v)| v.as_f64().map(|x| (k, x)))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// Parameter sweeps: for every method swept over a numeric parameter (≥ 3 values at one
 /// h), max position residual, max energy error and max error in q against the
 /// parameter; failed cells are drawn as × at the top of the panel, never dropped.
@@ -627,20 +614,13 @@ pub fn sweeps(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathBu
                 let mine: Vec<&&Run> = runs.iter().filter(|r| r.method == method).collect();
                 let mut names: Vec<String> = mine
                     .iter()
-                    .flat_map(|r| method_params(r).into_iter().map(|(k, _)| k))
+                    .flat_map(|r| r.method_params().into_iter().map(|(k, _)| k))
                     .collect();
                 names.sort();
                 names.dedup();
                 let distinct = |name: &str| {
-                    let mut v: Vec<f64> = mine
-                        .iter()
-                        .filter_map(|r| {
-                            method_params(r)
-                                .into_iter()
-                                .find(|(k, _)| k == name)
-                                .map(|(_, v)| v)
-                        })
-                        .collect();
+                    let mut v: Vec<f64> =
+                        mine.iter().filter_map(|r| r.method_param(name)).collect();
                     v.sort_by(f64::total_cmp);
                     v.dedup();
                     v.len()
@@ -650,12 +630,7 @@ pub fn sweeps(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathBu
                     continue;
                 }
                 for name in names {
-                    let value = |r: &Run| {
-                        method_params(r)
-                            .into_iter()
-                            .find(|(k, _)| *k == name)
-                            .map(|(_, v)| v)
-                    };
+                    let value = |r: &Run| r.method_param(&name);
                     let mut vals: Vec<f64> = mine.iter().filter_map(|r| value(r)).collect();
                     vals.sort_by(f64::total_cmp);
                     vals.dedup();

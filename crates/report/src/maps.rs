@@ -11,25 +11,6 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
-fn params(r: &Run) -> Vec<(String, f64)> {
-    serde_json::from_str::<serde_json::Value>(&r.params)
-        .ok()
-        .and_then(|v| v.get("method").and_then(|m| m.as_object()).cloned())
-        .map(|o| {
-            o.into_iter()
-                .filter_map(|(k, v)| v.as_f64().map(|x| (k, x)))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn value(r: &Run, name: &str) -> Option<f64> {
-    params(r)
-        .into_iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v)
-}
-
 /// A viridis-like ramp (5 stops), `s ∈ [0, 1]`.
 fn ramp(s: f64) -> RGBColor {
     const STOPS: [(f64, f64, f64); 5] = [
@@ -214,7 +195,7 @@ pub fn maps(res: &Results, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
                     .collect();
                 let mut names: Vec<String> = mine
                     .iter()
-                    .flat_map(|r| params(r).into_iter().map(|(k, _)| k))
+                    .flat_map(|r| r.method_params().into_iter().map(|(k, _)| k))
                     .collect();
                 names.sort();
                 names.dedup();
@@ -223,7 +204,7 @@ pub fn maps(res: &Results, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
                     .filter(|n| {
                         let mut v: Vec<f64> = mine
                             .iter()
-                            .filter_map(|r| value(r, n))
+                            .filter_map(|r| r.method_param(n))
                             .filter(|x| *x > 0.0)
                             .collect();
                         v.sort_by(f64::total_cmp);
@@ -245,7 +226,7 @@ pub fn maps(res: &Results, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
                 };
                 let cells: Vec<(&Run, f64, f64)> = mine
                     .iter()
-                    .filter_map(|r| Some((*r, value(r, &xn)?, value(r, &yn)?)))
+                    .filter_map(|r| Some((*r, r.method_param(&xn)?, r.method_param(&yn)?)))
                     .collect();
                 let map = Map {
                     title: format!("{method} on {key}, h = {h:e}"),
