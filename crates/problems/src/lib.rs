@@ -9,9 +9,11 @@
 //! [`driftlab_core::MechanicalSystem`] or [`driftlab_core::SemiExplicitDae`]) and an
 //! `entry()` function; add `pub mod <name>;` below and one line to [`catalog`].
 
+pub mod circle_rotor;
 pub mod elliptic;
 pub mod pendulum;
 pub mod planar_chain;
+pub mod rotating_rod;
 pub mod seed003_dae;
 
 use driftlab_core::{MechanicalSystem, ParamError, SemiExplicitDae, SystemRef};
@@ -52,6 +54,9 @@ pub fn catalog() -> Vec<ProblemEntry> {
     vec![
         pendulum::entry(),
         pendulum::bertolazzi_entry(),
+        pendulum::a01_entry(),
+        rotating_rod::entry(),
+        circle_rotor::entry(),
         planar_chain::entry(),
         seed003_dae::entry(),
     ]

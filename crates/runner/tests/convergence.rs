@@ -8,26 +8,70 @@
 use driftlab_core::SystemForm;
 use driftlab_runner::{run_spec, RunOptions, Spec};
 
-/// Problems with exact solutions and the h sweep used for them.
-const PROBLEMS: &[(&str, &str, SystemForm, &str)] = &[
+/// Problems with exact solutions, the h sweep used for them, the horizon for methods of
+/// order ≥ 3 (long enough to lift their errors above the round-off floor of the fit; the
+/// rotating rod's solution grows like e^{Ωt}, so its horizon stays short), and whether the
+/// problem has special structure on which a method may legitimately exceed its declared
+/// order (then the check is one-sided: observed ≥ declared − 0.15). The rotating rod is a
+/// linear ODE in the rotating frame (measured: midpoint + projection reaches order 3 in
+/// q); on the circle rotor |v| and λ are constants that every method conserving |v|
+/// reproduces to round-off.
+const PROBLEMS: &[(&str, &str, SystemForm, &str, f64, bool)] = &[
     (
         "pendulum",
         "theta0_deg = 90.0",
         SystemForm::Mechanical,
         "log_range = { from = 1e-4, to = 1e-2, per_decade = 4 }",
+        20.0,
+        false,
     ),
     (
         "pendulum",
         "theta0_deg = 30.0\nlength = 2.0",
         SystemForm::Mechanical,
         "log_range = { from = 1e-4, to = 1e-2, per_decade = 4 }",
+        20.0,
+        false,
     ),
     (
         "seed003-dae",
         "c = 2.0",
         SystemForm::SemiExplicit,
         "log_range = { from = 1e-4, to = 1e-2, per_decade = 4 }",
+        20.0,
+        false,
     ),
+    (
+        "rotating-rod",
+        "omega = 1.0",
+        SystemForm::Mechanical,
+        "log_range = { from = 1e-4, to = 1e-2, per_decade = 4 }",
+        4.0,
+        true,
+    ),
+    (
+        "circle-rotor",
+        "speed = 2.0",
+        SystemForm::Mechanical,
+        "log_range = { from = 1e-4, to = 1e-2, per_decade = 4 }",
+        20.0,
+        true,
+    ),
+];
+
+/// Start-up layers: the declared λ order holds after the first steps, while the error
+/// maximized over the run (what the suite fits) is dominated by the first step when the
+/// initial velocity is nonzero. (method prefix, problem, quantity, order of that max.)
+/// - Implicit Euler on index 3 (BDF1): λ is O(1) wrong on the first step, accurate
+///   to O(h) from step 2 on (Brenan, Campbell & Petzold 1996, §3.2, BDF on index-3
+///   Hessenberg systems: convergence after the first k + 1 steps). Measured on the
+///   circle rotor: max error exactly λ/2 = 1.00 for every h, final error O(h).
+/// - Generalized-α: an O(h) λ transient decaying like ρ∞ⁿ (Arnold, Brüls & Cardona 2015,
+///   Numer. Math. 129, 149–179, the start-up perturbation of a₀ and λ₀). Measured on the
+///   rotating rod: max error 2.6e-2 … 2.6e-4 (order 1.00), final error order 2.
+const STARTUP_LAYERS: &[(&str, &str, &str, f64)] = &[
+    ("implicit-euler", "circle-rotor", "lambda", 0.0),
+    ("generalized-alpha", "rotating-rod", "lambda", 1.0),
 ];
 
 /// Extra parameter variants beyond the catalog defaults.
@@ -89,7 +133,7 @@ fn every_method_meets_its_declared_orders_on_every_exact_problem() {
             if projection && !info.forms.contains(&SystemForm::Mechanical) {
                 continue;
             }
-            for (problem, params, form, steps) in PROBLEMS {
+            for (problem, params, form, steps, horizon, special) in PROBLEMS {
                 if !info.forms.contains(form) || (projection && *form != SystemForm::Mechanical) {
                     continue;
                 }
@@ -106,7 +150,7 @@ fn every_method_meets_its_declared_orders_on_every_exact_problem() {
                 }
                 // High orders: a longer horizon lifts the errors of the small steps above the
                 // round-off floor of the fit (the global error grows with t).
-                let t_end = if order >= 3.0 { 20.0 } else { 2.0 };
+                let t_end = if order >= 3.0 { *horizon } else { 2.0 };
                 let text = spec_for(
                     id,
                     mparams,
@@ -141,6 +185,16 @@ fn every_method_meets_its_declared_orders_on_every_exact_problem() {
                     continue;
                 }
                 for o in &sum.orders {
+                    let max_err = sum
+                        .rows
+                        .iter()
+                        .filter(|r| r.ok)
+                        .map(|r| match o.quantity.as_str() {
+                            "q" => r.summary.err_q,
+                            "v" => r.summary.err_v,
+                            _ => r.summary.err_lambda,
+                        })
+                        .fold(0.0_f64, f64::max);
                     let tag = format!(
                         "{}{} on {problem} [{}] {}",
                         entry_id,
@@ -148,16 +202,33 @@ fn every_method_meets_its_declared_orders_on_every_exact_problem() {
                         params.replace('\n', ", "),
                         o.quantity
                     );
+                    let startup = STARTUP_LAYERS.iter().find(|(m, pr, q, _)| {
+                        id.starts_with(m) && pr == problem && *q == o.quantity
+                    });
                     match (o.observed_order, o.expected_order) {
+                        // Exact up to accumulated round-off over the whole sweep: no
+                        // asymptotic range exists, and none is needed.
+                        (_, Some(want)) if *special && max_err < 1e-9 => checked.push(format!(
+                            "{tag}: exact to round-off (max error {max_err:.1e}, declared {want})"
+                        )),
+                        (Some(p), Some(_)) if startup.is_some_and(|s| (p - s.3).abs() <= 0.15) => {
+                            checked.push(format!(
+                                "{tag}: {p:.3} = start-up layer order {} (max over the run)",
+                                startup.map_or(0.0, |s| s.3)
+                            ))
+                        }
                         (Some(p), Some(want)) if (p - want).abs() <= 0.15 => {
                             checked.push(format!("{tag}: {p:.3} (declared {want})"))
+                        }
+                        (Some(p), Some(want)) if *special && p >= want - 0.15 => {
+                            checked.push(format!("{tag}: {p:.3} ≥ declared {want} (special structure)"))
                         }
                         (Some(p), Some(want)) => failures.push(format!(
                             "{tag}: observed {p:.3}, declared {want} (h {:?}–{:?}, {} pts)",
                             o.h_min, o.h_max, o.points
                         )),
                         (None, Some(want)) => {
-                            failures.push(format!("{tag}: no fit ({}), declared {want}", o.note))
+                            failures.push(format!("{tag}: no fit ({}), declared {want}, max error {max_err:e}", o.note))
                         }
                         (_, None) => {}
                     }

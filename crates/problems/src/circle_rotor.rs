@@ -1,0 +1,154 @@
+//! `circle-rotor`: a free point mass constrained to a circle of radius R, no gravity,
+//! launched tangentially at speed v₀ — uniform circular motion with a constant multiplier.
+//! The simplest closed-form check of the velocity-dependent curvature term γ and of a
+//! constant λ (any drift in λ is the method's).
+//!
+//! ```text
+//! m q'' = −Φ_qᵀ λ,   Φ = x² + y² − R²,   Φ_q = [2x, 2y],   γ = −2|v|²
+//! exact: ω = v₀/R,  q = R (cos ωt, sin ωt),  v = v₀ (−sin ωt, cos ωt),  λ = m ω² / 2
+//! ```
+//!
+//! (From m a = −m ω² q = −2 q λ.) Energy `H = ½ m |v|²` is conserved.
+
+use crate::{Problem, ProblemEntry};
+use driftlab_core::params::{self, positive};
+use driftlab_core::{
+    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
+};
+use serde::{Deserialize, Serialize};
+
+/// Parameters of [`CircleRotor`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CircleRotorParams {
+    /// Mass [kg].
+    pub m: f64,
+    /// Circle radius R [m].
+    pub radius: f64,
+    /// Initial (and constant) speed v₀ [m/s].
+    pub speed: f64,
+    /// Default end time [s].
+    pub t_end: f64,
+}
+
+impl Default for CircleRotorParams {
+    fn default() -> Self {
+        Self {
+            m: 1.0,
+            radius: 1.0,
+            speed: 2.0,
+            t_end: 5.0,
+        }
+    }
+}
+
+/// A mass on a circle without gravity.
+#[derive(Clone, Debug)]
+pub struct CircleRotor {
+    p: CircleRotorParams,
+}
+
+impl CircleRotor {
+    /// Build and validate.
+    pub fn new(p: CircleRotorParams) -> Result<Self, ParamError> {
+        let id = "circle-rotor";
+        positive(id, "m", p.m)?;
+        positive(id, "radius", p.radius)?;
+        positive(id, "speed", p.speed)?;
+        positive(id, "t_end", p.t_end)?;
+        Ok(Self { p })
+    }
+}
+
+/// Catalog entry `circle-rotor`.
+pub fn entry() -> ProblemEntry {
+    ProblemEntry {
+        id: "circle-rotor",
+        summary: "free mass on a circle, no gravity: uniform rotation, constant λ = mω²/2",
+        build: |t| {
+            Ok(Problem::Mechanical(Box::new(CircleRotor::new(
+                params::parse("problem", "circle-rotor", t)?,
+            )?)))
+        },
+        defaults: params::defaults::<CircleRotorParams>,
+    }
+}
+
+impl MechanicalSystem for CircleRotor {
+    fn info(&self) -> ProblemInfo {
+        let p = &self.p;
+        ProblemInfo {
+            id: "circle-rotor".into(),
+            title: format!(
+                "Mass m = {} on a circle of radius {} m at speed {} m/s, no gravity",
+                p.m, p.radius, p.speed
+            ),
+            equations: "m q'' = −2qλ,  Φ = x² + y² − R²,  γ = −2|v|²;  exact q = R(cos ωt, sin ωt), ω = v₀/R, \
+                        λ = mω²/2,  H = ½m|v|²"
+                .into(),
+            citation: "uniform circular motion (closed form); the constrained form as in seed 002 §18.3 with g = 0".into(),
+            tags: vec![
+                "planar".into(),
+                "conservative".into(),
+                "exact-solution".into(),
+                "index-3".into(),
+            ],
+            index: 3,
+            t_end: p.t_end,
+            reference: "exact: uniform circular motion".into(),
+        }
+    }
+    fn dims(&self) -> Dims {
+        Dims { n: 2, m: 1 }
+    }
+    fn mass_pattern(&self) -> SparsityPattern {
+        SparsityPattern::diagonal(2)
+    }
+    fn mass(&self, _q: &[f64], out: &mut [f64]) {
+        out.iter_mut().for_each(|x| *x = self.p.m);
+    }
+    fn forces(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
+        out.iter_mut().for_each(|x| *x = 0.0);
+    }
+    fn constraints(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        out[0] = q[0] * q[0] + q[1] * q[1] - self.p.radius * self.p.radius;
+    }
+    fn jacobian_pattern(&self) -> SparsityPattern {
+        SparsityPattern::new(1, 2, vec![(0, 0), (0, 1)])
+    }
+    fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        out[0] = 2.0 * q[0];
+        out[1] = 2.0 * q[1];
+    }
+    fn curvature(&self, _t: f64, _q: &[f64], v: &[f64], out: &mut [f64]) {
+        out[0] = -2.0 * (v[0] * v[0] + v[1] * v[1]);
+    }
+    fn constraint_hessian_pattern(&self) -> Option<SparsityPattern> {
+        Some(SparsityPattern::diagonal(2))
+    }
+    fn constraint_hessian(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
+        out[0] = 2.0 * lambda[0];
+        out[1] = 2.0 * lambda[0];
+    }
+    fn energy(&self, _t: f64, _q: &[f64], v: &[f64]) -> Option<f64> {
+        Some(0.5 * self.p.m * (v[0] * v[0] + v[1] * v[1]))
+    }
+    fn energy_scale(&self) -> f64 {
+        0.5 * self.p.m * self.p.speed * self.p.speed
+    }
+    fn initial_state(&self) -> State {
+        State::mechanical(0.0, vec![self.p.radius, 0.0], vec![0.0, self.p.speed], 1)
+    }
+    fn exact(&self, t: f64) -> Option<ExactSolution> {
+        let CircleRotorParams {
+            m, radius, speed, ..
+        } = self.p;
+        let w = speed / radius;
+        let (s, c) = (w * t).sin_cos();
+        Some(ExactSolution {
+            q: vec![radius * c, radius * s],
+            v: vec![-speed * s, speed * c],
+            lambda: vec![0.5 * m * w * w],
+        })
+    }
+}
