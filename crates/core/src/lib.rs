@@ -31,6 +31,6 @@ pub use observe::{Metrics, MetricsObserver, Observer, Sample, SummaryMetrics, Tr
 pub use pattern::SparsityPattern;
 pub use state::State;
 pub use system::{
-    Dims, ExactSolution, Index1Jacobians, MechanicalSystem, ProblemInfo, SemiExplicitDae,
+    Dims, ExactSolution, ReferenceSolution, ScdComponents, Index1Jacobians, MechanicalSystem, ProblemInfo, SemiExplicitDae,
     SystemForm, SystemRef,
 };

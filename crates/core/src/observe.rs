@@ -214,6 +214,9 @@ pub struct SummaryMetrics {
     pub final_err_v: f64,
     /// `‖λ − λ_exact‖∞` at the last state.
     pub final_err_lambda: f64,
+    /// Significant correct digits against the problem's published reference, for a run
+    /// that ends at the reference time ([`crate::ReferenceSolution::scd`]).
+    pub scd: f64,
 }
 
 fn nan_max(a: f64, b: f64) -> f64 {
@@ -241,6 +244,7 @@ impl Default for SummaryMetrics {
             final_err_q: n,
             final_err_v: n,
             final_err_lambda: n,
+            scd: n,
         }
     }
 }
@@ -269,13 +273,20 @@ impl MetricsObserver {
 impl Observer for MetricsObserver {
     fn observe(
         &mut self,
-        _sys: SystemRef<'_>,
-        _state: &State,
+        sys: SystemRef<'_>,
+        state: &State,
         m: &Metrics,
         step: usize,
         last: bool,
     ) {
         let s = &mut self.summary;
+        if last {
+            if let Some(r) = sys.reference() {
+                if (state.t - r.t).abs() <= 1e-9 * r.t.abs().max(1.0) {
+                    s.scd = r.scd(&state.q, &state.v, &state.lambda);
+                }
+            }
+        }
         s.max_pos_residual = nan_max(s.max_pos_residual, m.pos_residual);
         s.max_vel_residual = nan_max(s.max_vel_residual, m.vel_residual);
         s.max_acc_residual = nan_max(s.max_acc_residual, m.acc_residual);

@@ -44,6 +44,52 @@ pub struct ExactSolution {
     pub lambda: Vec<f64>,
 }
 
+/// Which components count in the Test Set's "significant correct digits" score.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScdComponents {
+    /// Positions only (the IVP Test Set andrews driver skips components > 7).
+    Positions,
+    /// Positions, velocities and multipliers (the car axis driver uses all 10).
+    All,
+}
+
+/// A published reference state at one time (IVP Test Set style), with its provenance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReferenceSolution {
+    /// Time of the reference state.
+    pub t: f64,
+    /// The state (multipliers in this workspace's sign convention `M v' = f − Φ_qᵀλ`).
+    pub state: ExactSolution,
+    /// Components scored by `scd`.
+    pub scd: ScdComponents,
+    /// Who computed it, how, and how accurate it is believed to be.
+    pub provenance: String,
+}
+
+impl ReferenceSolution {
+    /// Significant correct digits of `(q, v, λ)` at `self.t`:
+    /// `scd = −log₁₀ max_i |y_i − ref_i| / |ref_i|` over the scored components (absolute
+    /// error where `ref_i = 0`), the measure of the IVP Test Set drivers (Mazzia &
+    /// Magherini, *Test Set for IVP Solvers*, release 2.4, 2008, §I.1.5).
+    pub fn scd(&self, q: &[f64], v: &[f64], lambda: &[f64]) -> f64 {
+        let rel = |y: &[f64], r: &[f64]| {
+            y.iter().zip(r).fold(0.0_f64, |m, (a, b)| {
+                let d = (a - b).abs();
+                m.max(if *b == 0.0 { d } else { d / b.abs() })
+            })
+        };
+        let mut e = rel(q, &self.state.q);
+        if self.scd == ScdComponents::All {
+            e = e.max(rel(v, &self.state.v)).max(rel(lambda, &self.state.lambda));
+        }
+        if e.is_nan() {
+            f64::NAN
+        } else {
+            -e.max(f64::MIN_POSITIVE).log10()
+        }
+    }
+}
+
 /// A holonomically constrained mechanical system, the index-3 DAE
 ///
 /// ```text
@@ -100,6 +146,11 @@ pub trait MechanicalSystem: Send + Sync {
     fn initial_state(&self) -> State;
     /// The exact solution at `t`, where one is known.
     fn exact(&self, _t: f64) -> Option<ExactSolution> {
+        None
+    }
+    /// A published reference state (IVP Test Set), where one exists; runs that end at its
+    /// time are scored in significant correct digits (`scd` column).
+    fn reference(&self) -> Option<ReferenceSolution> {
         None
     }
 }
@@ -204,6 +255,13 @@ impl<'a> SystemRef<'a> {
         match self {
             SystemRef::Mechanical(s) => s.initial_state(),
             SystemRef::SemiExplicit(s) => s.initial_state(),
+        }
+    }
+    /// Published reference state, where one exists (mechanical systems only).
+    pub fn reference(&self) -> Option<ReferenceSolution> {
+        match self {
+            SystemRef::Mechanical(s) => s.reference(),
+            SystemRef::SemiExplicit(_) => None,
         }
     }
     /// Exact solution at `t`, where known.

@@ -9,12 +9,15 @@
 //! [`driftlab_core::MechanicalSystem`] or [`driftlab_core::SemiExplicitDae`]) and an
 //! `entry()` function; add `pub mod <name>;` below and one line to [`catalog`].
 
+pub mod andrews;
+pub mod car_axis;
 pub mod circle_rotor;
 pub mod elliptic;
 pub mod pendulum;
 pub mod planar_chain;
 pub mod rotating_rod;
 pub mod seed003_dae;
+pub mod testset;
 
 use driftlab_core::{MechanicalSystem, ParamError, SemiExplicitDae, SystemRef};
 
@@ -57,6 +60,8 @@ pub fn catalog() -> Vec<ProblemEntry> {
         pendulum::a01_entry(),
         rotating_rod::entry(),
         circle_rotor::entry(),
+        andrews::entry(),
+        car_axis::entry(),
         planar_chain::entry(),
         seed003_dae::entry(),
     ]
