@@ -13,6 +13,7 @@ pub mod andrews;
 pub mod car_axis;
 pub mod circle_rotor;
 pub mod elliptic;
+pub mod n_four_bar;
 pub mod pendulum;
 pub mod planar_chain;
 pub mod rotating_rod;
@@ -62,6 +63,8 @@ pub fn catalog() -> Vec<ProblemEntry> {
         circle_rotor::entry(),
         andrews::entry(),
         car_axis::entry(),
+        n_four_bar::four_bar_entry(),
+        n_four_bar::entry(),
         planar_chain::entry(),
         seed003_dae::entry(),
     ]
