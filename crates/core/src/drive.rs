@@ -98,7 +98,23 @@ pub fn drive(
     let mut state = sys.initial_state();
     let t0 = state.t;
     let clock = Instant::now();
-    let init = method.init(sys, &mut state);
+    let nonholonomic = match sys {
+        SystemRef::Mechanical(s) => s.nonholonomic_rows(),
+        SystemRef::SemiExplicit(_) => 0,
+    };
+    let info = method.info();
+    let init = if nonholonomic > 0 && !info.nonholonomic {
+        Err(crate::MethodError::UnsupportedForm {
+            method: info.id.clone(),
+            form: "nonholonomic",
+            hint: format!(
+                "the problem has {nonholonomic} nonholonomic row(s) A(q)v = 0 and `{}` enforces                  position-level constraints; use taylor, baumgarte or gauss, without projection",
+                info.id
+            ),
+        })
+    } else {
+        method.init(sys, &mut state)
+    };
     let init_seconds = clock.elapsed().as_secs_f64();
     let mut out = RunOutcome {
         status: RunStatus::Ok,

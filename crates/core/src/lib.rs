@@ -31,6 +31,6 @@ pub use observe::{Metrics, MetricsObserver, Observer, Sample, SummaryMetrics, Tr
 pub use pattern::SparsityPattern;
 pub use state::State;
 pub use system::{
-    Dims, ExactSolution, ReferenceSolution, ScdComponents, Index1Jacobians, MechanicalSystem, ProblemInfo, SemiExplicitDae,
-    SystemForm, SystemRef,
+    Dims, ExactSolution, Index1Jacobians, MechanicalSystem, ProblemInfo, ReferenceSolution,
+    ScdComponents, SemiExplicitDae, SystemForm, SystemRef,
 };

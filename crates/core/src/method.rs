@@ -54,6 +54,11 @@ pub struct MethodInfo {
     pub symplectic: bool,
     /// System forms the method accepts.
     pub forms: Vec<SystemForm>,
+    /// Whether the method accepts nonholonomic rows `A(q) v = 0`
+    /// ([`crate::MechanicalSystem::nonholonomic_rows`]): only methods that enforce the
+    /// constraints at velocity or acceleration level can; position-level Newton or
+    /// projection on `Φ` has nothing to act on for such rows. Checked by [`crate::drive`].
+    pub nonholonomic: bool,
 }
 
 /// What one step did.

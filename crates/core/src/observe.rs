@@ -271,14 +271,7 @@ impl MetricsObserver {
 }
 
 impl Observer for MetricsObserver {
-    fn observe(
-        &mut self,
-        sys: SystemRef<'_>,
-        state: &State,
-        m: &Metrics,
-        step: usize,
-        last: bool,
-    ) {
+    fn observe(&mut self, sys: SystemRef<'_>, state: &State, m: &Metrics, step: usize, last: bool) {
         let s = &mut self.summary;
         if last {
             if let Some(r) = sys.reference() {

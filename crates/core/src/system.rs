@@ -80,7 +80,9 @@ impl ReferenceSolution {
         };
         let mut e = rel(q, &self.state.q);
         if self.scd == ScdComponents::All {
-            e = e.max(rel(v, &self.state.v)).max(rel(lambda, &self.state.lambda));
+            e = e
+                .max(rel(v, &self.state.v))
+                .max(rel(lambda, &self.state.lambda));
         }
         if e.is_nan() {
             f64::NAN
@@ -147,6 +149,14 @@ pub trait MechanicalSystem: Send + Sync {
     /// The exact solution at `t`, where one is known.
     fn exact(&self, _t: f64) -> Option<ExactSolution> {
         None
+    }
+    /// Number of **nonholonomic** rows, which are the last rows of `Φ_q` (seed 001 §3.8):
+    /// `A(q) v + b(t, q) = 0` with `A` in [`Self::jacobian`], `b` in [`Self::phi_t`] and
+    /// `−(A_q v) v − …` in [`Self::curvature`], while [`Self::constraints`] writes 0 for
+    /// them (there is no position-level constraint). Default 0: all rows holonomic.
+    /// Problems with such rows provide no constraint Hessian.
+    fn nonholonomic_rows(&self) -> usize {
+        0
     }
     /// A published reference state (IVP Test Set), where one exists; runs that end at its
     /// time are scored in significant correct digits (`scd` column).

@@ -233,6 +233,7 @@ pub fn info() -> MethodInfo {
         symmetric: false,
         symplectic: false,
         forms: vec![SystemForm::Mechanical],
+        nonholonomic: true,
     }
 }
 

@@ -122,6 +122,7 @@ pub fn info() -> MethodInfo {
         symmetric: true,
         symplectic: false,
         forms: vec![SystemForm::Mechanical],
+        nonholonomic: false,
     }
 }
 

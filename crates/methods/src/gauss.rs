@@ -105,6 +105,7 @@ fn info_for(s: usize) -> MethodInfo {
         symmetric: true,
         symplectic: false,
         forms: vec![SystemForm::Mechanical],
+        nonholonomic: true,
     }
 }
 

@@ -190,6 +190,7 @@ pub fn info() -> MethodInfo {
         symmetric: true,
         symplectic: false,
         forms: vec![SystemForm::Mechanical],
+        nonholonomic: false,
     }
 }
 

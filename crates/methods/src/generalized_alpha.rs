@@ -138,6 +138,7 @@ pub fn info() -> MethodInfo {
         symmetric: false,
         symplectic: false,
         forms: vec![SystemForm::Mechanical],
+        nonholonomic: false,
     }
 }
 

@@ -155,6 +155,7 @@ pub fn info() -> MethodInfo {
         symmetric: false,
         symplectic: false,
         forms: vec![SystemForm::Mechanical],
+        nonholonomic: false,
     }
 }
 

@@ -142,6 +142,7 @@ pub fn info() -> MethodInfo {
         symmetric: false,
         symplectic: false,
         forms: vec![SystemForm::SemiExplicit, SystemForm::Mechanical],
+        nonholonomic: false,
     }
 }
 

@@ -57,6 +57,7 @@ pub fn info() -> MethodInfo {
         symmetric: false,
         symplectic: false,
         forms: vec![SystemForm::Mechanical],
+        nonholonomic: false,
     }
 }
 

@@ -184,6 +184,7 @@ fn info_for(s: usize) -> MethodInfo {
         symmetric: true,
         symplectic: true,
         forms: vec![SystemForm::Mechanical],
+        nonholonomic: false,
     }
 }
 

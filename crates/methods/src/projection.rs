@@ -430,6 +430,7 @@ fn projection_error(t: f64, e: SolverError) -> StepError {
 impl Method for Projected {
     fn info(&self) -> MethodInfo {
         let mut i = self.inner.info();
+        i.nonholonomic = false; // position projection has no Φ to act on for A(q)v = 0 rows
         let p = &self.p;
         let mut opts = Vec::new();
         if p.coupled {

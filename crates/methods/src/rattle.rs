@@ -89,6 +89,7 @@ pub fn info() -> MethodInfo {
         symmetric: true,
         symplectic: true,
         forms: vec![SystemForm::Mechanical],
+        nonholonomic: false,
     }
 }
 

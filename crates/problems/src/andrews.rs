@@ -66,32 +66,149 @@ struct Term {
 
 /// The 22 terms of g (constants x_A, y_A, x_B, y_B are added separately).
 const TERMS: &[Term] = &[
-    Term { row: 0, coef: |p| p.rr, trig: Trig::Cos, angles: &[0] },
-    Term { row: 0, coef: |p| -p.d, trig: Trig::Cos, angles: &[0, 1] },
-    Term { row: 0, coef: |p| -p.ss, trig: Trig::Sin, angles: &[2] },
-    Term { row: 1, coef: |p| p.rr, trig: Trig::Sin, angles: &[0] },
-    Term { row: 1, coef: |p| -p.d, trig: Trig::Sin, angles: &[0, 1] },
-    Term { row: 1, coef: |p| p.ss, trig: Trig::Cos, angles: &[2] },
-    Term { row: 2, coef: |p| p.rr, trig: Trig::Cos, angles: &[0] },
-    Term { row: 2, coef: |p| -p.d, trig: Trig::Cos, angles: &[0, 1] },
-    Term { row: 2, coef: |p| -p.e, trig: Trig::Sin, angles: &[3, 4] },
-    Term { row: 2, coef: |p| -p.zt, trig: Trig::Cos, angles: &[4] },
-    Term { row: 3, coef: |p| p.rr, trig: Trig::Sin, angles: &[0] },
-    Term { row: 3, coef: |p| -p.d, trig: Trig::Sin, angles: &[0, 1] },
-    Term { row: 3, coef: |p| p.e, trig: Trig::Cos, angles: &[3, 4] },
-    Term { row: 3, coef: |p| -p.zt, trig: Trig::Sin, angles: &[4] },
-    Term { row: 4, coef: |p| p.rr, trig: Trig::Cos, angles: &[0] },
-    Term { row: 4, coef: |p| -p.d, trig: Trig::Cos, angles: &[0, 1] },
-    Term { row: 4, coef: |p| -p.zf, trig: Trig::Cos, angles: &[5, 6] },
-    Term { row: 4, coef: |p| -p.u, trig: Trig::Sin, angles: &[6] },
-    Term { row: 5, coef: |p| p.rr, trig: Trig::Sin, angles: &[0] },
-    Term { row: 5, coef: |p| -p.d, trig: Trig::Sin, angles: &[0, 1] },
-    Term { row: 5, coef: |p| -p.zf, trig: Trig::Sin, angles: &[5, 6] },
-    Term { row: 5, coef: |p| p.u, trig: Trig::Cos, angles: &[6] },
+    Term {
+        row: 0,
+        coef: |p| p.rr,
+        trig: Trig::Cos,
+        angles: &[0],
+    },
+    Term {
+        row: 0,
+        coef: |p| -p.d,
+        trig: Trig::Cos,
+        angles: &[0, 1],
+    },
+    Term {
+        row: 0,
+        coef: |p| -p.ss,
+        trig: Trig::Sin,
+        angles: &[2],
+    },
+    Term {
+        row: 1,
+        coef: |p| p.rr,
+        trig: Trig::Sin,
+        angles: &[0],
+    },
+    Term {
+        row: 1,
+        coef: |p| -p.d,
+        trig: Trig::Sin,
+        angles: &[0, 1],
+    },
+    Term {
+        row: 1,
+        coef: |p| p.ss,
+        trig: Trig::Cos,
+        angles: &[2],
+    },
+    Term {
+        row: 2,
+        coef: |p| p.rr,
+        trig: Trig::Cos,
+        angles: &[0],
+    },
+    Term {
+        row: 2,
+        coef: |p| -p.d,
+        trig: Trig::Cos,
+        angles: &[0, 1],
+    },
+    Term {
+        row: 2,
+        coef: |p| -p.e,
+        trig: Trig::Sin,
+        angles: &[3, 4],
+    },
+    Term {
+        row: 2,
+        coef: |p| -p.zt,
+        trig: Trig::Cos,
+        angles: &[4],
+    },
+    Term {
+        row: 3,
+        coef: |p| p.rr,
+        trig: Trig::Sin,
+        angles: &[0],
+    },
+    Term {
+        row: 3,
+        coef: |p| -p.d,
+        trig: Trig::Sin,
+        angles: &[0, 1],
+    },
+    Term {
+        row: 3,
+        coef: |p| p.e,
+        trig: Trig::Cos,
+        angles: &[3, 4],
+    },
+    Term {
+        row: 3,
+        coef: |p| -p.zt,
+        trig: Trig::Sin,
+        angles: &[4],
+    },
+    Term {
+        row: 4,
+        coef: |p| p.rr,
+        trig: Trig::Cos,
+        angles: &[0],
+    },
+    Term {
+        row: 4,
+        coef: |p| -p.d,
+        trig: Trig::Cos,
+        angles: &[0, 1],
+    },
+    Term {
+        row: 4,
+        coef: |p| -p.zf,
+        trig: Trig::Cos,
+        angles: &[5, 6],
+    },
+    Term {
+        row: 4,
+        coef: |p| -p.u,
+        trig: Trig::Sin,
+        angles: &[6],
+    },
+    Term {
+        row: 5,
+        coef: |p| p.rr,
+        trig: Trig::Sin,
+        angles: &[0],
+    },
+    Term {
+        row: 5,
+        coef: |p| -p.d,
+        trig: Trig::Sin,
+        angles: &[0, 1],
+    },
+    Term {
+        row: 5,
+        coef: |p| -p.zf,
+        trig: Trig::Sin,
+        angles: &[5, 6],
+    },
+    Term {
+        row: 5,
+        coef: |p| p.u,
+        trig: Trig::Cos,
+        angles: &[6],
+    },
 ];
 
 /// Columns of G per row (β, Θ always; then the loop's own angles).
-const G_COLS: [&[usize]; 6] = [&[0, 1, 2], &[0, 1, 2], &[0, 1, 3, 4], &[0, 1, 3, 4], &[0, 1, 5, 6], &[0, 1, 5, 6]];
+const G_COLS: [&[usize]; 6] = [
+    &[0, 1, 2],
+    &[0, 1, 2],
+    &[0, 1, 3, 4],
+    &[0, 1, 3, 4],
+    &[0, 1, 5, 6],
+    &[0, 1, 5, 6],
+];
 
 /// Lower pattern shared by M(q) and Σλ∇²g.
 const LOWER: [(usize, usize); 10] = [
@@ -163,9 +280,18 @@ impl Andrews {
             p.m[k] = n(&format!("m{}", k + 1))?;
             p.i[k] = n(&format!("i{}", k + 1))?;
         }
-        (p.xa, p.ya, p.xb, p.yb, p.xc, p.yc) = (n("xa")?, n("ya")?, n("xb")?, n("yb")?, n("xc")?, n("yc")?);
-        (p.c0, p.d, p.da, p.e, p.ea, p.rr, p.ra, p.l0) =
-            (n("c0")?, n("d")?, n("da")?, n("e")?, n("ea")?, n("rr")?, n("ra")?, n("l0")?);
+        (p.xa, p.ya, p.xb, p.yb, p.xc, p.yc) =
+            (n("xa")?, n("ya")?, n("xb")?, n("yb")?, n("xc")?, n("yc")?);
+        (p.c0, p.d, p.da, p.e, p.ea, p.rr, p.ra, p.l0) = (
+            n("c0")?,
+            n("d")?,
+            n("da")?,
+            n("e")?,
+            n("ea")?,
+            n("rr")?,
+            n("ra")?,
+            n("l0")?,
+        );
         (p.ss, p.sa, p.sb, p.sc, p.sd) = (n("ss")?, n("sa")?, n("sb")?, n("sc")?, n("sd")?);
         (p.ta, p.tb, p.u, p.ua, p.ub) = (n("ta")?, n("tb")?, n("u")?, n("ua")?, n("ub")?);
         (p.zf, p.zt, p.fa, p.mom) = (n("zf")?, n("zt")?, n("fa")?, n("mom")?);
@@ -175,7 +301,11 @@ impl Andrews {
             return Err(ParamError::Invalid {
                 kind: "dataset",
                 id: "ivptestset_andrews.json".into(),
-                message: format!("y0 has {} and the reference {} components, want 27", y0.len(), reference.len()),
+                message: format!(
+                    "y0 has {} and the reference {} components, want 27",
+                    y0.len(),
+                    reference.len()
+                ),
             });
         }
         Ok(Self {
@@ -254,16 +384,25 @@ impl MechanicalSystem for Andrews {
         let (cth, sph, som) = (q[1].cos(), q[3].sin(), q[5].sin());
         let ee = p.e - p.ea;
         let zz = p.zf - p.fa;
-        out[0] = m[0] * p.ra * p.ra + m[1] * (p.rr * p.rr - 2.0 * p.da * p.rr * cth + p.da * p.da) + i[0] + i[1];
+        out[0] = m[0] * p.ra * p.ra
+            + m[1] * (p.rr * p.rr - 2.0 * p.da * p.rr * cth + p.da * p.da)
+            + i[0]
+            + i[1];
         out[1] = m[1] * (p.da * p.da - p.da * p.rr * cth) + i[1];
         out[2] = m[1] * p.da * p.da + i[1];
         out[3] = m[2] * (p.sa * p.sa + p.sb * p.sb) + i[2];
         out[4] = m[3] * ee * ee + i[3];
         out[5] = m[3] * (ee * ee + p.zt * ee * sph) + i[3];
-        out[6] = m[3] * (p.zt * p.zt + 2.0 * p.zt * ee * sph + ee * ee) + m[4] * (p.ta * p.ta + p.tb * p.tb) + i[3] + i[4];
+        out[6] = m[3] * (p.zt * p.zt + 2.0 * p.zt * ee * sph + ee * ee)
+            + m[4] * (p.ta * p.ta + p.tb * p.tb)
+            + i[3]
+            + i[4];
         out[7] = m[5] * zz * zz + i[5];
         out[8] = m[5] * (zz * zz - p.u * zz * som) + i[5];
-        out[9] = m[5] * (zz * zz - 2.0 * p.u * zz * som + p.u * p.u) + m[6] * (p.ua * p.ua + p.ub * p.ub) + i[5] + i[6];
+        out[9] = m[5] * (zz * zz - 2.0 * p.u * zz * som + p.u * p.u)
+            + m[6] * (p.ua * p.ua + p.ub * p.ub)
+            + i[5]
+            + i[6];
     }
     fn forces(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
         let p = &self.p;
@@ -301,11 +440,14 @@ impl MechanicalSystem for Andrews {
     }
     fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         out.iter_mut().for_each(|x| *x = 0.0);
-        let start: Vec<usize> = G_COLS.iter().scan(0, |s, c| {
-            let k = *s;
-            *s += c.len();
-            Some(k)
-        }).collect();
+        let start: Vec<usize> = G_COLS
+            .iter()
+            .scan(0, |s, c| {
+                let k = *s;
+                *s += c.len();
+                Some(k)
+            })
+            .collect();
         for t in TERMS {
             let d = (t.coef)(&self.p) * trig(t.trig, theta(q, t.angles)).1;
             for &a in t.angles {

@@ -13,6 +13,8 @@ pub mod andrews;
 pub mod car_axis;
 pub mod circle_rotor;
 pub mod elliptic;
+pub mod frobenius;
+pub mod knife_edge;
 pub mod n_four_bar;
 pub mod pendulum;
 pub mod planar_chain;
@@ -65,6 +67,8 @@ pub fn catalog() -> Vec<ProblemEntry> {
         car_axis::entry(),
         n_four_bar::four_bar_entry(),
         n_four_bar::entry(),
+        knife_edge::entry(),
+        knife_edge::vakonomic_entry(),
         planar_chain::entry(),
         seed003_dae::entry(),
     ]

@@ -101,15 +101,27 @@ impl NFourBar {
             ([q[2 * r], q[2 * r + 1]], a, None, r)
         } else {
             let i = r - np;
-            ([q[2 * i + 2], q[2 * i + 3]], [q[2 * i], q[2 * i + 1]], Some(i), i + 1)
+            (
+                [q[2 * i + 2], q[2 * i + 3]],
+                [q[2 * i], q[2 * i + 1]],
+                Some(i),
+                i + 1,
+            )
         }
     }
 }
 
-fn build_with(id: &'static str, base: NFourBarParams, t: &toml::Table) -> Result<Problem, ParamError> {
+fn build_with(
+    id: &'static str,
+    base: NFourBarParams,
+    t: &toml::Table,
+) -> Result<Problem, ParamError> {
     let mut table = toml::Table::try_from(base).unwrap_or_default();
     table.extend(t.clone());
-    Ok(Problem::Mechanical(Box::new(NFourBar::new(params::parse("problem", id, &table)?, id)?)))
+    Ok(Problem::Mechanical(Box::new(NFourBar::new(
+        params::parse("problem", id, &table)?,
+        id,
+    )?)))
 }
 
 /// Catalog entry `n-four-bar` (IFToMM A02).
@@ -126,9 +138,25 @@ pub fn entry() -> ProblemEntry {
 pub fn four_bar_entry() -> ProblemEntry {
     ProblemEntry {
         id: "four-bar",
-        summary: "one four-bar linkage (A02 with N = 1): passes through its singular horizontal position",
-        build: |t| build_with("four-bar", NFourBarParams { n: 1, ..NFourBarParams::default() }, t),
-        defaults: || toml::Table::try_from(NFourBarParams { n: 1, ..NFourBarParams::default() }).unwrap_or_default(),
+        summary:
+            "one four-bar linkage (A02 with N = 1): passes through its singular horizontal position",
+        build: |t| {
+            build_with(
+                "four-bar",
+                NFourBarParams {
+                    n: 1,
+                    ..NFourBarParams::default()
+                },
+                t,
+            )
+        },
+        defaults: || {
+            toml::Table::try_from(NFourBarParams {
+                n: 1,
+                ..NFourBarParams::default()
+            })
+            .unwrap_or_default()
+        },
     }
 }
 

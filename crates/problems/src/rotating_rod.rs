@@ -166,7 +166,9 @@ impl MechanicalSystem for RotatingRod {
         )
     }
     fn exact(&self, t: f64) -> Option<ExactSolution> {
-        let RotatingRodParams { m, omega: w, r0, .. } = self.p;
+        let RotatingRodParams {
+            m, omega: w, r0, ..
+        } = self.p;
         let (s, c) = (w * t).sin_cos();
         let (r, rdot) = (r0 * (w * t).cosh(), r0 * w * (w * t).sinh());
         Some(ExactSolution {

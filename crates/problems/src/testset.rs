@@ -32,7 +32,12 @@ impl Dataset {
         let v = self.get(path)?;
         v.as_str()
             .and_then(|s| s.trim().parse::<f64>().ok())
-            .ok_or_else(|| bad(self.name, &format!("{} is not a number string", path.join("."))))
+            .ok_or_else(|| {
+                bad(
+                    self.name,
+                    &format!("{} is not a number string", path.join(".")),
+                )
+            })
     }
 
     /// The array of number strings at `path`.
@@ -45,7 +50,9 @@ impl Dataset {
             .map(|x| {
                 x.as_str()
                     .and_then(|s| s.trim().parse::<f64>().ok())
-                    .ok_or_else(|| bad(self.name, &format!("{} holds a non-number", path.join("."))))
+                    .ok_or_else(|| {
+                        bad(self.name, &format!("{} holds a non-number", path.join(".")))
+                    })
             })
             .collect()
     }
