@@ -15,7 +15,9 @@ use driftlab_runner::{run_spec, RunOptions, Spec};
 /// order (then the check is one-sided: observed ≥ declared − 0.15). The rotating rod is a
 /// linear ODE in the rotating frame (measured: midpoint + projection reaches order 3 in
 /// q); on the circle rotor |v| and λ are constants that every method conserving |v|
-/// reproduces to round-off.
+/// reproduces to round-off; on the knife edge θ̈ = 0 is integrated exactly by every
+/// method, so λ = m g sin α sin θ + m u θ̇ carries only the forward-speed error (measured:
+/// taylor's λ converges with order 2.00 against its declared 1).
 const PROBLEMS: &[(&str, &str, SystemForm, &str, f64, bool)] = &[
     (
         "pendulum",
@@ -55,7 +57,7 @@ const PROBLEMS: &[(&str, &str, SystemForm, &str, f64, bool)] = &[
         SystemForm::Mechanical,
         "log_range = { from = 1e-4, to = 1e-2, per_decade = 4 }",
         20.0,
-        false,
+        true,
     ),
     (
         "circle-rotor",
