@@ -31,6 +31,8 @@ pub struct Run {
     pub final_err_q: Option<f64>,
     pub final_err_v: Option<f64>,
     pub final_err_lambda: Option<f64>,
+    /// Significant correct digits against a published reference (None without one).
+    pub scd: Option<f64>,
     pub factorizations: u64,
     pub newton_iterations: u64,
     pub projection_iterations: u64,
@@ -254,6 +256,7 @@ impl Results {
             c.f64("final_err_v")?,
             c.f64("final_err_lambda")?,
         );
+        let scd = c.f64("scd")?;
         let (fac, newton, proj, wall) = (
             c.u64("factorizations")?,
             c.u64("newton_iterations")?,
@@ -289,6 +292,7 @@ impl Results {
                 final_err_q: fq[i],
                 final_err_v: fv[i],
                 final_err_lambda: fl[i],
+                scd: scd[i],
                 factorizations: fac[i],
                 newton_iterations: newton[i],
                 projection_iterations: proj[i],

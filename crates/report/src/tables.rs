@@ -45,6 +45,27 @@ pub fn write_summary(res: &Results, dir: &Path) -> Result<PathBuf, ReportError> 
             r.wall_seconds
         );
     }
+    let scored: Vec<_> = res
+        .runs
+        .iter()
+        .filter(|r| r.scd.is_some_and(f64::is_finite))
+        .collect();
+    if !scored.is_empty() {
+        let _ = writeln!(s, "\n## Against the published reference\n\nscd = −log₁₀ of the largest relative error over the scored components at the reference time (IVP Test Set measure; the problem's `reference` field states how accurate the reference itself is).\n");
+        let _ = writeln!(s, "| problem | method | h | scd | wall [s] |");
+        let _ = writeln!(s, "|---|---|---|---|---|");
+        for r in scored {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {:.3e} | {:.2} | {:.3} |",
+                r.problem_key(),
+                r.variant,
+                r.h,
+                r.scd.unwrap_or(f64::NAN),
+                r.wall_seconds
+            );
+        }
+    }
     if !res.orders.is_empty() {
         let _ = writeln!(s, "\n## Observed orders\n\nLeast-squares slope of log(err) vs log(h) over the asymptotic range (rule: driftlab-runner `orders`).\n");
         let _ = writeln!(
