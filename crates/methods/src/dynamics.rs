@@ -50,6 +50,41 @@ pub fn linear_error(t: f64, e: driftlab_solver::SolverError) -> StepError {
     }
 }
 
+/// A failed KKT factorization or solve, with the numerical rank of `Φ_q(t, q)` appended
+/// when it is deficient (redundant constraints or a singular configuration, seed 001
+/// §3.11), so the failed row says why and what to do.
+pub fn kkt_failure(
+    sys: &dyn MechanicalSystem,
+    t: f64,
+    q: &[f64],
+    e: driftlab_solver::SolverError,
+) -> StepError {
+    let mut detail = e.to_string();
+    let jp = sys.jacobian_pattern();
+    let mut jv = vec![0.0; jp.nnz()];
+    sys.jacobian(t, q, &mut jv);
+    let d = sys.dims();
+    if d.m <= 2000 {
+        if let Ok(r) = driftlab_solver::numerical_rank(d.m, d.n, &jp.entries, &jv) {
+            let smax = r.singular_values.first().copied().unwrap_or(0.0);
+            let smin = r.singular_values.last().copied().unwrap_or(0.0);
+            detail.push_str(&format!(
+                "; Φ_q: numerical rank {} of {} rows, σ_min/σ_max = {:.1e}",
+                r.rank,
+                d.m,
+                smin / smax.max(f64::MIN_POSITIVE)
+            ));
+            if r.rank < d.m || smin < 1e-6 * smax {
+                detail.push_str(
+                    " (redundant constraints or a singular configuration, seed 001 §3.11: use regularized \
+                     multipliers, tikhonov > 0, or generalized-alpha)",
+                );
+            }
+        }
+    }
+    StepError::LinearSolve { t, detail }
+}
+
 /// Acceleration-level solves with preallocated buffers.
 pub struct AccelerationSolver {
     kkt: KktSolver,
@@ -110,14 +145,14 @@ impl AccelerationSolver {
         sys.curvature(t, q, v, &mut self.gamma);
         self.kkt
             .factorize(&self.mass, &self.jac, self.tikhonov.as_deref())
-            .map_err(|e| linear_error(t, e))?;
+            .map_err(|e| kkt_failure(sys, t, q, e))?;
         self.rhs[..self.n].copy_from_slice(&self.f);
         for r in 0..self.m {
             self.rhs[self.n + r] = self.gamma[r] + bias.map_or(0.0, |b| b[r]);
         }
         self.kkt
             .solve(&mut self.rhs)
-            .map_err(|e| linear_error(t, e))?;
+            .map_err(|e| kkt_failure(sys, t, q, e))?;
         a.copy_from_slice(&self.rhs[..self.n]);
         lambda.copy_from_slice(&self.rhs[self.n..]);
         Ok(())

@@ -36,7 +36,7 @@
 //! dropped) and are first order (BDF1 on index-2 / index-1 systems: Brenan, Campbell &
 //! Petzold 1996, §3.1–3.2); the lower levels drift.
 
-use crate::dynamics::{consistent_start, kkt_pattern, linear_error, KktChoice};
+use crate::dynamics::{consistent_start, kkt_failure, kkt_pattern, linear_error, KktChoice};
 
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Index1Jacobians, MechanicalSystem, Method, MethodError,
@@ -264,10 +264,10 @@ impl ImplicitEuler {
             }
             w.kkt
                 .factorize(&w.a_vals, &w.jac, None)
-                .map_err(|e| linear_error(state.t, e))?;
+                .map_err(|e| kkt_failure(s, state.t, &q, e))?;
             w.kkt
                 .solve(&mut w.rhs)
-                .map_err(|e| linear_error(state.t, e))?;
+                .map_err(|e| kkt_failure(s, state.t, &q, e))?;
             report.newton_iterations += 1;
             report.factorizations += 1;
             for i in 0..n {

@@ -21,7 +21,9 @@
 //! velocity-dependent forces the scheme would have to become implicit in `v`, which this
 //! implementation does not do (it evaluates them at `v_n` and `v_{n+½}`).
 
-use crate::dynamics::{add_kkt_stats, consistent_start, kkt_pattern, linear_error, KktChoice};
+use crate::dynamics::{
+    add_kkt_stats, consistent_start, kkt_failure, kkt_pattern, linear_error, KktChoice,
+};
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
@@ -137,7 +139,7 @@ impl Method for Rattle {
             .map(|i| state.q[i] + h * state.v[i] + 0.5 * h * h * state.a[i])
             .collect();
         kkt.factorize(&mass, &jac0, None)
-            .map_err(|e| linear_error(t0, e))?;
+            .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
         let mut report = StepReport {
             factorizations: 1,
             ..Default::default()
@@ -163,7 +165,8 @@ impl Method for Rattle {
             for r in 0..m {
                 rhs[n + r] = -phi[r];
             }
-            kkt.solve(&mut rhs).map_err(|e| linear_error(t0, e))?;
+            kkt.solve(&mut rhs)
+                .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
             for i in 0..n {
                 q[i] += rhs[i];
             }
@@ -185,8 +188,9 @@ impl Method for Rattle {
             rhs[n + r] = -phi[r];
         }
         kkt.factorize(&mass, &jac1, None)
-            .map_err(|e| linear_error(t0, e))?;
-        kkt.solve(&mut rhs).map_err(|e| linear_error(t0, e))?;
+            .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
+        kkt.solve(&mut rhs)
+            .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
         report.factorizations += 1;
         state.v.copy_from_slice(&rhs[..n]);
         // The multiplier and acceleration consistent with (q_{n+1}, v_{n+1}): the same
@@ -196,7 +200,8 @@ impl Method for Rattle {
         rhs[..n].copy_from_slice(&f);
         s.curvature(t1, &q, &state.v, &mut phi);
         rhs[n..].copy_from_slice(&phi);
-        kkt.solve(&mut rhs).map_err(|e| linear_error(t0, e))?;
+        kkt.solve(&mut rhs)
+            .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
         state.a.copy_from_slice(&rhs[..n]);
         state.lambda.copy_from_slice(&rhs[n..]);
         state.q = q;

@@ -10,16 +10,19 @@
 //! `entry()` function; add `pub mod <name>;` below and one line to [`catalog`].
 
 pub mod andrews;
+pub mod bricard;
 pub mod car_axis;
 pub mod circle_rotor;
 pub mod elliptic;
 pub mod frobenius;
 pub mod knife_edge;
 pub mod n_four_bar;
+pub mod natural;
 pub mod pendulum;
 pub mod planar_chain;
 pub mod rotating_rod;
 pub mod seed003_dae;
+pub mod spatial_double_pendulum;
 pub mod testset;
 
 use driftlab_core::{MechanicalSystem, ParamError, SemiExplicitDae, SystemRef};
@@ -69,6 +72,8 @@ pub fn catalog() -> Vec<ProblemEntry> {
         n_four_bar::entry(),
         knife_edge::entry(),
         knife_edge::vakonomic_entry(),
+        spatial_double_pendulum::entry(),
+        bricard::entry(),
         planar_chain::entry(),
         seed003_dae::entry(),
     ]

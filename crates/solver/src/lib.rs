@@ -11,14 +11,17 @@
 //! * [`projection`]: mass-orthogonal projection of `q` onto `{Φ = 0}` (Newton) and of `v`
 //!   onto `{Φ_q v + Φ_t = 0}` (one KKT solve).
 //! * [`dense`]: small dense LU for index-1 Newton systems.
+//! * [`rank`]: numerical rank of a constraint Jacobian (redundant or singular constraints).
 
 pub mod dense;
 pub mod error;
 pub mod kkt;
 pub mod projection;
+pub mod rank;
 
 pub use error::SolverError;
 pub use kkt::{set_kkt_threads, KktBackend, KktOptions, KktPattern, KktSolver, KktStats};
 pub use projection::{
     project_position, project_velocity, ConstraintEval, ProjectionParams, ProjectionReport,
 };
+pub use rank::{numerical_rank, RankReport};

@@ -1,0 +1,423 @@
+//! Spatial natural (fully Cartesian) coordinates (seed 001 §3.6.1; J. García de Jalón &
+//! E. Bayo, *Kinematic and Dynamic Simulation of Multibody Systems*, 1994, ch. 2–3): every
+//! body is described by points and unit vectors shared with its neighbours, so
+//!
+//! * joints are mostly *sharing*: two bodies that share a point are joined by a spherical
+//!   joint, bodies sharing a point and a unit vector by a revolute joint about it;
+//! * every constraint is quadratic, `Φ = a · b − c` with `a`, `b` linear combinations of
+//!   the 3-vectors (free or fixed) — rigid-body distances and angles, unit norms, and the
+//!   equations of joints between bodies that do not share coordinates;
+//! * the mass matrix is constant.
+//!
+//! From the quadratic form everything a method needs follows exactly:
+//! `∂Φ/∂x_i = α_i b + β_i a`, `γ = −2 ȧ·ḃ`, `∂²Φ/∂x_i∂x_j = (α_i β_j + α_j β_i) I₃`.
+//! The pieces below (`rigid_rod`, `unit`, `spherical`, `revolute`) emit these constraints,
+//! so a new mechanism is a list of nodes and pieces, not new derivative code.
+
+use driftlab_core::SparsityPattern;
+
+/// A 3-vector of the model: free (part of q) or fixed (ground).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Node {
+    /// The i-th free 3-vector: coordinates `q[3i..3i+3]`.
+    Free(usize),
+    /// The i-th fixed 3-vector.
+    Fixed(usize),
+}
+
+/// `Φ = a · b − c`, `a = Σ α_k x_k`, `b = Σ β_k x_k`.
+#[derive(Clone, Debug)]
+pub struct Quadratic {
+    /// Terms of a.
+    pub a: Vec<(Node, f64)>,
+    /// Terms of b.
+    pub b: Vec<(Node, f64)>,
+    /// Constant.
+    pub c: f64,
+    /// What the row is (for diagnostics).
+    pub label: String,
+}
+
+/// A model in natural coordinates.
+#[derive(Clone, Debug, Default)]
+pub struct NaturalModel {
+    /// Initial values of the free 3-vectors.
+    pub free: Vec<[f64; 3]>,
+    /// Values of the fixed 3-vectors.
+    pub fixed: Vec<[f64; 3]>,
+    /// Constraint rows.
+    pub rows: Vec<Quadratic>,
+    /// Mass blocks `(i, j, μ)` with `i ≥ j` over free nodes: `M[3i+c, 3j+c] += μ`.
+    pub mass: Vec<(usize, usize, f64)>,
+    /// Constant applied force per free node.
+    pub force: Vec<[f64; 3]>,
+}
+
+fn dot(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+impl NaturalModel {
+    /// Add a free node with initial value `x`.
+    pub fn free_node(&mut self, x: [f64; 3]) -> Node {
+        self.free.push(x);
+        self.force.push([0.0; 3]);
+        Node::Free(self.free.len() - 1)
+    }
+    /// Add a fixed node.
+    pub fn fixed_node(&mut self, x: [f64; 3]) -> Node {
+        self.fixed.push(x);
+        Node::Fixed(self.fixed.len() - 1)
+    }
+    /// Initial value of a node.
+    pub fn initial(&self, n: Node) -> [f64; 3] {
+        match n {
+            Node::Free(i) => self.free[i],
+            Node::Fixed(i) => self.fixed[i],
+        }
+    }
+    fn value(&self, n: Node, q: &[f64]) -> [f64; 3] {
+        match n {
+            Node::Free(i) => [q[3 * i], q[3 * i + 1], q[3 * i + 2]],
+            Node::Fixed(i) => self.fixed[i],
+        }
+    }
+    fn combo(&self, terms: &[(Node, f64)], q: &[f64], rate: bool) -> [f64; 3] {
+        let mut s = [0.0; 3];
+        for &(n, w) in terms {
+            if rate && matches!(n, Node::Fixed(_)) {
+                continue;
+            }
+            let x = self.value(n, q);
+            for c in 0..3 {
+                s[c] += w * x[c];
+            }
+        }
+        s
+    }
+    fn initial_q(&self) -> Vec<f64> {
+        self.free.iter().flatten().copied().collect()
+    }
+    /// Add `a · b = (value in the initial configuration)`.
+    pub fn keep_dot(&mut self, a: Vec<(Node, f64)>, b: Vec<(Node, f64)>, label: &str) {
+        let q = self.initial_q();
+        let c = dot(&self.combo(&a, &q, false), &self.combo(&b, &q, false));
+        self.rows.push(Quadratic {
+            a,
+            b,
+            c,
+            label: label.into(),
+        });
+    }
+    /// Unit-norm row `|u|² = 1` for a free unit vector.
+    pub fn unit(&mut self, u: Node, label: &str) {
+        self.rows.push(Quadratic {
+            a: vec![(u, 1.0)],
+            b: vec![(u, 1.0)],
+            c: 1.0,
+            label: label.into(),
+        });
+    }
+    /// A rigid body given by the segment `A → B` and unit vectors `vectors` carried by it
+    /// (mutually perpendicular and perpendicular to `B − A` in the bodies built here):
+    /// keeps `|B − A|`, every `(B − A)·u` and `u·u'` (the unit norms are added once per
+    /// vector with [`Self::unit`]). Mass `m` of a box `ℓ × w × w` along `B − A` whose cross
+    /// axes are the first two vectors: shape functions `(1 − ξ/ℓ, ξ/ℓ, η, ζ)` give the
+    /// constant blocks `m/3, m/6, m/3` for the points and `m w²/12` per vector; gravity
+    /// `m g` splits half to each point.
+    #[allow(clippy::too_many_arguments)] // the physical data of one body
+    pub fn rigid_rod(
+        &mut self,
+        a: Node,
+        b: Node,
+        vectors: &[Node],
+        m: f64,
+        width: f64,
+        gravity: [f64; 3],
+        label: &str,
+    ) {
+        let d = vec![(b, 1.0), (a, -1.0)];
+        self.keep_dot(d.clone(), d.clone(), &format!("{label}: |B − A|"));
+        for (k, &u) in vectors.iter().enumerate() {
+            self.keep_dot(d.clone(), vec![(u, 1.0)], &format!("{label}: (B − A)·u{k}"));
+            for &w in &vectors[k + 1..] {
+                self.keep_dot(vec![(u, 1.0)], vec![(w, 1.0)], &format!("{label}: u·u'"));
+            }
+        }
+        let mut add = |i: Node, j: Node, mu: f64| {
+            if let (Node::Free(i), Node::Free(j)) = (i, j) {
+                let (i, j) = if i >= j { (i, j) } else { (j, i) };
+                self.mass.push((i, j, mu));
+            }
+        };
+        add(a, a, m / 3.0);
+        add(b, b, m / 3.0);
+        add(b, a, m / 6.0);
+        for &u in vectors.iter().take(2) {
+            add(u, u, m * width * width / 12.0);
+        }
+        for p in [a, b] {
+            if let Node::Free(i) = p {
+                for c in 0..3 {
+                    self.force[i][c] += 0.5 * m * gravity[c];
+                }
+            }
+        }
+    }
+    /// Spherical joint between two bodies that do not share the point: `P − Q = 0`
+    /// (3 rows).
+    pub fn spherical(&mut self, p: Node, q: Node, label: &str) {
+        for c in 0..3 {
+            let e = self.fixed_node(unit_axis(c));
+            self.rows.push(Quadratic {
+                a: vec![(p, 1.0), (q, -1.0)],
+                b: vec![(e, 1.0)],
+                c: 0.0,
+                label: format!("{label}: spherical {c}"),
+            });
+        }
+    }
+    /// Revolute joint between bodies with their own points and unit axes: spherical at
+    /// `P = Q` (3 rows) and the axes kept parallel by `u · e_k = u' · e_k` on the two
+    /// components transverse to the initial axis (2 rows): 5 rows.
+    pub fn revolute(&mut self, p: Node, q: Node, u: Node, w: Node, label: &str) {
+        self.spherical(p, q, label);
+        let axis = self.initial(u);
+        let k = (0..3).fold(0, |best, c| {
+            if axis[c].abs() > axis[best].abs() {
+                c
+            } else {
+                best
+            }
+        });
+        for c in (0..3).filter(|&c| c != k) {
+            let e = self.fixed_node(unit_axis(c));
+            self.rows.push(Quadratic {
+                a: vec![(u, 1.0), (w, -1.0)],
+                b: vec![(e, 1.0)],
+                c: 0.0,
+                label: format!("{label}: revolute axis {c}"),
+            });
+        }
+    }
+    /// Number of free coordinates.
+    pub fn n(&self) -> usize {
+        3 * self.free.len()
+    }
+    /// Initial positions.
+    pub fn q0(&self) -> Vec<f64> {
+        self.initial_q()
+    }
+    /// Lower pattern of M (diagonal 3×3 blocks), entries merged.
+    pub fn mass_pattern(&self) -> (SparsityPattern, Vec<f64>) {
+        let mut blocks: Vec<(usize, usize, f64)> = Vec::new();
+        for &(i, j, mu) in &self.mass {
+            match blocks.iter_mut().find(|b| b.0 == i && b.1 == j) {
+                Some(b) => b.2 += mu,
+                None => blocks.push((i, j, mu)),
+            }
+        }
+        let mut e = Vec::new();
+        let mut v = Vec::new();
+        for &(i, j, mu) in &blocks {
+            for c in 0..3 {
+                e.push((3 * i + c, 3 * j + c));
+                v.push(mu);
+            }
+        }
+        (SparsityPattern::new(self.n(), self.n(), e), v)
+    }
+    fn free_terms(terms: &[(Node, f64)]) -> impl Iterator<Item = (usize, f64)> + '_ {
+        terms.iter().filter_map(|&(n, w)| match n {
+            Node::Free(i) => Some((i, w)),
+            Node::Fixed(_) => None,
+        })
+    }
+    /// Free nodes of row r (sorted, unique).
+    fn row_nodes(&self, r: &Quadratic) -> Vec<usize> {
+        let mut v: Vec<usize> = Self::free_terms(&r.a)
+            .chain(Self::free_terms(&r.b))
+            .map(|t| t.0)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+    /// Φ.
+    pub fn constraints(&self, q: &[f64], out: &mut [f64]) {
+        for (o, r) in out.iter_mut().zip(&self.rows) {
+            *o = dot(&self.combo(&r.a, q, false), &self.combo(&r.b, q, false)) - r.c;
+        }
+    }
+    /// Pattern of Φ_q.
+    pub fn jacobian_pattern(&self) -> SparsityPattern {
+        let mut e = Vec::new();
+        for (k, r) in self.rows.iter().enumerate() {
+            for i in self.row_nodes(r) {
+                for c in 0..3 {
+                    e.push((k, 3 * i + c));
+                }
+            }
+        }
+        SparsityPattern::new(self.rows.len(), self.n(), e)
+    }
+    /// Φ_q values.
+    pub fn jacobian(&self, q: &[f64], out: &mut [f64]) {
+        let mut k = 0;
+        for r in &self.rows {
+            let (a, b) = (self.combo(&r.a, q, false), self.combo(&r.b, q, false));
+            for i in self.row_nodes(r) {
+                let al: f64 = Self::free_terms(&r.a)
+                    .filter(|t| t.0 == i)
+                    .map(|t| t.1)
+                    .sum();
+                let be: f64 = Self::free_terms(&r.b)
+                    .filter(|t| t.0 == i)
+                    .map(|t| t.1)
+                    .sum();
+                for c in 0..3 {
+                    out[k] = al * b[c] + be * a[c];
+                    k += 1;
+                }
+            }
+        }
+    }
+    /// γ = −2 ȧ·ḃ.
+    pub fn curvature(&self, v: &[f64], out: &mut [f64]) {
+        for (o, r) in out.iter_mut().zip(&self.rows) {
+            *o = -2.0 * dot(&self.combo(&r.a, v, true), &self.combo(&r.b, v, true));
+        }
+    }
+    /// Lower pattern of Σλ∇²Φ: diagonal entries of every 3×3 block coupling two free
+    /// nodes of one row.
+    pub fn hessian_pattern(&self) -> SparsityPattern {
+        let mut blocks: Vec<(usize, usize)> = Vec::new();
+        for r in &self.rows {
+            for (i, _) in Self::free_terms(&r.a) {
+                for (j, _) in Self::free_terms(&r.b) {
+                    let b = if i >= j { (i, j) } else { (j, i) };
+                    if !blocks.contains(&b) {
+                        blocks.push(b);
+                    }
+                }
+            }
+        }
+        let e = blocks
+            .iter()
+            .flat_map(|&(i, j)| (0..3).map(move |c| (3 * i + c, 3 * j + c)))
+            .collect();
+        SparsityPattern::new(self.n(), self.n(), e)
+    }
+    /// Σλ∇²Φ in the order of [`Self::hessian_pattern`].
+    pub fn hessian(&self, lambda: &[f64], out: &mut [f64]) {
+        let pat = self.hessian_pattern();
+        out.iter_mut().for_each(|x| *x = 0.0);
+        for (r, &l) in self.rows.iter().zip(lambda) {
+            for (i, al) in Self::free_terms(&r.a) {
+                for (j, be) in Self::free_terms(&r.b) {
+                    // ∂²(a·b)/∂x_i∂x_j = α_i β_j I (+ the transposed pair, added when the
+                    // loop meets (j, i)); on the diagonal block both orders coincide.
+                    let (hi, lo) = if i >= j { (i, j) } else { (j, i) };
+                    let w = if i == j { 2.0 } else { 1.0 };
+                    for c in 0..3 {
+                        if let Some(k) = pat
+                            .entries
+                            .iter()
+                            .position(|&e| e == (3 * hi + c, 3 * lo + c))
+                        {
+                            out[k] += w * l * al * be;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    /// Applied forces (constant).
+    pub fn forces(&self, out: &mut [f64]) {
+        for (i, f) in self.force.iter().enumerate() {
+            out[3 * i..3 * i + 3].copy_from_slice(f);
+        }
+    }
+    /// Energy `½ vᵀ M v − f · q` (constant forces).
+    pub fn energy(&self, q: &[f64], v: &[f64]) -> f64 {
+        let (mp, mv) = self.mass_pattern();
+        let mut w = vec![0.0; v.len()];
+        mp.mul_vec(&mv, v, &mut w, true);
+        let kin = 0.5 * v.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>();
+        let mut f = vec![0.0; q.len()];
+        self.forces(&mut f);
+        kin - f.iter().zip(q).map(|(a, b)| a * b).sum::<f64>()
+    }
+}
+
+fn unit_axis(c: usize) -> [f64; 3] {
+    let mut e = [0.0; 3];
+    e[c] = 1.0;
+    e
+}
+
+/// A [`NaturalModel`] with its metadata and initial velocity, as a
+/// [`driftlab_core::MechanicalSystem`].
+pub struct NaturalSystem {
+    /// The model.
+    pub model: NaturalModel,
+    /// Metadata.
+    pub info: driftlab_core::ProblemInfo,
+    /// Initial velocities (consistent with the model's constraints).
+    pub v0: Vec<f64>,
+    /// Energy scale.
+    pub energy_scale: f64,
+}
+
+impl driftlab_core::MechanicalSystem for NaturalSystem {
+    fn info(&self) -> driftlab_core::ProblemInfo {
+        self.info.clone()
+    }
+    fn dims(&self) -> driftlab_core::Dims {
+        driftlab_core::Dims {
+            n: self.model.n(),
+            m: self.model.rows.len(),
+        }
+    }
+    fn mass_pattern(&self) -> SparsityPattern {
+        self.model.mass_pattern().0
+    }
+    fn mass(&self, _q: &[f64], out: &mut [f64]) {
+        out.copy_from_slice(&self.model.mass_pattern().1);
+    }
+    fn forces(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
+        self.model.forces(out);
+    }
+    fn constraints(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        self.model.constraints(q, out);
+    }
+    fn jacobian_pattern(&self) -> SparsityPattern {
+        self.model.jacobian_pattern()
+    }
+    fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        self.model.jacobian(q, out);
+    }
+    fn curvature(&self, _t: f64, _q: &[f64], v: &[f64], out: &mut [f64]) {
+        self.model.curvature(v, out);
+    }
+    fn constraint_hessian_pattern(&self) -> Option<SparsityPattern> {
+        Some(self.model.hessian_pattern())
+    }
+    fn constraint_hessian(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
+        self.model.hessian(lambda, out);
+    }
+    fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
+        Some(self.model.energy(q, v))
+    }
+    fn energy_scale(&self) -> f64 {
+        self.energy_scale
+    }
+    fn initial_state(&self) -> driftlab_core::State {
+        driftlab_core::State::mechanical(
+            0.0,
+            self.model.q0(),
+            self.v0.clone(),
+            self.model.rows.len(),
+        )
+    }
+}
