@@ -98,12 +98,21 @@ pub fn drive(
     let mut state = sys.initial_state();
     let t0 = state.t;
     let clock = Instant::now();
-    let nonholonomic = match sys {
-        SystemRef::Mechanical(s) => s.nonholonomic_rows(),
-        SystemRef::SemiExplicit(_) => 0,
+    let (nonholonomic, unilateral) = match sys {
+        SystemRef::Mechanical(s) => (s.nonholonomic_rows(), s.unilateral_rows()),
+        SystemRef::SemiExplicit(_) => (0, 0),
     };
     let info = method.info();
-    let init = if nonholonomic > 0 && !info.nonholonomic {
+    let init = if unilateral > 0 && !info.unilateral {
+        Err(crate::MethodError::UnsupportedForm {
+            method: info.id.clone(),
+            form: "unilateral",
+            hint: format!(
+                "the problem has {unilateral} unilateral row(s) g(q) ≥ 0 that `{}` would ignore; use moreau-jean",
+                info.id
+            ),
+        })
+    } else if nonholonomic > 0 && !info.nonholonomic {
         Err(crate::MethodError::UnsupportedForm {
             method: info.id.clone(),
             form: "nonholonomic",

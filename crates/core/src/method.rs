@@ -59,6 +59,10 @@ pub struct MethodInfo {
     /// constraints at velocity or acceleration level can; position-level Newton or
     /// projection on `Φ` has nothing to act on for such rows. Checked by [`crate::drive`].
     pub nonholonomic: bool,
+    /// Whether the method enforces unilateral rows `g(q) ≥ 0`
+    /// ([`crate::MechanicalSystem::unilateral_rows`]); the others are refused by
+    /// [`crate::drive`] rather than silently ignoring the limits.
+    pub unilateral: bool,
 }
 
 /// What one step did.

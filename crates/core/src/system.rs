@@ -158,6 +158,21 @@ pub trait MechanicalSystem: Send + Sync {
     fn nonholonomic_rows(&self) -> usize {
         0
     }
+    /// Number of **unilateral** rows `g(t, q) ≥ 0` (joint limits, contacts; seed 001
+    /// §3.6.1), kept apart from Φ: a method that accepts them enforces the complementarity
+    /// `0 ≤ P ⊥ g ≥ 0` with an impact law ([`Self::restitution`]). Default 0.
+    fn unilateral_rows(&self) -> usize {
+        0
+    }
+    /// Gaps `g(t, q)` (admissible when ≥ 0).
+    fn gaps(&self, _t: f64, _q: &[f64], _out: &mut [f64]) {}
+    /// Dense row-major gradient `G = g_q` (`unilateral_rows × n`).
+    fn gap_jacobian(&self, _t: f64, _q: &[f64], _out: &mut [f64]) {}
+    /// Newton's coefficient of restitution `e ∈ [0, 1]` of the unilateral rows: the
+    /// normal velocity after an impact is `−e` times the one before.
+    fn restitution(&self) -> f64 {
+        0.0
+    }
     /// A published reference state (IVP Test Set), where one exists; runs that end at its
     /// time are scored in significant correct digits (`scd` column).
     fn reference(&self) -> Option<ReferenceSolution> {

@@ -234,6 +234,7 @@ pub fn info() -> MethodInfo {
         symplectic: false,
         forms: vec![SystemForm::Mechanical],
         nonholonomic: true,
+        unilateral: false,
     }
 }
 

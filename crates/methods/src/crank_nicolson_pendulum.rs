@@ -123,6 +123,7 @@ pub fn info() -> MethodInfo {
         symplectic: false,
         forms: vec![SystemForm::Mechanical],
         nonholonomic: false,
+        unilateral: false,
     }
 }
 

@@ -106,6 +106,7 @@ fn info_for(s: usize) -> MethodInfo {
         symplectic: false,
         forms: vec![SystemForm::Mechanical],
         nonholonomic: true,
+        unilateral: false,
     }
 }
 

@@ -139,6 +139,7 @@ pub fn info() -> MethodInfo {
         symplectic: false,
         forms: vec![SystemForm::Mechanical],
         nonholonomic: false,
+        unilateral: false,
     }
 }
 

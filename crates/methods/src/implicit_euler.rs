@@ -143,6 +143,7 @@ pub fn info() -> MethodInfo {
         symplectic: false,
         forms: vec![SystemForm::SemiExplicit, SystemForm::Mechanical],
         nonholonomic: false,
+        unilateral: false,
     }
 }
 

@@ -23,6 +23,7 @@ pub mod implicit_euler;
 pub mod implicit_euler_mu_ode;
 pub mod implicit_euler_pendulum;
 pub mod lobatto;
+pub mod moreau_jean;
 pub mod penalty;
 pub mod projection;
 pub mod rattle;
@@ -115,6 +116,18 @@ pub fn catalog() -> Vec<MethodEntry> {
                 )?)?))
             },
             defaults: params::defaults::<rattle::RattleParams>,
+        },
+        MethodEntry {
+            id: "moreau-jean",
+            info: moreau_jean::info,
+            build: |t| {
+                Ok(Box::new(moreau_jean::MoreauJean::new(params::parse(
+                    "method",
+                    "moreau-jean",
+                    t,
+                )?)?))
+            },
+            defaults: params::defaults::<moreau_jean::MoreauJeanParams>,
         },
         MethodEntry {
             id: "generalized-alpha",

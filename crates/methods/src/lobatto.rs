@@ -185,6 +185,7 @@ fn info_for(s: usize) -> MethodInfo {
         symplectic: true,
         forms: vec![SystemForm::Mechanical],
         nonholonomic: false,
+        unilateral: false,
     }
 }
 

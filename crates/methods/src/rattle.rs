@@ -92,6 +92,7 @@ pub fn info() -> MethodInfo {
         symplectic: true,
         forms: vec![SystemForm::Mechanical],
         nonholonomic: false,
+        unilateral: false,
     }
 }
 

@@ -19,6 +19,7 @@ pub mod knife_edge;
 pub mod n_four_bar;
 pub mod natural;
 pub mod pendulum;
+pub mod pendulum_limits;
 pub mod planar_chain;
 pub mod rotating_rod;
 pub mod seed003_dae;
@@ -74,6 +75,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         knife_edge::vakonomic_entry(),
         spatial_double_pendulum::entry(),
         bricard::entry(),
+        pendulum_limits::entry(),
         planar_chain::entry(),
         seed003_dae::entry(),
     ]

@@ -149,6 +149,32 @@ fn check_mechanical(
             }
         }
     }
+    // Unilateral gaps: G = g_q against central differences.
+    let k = s.unilateral_rows();
+    if k > 0 {
+        let mut gq = vec![0.0; k * d.n];
+        s.gap_jacobian(t, &q, &mut gq);
+        for c in 0..d.n {
+            let fd = central(
+                |s_| {
+                    let mut qq = q.clone();
+                    qq[c] += s_;
+                    let mut g = vec![0.0; k];
+                    s.gaps(t, &qq, &mut g);
+                    g
+                },
+                e,
+            );
+            for r in 0..k {
+                prop_assert!(
+                    (fd[r] - gq[r * d.n + c]).abs() < 1e-6 * (1.0 + gq[r * d.n + c].abs()),
+                    "{name}: G[{r},{c}] = {} vs FD {}",
+                    gq[r * d.n + c],
+                    fd[r]
+                );
+            }
+        }
+    }
     let fd_g: Vec<f64> = central(c_of, e).into_iter().map(|x| -x).collect();
     let mut gamma = vec![0.0; d.m];
     s.curvature(t, &q, &v, &mut gamma);
