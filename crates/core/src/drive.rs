@@ -98,12 +98,26 @@ pub fn drive(
     let mut state = sys.initial_state();
     let t0 = state.t;
     let clock = Instant::now();
-    let (nonholonomic, unilateral) = match sys {
-        SystemRef::Mechanical(s) => (s.nonholonomic_rows(), s.unilateral_rows()),
-        SystemRef::SemiExplicit(_) => (0, 0),
+    let (nonholonomic, unilateral, prioritized) = match sys {
+        SystemRef::Mechanical(s) => (
+            s.nonholonomic_rows(),
+            s.unilateral_rows(),
+            s.priorities().is_some(),
+        ),
+        SystemRef::SemiExplicit(_) => (0, 0, false),
     };
     let info = method.info();
-    let init = if unilateral > 0 && !info.unilateral {
+    let init = if prioritized && !info.priorities {
+        Err(crate::MethodError::UnsupportedForm {
+            method: info.id.clone(),
+            form: "prioritized",
+            hint: format!(
+                "the problem's constraint groups have priorities and may conflict; `{}` would demand all \
+                 rows at once — use the priority method",
+                info.id
+            ),
+        })
+    } else if unilateral > 0 && !info.unilateral {
         Err(crate::MethodError::UnsupportedForm {
             method: info.id.clone(),
             form: "unilateral",

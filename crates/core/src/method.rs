@@ -63,6 +63,9 @@ pub struct MethodInfo {
     /// ([`crate::MechanicalSystem::unilateral_rows`]); the others are refused by
     /// [`crate::drive`] rather than silently ignoring the limits.
     pub unilateral: bool,
+    /// Whether the method resolves prioritized (possibly conflicting) constraint groups
+    /// ([`crate::MechanicalSystem::priorities`]).
+    pub priorities: bool,
 }
 
 /// What one step did.

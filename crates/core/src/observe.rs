@@ -27,10 +27,15 @@ pub struct Metrics {
     pub err_v: f64,
     /// `‖λ − λ_exact(t)‖∞` (index-1: algebraic variables).
     pub err_lambda: f64,
+    /// `‖Φ‖∞` over the rows of lower priority (problems with priorities only; the three
+    /// residuals above then cover the priority-0 rows). NaN without priorities.
+    pub deferred_residual: f64,
 }
 
 /// Evaluates [`Metrics`] with preallocated buffers.
 pub struct MetricsEvaluator {
+    /// Rows of lower priority (excluded from the residuals, reported apart).
+    deferred: Vec<usize>,
     h0: f64,
     scale: f64,
     phi: Vec<f64>,
@@ -73,7 +78,12 @@ impl MetricsEvaluator {
                 let h0 = s
                     .energy(initial.t, &initial.q, &initial.v)
                     .unwrap_or(f64::NAN);
+                let deferred = s
+                    .priorities()
+                    .map(|p| (0..p.len()).filter(|&r| p[r] > 0).collect())
+                    .unwrap_or_default();
                 Self {
+                    deferred,
                     h0,
                     scale: h0.abs().max(s.energy_scale()),
                     phi: vec![0.0; d.m],
@@ -87,6 +97,7 @@ impl MetricsEvaluator {
             SystemRef::SemiExplicit(s) => {
                 let (_, nz) = s.dims();
                 Self {
+                    deferred: Vec::new(),
                     h0: f64::NAN,
                     scale: f64::NAN,
                     phi: vec![0.0; nz],
@@ -115,6 +126,16 @@ impl MetricsEvaluator {
             SystemRef::Mechanical(s) => {
                 let t = state.t;
                 s.constraints(t, &state.q, &mut self.phi);
+                let deferred = if self.deferred.is_empty() {
+                    f64::NAN
+                } else {
+                    self.deferred
+                        .iter()
+                        .fold(0.0_f64, |m, &r| m.max(self.phi[r].abs()))
+                };
+                for &r in &self.deferred {
+                    self.phi[r] = 0.0;
+                }
                 let pos = inf_norm(&self.phi);
                 s.jacobian(t, &state.q, &mut self.jac);
                 let pat = s.jacobian_pattern();
@@ -122,6 +143,9 @@ impl MetricsEvaluator {
                 s.phi_t(t, &state.q, &mut self.phit);
                 for (a, b) in self.jv.iter_mut().zip(&self.phit) {
                     *a += b;
+                }
+                for &r in &self.deferred {
+                    self.jv[r] = 0.0;
                 }
                 let vel = inf_norm(&self.jv);
                 let acc = if state.a.iter().any(|x| x.is_nan()) || state.a.is_empty() {
@@ -131,6 +155,9 @@ impl MetricsEvaluator {
                     pat.mul_vec(&self.jac, &state.a, &mut self.jv, false);
                     for (a, b) in self.jv.iter_mut().zip(&self.gamma) {
                         *a -= b;
+                    }
+                    for &r in &self.deferred {
+                        self.jv[r] = 0.0;
                     }
                     inf_norm(&self.jv)
                 };
@@ -147,6 +174,7 @@ impl MetricsEvaluator {
                     err_q,
                     err_v,
                     err_lambda,
+                    deferred_residual: deferred,
                 }
             }
             SystemRef::SemiExplicit(s) => {
@@ -161,6 +189,7 @@ impl MetricsEvaluator {
                     err_q,
                     err_v: f64::NAN,
                     err_lambda,
+                    deferred_residual: f64::NAN,
                 }
             }
         }
@@ -214,6 +243,10 @@ pub struct SummaryMetrics {
     pub final_err_v: f64,
     /// `‖λ − λ_exact‖∞` at the last state.
     pub final_err_lambda: f64,
+    /// max over all steps of the lower-priority residual.
+    pub max_deferred_residual: f64,
+    /// Lower-priority residual at the last state.
+    pub final_deferred_residual: f64,
     /// Significant correct digits against the problem's published reference, for a run
     /// that ends at the reference time ([`crate::ReferenceSolution::scd`]).
     pub scd: f64,
@@ -244,6 +277,8 @@ impl Default for SummaryMetrics {
             final_err_q: n,
             final_err_v: n,
             final_err_lambda: n,
+            max_deferred_residual: n,
+            final_deferred_residual: n,
             scd: n,
         }
     }
@@ -293,6 +328,8 @@ impl Observer for MetricsObserver {
         s.final_err_q = m.err_q;
         s.final_err_v = m.err_v;
         s.final_err_lambda = m.err_lambda;
+        s.max_deferred_residual = nan_max(s.max_deferred_residual, m.deferred_residual);
+        s.final_deferred_residual = m.deferred_residual;
         if self.stride > 0
             && (step % self.stride == 0 || last)
             && self.trace.last().map(|p| p.t) != Some(m.t)

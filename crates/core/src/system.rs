@@ -158,6 +158,13 @@ pub trait MechanicalSystem: Send + Sync {
     fn nonholonomic_rows(&self) -> usize {
         0
     }
+    /// Priority level of every constraint row (0 = highest), for problems whose
+    /// constraint groups may conflict (seed 001 §3.5.3: lower priorities are satisfied
+    /// only in the null space of the higher ones). `None` (default): one level, all rows
+    /// must hold. Methods that do not resolve priorities are refused by [`crate::drive`].
+    fn priorities(&self) -> Option<Vec<u8>> {
+        None
+    }
     /// Number of **unilateral** rows `g(t, q) ≥ 0` (joint limits, contacts; seed 001
     /// §3.6.1), kept apart from Φ: a method that accepts them enforces the complementarity
     /// `0 ≤ P ⊥ g ≥ 0` with an impact law ([`Self::restitution`]). Default 0.

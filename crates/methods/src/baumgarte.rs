@@ -235,6 +235,7 @@ pub fn info() -> MethodInfo {
         forms: vec![SystemForm::Mechanical],
         nonholonomic: true,
         unilateral: false,
+        priorities: false,
     }
 }
 

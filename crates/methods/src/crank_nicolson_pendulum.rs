@@ -124,6 +124,7 @@ pub fn info() -> MethodInfo {
         forms: vec![SystemForm::Mechanical],
         nonholonomic: false,
         unilateral: false,
+        priorities: false,
     }
 }
 

@@ -107,6 +107,7 @@ fn info_for(s: usize) -> MethodInfo {
         forms: vec![SystemForm::Mechanical],
         nonholonomic: true,
         unilateral: false,
+        priorities: false,
     }
 }
 

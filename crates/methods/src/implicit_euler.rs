@@ -144,6 +144,7 @@ pub fn info() -> MethodInfo {
         forms: vec![SystemForm::SemiExplicit, SystemForm::Mechanical],
         nonholonomic: false,
         unilateral: false,
+        priorities: false,
     }
 }
 

@@ -59,6 +59,7 @@ pub fn info() -> MethodInfo {
         forms: vec![SystemForm::Mechanical],
         nonholonomic: false,
         unilateral: false,
+        priorities: false,
     }
 }
 

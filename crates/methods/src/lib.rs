@@ -25,6 +25,7 @@ pub mod implicit_euler_pendulum;
 pub mod lobatto;
 pub mod moreau_jean;
 pub mod penalty;
+pub mod priority;
 pub mod projection;
 pub mod rattle;
 pub mod tableau;
@@ -128,6 +129,16 @@ pub fn catalog() -> Vec<MethodEntry> {
                 )?)?))
             },
             defaults: params::defaults::<moreau_jean::MoreauJeanParams>,
+        },
+        MethodEntry {
+            id: "priority",
+            info: priority::info,
+            build: |t| {
+                Ok(Box::new(priority::Priority::new(params::parse(
+                    "method", "priority", t,
+                )?)?))
+            },
+            defaults: params::defaults::<priority::PriorityParams>,
         },
         MethodEntry {
             id: "generalized-alpha",

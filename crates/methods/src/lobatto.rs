@@ -186,6 +186,7 @@ fn info_for(s: usize) -> MethodInfo {
         forms: vec![SystemForm::Mechanical],
         nonholonomic: false,
         unilateral: false,
+        priorities: false,
     }
 }
 

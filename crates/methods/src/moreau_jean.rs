@@ -101,6 +101,7 @@ pub fn info() -> MethodInfo {
         forms: vec![SystemForm::Mechanical],
         nonholonomic: false,
         unilateral: true,
+        priorities: false,
     }
 }
 

@@ -93,6 +93,7 @@ pub fn info() -> MethodInfo {
         forms: vec![SystemForm::Mechanical],
         nonholonomic: false,
         unilateral: false,
+        priorities: false,
     }
 }
 

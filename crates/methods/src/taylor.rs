@@ -67,6 +67,7 @@ pub fn info() -> MethodInfo {
         forms: vec![SystemForm::Mechanical],
         nonholonomic: true,
         unilateral: false,
+        priorities: false,
     }
 }
 

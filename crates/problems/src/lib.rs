@@ -21,6 +21,7 @@ pub mod natural;
 pub mod pendulum;
 pub mod pendulum_limits;
 pub mod planar_chain;
+pub mod priority_conflict;
 pub mod rotating_rod;
 pub mod seed003_dae;
 pub mod spatial_double_pendulum;
@@ -76,6 +77,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         spatial_double_pendulum::entry(),
         bricard::entry(),
         pendulum_limits::entry(),
+        priority_conflict::entry(),
         planar_chain::entry(),
         seed003_dae::entry(),
     ]

@@ -36,6 +36,8 @@ pub const RUN_COLUMNS: &[(&str, &str)] = &[
     ("final_err_q", "‖q − q_exact‖∞ at t_end"),
     ("final_err_v", "‖v − v_exact‖∞ at t_end"),
     ("final_err_lambda", "‖λ − λ_exact‖∞ at t_end"),
+    ("max_deferred_residual", "max over all steps of ‖Φ‖∞ over the lower-priority rows (prioritized problems; the residual columns then cover priority 0); null otherwise"),
+    ("final_deferred_residual", "the same at the last state"),
     ("scd", "significant correct digits at t_end against the published reference (IVP Test Set measure); null without one"),
     ("newton_iterations", "Newton iterations (stage equations)"),
     ("projection_iterations", "Newton iterations of position projections"),
@@ -183,6 +185,14 @@ pub fn runs_frame(rows: &[RunRecord]) -> Result<DataFrame, RunnerError> {
         col_f64("final_err_q", o(&|r| r.summary.final_err_q)),
         col_f64("final_err_v", o(&|r| r.summary.final_err_v)),
         col_f64("final_err_lambda", o(&|r| r.summary.final_err_lambda)),
+        col_f64(
+            "max_deferred_residual",
+            o(&|r| r.summary.max_deferred_residual),
+        ),
+        col_f64(
+            "final_deferred_residual",
+            o(&|r| r.summary.final_deferred_residual),
+        ),
         col_f64("scd", o(&|r| r.summary.scd)),
         Column::new(
             "newton_iterations".into(),

@@ -1,5 +1,5 @@
 //! Small dense systems (index-1 Newton matrices, test oracles) via faer's LU with partial
-//! pivoting.
+//! pivoting; pseudo-inverses (faer SVD) and Cholesky for the prioritized method.
 
 use crate::error::SolverError;
 use faer::linalg::solvers::Solve;
@@ -24,6 +24,84 @@ pub fn solve_dense(n: usize, a: &[f64], b: &mut [f64]) -> Result<(), SolverError
     Ok(())
 }
 
+/// Moore–Penrose pseudo-inverse of the dense row-major `rows × cols` matrix `a` by the
+/// SVD, singular values below `max(rows, cols) · ε · σ_max` treated as zero (the rank
+/// threshold of [`crate::rank`]). Returns the row-major `cols × rows` pseudo-inverse and
+/// the numerical rank.
+pub fn pseudo_inverse(
+    rows: usize,
+    cols: usize,
+    a: &[f64],
+) -> Result<(Vec<f64>, usize), SolverError> {
+    damped_pseudo_inverse(rows, cols, a, 0.0, 0.0)
+}
+
+/// Damped least-squares inverse `Aᵀ(AAᵀ + μ²I)⁻¹ = V diag(σ/(σ² + μ²)) Uᵀ` (Nakamura &
+/// Hanafusa 1986; Wampler 1986), dropping singular values below
+/// `max(rows, cols) · ε · max(σ_max, scale)`: `scale` is the size of the matrix before any
+/// null-space projection, so round-off left in a projected (nearly zero) matrix is not
+/// inverted. `μ = 0`, `scale = 0` gives the Moore–Penrose pseudo-inverse.
+pub fn damped_pseudo_inverse(
+    rows: usize,
+    cols: usize,
+    a: &[f64],
+    mu: f64,
+    scale: f64,
+) -> Result<(Vec<f64>, usize), SolverError> {
+    let m = Mat::<f64>::from_fn(rows, cols, |i, j| a[i * cols + j]);
+    let svd = m.thin_svd().map_err(|e| {
+        SolverError::Factorization(format!("SVD of a {rows}×{cols} matrix failed: {e:?}"))
+    })?;
+    let (u, v) = (svd.U(), svd.V());
+    let sv = svd.S().column_vector();
+    let k = rows.min(cols);
+    let smax = if k > 0 { sv[0] } else { 0.0 };
+    let tol = rows.max(cols) as f64 * f64::EPSILON * smax.max(scale);
+    let mut out = vec![0.0; cols * rows];
+    let mut rank = 0;
+    for l in 0..k {
+        let s = sv[l];
+        if s <= tol || s == 0.0 {
+            continue;
+        }
+        rank += 1;
+        let inv = s / (s * s + mu * mu);
+        for i in 0..cols {
+            let vi = v[(i, l)] * inv;
+            for j in 0..rows {
+                out[i * rows + j] += vi * u[(j, l)];
+            }
+        }
+    }
+    Ok((out, rank))
+}
+
+/// Lower Cholesky factor `L` (row-major, `M = L Lᵀ`) of a dense SPD matrix.
+pub fn cholesky(n: usize, a: &[f64]) -> Result<Vec<f64>, SolverError> {
+    let mut l = vec![0.0; n * n];
+    for j in 0..n {
+        let mut d = a[j * n + j];
+        for k in 0..j {
+            d -= l[j * n + k] * l[j * n + k];
+        }
+        if d.is_nan() || d <= 0.0 {
+            return Err(SolverError::Factorization(format!(
+                "Cholesky of a {n}×{n} matrix: pivot {j} is {d:e} (not positive definite)"
+            )));
+        }
+        let dj = d.sqrt();
+        l[j * n + j] = dj;
+        for i in j + 1..n {
+            let mut s = a[i * n + j];
+            for k in 0..j {
+                s -= l[i * n + k] * l[j * n + k];
+            }
+            l[i * n + j] = s / dj;
+        }
+    }
+    Ok(l)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -35,6 +113,31 @@ mod tests {
         let mut b = [1.0, 4.0];
         solve_dense(2, &a, &mut b)?;
         assert!((b[0] - 1.5).abs() < 1e-15 && (b[1] - 1.0).abs() < 1e-15);
+        Ok(())
+    }
+
+    /// The pseudo-inverse of a rank-1 matrix [[1, 2], [2, 4]] is A / 25.
+    #[test]
+    fn pseudo_inverse_of_rank_one() -> Result<(), SolverError> {
+        let (p, r) = pseudo_inverse(2, 2, &[1.0, 2.0, 2.0, 4.0])?;
+        assert_eq!(r, 1);
+        for (x, want) in p.iter().zip([1.0, 2.0, 2.0, 4.0]) {
+            assert!((x - want / 25.0).abs() < 1e-15, "{p:?}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn cholesky_reproduces_the_matrix() -> Result<(), SolverError> {
+        let a = [4.0, 2.0, 2.0, 3.0];
+        let l = cholesky(2, &a)?;
+        let back = [
+            l[0] * l[0],
+            l[0] * l[2],
+            l[2] * l[0],
+            l[2] * l[2] + l[3] * l[3],
+        ];
+        assert!(back.iter().zip(a).all(|(x, y)| (x - y).abs() < 1e-15));
         Ok(())
     }
 }

@@ -1,0 +1,142 @@
+//! `priority-conflict`: a planar two-link chain (point masses m on rods of length ℓ, first
+//! pinned at the origin, gravity) with two constraint groups that **conflict** (seed 001
+//! §3.5.3): the rod lengths (priority 0) and "tip at height y* = −depth·ℓ" (priority 1),
+//! with depth > 2 so that the tip cannot reach it.
+//!
+//! ```text
+//! Φ₀ = |p₁|² − ℓ²,  Φ₁ = |p₂ − p₁|² − ℓ²     (priority 0)
+//! Φ₂ = y₂ − y*                              (priority 1, unreachable for depth > 2)
+//! ```
+//!
+//! A prioritized method keeps Φ₀, Φ₁ at their tolerance while Φ₂ gives way: the best it
+//! can do is the straight hanging chain, residual |Φ₂| = (depth − 2)ℓ. A flat least-squares
+//! compromise stretches the rods instead. Classical methods, which demand every row, are
+//! refused (the DAE has no solution). Released at rest with both links horizontal.
+
+use crate::{Problem, ProblemEntry};
+use driftlab_core::params::{self, positive};
+use driftlab_core::{Dims, MechanicalSystem, ProblemInfo, SparsityPattern, State};
+use serde::{Deserialize, Serialize};
+
+/// Parameters of [`PriorityConflict`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PriorityConflictParams {
+    /// Mass of each point [kg].
+    pub m: f64,
+    /// Rod length ℓ [m].
+    pub length: f64,
+    /// Gravity [m/s²].
+    pub g: f64,
+    /// Target depth of the tip in rod lengths (> 2: unreachable).
+    pub depth: f64,
+    /// Default end time [s].
+    pub t_end: f64,
+}
+
+impl Default for PriorityConflictParams {
+    fn default() -> Self {
+        Self {
+            m: 1.0,
+            length: 1.0,
+            g: 9.81,
+            depth: 2.5,
+            t_end: 10.0,
+        }
+    }
+}
+
+/// The conflicting two-link chain.
+pub struct PriorityConflict {
+    p: PriorityConflictParams,
+}
+
+/// Catalog entry `priority-conflict`.
+pub fn entry() -> ProblemEntry {
+    ProblemEntry {
+        id: "priority-conflict",
+        summary: "two-link chain whose tip target is unreachable: rod lengths (priority 0) vs tip height (priority 1)",
+        build: |t| {
+            let p: PriorityConflictParams = params::parse("problem", "priority-conflict", t)?;
+            for (f, v) in [("m", p.m), ("length", p.length), ("g", p.g), ("depth", p.depth), ("t_end", p.t_end)] {
+                positive("priority-conflict", f, v)?;
+            }
+            Ok(Problem::Mechanical(Box::new(PriorityConflict { p })))
+        },
+        defaults: params::defaults::<PriorityConflictParams>,
+    }
+}
+
+impl MechanicalSystem for PriorityConflict {
+    fn info(&self) -> ProblemInfo {
+        let p = &self.p;
+        ProblemInfo {
+            id: "priority-conflict".into(),
+            title: format!("Two-link chain, tip target at depth {}ℓ (reach 2ℓ): conflicting priorities", p.depth),
+            equations: "Φ₀ = |p₁|² − ℓ², Φ₁ = |p₂ − p₁|² − ℓ² (priority 0);  Φ₂ = y₂ + depth·ℓ (priority 1);  \
+                        best reachable |Φ₂| = (depth − 2)ℓ"
+                .into(),
+            citation: "seed 001 §3.5.3 (constraint priorities, null-space resolution)".into(),
+            tags: vec!["planar".into(), "prioritized".into(), "conflicting".into()],
+            index: 3,
+            t_end: p.t_end,
+            reference: format!("low-priority residual ≥ {} m (unreachable target)", (p.depth - 2.0) * p.length),
+        }
+    }
+    fn dims(&self) -> Dims {
+        Dims { n: 4, m: 3 }
+    }
+    fn priorities(&self) -> Option<Vec<u8>> {
+        Some(vec![0, 0, 1])
+    }
+    fn mass_pattern(&self) -> SparsityPattern {
+        SparsityPattern::diagonal(4)
+    }
+    fn mass(&self, _q: &[f64], out: &mut [f64]) {
+        out.iter_mut().for_each(|x| *x = self.p.m);
+    }
+    fn forces(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
+        out.copy_from_slice(&[0.0, -self.p.m * self.p.g, 0.0, -self.p.m * self.p.g]);
+    }
+    fn constraints(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        let l2 = self.p.length * self.p.length;
+        out[0] = q[0] * q[0] + q[1] * q[1] - l2;
+        out[1] = (q[2] - q[0]).powi(2) + (q[3] - q[1]).powi(2) - l2;
+        out[2] = q[3] + self.p.depth * self.p.length;
+    }
+    fn jacobian_pattern(&self) -> SparsityPattern {
+        SparsityPattern::new(
+            3,
+            4,
+            vec![(0, 0), (0, 1), (1, 0), (1, 1), (1, 2), (1, 3), (2, 3)],
+        )
+    }
+    fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        let (dx, dy) = (q[2] - q[0], q[3] - q[1]);
+        out.copy_from_slice(&[
+            2.0 * q[0],
+            2.0 * q[1],
+            -2.0 * dx,
+            -2.0 * dy,
+            2.0 * dx,
+            2.0 * dy,
+            1.0,
+        ]);
+    }
+    fn curvature(&self, _t: f64, _q: &[f64], v: &[f64], out: &mut [f64]) {
+        out[0] = -2.0 * (v[0] * v[0] + v[1] * v[1]);
+        out[1] = -2.0 * ((v[2] - v[0]).powi(2) + (v[3] - v[1]).powi(2));
+        out[2] = 0.0;
+    }
+    fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
+        let p = &self.p;
+        Some(0.5 * p.m * v.iter().map(|x| x * x).sum::<f64>() + p.m * p.g * (q[1] + q[3]))
+    }
+    fn energy_scale(&self) -> f64 {
+        3.0 * self.p.m * self.p.g * self.p.length
+    }
+    fn initial_state(&self) -> State {
+        let l = self.p.length;
+        State::mechanical(0.0, vec![l, 0.0, 2.0 * l, 0.0], vec![0.0; 4], 3)
+    }
+}
