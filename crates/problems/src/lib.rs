@@ -24,6 +24,7 @@ pub mod planar_chain;
 pub mod priority_conflict;
 pub mod rotating_rod;
 pub mod seed003_dae;
+pub mod spatial_chain;
 pub mod spatial_double_pendulum;
 pub mod testset;
 
@@ -76,6 +77,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         knife_edge::vakonomic_entry(),
         spatial_double_pendulum::entry(),
         bricard::entry(),
+        spatial_chain::entry(),
         pendulum_limits::entry(),
         priority_conflict::entry(),
         planar_chain::entry(),

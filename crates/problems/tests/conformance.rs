@@ -17,7 +17,8 @@ fn instances() -> Vec<(String, Problem)> {
             (e.build)(&toml::Table::new()).expect("defaults build"),
         ));
     }
-    let variants: [(&str, &str); 5] = [
+    let variants: [(&str, &str); 6] = [
+        ("spatial-chain", "links = 12\nspin = 0.3"),
         ("planar-chain", "links = 1"),
         ("planar-chain", "links = 7\ntheta0_deg = 30.0"),
         ("pendulum", "theta0_deg = -45.0\nlength = 2.0\nm = 3.0"),
