@@ -223,6 +223,48 @@ fn run_and_report_produce_figures_with_text() {
         }
     }
     assert!(out.join("bertolazzi-pendulum/summary.md").exists());
+    // The combined report (issue 5): one PDF with the summary, the guide, one section per
+    // experiment and the provenance appendix, and its Markdown twin with the same contents.
+    let report = std::fs::read(out.join("report.pdf")).unwrap();
+    assert!(report.starts_with(b"%PDF"));
+    let pages = report.windows(11).filter(|w| w == b"/Type /Page").count()
+        - report.windows(12).filter(|w| w == b"/Type /Pages").count();
+    let index = std::fs::read_to_string(out.join("index.md")).unwrap();
+    let level1: Vec<&str> = index.lines().filter(|l| l.starts_with("- ")).collect();
+    assert_eq!(
+        level1.len(),
+        3,
+        "title, one experiment, provenance: {level1:?}"
+    );
+    let figures = index.matches("![").count();
+    // At least a page for the summary and one per two figures.
+    assert!(
+        pages >= 2 + figures / 2,
+        "{pages} pages for {figures} figures"
+    );
+    for heading in [
+        "Recommendations per problem class",
+        "Baumgarte tuning guide",
+        "Experiment bertolazzi-pendulum",
+        "Provenance",
+    ] {
+        assert!(index.contains(heading), "index.md lacks {heading}");
+    }
+    if let Ok(o) = Command::new("pdftotext")
+        .args([out.join("report.pdf").to_str().unwrap(), "-"])
+        .output()
+    {
+        let t = String::from_utf8_lossy(&o.stdout);
+        if o.status.success() {
+            for heading in [
+                "Recommendations per problem class",
+                "Baumgarte tuning guide",
+                "Provenance",
+            ] {
+                assert!(t.contains(heading), "report.pdf text lacks {heading}");
+            }
+        }
+    }
     // Where poppler is installed (CI installs it), the words themselves must come back.
     if let Ok(o) = Command::new("pdftotext")
         .args([pdf.to_str().unwrap(), "-"])

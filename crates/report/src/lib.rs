@@ -5,12 +5,15 @@
 //!
 //! For every experiment folder it writes `figures/` with, per figure, a PNG, an SVG and a
 //! one-page PDF (svg2pdf, text kept as text in an embedded DejaVu Sans subset), and a
-//! `summary.md` with the run and order tables.
+//! `summary.md` with the run and order tables; over all folders, the combined
+//! `report.pdf` and `index.md` ([`compose`]).
 //!
 //! Fonts: no system font is used. DejaVu Sans (crate `dejavu`) is registered with
 //! plotters' `ab_glyph` renderer for the PNGs and loaded into the font database that
 //! svg2pdf uses for the PDFs.
 
+pub mod book;
+pub mod compose;
 pub mod data;
 pub mod error;
 pub mod figures;
@@ -18,6 +21,7 @@ pub mod maps;
 pub mod pdf;
 pub mod style;
 pub mod tables;
+pub mod tuning;
 
 pub use error::ReportError;
 
@@ -67,7 +71,13 @@ pub fn report_all(root: &Path) -> Result<Vec<(String, Vec<PathBuf>)>, ReportErro
             .iter()
             .map(|x| (x.method.as_str(), x.variant.as_str()))
     }));
-    all.iter()
+    let mut out: Vec<(String, Vec<PathBuf>)> = all
+        .iter()
         .map(|r| Ok((r.name.clone(), write_experiment(r, &colours)?)))
-        .collect()
+        .collect::<Result<_, ReportError>>()?;
+    if !all.is_empty() {
+        let (pdf, md) = compose::write_report(root, &all)?;
+        out.push(("report".into(), vec![pdf, md]));
+    }
+    Ok(out)
 }

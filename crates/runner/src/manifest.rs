@@ -41,6 +41,26 @@ pub struct Manifest {
     pub started: String,
     /// End time (UTC, RFC 3339).
     pub finished: String,
+    /// Metadata of every problem and method the experiment ran, from the catalogs at run
+    /// time (so the report quotes the equations and citations, never retypes them).
+    pub catalog: Vec<CatalogNote>,
+}
+
+/// What the catalog says of one problem or method of an experiment.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CatalogNote {
+    /// `problem` or `method`.
+    pub kind: String,
+    /// Catalog id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Equations.
+    pub equations: String,
+    /// Citation.
+    pub citation: String,
+    /// Reference solution (problems) or declared orders (methods).
+    pub note: String,
 }
 
 /// SHA-256 hex digest.

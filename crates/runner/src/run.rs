@@ -317,6 +317,7 @@ pub fn run_spec(
         failed_cells: failed,
         started,
         finished: now_rfc3339(),
+        catalog: catalog_notes(&cells),
     };
     let mpath = out_dir.join("manifest.json");
     let json = serde_json::to_string_pretty(&manifest).map_err(|e| RunnerError::Write {
@@ -336,4 +337,43 @@ pub fn run_spec(
         rows,
         orders,
     })
+}
+
+/// Catalog metadata of the problems and methods of `cells` (each id once, the first
+/// instance's parameters).
+fn catalog_notes(cells: &[Cell]) -> Vec<crate::manifest::CatalogNote> {
+    let mut out: Vec<crate::manifest::CatalogNote> = Vec::new();
+    for c in cells {
+        if !out.iter().any(|n| n.kind == "problem" && n.id == c.problem) {
+            if let Ok(p) = driftlab_problems::build(&c.problem, &c.problem_params) {
+                let i = p.as_system().info();
+                out.push(crate::manifest::CatalogNote {
+                    kind: "problem".into(),
+                    id: c.problem.clone(),
+                    title: i.title,
+                    equations: i.equations,
+                    citation: i.citation,
+                    note: i.reference,
+                });
+            }
+        }
+        if !out.iter().any(|n| n.kind == "method" && n.id == c.method) {
+            let i = &c.info;
+            let o = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v}"));
+            out.push(crate::manifest::CatalogNote {
+                kind: "method".into(),
+                id: c.method.clone(),
+                title: i.title.clone(),
+                equations: i.equations.clone(),
+                citation: i.citation.clone(),
+                note: format!(
+                    "declared orders q/v/λ: {}/{}/{}",
+                    o(i.orders.q),
+                    o(i.orders.v),
+                    o(i.orders.lambda)
+                ),
+            });
+        }
+    }
+    out
 }
