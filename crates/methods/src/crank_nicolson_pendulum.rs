@@ -113,7 +113,7 @@ pub fn info() -> MethodInfo {
         family: "implicit-runge-kutta".into(),
         title: "Crank–Nicolson on the pendulum's index-0 form, optional third-order constraint stabilization".into(),
         equations: "y⁺ = y + ½h(F(y) + F(y⁺)),  y = (x, y, u, v, μ),  μ' = [3gv − 4μ(xu + yv) − ½(aV'' + bV' + cV)]/(x² + y²)".into(),
-        citation: "seed 002 §19.1 (index reduction, μ' − 3gv = 0) and §19.3 (third-order stabilization, Crank–Nicolson); \\
+        citation: "seed 002 §19.1 (index reduction, μ' − 3gv = 0) and §19.3 (third-order stabilization, Crank–Nicolson); \
                    trapezoidal rule order 2: Hairer, Nørsett & Wanner, Solving ODEs I, §II.7"
             .into(),
         orders: DeclaredOrders { q: Some(2.0), v: Some(2.0), lambda: Some(2.0) },

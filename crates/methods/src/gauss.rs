@@ -96,7 +96,7 @@ fn info_for(s: usize) -> MethodInfo {
         family: "implicit-runge-kutta".into(),
         title: format!("Gauss–Legendre collocation, s = {s} (order {p}), on the acceleration-level formulation"),
         equations: "Q_i = q + hΣa_ij V_j, V_i = v + hΣa_ij a(Q_j, V_j), [M Φ_qᵀ; Φ_q 0][a; λ] = [f; γ];  q⁺ = q + hΣb_i V_i, v⁺ = v + hΣb_i a_i".into(),
-        citation: "Butcher (1964); Hairer, Nørsett & Wanner, Solving ODEs I, §II.7 (order 2s); projected variant: seed 004 \\
+        citation: "Butcher (1964); Hairer, Nørsett & Wanner, Solving ODEs I, §II.7 (order 2s); projected variant: seed 004 \
                    (Wei, Deng, Li & Wang, Appl. Math. Mech. 37(8) 2016 1077–1094)"
             .into(),
         orders: DeclaredOrders { q: Some(p), v: Some(p), lambda: Some(p) },

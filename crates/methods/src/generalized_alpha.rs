@@ -126,10 +126,10 @@ pub fn info() -> MethodInfo {
         id: "generalized-alpha".into(),
         family: "generalized-alpha".into(),
         title: "Generalized-α (Chung & Hulbert) on the index-3 form, spectral radius ρ∞".into(),
-        equations: "q⁺ = q + hv + h²(½−β)a + h²βa⁺;  v⁺ = v + h(1−γ)a + hγa⁺;  (1−α_m)a⁺ + α_m a = (1−α_f)v̇⁺ + α_f v̇;  \\
+        equations: "q⁺ = q + hv + h²(½−β)a + h²βa⁺;  v⁺ = v + h(1−γ)a + hγa⁺;  (1−α_m)a⁺ + α_m a = (1−α_f)v̇⁺ + α_f v̇;  \
                     M v̇⁺ + Φ_qᵀλ⁺ = f⁺, Φ(q⁺) = 0"
             .into(),
-        citation: "Chung & Hulbert, J. Appl. Mech. 60 (1993) 371–375; Arnold & Brüls, Multibody Syst. Dyn. 18 (2007) 185–202 \\
+        citation: "Chung & Hulbert, J. Appl. Mech. 60 (1993) 371–375; Arnold & Brüls, Multibody Syst. Dyn. 18 (2007) 185–202 \
                    (index-3 form, global order 2 in q, v, λ)"
             .into(),
         orders: DeclaredOrders { q: Some(2.0), v: Some(2.0), lambda: Some(2.0) },

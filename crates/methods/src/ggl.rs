@@ -78,7 +78,7 @@ pub fn info() -> MethodInfo {
         family: "stabilized-index-2".into(),
         title: "Gear–Gupta–Leimkuhler stabilized index-2 formulation, implicit Euler".into(),
         equations: "q' = v − Φ_qᵀμ, M v' = f − Φ_qᵀλ, Φ = 0, Φ_q v + Φ_t = 0;  implicit Euler, dense Newton".into(),
-        citation: "Gear, Leimkuhler & Gupta, J. Comput. Appl. Math. 12–13 (1985) 77–90; order 1: Brenan, Campbell & Petzold \\
+        citation: "Gear, Leimkuhler & Gupta, J. Comput. Appl. Math. 12–13 (1985) 77–90; order 1: Brenan, Campbell & Petzold \
                    1996 §3.1"
             .into(),
         orders: DeclaredOrders { q: Some(1.0), v: Some(1.0), lambda: Some(1.0) },

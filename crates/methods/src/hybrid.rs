@@ -145,7 +145,7 @@ pub fn info() -> MethodInfo {
         id: "hybrid".into(),
         family: "switching".into(),
         title: "Hybrid switching: soft (penalty) → Baumgarte → projection by the size of ‖Φ‖".into(),
-        equations: "‖Φ‖ < ε_s: a = M⁻¹(f − Φ_qᵀ(k_pΦ + k_dΦ̇));  ε_s ≤ ‖Φ‖ < ε_p: Baumgarte KKT;  ‖Φ‖ ≥ ε_p: Baumgarte + projection;  \\
+        equations: "‖Φ‖ < ε_s: a = M⁻¹(f − Φ_qᵀ(k_pΦ + k_dΦ̇));  ε_s ≤ ‖Φ‖ < ε_p: Baumgarte KKT;  ‖Φ‖ ≥ ε_p: Baumgarte + projection;  \
                     q += hv + ½h²a, v += ha"
             .into(),
         citation: "seed 001 §3.5.2 (混合方法)".into(),

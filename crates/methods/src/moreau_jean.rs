@@ -89,7 +89,7 @@ pub fn info() -> MethodInfo {
         equations: "q_m = q + ½hv;  M(v⁺ − v) = hf − Φ_qᵀΛ + GᵀP, Φ_q v⁺ + Φ_t = 0;  0 ≤ P ⊥ Gv⁺ + eGv ≥ 0 (active rows);  \
                     q⁺ = q_m + ½hv⁺, projected onto Φ = 0"
             .into(),
-        citation: "J. J. Moreau (1988); M. Jean, Comput. Methods Appl. Mech. Engrg. 177 (1999) 235–257; V. Acary & \\
+        citation: "J. J. Moreau (1988); M. Jean, Comput. Methods Appl. Mech. Engrg. 177 (1999) 235–257; V. Acary & \
                    B. Brogliato, Numerical Methods for Nonsmooth Dynamical Systems (2008), §10.1 and §12.4 (PGS)"
             .into(),
         orders: DeclaredOrders { q: None, v: None, lambda: None },

@@ -118,7 +118,7 @@ pub fn info() -> MethodInfo {
         family: "penalty".into(),
         title: "Penalty (soft) constraints, F = −Φ_qᵀ(k_p Φ + k_d Φ̇), symplectic Euler".into(),
         equations: "M a = f − Φ_qᵀ(k_p Φ + k_d Φ̇);  v⁺ = v + h a;  q⁺ = q + h v⁺".into(),
-        citation: "seed 001 §3.5.2 (罚函数方法) and exercise 4 (k < (2π/h)² m); symplectic Euler stability ωh < 2: Hairer, \\
+        citation: "seed 001 §3.5.2 (罚函数方法) and exercise 4 (k < (2π/h)² m); symplectic Euler stability ωh < 2: Hairer, \
                    Lubich & Wanner, GNI 2nd ed. §I.1"
             .into(),
         orders: DeclaredOrders { q: None, v: None, lambda: None },

@@ -224,7 +224,7 @@ pub fn info() -> MethodInfo {
         equations: "y = Lᵀa, y₀ = L⁻¹f;  per level k: Ã = A_kP, y += Ã⁺(b_k − A_k y), P −= Ã⁺Ã;  b = γ − 2ξω_nΦ̇ − ω_n²Φ;  \
                     v⁺ = v + ha, q⁺ = q + hv⁺"
             .into(),
-        citation: "seed 001 §3.5.3; B. Siciliano & J.-J. Slotine, ICAR 1991 (task priority); Y. Nakamura, H. Hanafusa & \\
+        citation: "seed 001 §3.5.3; B. Siciliano & J.-J. Slotine, ICAR 1991 (task priority); Y. Nakamura, H. Hanafusa & \
                    T. Yoshikawa, Int. J. Robot. Res. 6 (1987); without priorities: Baumgarte (1972), orders 1/1/1"
             .into(),
         orders: DeclaredOrders { q: Some(1.0), v: Some(1.0), lambda: Some(1.0) },

@@ -83,7 +83,7 @@ pub fn info() -> MethodInfo {
         family: "symplectic-partitioned-rk".into(),
         title: "SHAKE/RATTLE (constrained Störmer–Verlet, Lobatto IIIA–IIIB s = 2)".into(),
         equations: "v½ = v + ½hM⁻¹(f − Φ_qᵀλ);  q⁺ = q + h v½, Φ(q⁺) = 0;  v⁺ = v½ + ½hM⁻¹(f⁺ − Φ_q⁺ᵀμ), Φ_q⁺ v⁺ + Φ_t = 0".into(),
-        citation: "Ryckaert, Ciccotti & Berendsen, J. Comput. Phys. 23 (1977); Andersen, J. Comput. Phys. 52 (1983); order 2, \\
+        citation: "Ryckaert, Ciccotti & Berendsen, J. Comput. Phys. 23 (1977); Andersen, J. Comput. Phys. 52 (1983); order 2, \
                    symmetric, symplectic: Hairer, Lubich & Wanner, GNI 2nd ed. §VII.1.4 and Jay, SIAM J. Numer. Anal. 33 (1996)"
             .into(),
         orders: DeclaredOrders { q: Some(2.0), v: Some(2.0), lambda: Some(2.0) },

@@ -44,6 +44,26 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     out
 }
 
+/// DejaVu has no CJK glyphs: runs of CJK characters (the seeds' Chinese titles in some
+/// citations) become "[Chinese]" on paper; the Markdown keeps them.
+fn printable(s: &str) -> String {
+    let cjk = |c: char| matches!(c as u32, 0x2E80..=0x9FFF | 0xF900..=0xFAFF | 0xFF00..=0xFFEF);
+    let mut out = String::with_capacity(s.len());
+    let mut in_run = false;
+    for c in s.chars() {
+        if cjk(c) {
+            if !in_run {
+                out.push_str("[Chinese]");
+            }
+            in_run = true;
+        } else {
+            in_run = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn clip(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
@@ -124,7 +144,7 @@ impl Book {
             self.body,
             r#"<text x="{x:.1}" y="{y:.1}" font-family="{fam}" font-size="{size}" font-weight="{weight}" fill="{colour}" xml:space="preserve">{t}</text>"#,
             y = self.y + size,
-            t = esc(text)
+            t = esc(&printable(text))
         );
         self.y += size * 1.35;
     }
@@ -318,6 +338,14 @@ fn split_svg(text: &str) -> Option<(f64, f64, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cjk_runs_are_named_not_dropped_silently() {
+        assert_eq!(
+            printable("seed 001 §3.5.2 (罚函数方法) and"),
+            "seed 001 §3.5.2 ([Chinese]) and"
+        );
+    }
 
     #[test]
     fn wrap_respects_width_and_keeps_words() {

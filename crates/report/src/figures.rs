@@ -499,10 +499,12 @@ fn work_precision(key: &str, runs: &[&Run], colours: &Colours) -> Option<Figure>
             variants.push(r.variant.clone());
         }
     }
-    // Only worth a figure when some variant has at least two runs (a curve).
-    if !variants
-        .iter()
-        .any(|v| runs.iter().filter(|r| &r.variant == v).count() >= 2)
+    // Only worth a figure when some variant has at least two runs (a curve), and not for
+    // parameter sweeps (their figures are the sweep and map figures).
+    if variants.len() > MAX_CURVES
+        || !variants
+            .iter()
+            .any(|v| runs.iter().filter(|r| &r.variant == v).count() >= 2)
     {
         return None;
     }
@@ -732,6 +734,12 @@ pub fn sweeps(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathBu
                     vals.sort_by(f64::total_cmp);
                     vals.dedup();
                     if vals.len() < 3 {
+                        continue;
+                    }
+                    // A handful of discrete variants (stages = 1, 2, 3) swept together
+                    // with the step size: the convergence figure already compares them
+                    // at every h; a sweep figure per h would repeat it, flattened.
+                    if vals.len() <= 3 && res.hs(&key).len() >= 3 {
                         continue;
                     }
                     let positive = vals.iter().all(|v| *v > 0.0);
