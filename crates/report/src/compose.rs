@@ -302,6 +302,25 @@ pub fn write_report(root: &Path, all: &[Results]) -> Result<(PathBuf, PathBuf), 
             }
         }
     }
+    if let Some(res) = all.iter().find(|r| r.name == "seed003-index1") {
+        // Seed 003's table: implicit Euler, c = 1, h = 1/4, error at t = 1/2 against the
+        // exact x(1/2) = (1 − e^{−1})/2; the seed's value is (1 − e^{−1})/2 − 5/18.
+        let seed = (1.0 - (-1.0f64).exp()) / 2.0 - 5.0 / 18.0;
+        for r in res
+            .runs
+            .iter()
+            .filter(|r| r.problem_params.contains("\"c\":1.0") && (r.h - 0.25).abs() < 1e-12)
+        {
+            rows.push(vec![
+                "seed 003 |x − x_exact| at t = 1/2".into(),
+                r.variant.clone(),
+                r.final_err_q.map_or("—".into(), |v| format!("{v:.13}")),
+                format!("{:.2e}", r.h),
+                format!("{:.3}", r.wall_seconds),
+                format!("seed: {seed:.13}"),
+            ]);
+        }
+    }
     if let Some(res) = all.iter().find(|r| r.name == "iftomm-a01") {
         for r in res.runs.iter().filter(|r| r.ok) {
             rows.push(vec![
@@ -352,6 +371,7 @@ pub fn write_report(root: &Path, all: &[Results]) -> Result<(PathBuf, PathBuf), 
                     _ => o.note.clone(),
                 },
                 format!("{}", o.points),
+                o.r2.map_or("—".into(), |x| format!("{x:.4}")),
             ]);
         }
     }
@@ -365,6 +385,7 @@ pub fn write_report(root: &Path, all: &[Results]) -> Result<(PathBuf, PathBuf), 
             "declared",
             "fit range h",
             "pts",
+            "r²",
         ],
         &rows,
     );
@@ -375,6 +396,7 @@ pub fn write_report(root: &Path, all: &[Results]) -> Result<(PathBuf, PathBuf), 
     for res in all {
         b.heading(&format!("Experiment {}", res.name), 1);
         b.paragraph(&res.description);
+        b.paragraph(&findings(res));
         let m = manifest(&res.dir);
         if let Some(cat) = m["catalog"].as_array() {
             for kind in ["problem", "method"] {
@@ -521,4 +543,94 @@ pub fn write_report(root: &Path, all: &[Results]) -> Result<(PathBuf, PathBuf), 
     let md_path = root.join("index.md");
     std::fs::write(&md_path, index).map_err(|e| ReportError::io(&md_path, e))?;
     Ok((pdf, md_path))
+}
+
+/// What the numbers of one experiment show, stated from its rows: cells and failures
+/// (with the failing variants), the most accurate and the fastest successful run by the
+/// experiment's accuracy measure, and how the observed orders compare with the declared.
+pub fn findings(res: &Results) -> String {
+    let n = res.runs.len();
+    let failed: Vec<&Run> = res.runs.iter().filter(|r| !r.ok).collect();
+    let mut out = format!("What the numbers show: {n} cells, {} failed", failed.len());
+    if !failed.is_empty() {
+        let mut who: Vec<String> = failed.iter().map(|r| r.variant.clone()).collect();
+        who.sort();
+        who.dedup();
+        let shown: Vec<String> = who.iter().take(6).cloned().collect();
+        out.push_str(&format!(
+            " ({}{})",
+            shown.join(", "),
+            if who.len() > 6 { ", …" } else { "" }
+        ));
+    }
+    out.push('.');
+    type Measure = (&'static str, bool, fn(&Run) -> Option<f64>);
+    let measures: [Measure; 4] = [
+        ("scd", true, |r| r.scd),
+        ("max position error", false, |r| r.err_q),
+        ("max relative energy error", false, |r| {
+            r.max_energy_rel_error
+        }),
+        ("max position residual", false, |r| r.max_pos_residual),
+    ];
+    let ok: Vec<&Run> = res.runs.iter().filter(|r| r.ok).collect();
+    if let Some((name, higher, get)) = measures
+        .into_iter()
+        .find(|(_, _, g)| ok.iter().any(|r| g(r).is_some_and(f64::is_finite)))
+    {
+        let val = |r: &Run| get(r).filter(|x| x.is_finite());
+        let best = ok
+            .iter()
+            .copied()
+            .filter(|r| val(r).is_some())
+            .min_by(|a, b| {
+                let (x, y) = (val(a).unwrap_or(f64::NAN), val(b).unwrap_or(f64::NAN));
+                if higher {
+                    y.total_cmp(&x)
+                } else {
+                    x.total_cmp(&y)
+                }
+            });
+        let fastest = ok
+            .iter()
+            .copied()
+            .filter(|r| val(r).is_some())
+            .min_by(|a, b| a.wall_seconds.total_cmp(&b.wall_seconds));
+        if let Some(b) = best {
+            out.push_str(&format!(
+                " Best {name}: {} at h = {:.1e} ({:.3e}, {:.3} s).",
+                b.variant,
+                b.h,
+                val(b).unwrap_or(f64::NAN),
+                b.wall_seconds
+            ));
+        }
+        if let Some(f) = fastest {
+            out.push_str(&format!(
+                " Fastest successful run: {} at h = {:.1e} ({:.3} s, {name} {:.3e}).",
+                f.variant,
+                f.h,
+                f.wall_seconds,
+                val(f).unwrap_or(f64::NAN)
+            ));
+        }
+    }
+    let declared: Vec<_> = res
+        .orders
+        .iter()
+        .filter(|o| o.expected.is_some() && o.observed.is_some())
+        .collect();
+    if !declared.is_empty() {
+        let within = declared
+            .iter()
+            .filter(|o| {
+                (o.observed.unwrap_or(f64::NAN) - o.expected.unwrap_or(f64::NAN)).abs() <= 0.15
+            })
+            .count();
+        out.push_str(&format!(
+            " Observed orders within ±0.15 of the declared: {within} of {} fits (the others are listed in the orders table).",
+            declared.len()
+        ));
+    }
+    out
 }
