@@ -46,6 +46,11 @@ fn write_experiment(
     style::register_fonts();
     let dir = results.dir.as_path();
     let fig_dir = dir.join("figures");
+    // Figures are derived data: start from an empty folder so that a figure a previous
+    // run drew (another h, a removed method) cannot slip into the report.
+    if fig_dir.exists() {
+        std::fs::remove_dir_all(&fig_dir).map_err(|e| ReportError::io(&fig_dir, e))?;
+    }
     std::fs::create_dir_all(&fig_dir).map_err(|e| ReportError::io(&fig_dir, e))?;
     let mut files = figures::all(results, &fig_dir, colours)?;
     files.extend(figures::sweeps(results, &fig_dir, colours)?);
