@@ -33,7 +33,7 @@ pub fn solve(
                 tol,
             });
         }
-        if rnorm < 1e-9 && rnorm > 0.5 * previous {
+        if crate::roundoff::stalled(rnorm, previous, 1.0, crate::roundoff::NEWTON) {
             return Ok(report);
         }
         previous = rnorm;

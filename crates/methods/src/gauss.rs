@@ -222,11 +222,16 @@ impl Method for Gauss {
                     tol: self.p.tol,
                 });
             }
-            // Converged, or stagnating at the round-off floor of the accelerations (Andrews:
-            // M entries 1e-7 next to forces of 1e2 leave ≈ 1e-9 relative noise in a): the
-            // correction is below 1e-9 (1 + size) and did not decrease at all.
+            // Converged, or stagnating at the round-off floor (crate::roundoff; a fixed-point
+            // iteration: stop only when the correction no longer decreases at all).
             if worst <= self.p.tol * (1.0 + size)
-                || (report.newton_iterations >= 3 && worst < 1e-9 * (1.0 + size) && worst >= previous)
+                || (report.newton_iterations >= 3
+                    && crate::roundoff::stalled(
+                        worst,
+                        previous,
+                        1.0 + size,
+                        crate::roundoff::FIXED_POINT,
+                    ))
             {
                 break;
             }

@@ -282,9 +282,9 @@ impl ImplicitEuler {
             let dv = w.rhs[..n].iter().fold(0.0_f64, |a, x| a.max(x.abs()));
             // Converged, or at the round-off floor of a badly scaled KKT system (Andrews:
             // M entries 1e-7 … 1e-5 next to Φ_q entries 1e-2): the correction is already
-            // below 1e-9 relative and no longer halves (the rule of `fd_newton`).
+            // below 1e-9 relative and no longer halves (`crate::roundoff`).
             if dv <= self.p.tol * (1.0 + size)
-                || (dv < 1e-9 * (1.0 + size) && dv > 0.5 * previous_dv)
+                || crate::roundoff::stalled(dv, previous_dv, 1.0 + size, crate::roundoff::NEWTON)
             {
                 break;
             }

@@ -28,6 +28,7 @@ pub mod penalty;
 pub mod priority;
 pub mod projection;
 pub mod rattle;
+pub mod roundoff;
 pub mod tableau;
 pub mod taylor;
 

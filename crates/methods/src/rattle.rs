@@ -156,8 +156,10 @@ impl Method for Rattle {
             let res = phi.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
             // Converged, or at the round-off floor of Φ for large coordinates (a 1000-link
             // chain reaches |q| = 1000: Φ = |d|² − ℓ² carries ≈ 1e-13 of cancellation): the
-            // residual is below 1e-9 (1 + ‖q‖∞) and no longer halves (the rule of `fd_newton`).
-            if res <= self.p.tol || (res < 1e-9 * qscale && res > 0.5 * previous) {
+            // residual is below 1e-9 (1 + ‖q‖∞) and no longer halves (`crate::roundoff`).
+            if res <= self.p.tol
+                || crate::roundoff::stalled(res, previous, qscale, crate::roundoff::NEWTON)
+            {
                 break;
             }
             previous = res;

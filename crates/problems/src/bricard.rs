@@ -114,12 +114,7 @@ pub fn entry() -> ProblemEntry {
             }
             let md = model(&p);
             let n = md.n();
-            Ok(Problem::Mechanical(Box::new(NaturalSystem {
-                model: md,
-                info: info(&p),
-                v0: vec![0.0; n],
-                energy_scale: 5.0 * p.m * p.g,
-            })))
+            Ok(Problem::Mechanical(Box::new(NaturalSystem::new(md, info(&p), vec![0.0; n], 5.0 * p.m * p.g))))
         },
         defaults: params::defaults::<BricardParams>,
     }

@@ -308,11 +308,19 @@ impl NaturalModel {
             .collect();
         SparsityPattern::new(self.n(), self.n(), e)
     }
-    /// Σλ∇²Φ in the order of [`Self::hessian_pattern`].
-    pub fn hessian(&self, lambda: &[f64], out: &mut [f64]) {
-        let pat = self.hessian_pattern();
-        out.iter_mut().for_each(|x| *x = 0.0);
-        for (r, &l) in self.rows.iter().zip(lambda) {
+    /// The Hessian contraction as a plan: `(row, entry, coefficient)` triples such that
+    /// `Σλ∇²Φ[entry] = Σ coefficient · λ[row]` over the plan, entries in the order of
+    /// `pattern` (from [`Self::hessian_pattern`]). Built once; each evaluation is then one
+    /// pass over the plan.
+    pub fn hessian_plan(&self, pattern: &SparsityPattern) -> Vec<(usize, usize, f64)> {
+        let index: std::collections::HashMap<(usize, usize), usize> = pattern
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(k, &e)| (e, k))
+            .collect();
+        let mut plan = Vec::new();
+        for (row, r) in self.rows.iter().enumerate() {
             for (i, al) in Self::free_terms(&r.a) {
                 for (j, be) in Self::free_terms(&r.b) {
                     // ∂²(a·b)/∂x_i∂x_j = α_i β_j I (+ the transposed pair, added when the
@@ -320,33 +328,20 @@ impl NaturalModel {
                     let (hi, lo) = if i >= j { (i, j) } else { (j, i) };
                     let w = if i == j { 2.0 } else { 1.0 };
                     for c in 0..3 {
-                        if let Some(k) = pat
-                            .entries
-                            .iter()
-                            .position(|&e| e == (3 * hi + c, 3 * lo + c))
-                        {
-                            out[k] += w * l * al * be;
+                        if let Some(&k) = index.get(&(3 * hi + c, 3 * lo + c)) {
+                            plan.push((row, k, w * al * be));
                         }
                     }
                 }
             }
         }
+        plan
     }
     /// Applied forces (constant).
     pub fn forces(&self, out: &mut [f64]) {
         for (i, f) in self.force.iter().enumerate() {
             out[3 * i..3 * i + 3].copy_from_slice(f);
         }
-    }
-    /// Energy `½ vᵀ M v − f · q` (constant forces).
-    pub fn energy(&self, q: &[f64], v: &[f64]) -> f64 {
-        let (mp, mv) = self.mass_pattern();
-        let mut w = vec![0.0; v.len()];
-        mp.mul_vec(&mv, v, &mut w, true);
-        let kin = 0.5 * v.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>();
-        let mut f = vec![0.0; q.len()];
-        self.forces(&mut f);
-        kin - f.iter().zip(q).map(|(a, b)| a * b).sum::<f64>()
     }
 }
 
@@ -357,16 +352,45 @@ fn unit_axis(c: usize) -> [f64; 3] {
 }
 
 /// A [`NaturalModel`] with its metadata and initial velocity, as a
-/// [`driftlab_core::MechanicalSystem`].
+/// [`driftlab_core::MechanicalSystem`]. The constant mass matrix, the patterns and the
+/// Hessian plan are computed once here, not per evaluation.
 pub struct NaturalSystem {
-    /// The model.
-    pub model: NaturalModel,
-    /// Metadata.
-    pub info: driftlab_core::ProblemInfo,
-    /// Initial velocities (consistent with the model's constraints).
-    pub v0: Vec<f64>,
-    /// Energy scale.
-    pub energy_scale: f64,
+    model: NaturalModel,
+    info: driftlab_core::ProblemInfo,
+    v0: Vec<f64>,
+    energy_scale: f64,
+    mass_pattern: SparsityPattern,
+    mass_values: Vec<f64>,
+    jacobian_pattern: SparsityPattern,
+    hessian_pattern: SparsityPattern,
+    hessian_plan: Vec<(usize, usize, f64)>,
+}
+
+impl NaturalSystem {
+    /// Wrap `model` with its metadata, consistent initial velocities `v0` and the scale of
+    /// its relative energy error.
+    pub fn new(
+        model: NaturalModel,
+        info: driftlab_core::ProblemInfo,
+        v0: Vec<f64>,
+        energy_scale: f64,
+    ) -> Self {
+        let (mass_pattern, mass_values) = model.mass_pattern();
+        let jacobian_pattern = model.jacobian_pattern();
+        let hessian_pattern = model.hessian_pattern();
+        let hessian_plan = model.hessian_plan(&hessian_pattern);
+        Self {
+            model,
+            info,
+            v0,
+            energy_scale,
+            mass_pattern,
+            mass_values,
+            jacobian_pattern,
+            hessian_pattern,
+            hessian_plan,
+        }
+    }
 }
 
 impl driftlab_core::MechanicalSystem for NaturalSystem {
@@ -380,10 +404,10 @@ impl driftlab_core::MechanicalSystem for NaturalSystem {
         }
     }
     fn mass_pattern(&self) -> SparsityPattern {
-        self.model.mass_pattern().0
+        self.mass_pattern.clone()
     }
     fn mass(&self, _q: &[f64], out: &mut [f64]) {
-        out.copy_from_slice(&self.model.mass_pattern().1);
+        out.copy_from_slice(&self.mass_values);
     }
     fn forces(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
         self.model.forces(out);
@@ -392,7 +416,7 @@ impl driftlab_core::MechanicalSystem for NaturalSystem {
         self.model.constraints(q, out);
     }
     fn jacobian_pattern(&self) -> SparsityPattern {
-        self.model.jacobian_pattern()
+        self.jacobian_pattern.clone()
     }
     fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         self.model.jacobian(q, out);
@@ -401,13 +425,23 @@ impl driftlab_core::MechanicalSystem for NaturalSystem {
         self.model.curvature(v, out);
     }
     fn constraint_hessian_pattern(&self) -> Option<SparsityPattern> {
-        Some(self.model.hessian_pattern())
+        Some(self.hessian_pattern.clone())
     }
     fn constraint_hessian(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
-        self.model.hessian(lambda, out);
+        out.iter_mut().for_each(|x| *x = 0.0);
+        for &(row, k, c) in &self.hessian_plan {
+            out[k] += c * lambda[row];
+        }
     }
+    /// `½ vᵀ M v − f · q` (constant forces).
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
-        Some(self.model.energy(q, v))
+        let mut w = vec![0.0; v.len()];
+        self.mass_pattern
+            .mul_vec(&self.mass_values, v, &mut w, true);
+        let kin = 0.5 * v.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>();
+        let mut f = vec![0.0; q.len()];
+        self.model.forces(&mut f);
+        Some(kin - f.iter().zip(q).map(|(a, b)| a * b).sum::<f64>())
     }
     fn energy_scale(&self) -> f64 {
         self.energy_scale

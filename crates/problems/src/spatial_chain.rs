@@ -70,9 +70,7 @@ pub fn entry() -> ProblemEntry {
             }
             let v0 = md.q0().chunks(3).flat_map(|r| [p.spin * r[2], 0.0, -p.spin * r[0]]).collect();
             let n = p.links as f64;
-            Ok(Problem::Mechanical(Box::new(NaturalSystem {
-                model: md,
-                info: ProblemInfo {
+            let info = ProblemInfo {
                     id: "spatial-chain".into(),
                     title: format!("Spatial chain of {} rods on spherical joints (m = {}, ℓ = {})", p.links, p.m, p.length),
                     equations: "natural coordinates P_k: Φ_k = |P_k − P_{k−1}|² − ℓ², constant M (m/3, m/6 blocks), gravity −y".into(),
@@ -81,10 +79,8 @@ pub fn entry() -> ProblemEntry {
                     index: 3,
                     t_end: p.t_end,
                     reference: "none; energy is conserved".into(),
-                },
-                v0,
-                energy_scale: p.m * p.g * p.length * n * n / 2.0,
-            })))
+                };
+            Ok(Problem::Mechanical(Box::new(NaturalSystem::new(md, info, v0, p.m * p.g * p.length * n * n / 2.0))))
         },
         defaults: params::defaults::<SpatialChainParams>,
     }

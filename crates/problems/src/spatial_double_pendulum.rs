@@ -90,12 +90,7 @@ pub fn entry() -> ProblemEntry {
                 .chunks(3)
                 .flat_map(|r| [p.spin * r[2], 0.0, -p.spin * r[0]])
                 .collect();
-            Ok(Problem::Mechanical(Box::new(NaturalSystem {
-                model: md,
-                info: info(&p),
-                v0,
-                energy_scale: p.m * p.g * p.length,
-            })))
+            Ok(Problem::Mechanical(Box::new(NaturalSystem::new(md, info(&p), v0, p.m * p.g * p.length))))
         },
         defaults: params::defaults::<SpatialDoublePendulumParams>,
     }
