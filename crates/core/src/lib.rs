@@ -21,6 +21,7 @@ pub mod method;
 pub mod observe;
 pub mod params;
 pub mod pattern;
+pub mod report_spec;
 pub mod state;
 pub mod system;
 

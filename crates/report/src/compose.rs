@@ -4,155 +4,127 @@
 //! comparisons, the orders table over the whole catalog, the Baumgarte tuning guide, one
 //! section per experiment (question, equations and citations from the catalog metadata
 //! stored in its manifest, runs table, figures), and the provenance appendix. Every number
-//! comes from the stored runs; the rules that pick the recommendations are in
-//! [`CLASSES`] and printed with them.
+//! comes from the stored runs. Which experiments are problem classes, their accuracy
+//! measures, targets and reference notes come from each experiment's `[report]` table
+//! (`driftlab_core::report_spec`), stored with its spec in `manifest.json`: this module
+//! knows no experiment by name.
 
 use crate::book::Book;
 use crate::data::{Results, Run};
 use crate::error::ReportError;
+use driftlab_core::report_spec::ReportSpec;
 use std::path::{Path, PathBuf};
 
-/// A problem class of the recommendation page: which experiment answers it, which runs
-/// count, which accuracy measure and target.
-pub struct Class {
-    /// Class name as printed.
-    pub name: &'static str,
-    /// Experiment folder name.
-    pub experiment: &'static str,
-    /// Runs of the class (problem, parameters).
-    pub select: fn(&Run) -> bool,
-    /// Accuracy measure as printed.
-    pub measure: &'static str,
-    /// Accuracy of a run.
-    pub accuracy: fn(&Run) -> Option<f64>,
-    /// Target: a run qualifies when `accuracy ≤ target` (or `≥` when `higher_is_better`).
-    pub target: f64,
-    /// Direction of the measure.
-    pub higher_is_better: bool,
+/// The accessor of a runs column named as a `[report] measure` (see
+/// `driftlab_core::report_spec::MEASURES`); `None` for a name the runner would have
+/// refused.
+pub fn measure_of(name: &str) -> Option<fn(&Run) -> Option<f64>> {
+    Some(match name {
+        "err_q" => |r| r.err_q,
+        "final_err_q" => |r| r.final_err_q,
+        "scd" => |r| r.scd,
+        "max_energy_rel_error" => |r| r.max_energy_rel_error,
+        "max_pos_residual" => |r| r.max_pos_residual,
+        "final_deferred_residual" => |r| r.final_deferred_residual,
+        _ => return None,
+    })
 }
-
-/// The recommendation classes and their targets (targets from the benchmark
-/// specifications where they exist: IFToMM's high-precision 1e-3 m for A01).
-pub const CLASSES: &[Class] = &[
-    Class {
-        name: "smooth, long time (IFToMM A01 pendulum, 1000 periods)",
-        experiment: "iftomm-a01",
-        select: |_| true,
-        measure: "max position error [m]",
-        accuracy: |r| r.err_q,
-        target: 1e-3,
-        higher_is_better: false,
-    },
-    Class {
-        name: "stiff closed loop (Andrews, IVP Test Set)",
-        experiment: "andrews-work-precision",
-        select: |_| true,
-        measure: "scd (positions)",
-        accuracy: |r| r.scd,
-        target: 5.0,
-        higher_is_better: true,
-    },
-    Class {
-        name: "stiff rheonomic (car axis, IVP Test Set)",
-        experiment: "car-axis",
-        select: |_| true,
-        measure: "scd (all components)",
-        accuracy: |r| r.scd,
-        target: 6.0,
-        higher_is_better: true,
-    },
-    Class {
-        name: "closed loop through singular positions (IFToMM A02, N = 40)",
-        experiment: "iftomm-a02",
-        select: |r| r.problem_params.contains("\"n\":40"),
-        measure: "max relative energy error",
-        accuracy: |r| r.max_energy_rel_error,
-        target: 1e-3,
-        higher_is_better: false,
-    },
-    Class {
-        name: "redundant constraints (Bricard, rank 23 of 24)",
-        experiment: "bricard",
-        select: |_| true,
-        measure: "max relative energy error",
-        accuracy: |r| r.max_energy_rel_error,
-        target: 1e-3,
-        higher_is_better: false,
-    },
-    Class {
-        name: "nonholonomic (knife edge)",
-        experiment: "knife-edge",
-        select: |r| r.problem == "knife-edge",
-        measure: "max position error [m]",
-        accuracy: |r| r.err_q,
-        target: 1e-6,
-        higher_is_better: false,
-    },
-    Class {
-        name: "unilateral (joint stops, e = 1)",
-        experiment: "joint-limits",
-        select: |r| r.problem_params.contains("\"restitution\":1.0"),
-        measure: "max relative energy error",
-        accuracy: |r| r.max_energy_rel_error,
-        target: 5e-2,
-        higher_is_better: false,
-    },
-    Class {
-        name: "conflicting priorities (two-link chain)",
-        experiment: "priority",
-        select: |_| true,
-        measure: "max priority-0 residual ‖Φ‖∞",
-        accuracy: |r| r.max_pos_residual,
-        target: 2e-2,
-        higher_is_better: false,
-    },
-];
 
 fn e3(x: Option<f64>) -> String {
     x.map_or("—".into(), |v| format!("{v:.2e}"))
 }
 
-fn pick<'a>(c: &Class, runs: &'a [Run]) -> (Vec<&'a Run>, Option<&'a Run>) {
-    let ok: Vec<&Run> = runs.iter().filter(|r| (c.select)(r) && r.ok).collect();
-    let meets = |r: &&Run| {
-        (c.accuracy)(r).is_some_and(|a| {
-            a.is_finite()
-                && if c.higher_is_better {
-                    a >= c.target
-                } else {
-                    a <= c.target
-                }
-        })
-    };
-    let mut good: Vec<&Run> = ok.iter().copied().filter(meets).collect();
-    good.sort_by(|a, b| a.wall_seconds.total_cmp(&b.wall_seconds));
-    let best_acc = ok
-        .iter()
-        .copied()
-        .filter(|r| (c.accuracy)(r).is_some_and(f64::is_finite))
-        .min_by(|a, b| {
-            let (x, y) = (
-                (c.accuracy)(a).unwrap_or(f64::NAN),
-                (c.accuracy)(b).unwrap_or(f64::NAN),
-            );
-            if c.higher_is_better {
-                y.total_cmp(&x)
-            } else {
-                x.total_cmp(&y)
-            }
-        });
-    (good, best_acc)
+/// An experiment's `[report]` role resolved against its rows.
+struct Role<'a> {
+    spec: &'a ReportSpec,
+    get: fn(&Run) -> Option<f64>,
+    runs: Vec<&'a Run>,
 }
 
-fn describe(r: &Run, c: &Class) -> String {
-    format!(
-        "{} (h = {:.1e}, {:.3} s, {} = {})",
-        r.variant,
-        r.h,
-        r.wall_seconds,
-        c.measure,
-        e3((c.accuracy)(r))
-    )
+impl<'a> Role<'a> {
+    fn of(res: &'a Results) -> Option<Self> {
+        let spec = res.report.as_ref()?;
+        let get = measure_of(&spec.measure)?;
+        let runs = res
+            .runs
+            .iter()
+            .filter(|r| {
+                spec.select
+                    .as_deref()
+                    .is_none_or(|t| r.problem_params.contains(t))
+            })
+            .collect();
+        Some(Self { spec, get, runs })
+    }
+    fn value(&self, r: &Run) -> Option<f64> {
+        (self.get)(r).filter(|x| x.is_finite())
+    }
+    /// Whether a successful run meets the target (failed runs never do: `None`).
+    fn meets(&self, r: &Run) -> Option<bool> {
+        if !r.ok {
+            return None;
+        }
+        let (t, v) = (self.spec.target?, self.value(r)?);
+        Some(if self.spec.higher_is_better {
+            v >= t
+        } else {
+            v <= t
+        })
+    }
+    /// `true` when `a` is more accurate than `b`.
+    fn better(&self, a: f64, b: f64) -> bool {
+        if self.spec.higher_is_better {
+            a > b
+        } else {
+            a < b
+        }
+    }
+    /// Successful runs reaching the target, fastest first; and the most accurate run.
+    fn pick(&self) -> (Vec<&'a Run>, Option<&'a Run>) {
+        let ok: Vec<&Run> = self.runs.iter().copied().filter(|r| r.ok).collect();
+        let mut good: Vec<&Run> = ok
+            .iter()
+            .copied()
+            .filter(|r| self.meets(r) == Some(true))
+            .collect();
+        good.sort_by(|a, b| a.wall_seconds.total_cmp(&b.wall_seconds));
+        let mut best: Option<&Run> = None;
+        for r in ok {
+            if let Some(v) = self.value(r) {
+                if best
+                    .and_then(|b| self.value(b))
+                    .is_none_or(|bv| self.better(v, bv))
+                {
+                    best = Some(r);
+                }
+            }
+        }
+        (good, best)
+    }
+    fn describe(&self, r: &Run) -> String {
+        format!(
+            "{} (h = {:.1e}, {:.3} s, {} = {})",
+            r.variant,
+            r.h,
+            r.wall_seconds,
+            self.spec.measure,
+            e3(self.value(r))
+        )
+    }
+    fn target_text(&self) -> String {
+        match self.spec.target {
+            Some(t) => format!(
+                "{} {} {t:.0e}",
+                self.spec.measure,
+                if self.spec.higher_is_better {
+                    "≥"
+                } else {
+                    "≤"
+                }
+            ),
+            None => format!("{} (no target)", self.spec.measure),
+        }
+    }
 }
 
 fn manifest(dir: &Path) -> serde_json::Value {
@@ -212,35 +184,25 @@ pub fn write_report(root: &Path, all: &[Results]) -> Result<(PathBuf, PathBuf), 
          CPU time wins; the next two are the runners-up. If no run reaches the target, the most accurate run is named instead. \
          Failed runs never qualify (they are listed in the experiment sections with their reasons).",
     );
-    for c in CLASSES {
-        let target = format!(
-            "{} {} {:.0e}",
-            c.measure,
-            if c.higher_is_better { "≥" } else { "≤" },
-            c.target
-        );
-        let Some(res) = all.iter().find(|r| r.name == c.experiment) else {
-            b.heading(c.name, 3);
-            b.paragraph(&format!(
-                "Target: {target}. The experiment {} was not run.",
-                c.experiment
-            ));
-            continue;
-        };
-        let (good, best) = pick(c, &res.runs);
-        b.heading(c.name, 3);
+    let roles: Vec<(&Results, Role)> = all.iter().filter_map(|r| Some((r, Role::of(r)?))).collect();
+    let mut classes = 0;
+    for (res, role) in roles.iter().filter(|(_, r)| r.spec.class.is_some()) {
+        classes += 1;
+        let (good, best) = role.pick();
+        b.heading(role.spec.class.as_deref().unwrap_or_default(), 3);
+        let target = role.target_text();
         let text = match good.first() {
             Some(w) => {
                 let others: Vec<String> = good
                     .iter()
                     .skip(1)
                     .take(2)
-                    .map(|r| describe(r, c))
+                    .map(|r| role.describe(r))
                     .collect();
                 format!(
                     "Target: {target} (experiment {}). Recommended: {}. Runners-up: {}.",
-                    c.experiment,
-                    describe(w, c),
+                    res.name,
+                    role.describe(w),
                     if others.is_empty() {
                         "none".into()
                     } else {
@@ -250,104 +212,86 @@ pub fn write_report(root: &Path, all: &[Results]) -> Result<(PathBuf, PathBuf), 
             }
             None => format!(
                 "Target: {target} (experiment {}). No run reached the target; {}.",
-                c.experiment,
+                res.name,
                 best.map_or("no successful run".into(), |r| format!(
                     "the most accurate was {}",
-                    describe(r, c)
+                    role.describe(r)
                 ))
             ),
         };
         b.paragraph(&text);
     }
+    if classes == 0 {
+        b.paragraph(
+            "No experiment in this folder declares a problem class ([report] class in its spec).",
+        );
+    }
 
-    // Published references.
-    b.heading("Published references", 2);
+    // Published and benchmark references: every experiment with a [report] measure.
+    b.heading("Against references and targets", 2);
     b.paragraph(
-        "Andrews and car axis against the IVP Test Set references (scd = −log₁₀ of the largest relative error over the scored \
-         components). The references are themselves finite: Andrews' PSIDE reference is good to about 3e-10 in positions \
-         (scd cannot exceed ≈ 9.5), the car axis reference to ≈ 7e-10 relative in its smallest velocity component (≈ 9.2). \
-         IFToMM A01: position error at 2000 s against the exact elliptic solution (allowed: 1e-3 m, high precision).",
+        "Each experiment that declares an accuracy measure in its spec ([report]): the reference it is measured against \
+         and that reference's own accuracy (the spec's note, with its source), then every run of the selection — or, for \
+         more than 12 runs, the most accurate run of each method variant — with its value and whether it meets the target.",
     );
-    let mut rows = Vec::new();
-    for (exp, label) in [
-        ("andrews-work-precision", "Andrews scd"),
-        ("car-axis", "car axis scd"),
-    ] {
-        if let Some(res) = all.iter().find(|r| r.name == exp) {
-            let mut variants: Vec<&str> = res.runs.iter().map(|r| r.variant.as_str()).collect();
-            variants.dedup();
-            variants.sort_unstable();
-            variants.dedup();
-            for v in variants {
-                let best = res
-                    .runs
-                    .iter()
-                    .filter(|r| r.variant == v && r.ok)
-                    .max_by(|a, b| {
-                        a.scd
-                            .unwrap_or(f64::NEG_INFINITY)
-                            .total_cmp(&b.scd.unwrap_or(f64::NEG_INFINITY))
-                    });
-                let failed = res.runs.iter().filter(|r| r.variant == v && !r.ok).count();
-                rows.push(vec![
-                    label.into(),
-                    v.into(),
-                    best.map_or("—".into(), |r| {
-                        format!("{:.2}", r.scd.unwrap_or(f64::NAN))
-                    }),
-                    best.map_or("—".into(), |r| format!("{:.1e}", r.h)),
-                    best.map_or("—".into(), |r| format!("{:.3}", r.wall_seconds)),
-                    format!("{failed}"),
-                ]);
+    // A role without a target or a note (the tuning map) has nothing to compare against.
+    for (res, role) in roles
+        .iter()
+        .filter(|(_, r)| r.spec.target.is_some() || r.spec.note.is_some())
+    {
+        b.heading(&format!("{} — {}", res.name, role.spec.measure), 3);
+        if let Some(n) = &role.spec.note {
+            b.paragraph(n);
+        }
+        let mut shown: Vec<&Run> = role.runs.clone();
+        if shown.len() > 12 {
+            let mut best: Vec<&Run> = Vec::new();
+            for r in shown.iter().copied().filter(|r| r.ok) {
+                let Some(v) = role.value(r) else { continue };
+                match best.iter_mut().find(|x| x.variant == r.variant) {
+                    Some(slot) => {
+                        if role.value(slot).is_none_or(|bv| role.better(v, bv)) {
+                            *slot = r;
+                        }
+                    }
+                    None => best.push(r),
+                }
             }
+            shown = best;
         }
-    }
-    if let Some(res) = all.iter().find(|r| r.name == "seed003-index1") {
-        // Seed 003's table: implicit Euler, c = 1, h = 1/4, error at t = 1/2 against the
-        // exact x(1/2) = (1 − e^{−1})/2; the seed's value is (1 − e^{−1})/2 − 5/18.
-        let seed = (1.0 - (-1.0f64).exp()) / 2.0 - 5.0 / 18.0;
-        for r in res
-            .runs
+        let rows: Vec<Vec<String>> = shown
             .iter()
-            .filter(|r| r.problem_params.contains("\"c\":1.0") && (r.h - 0.25).abs() < 1e-12)
-        {
-            rows.push(vec![
-                "seed 003 |x − x_exact| at t = 1/2".into(),
-                r.variant.clone(),
-                r.final_err_q.map_or("—".into(), |v| format!("{v:.13}")),
-                format!("{:.2e}", r.h),
-                format!("{:.3}", r.wall_seconds),
-                format!("seed: {seed:.13}"),
-            ]);
-        }
+            .map(|r| {
+                vec![
+                    r.problem_key(),
+                    r.variant.clone(),
+                    format!("{:.2e}", r.h),
+                    if r.ok {
+                        role.value(r).map_or("—".into(), |v| format!("{v:.6e}"))
+                    } else {
+                        "failed".into()
+                    },
+                    format!("{:.3}", r.wall_seconds),
+                    match role.meets(r) {
+                        Some(true) => "meets target".into(),
+                        Some(false) => "misses target".into(),
+                        None => "—".into(),
+                    },
+                ]
+            })
+            .collect();
+        b.table(
+            &[
+                "problem",
+                "method",
+                "h",
+                &role.spec.measure,
+                "wall [s]",
+                &role.target_text(),
+            ],
+            &rows,
+        );
     }
-    if let Some(res) = all.iter().find(|r| r.name == "iftomm-a01") {
-        for r in res.runs.iter().filter(|r| r.ok) {
-            rows.push(vec![
-                format!("A01 error at {} s [m]", r.t_end),
-                r.variant.clone(),
-                e3(r.final_err_q),
-                format!("{:.1e}", r.h),
-                format!("{:.3}", r.wall_seconds),
-                String::from(if r.final_err_q.is_some_and(|e| e <= 1e-3) {
-                    "meets 1e-3"
-                } else {
-                    "misses 1e-3"
-                }),
-            ]);
-        }
-    }
-    b.table(
-        &[
-            "measure",
-            "method",
-            "value",
-            "h",
-            "wall [s]",
-            "failed cells / note",
-        ],
-        &rows,
-    );
 
     // Orders over the catalog.
     b.heading("Observed orders over the catalog", 2);

@@ -33,6 +33,8 @@ pub struct Run {
     pub final_err_lambda: Option<f64>,
     /// Significant correct digits against a published reference (None without one).
     pub scd: Option<f64>,
+    /// Lower-priority residual at the last state (prioritized problems only).
+    pub final_deferred_residual: Option<f64>,
     pub factorizations: u64,
     pub newton_iterations: u64,
     pub projection_iterations: u64,
@@ -127,6 +129,8 @@ pub struct Results {
     pub description: String,
     /// Reference curves for parameter maps (from the manifest's spec text).
     pub annotations: Vec<Annotation>,
+    /// The experiment's `[report]` table, if it has one.
+    pub report: Option<driftlab_core::report_spec::ReportSpec>,
 }
 
 /// A reference curve `x^x_exp · y^y_exp · h^h_exp = value` (see the runner's spec).
@@ -257,6 +261,7 @@ impl Results {
             c.f64("final_err_lambda")?,
         );
         let scd = c.f64("scd")?;
+        let deferred = c.f64("final_deferred_residual")?;
         let (fac, newton, proj, wall) = (
             c.u64("factorizations")?,
             c.u64("newton_iterations")?,
@@ -293,6 +298,7 @@ impl Results {
                 final_err_v: fv[i],
                 final_err_lambda: fl[i],
                 scd: scd[i],
+                final_deferred_residual: deferred[i],
                 factorizations: fac[i],
                 newton_iterations: newton[i],
                 projection_iterations: proj[i],
@@ -402,21 +408,19 @@ impl Results {
             })
             .unwrap_or_default();
         let annotations = annotations_of(&spec_text);
-        let description = std::fs::read_to_string(dir.join("manifest.json"))
-            .ok()
-            .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
-            .and_then(|v| {
-                v.get("spec_text")
-                    .and_then(|t| t.as_str())
-                    .map(String::from)
-            })
-            .and_then(|t| {
-                t.lines().find_map(|l| {
-                    l.strip_prefix("description = ")
-                        .map(|d| d.trim_matches('"').to_string())
-                })
-            })
-            .unwrap_or_default();
+        let spec: toml::Table = spec_text.parse().unwrap_or_default();
+        let description = spec
+            .get("description")
+            .and_then(|d| d.as_str())
+            .unwrap_or_default()
+            .to_string();
+        // A malformed [report] table cannot come from the runner (it validated the spec);
+        // a hand-edited manifest loses its report role rather than the experiment.
+        let report = spec.get("report").and_then(|r| {
+            r.clone()
+                .try_into::<driftlab_core::report_spec::ReportSpec>()
+                .ok()
+        });
         let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
@@ -429,6 +433,7 @@ impl Results {
             orders,
             description,
             annotations,
+            report,
         })
     }
 

@@ -37,6 +37,9 @@
 //! label = "α = ξω_n = 1/(2h)"
 //! ```
 //!
+//! An optional `[report]` table (class, measure, target, select, note, tuning_map;
+//! `driftlab_core::report_spec`) tells the combined report how to use the experiment.
+//!
 //! Step sizes are snapped so that `t_end / h` is an integer (`h ← t_end / round(t_end/h)`)
 //! — every run ends exactly at `t_end`, and errors at `t_end` compare like with like.
 
@@ -88,6 +91,8 @@ pub struct Spec {
     /// manifest's spec text).
     #[serde(default)]
     pub annotations: Vec<Annotation>,
+    /// How the combined report uses this experiment (driftlab_core::report_spec).
+    pub report: Option<driftlab_core::report_spec::ReportSpec>,
 }
 
 /// A reference curve `x^x_exp · y^y_exp · h^h_exp = value` in the plane of two swept method
@@ -266,6 +271,12 @@ impl Spec {
             path: path.into(),
             message: m,
         })?;
+        if let Some(r) = &self.report {
+            r.validate().map_err(|m| RunnerError::Spec {
+                path: path.into(),
+                message: m,
+            })?;
+        }
         Ok(())
     }
 }
@@ -325,6 +336,18 @@ mod tests {
     use super::*;
 
     const MINIMAL: &str = "schema_version = 1\nname = \"x\"\n[steps]\nh = [0.1]\n[[problems]]\nid = \"pendulum\"\n[[methods]]\nid = \"taylor\"\n";
+
+    #[test]
+    fn report_table_is_validated_naming_the_field() {
+        let ok = format!("{MINIMAL}[report]\nclass = \"c\"\nmeasure = \"scd\"\ntarget = 6.0\nhigher_is_better = true\n");
+        assert!(Spec::parse(&ok, "s.toml").is_ok());
+        let bad = format!("{MINIMAL}[report]\nmeasure = \"wall_seconds\"\n");
+        let e = Spec::parse(&bad, "s.toml").unwrap_err().to_string();
+        assert!(e.contains("measure") && e.contains("err_q"), "{e}");
+        let bad = format!("{MINIMAL}[report]\nclass = \"c\"\nmeasure = \"err_q\"\n");
+        let e = Spec::parse(&bad, "s.toml").unwrap_err().to_string();
+        assert!(e.contains("target"), "{e}");
+    }
 
     #[test]
     fn unknown_keys_are_rejected_with_their_name() {

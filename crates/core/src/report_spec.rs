@@ -1,0 +1,77 @@
+//! The `[report]` table of an experiment spec: how the combined report uses the
+//! experiment. The runner validates it with the rest of the spec; the report reads it back
+//! from the spec text stored in `manifest.json`. Keeping it in the experiment (not in the
+//! report's code) means the report has no experiment names built in: a new experiment
+//! joins the recommendation page by declaring its class, measure and target.
+//!
+//! ```toml
+//! [report]
+//! class = "smooth, long time (IFToMM A01 pendulum, 1000 periods)"  # recommendation page
+//! measure = "err_q"          # a runs column, one of MEASURES
+//! target = 1e-3              # the accuracy a run must reach to be recommended
+//! higher_is_better = false   # true for scd
+//! select = "\"n\":40"        # only runs whose problem_params JSON contains this text
+//! note = "…"                 # the reference and its own accuracy, with the source
+//! tuning_map = false         # true: a (ξ, ω_n, h) map for the Baumgarte tuning guide
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+/// Runs columns that may serve as the accuracy measure.
+pub const MEASURES: [&str; 6] = [
+    "err_q",
+    "final_err_q",
+    "scd",
+    "max_energy_rel_error",
+    "max_pos_residual",
+    "final_deferred_residual",
+];
+
+/// The `[report]` table of a spec.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportSpec {
+    /// Problem class on the recommendation page (absent: not a class of its own).
+    pub class: Option<String>,
+    /// Accuracy measure: a runs column from [`MEASURES`].
+    pub measure: String,
+    /// Accuracy a run must reach to be recommended.
+    pub target: Option<f64>,
+    /// The measure improves upwards (scd) rather than downwards (errors).
+    #[serde(default)]
+    pub higher_is_better: bool,
+    /// Only runs whose `problem_params` JSON contains this text count.
+    pub select: Option<String>,
+    /// What the reference is and how accurate it is itself, with its source.
+    pub note: Option<String>,
+    /// The experiment is a (ξ, ω_n, h) Baumgarte map feeding the tuning guide.
+    #[serde(default)]
+    pub tuning_map: bool,
+}
+
+impl ReportSpec {
+    /// Check the fields; the message names the field and the fix.
+    pub fn validate(&self) -> Result<(), String> {
+        if !MEASURES.contains(&self.measure.as_str()) {
+            return Err(format!(
+                "[report] measure = \"{}\" is not a runs column that measures accuracy; give one of {}",
+                self.measure,
+                MEASURES.join(", ")
+            ));
+        }
+        if let Some(t) = self.target {
+            if !t.is_finite() {
+                return Err(format!(
+                    "[report] target = {t}: give a finite accuracy target"
+                ));
+            }
+        }
+        if self.class.is_some() && self.target.is_none() {
+            return Err(
+                "[report] class needs a target: the recommendation is the fastest run reaching it"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+}
