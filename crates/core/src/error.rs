@@ -27,6 +27,19 @@ pub enum StepError {
         /// Requested tolerance.
         tol: f64,
     },
+    /// A fixed-point (functional) stage iteration diverged: its correction kept growing,
+    /// the signature of forces too stiff for the step (contraction needs `h²‖M⁻¹K‖ ≲ 1`).
+    #[error("stage iteration diverged at t = {t}: the correction grew in {growing} consecutive iterations to {correction:e} (iteration {iterations}); a fixed-point stage iteration contracts only while h²‖M⁻¹∂f/∂q‖ < 1 — take a smaller h, or a method with a Newton matrix (generalized-alpha, implicit-euler, lobatto)")]
+    StageIterationDiverged {
+        /// Time of the step start.
+        t: f64,
+        /// Iterations done.
+        iterations: usize,
+        /// Consecutive iterations in which the correction grew.
+        growing: usize,
+        /// Last correction `‖Δ‖∞`.
+        correction: f64,
+    },
     /// A projection onto a constraint manifold did not converge.
     #[error("projection did not converge at t = {t}: {iterations} iterations, ‖Φ‖∞ = {residual:e} > tol {tol:e}")]
     ProjectionFailed {

@@ -134,6 +134,20 @@ pub trait MechanicalSystem: Send + Sync {
     }
     /// Values of `K(q, λ)` in the order of [`Self::constraint_hessian_pattern`].
     fn constraint_hessian(&self, _t: f64, _q: &[f64], _lambda: &[f64], _out: &mut [f64]) {}
+    /// Lower-triangle pattern of the problem's **symmetric tangent matrices** of the
+    /// applied forces, if it provides them: a stiffness `K_t ≈ −∂f/∂q` and a damping
+    /// `C_t ≈ −∂f/∂v` (their symmetric parts, or the stiff part of them). Implicit methods
+    /// add `K_t` and `C_t`, scaled by their step coefficients, to the Newton iteration
+    /// matrix (Arnold & Brüls 2007, §3: `S_t = β′M + γ′C_t + K_t`). Without them the
+    /// iteration is a fixed point in the stiff forces and needs `h ω_max ≲ 1`; with them a
+    /// stiff elastic body (`slider-crank`) can be stepped at the scale of its slow motion.
+    /// Dropped skew parts (gyroscopic terms) only slow convergence, never change the
+    /// converged result.
+    fn tangent_pattern(&self) -> Option<SparsityPattern> {
+        None
+    }
+    /// Values of `K_t` and `C_t` in the order of [`Self::tangent_pattern`].
+    fn tangent(&self, _t: f64, _q: &[f64], _v: &[f64], _k: &mut [f64], _c: &mut [f64]) {}
     /// Total energy `H(t, q, v)`, if the problem defines one.
     fn energy(&self, _t: f64, _q: &[f64], _v: &[f64]) -> Option<f64> {
         None

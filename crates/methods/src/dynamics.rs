@@ -42,6 +42,74 @@ pub fn kkt_pattern(sys: &dyn MechanicalSystem) -> KktPattern {
     }
 }
 
+/// The extra terms of an implicit method's Newton iteration matrix beyond its mass term:
+/// the constraint Hessian contraction `K_Φ = Σλ_i∇²Φ_i` and the problem's tangent
+/// stiffness `K_t` and damping `C_t` ([`MechanicalSystem::tangent`]), each appended to the
+/// lower-triangle (1,1) pattern after the mass entries, when the problem provides them.
+pub struct IterationTerms {
+    /// Number of mass entries at the front of the (1,1) values.
+    pub n_mass: usize,
+    hessian: Option<(usize, usize)>,
+    tangent: Option<(usize, usize)>,
+    k: Vec<f64>,
+    c: Vec<f64>,
+}
+
+impl IterationTerms {
+    /// The KKT pattern `[[M + K_Φ + K_t, Φ_qᵀ], [Φ_q, 0]]` of `sys` and where each term sits.
+    pub fn layout(sys: &dyn MechanicalSystem) -> (KktPattern, Self) {
+        let mut pattern = kkt_pattern(sys);
+        let n_mass = pattern.a_lower.len();
+        let mut span = |entries: Vec<(usize, usize)>| {
+            let start = pattern.a_lower.len();
+            pattern.a_lower.extend(entries);
+            (start, pattern.a_lower.len() - start)
+        };
+        let hessian = sys.constraint_hessian_pattern().map(|p| span(p.entries));
+        let tangent = sys.tangent_pattern().map(|p| span(p.entries));
+        let nt = tangent.map_or(0, |(_, len)| len);
+        let terms = Self {
+            n_mass,
+            hessian,
+            tangent,
+            k: vec![0.0; nt],
+            c: vec![0.0; nt],
+        };
+        (pattern, terms)
+    }
+
+    /// Whether the problem supplies the constraint Hessian.
+    pub fn has_hessian(&self) -> bool {
+        self.hessian.is_some()
+    }
+
+    /// Write `ch·K_Φ(q, λ)` and `ck·K_t + cc·C_t` into their places in `vals` (the mass
+    /// entries, in front, are the caller's).
+    #[allow(clippy::too_many_arguments)] // the state (t, q, v, λ) and one coefficient per term
+    pub fn fill(
+        &mut self,
+        sys: &dyn MechanicalSystem,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        lambda: &[f64],
+        (ch, ck, cc): (f64, f64, f64),
+        vals: &mut [f64],
+    ) {
+        if let Some((start, len)) = self.hessian {
+            let out = &mut vals[start..start + len];
+            sys.constraint_hessian(t, q, lambda, out);
+            out.iter_mut().for_each(|x| *x *= ch);
+        }
+        if let Some((start, len)) = self.tangent {
+            sys.tangent(t, q, v, &mut self.k, &mut self.c);
+            for (i, x) in vals[start..start + len].iter_mut().enumerate() {
+                *x = ck * self.k[i] + cc * self.c[i];
+            }
+        }
+    }
+}
+
 /// A linear-solver failure at time `t`, as a step error.
 pub fn linear_error(t: f64, e: driftlab_solver::SolverError) -> StepError {
     StepError::LinearSolve {

@@ -169,6 +169,7 @@ impl Method for Gauss {
         let mut lam = vec![0.0; m];
         let mut report = StepReport::default();
         let (mut previous, mut last) = (f64::INFINITY, f64::NAN);
+        let mut growing = 0;
         loop {
             for i in 0..s {
                 solver.solve(
@@ -234,6 +235,19 @@ impl Method for Gauss {
                     ))
             {
                 break;
+            }
+            // A contracting iteration shrinks its correction from the second iteration
+            // on; three growths in a row mean the stiff forces defeat it (measured on the
+            // flexible slider crank at h·ω_max ≈ 5: the iterates ran on until M(q) lost
+            // definiteness and the KKT factorization failed with a zero pivot).
+            growing = if worst > previous { growing + 1 } else { 0 };
+            if growing >= 3 {
+                return Err(StepError::StageIterationDiverged {
+                    t: t0,
+                    iterations: report.newton_iterations,
+                    growing,
+                    correction: worst,
+                });
             }
             previous = worst;
             last = worst;

@@ -12,15 +12,17 @@
 //!
 //! `a` is the algorithmic acceleration, `v̇` the true one. Newton on `(q_{n+1}, λ_{n+1})`
 //! with `Δv = γ'Δq`, `Δv̇ = β'Δq`, `β' = (1 − α_m)/(h² β (1 − α_f))`, `γ' = γ/(hβ)` uses
-//! the symmetric iteration matrix `[[β' M + K, Φ_qᵀ], [Φ_q, 0]]`, `K = Σλ_i∇²Φ_i`
-//! (when the problem provides it; force Jacobians are not used), on the sparse LDLᵀ
-//! solver with symbolic analysis once. Start: `a_0 = v̇_0` from the consistent KKT solve.
+//! the symmetric iteration matrix `[[β' M + K_Φ + K_t + γ'C_t, Φ_qᵀ], [Φ_q, 0]]`,
+//! `K_Φ = Σλ_i∇²Φ_i`, with the problem's symmetric tangent stiffness `K_t` and damping
+//! `C_t` (each when the problem provides it; otherwise the iteration is a fixed point in
+//! the forces and needs `h ω_max ≲ 1`), on the sparse LDLᵀ solver with symbolic analysis
+//! once. Start: `a_0 = v̇_0` from the consistent KKT solve.
 //!
 //! Arnold & Brüls prove global order 2 for q, v and λ at fixed t (their Thm. 2), with
 //! O(h) transients in v and λ that are damped for ρ∞ < 1; for ρ∞ = 1 (no dissipation) the
 //! transient is not damped. Declared orders 2/2/2 as proved.
 
-use crate::dynamics::{add_kkt_stats, consistent_start, kkt_pattern, linear_error, KktChoice};
+use crate::dynamics::{add_kkt_stats, consistent_start, linear_error, IterationTerms, KktChoice};
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
@@ -88,8 +90,7 @@ pub struct GeneralizedAlpha {
     p: GeneralizedAlphaParams,
     c: AlphaCoefficients,
     kkt: Option<KktSolver>,
-    n_mass: usize,
-    hessian: bool,
+    terms: Option<IterationTerms>,
     acc: Vec<f64>,
     init_stats: MethodStats,
     stats: MethodStats,
@@ -111,8 +112,7 @@ impl GeneralizedAlpha {
             c: AlphaCoefficients::from_rho_inf(p.rho_inf),
             p,
             kkt: None,
-            n_mass: 0,
-            hessian: false,
+            terms: None,
             acc: Vec::new(),
             init_stats: MethodStats::default(),
             stats: MethodStats::default(),
@@ -154,12 +154,8 @@ impl Method for GeneralizedAlpha {
         let SystemRef::Mechanical(s) = sys else {
             return Err(unsupported(&info(), sys.form()));
         };
-        let mut pattern = kkt_pattern(s);
-        self.n_mass = pattern.a_lower.len();
-        if let Some(hp) = s.constraint_hessian_pattern() {
-            pattern.a_lower.extend(hp.entries);
-            self.hessian = true;
-        }
+        let (pattern, terms) = IterationTerms::layout(s);
+        self.terms = Some(terms);
         self.kkt = Some(
             KktSolver::new(&pattern, self.p.kkt.options())
                 .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
@@ -175,7 +171,9 @@ impl Method for GeneralizedAlpha {
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
-        let (SystemRef::Mechanical(s), Some(kkt)) = (sys, self.kkt.as_mut()) else {
+        let (SystemRef::Mechanical(s), Some(kkt), Some(terms)) =
+            (sys, self.kkt.as_mut(), self.terms.as_mut())
+        else {
             return Err(StepError::LinearSolve {
                 t: state.t,
                 detail: "generalized-alpha: step before init".into(),
@@ -231,8 +229,9 @@ impl Method for GeneralizedAlpha {
                     tol: self.p.tol,
                 });
             }
-            s.mass(&q, &mut a_vals[..self.n_mass]);
-            mp.mul_vec(&a_vals[..self.n_mass], &vd, &mut mvd, true);
+            let n_mass = terms.n_mass;
+            s.mass(&q, &mut a_vals[..n_mass]);
+            mp.mul_vec(&a_vals[..n_mass], &vd, &mut mvd, true);
             s.forces(t1, &q, &v, &mut f);
             s.jacobian(t1, &q, &mut jac);
             s.constraints(t1, &q, &mut phi);
@@ -243,12 +242,11 @@ impl Method for GeneralizedAlpha {
             for r in 0..m {
                 rhs[n + r] = -phi[r];
             }
-            for x in &mut a_vals[..self.n_mass] {
+            // S_t = β′M + K_Φ + K_t + γ′C_t (Arnold & Brüls 2007, §3).
+            for x in &mut a_vals[..n_mass] {
                 *x *= bp;
             }
-            if self.hessian {
-                s.constraint_hessian(t1, &q, &lam, &mut a_vals[self.n_mass..]);
-            }
+            terms.fill(s, t1, &q, &v, &lam, (1.0, 1.0, gp), &mut a_vals);
             kkt.factorize(&a_vals, &jac, None)
                 .map_err(|e| linear_error(state.t, e))?;
             kkt.solve(&mut rhs).map_err(|e| linear_error(state.t, e))?;

@@ -20,8 +20,9 @@
 //!
 //! Unknowns `(v_{n+1}, Λ = h λ_{n+1})`; Newton on the residuals
 //! `R_v = M(v − v_n) − h f + Φ_qᵀ Λ`, `R_c = Φ(q_n + h v)/h` has the symmetric KKT matrix
-//! `[[M + h² K(q, λ), Φ_qᵀ], [Φ_q, 0]]` with `K = Σ λ_i ∇²Φ_i` (dropped — simplified
-//! Newton — when the problem does not provide it; force Jacobians are not used). The
+//! `[[M + h² (K_Φ + K_t) + h C_t, Φ_qᵀ], [Φ_q, 0]]` with `K_Φ = Σ λ_i ∇²Φ_i` and the
+//! problem's symmetric tangent stiffness `K_t` and damping `C_t` (each dropped —
+//! simplified Newton — when the problem does not provide it). The
 //! pattern is analysed once per run on the sparse LDLᵀ solver. Global order 1 in q, v and
 //! λ at fixed t > 0 for constant steps (BDF1 on index-3 Hessenberg systems: Lötstedt &
 //! Petzold, Math. Comp. 46 (1986) 491–516; Brenan, Campbell & Petzold 1996, Thm. 3.2.2);
@@ -36,7 +37,7 @@
 //! dropped) and are first order (BDF1 on index-2 / index-1 systems: Brenan, Campbell &
 //! Petzold 1996, §3.1–3.2); the lower levels drift.
 
-use crate::dynamics::{consistent_start, kkt_failure, kkt_pattern, linear_error, KktChoice};
+use crate::dynamics::{consistent_start, kkt_failure, linear_error, IterationTerms, KktChoice};
 
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Index1Jacobians, MechanicalSystem, Method, MethodError,
@@ -93,8 +94,7 @@ impl Default for ImplicitEulerParams {
 /// Work space of the index-3 Newton iteration.
 struct Index3 {
     kkt: KktSolver,
-    n_mass: usize,
-    hessian: bool,
+    terms: IterationTerms,
     a_vals: Vec<f64>,
     jac: Vec<f64>,
     f: Vec<f64>,
@@ -155,12 +155,7 @@ impl ImplicitEuler {
         state: &mut State,
     ) -> Result<(), MethodError> {
         let d = s.dims();
-        let mut pattern: KktPattern = kkt_pattern(s);
-        let n_mass = pattern.a_lower.len();
-        let hp = s.constraint_hessian_pattern();
-        if let Some(hp) = &hp {
-            pattern.a_lower.extend(hp.entries.iter().copied());
-        }
+        let (pattern, terms): (KktPattern, _) = IterationTerms::layout(s);
         let kkt = KktSolver::new(&pattern, self.p.kkt.options())
             .map_err(|e| MethodError::Init(linear_error(state.t, e)))?;
         // Consistent λ0 and a0 from the acceleration-level KKT system (for the predictor
@@ -168,8 +163,7 @@ impl ImplicitEuler {
         let init_stats = consistent_start(s, self.p.kkt, state)?;
         self.index3 = Some(Index3 {
             kkt,
-            n_mass,
-            hessian: hp.is_some(),
+            terms,
             a_vals: vec![0.0; pattern.a_lower.len()],
             jac: vec![0.0; pattern.b.len()],
             f: vec![0.0; d.n],
@@ -220,16 +214,14 @@ impl ImplicitEuler {
                     tol: self.p.tol,
                 });
             }
-            s.mass(&q, &mut w.a_vals[..w.n_mass]);
+            let n_mass = w.terms.n_mass;
+            s.mass(&q, &mut w.a_vals[..n_mass]);
             let diff: Vec<f64> = (0..n).map(|i| v[i] - vn[i]).collect();
-            mp.mul_vec(&w.a_vals[..w.n_mass], &diff, &mut w.mv, true);
-            if w.hessian {
-                let lam: Vec<f64> = big_l.iter().map(|x| x / h).collect();
-                s.constraint_hessian(t1, &q, &lam, &mut w.a_vals[w.n_mass..]);
-                for x in &mut w.a_vals[w.n_mass..] {
-                    *x *= h * h;
-                }
-            }
+            mp.mul_vec(&w.a_vals[..n_mass], &diff, &mut w.mv, true);
+            // ∂R_v/∂v = M + h²(K_Φ + K_t) + h C_t, with q = q_n + h v.
+            let lam: Vec<f64> = big_l.iter().map(|x| x / h).collect();
+            w.terms
+                .fill(s, t1, &q, &v, &lam, (h * h, h * h, h), &mut w.a_vals);
             s.forces(t1, &q, &v, &mut w.f);
             s.jacobian(t1, &q, &mut w.jac);
             s.constraints(t1, &q, &mut w.phi);
