@@ -24,6 +24,7 @@ pub mod planar_chain;
 pub mod priority_conflict;
 pub mod rotating_rod;
 pub mod seed003_dae;
+pub mod slider_crank;
 pub mod spatial_chain;
 pub mod spatial_double_pendulum;
 pub mod testset;
@@ -71,6 +72,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         circle_rotor::entry(),
         andrews::entry(),
         car_axis::entry(),
+        slider_crank::entry(),
         n_four_bar::four_bar_entry(),
         n_four_bar::entry(),
         knife_edge::entry(),
