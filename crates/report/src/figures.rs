@@ -454,6 +454,9 @@ pub fn all(res: &Results, dir: &Path, global: &Colours) -> Result<Vec<PathBuf>, 
                     };
                     files.extend(render(&fig, dir)?);
                 }
+                if let Some(fig) = positions(res, &key, h, &at_h, colours) {
+                    files.extend(render(&fig, dir)?);
+                }
             }
         }
         if hs.len() >= 2 {
@@ -467,6 +470,88 @@ pub fn all(res: &Results, dir: &Path, global: &Colours) -> Result<Vec<PathBuf>, 
         }
     }
     Ok(files)
+}
+
+/// Most position components drawn in a positions figure.
+const MAX_COMPONENTS: usize = 8;
+
+/// The position components against time (one panel per component, one curve per method
+/// variant at step `h`), for runs that stored their states (`trace_states`) of systems with
+/// more than two coordinates — Andrews' seven angles, the slider crank's rigid and elastic
+/// coordinates. (Two-coordinate systems get the trajectory figure instead.) A failed run's
+/// curve ends with a marker at its last stored point.
+fn positions(res: &Results, key: &str, h: f64, at_h: &[&Run], colours: &Colours) -> Option<Figure> {
+    let dim = at_h
+        .iter()
+        .filter_map(|r| res.traces.get(&r.cell)?.q.first().map(Vec::len))
+        .max()?;
+    if dim <= 2 {
+        return None;
+    }
+    let component = |r: &Run, c: usize| -> Vec<(f64, f64)> {
+        res.traces.get(&r.cell).map_or_else(Vec::new, |tr| {
+            tr.t.iter()
+                .zip(&tr.q)
+                .filter_map(|(t, q)| q.get(c).map(|x| (*t, *x)))
+                .filter(|(_, x)| x.is_finite())
+                .collect()
+        })
+    };
+    let panels = (0..dim.min(MAX_COMPONENTS))
+        .map(|c| {
+            // The y-range of the runs that succeeded, widened by half its span: a diverging
+            // failed run is cut where it leaves it (its marker there), so that it cannot
+            // flatten every other curve.
+            let (lo, hi) = at_h
+                .iter()
+                .filter(|r| r.ok)
+                .flat_map(|r| component(r, c))
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (_, x)| {
+                    (lo.min(x), hi.max(x))
+                });
+            let pad = 0.5 * (hi - lo).max(1e-12 * hi.abs().max(lo.abs()));
+            let inside = |x: f64| !lo.is_finite() || (x >= lo - pad && x <= hi + pad);
+            let lines = at_h
+                .iter()
+                .map(|r| {
+                    let mut points = component(r, c);
+                    let mut failed_at = vec![];
+                    if !r.ok {
+                        let keep = points.iter().take_while(|(_, x)| inside(*x)).count();
+                        points.truncate(keep.max(1).min(points.len()));
+                        failed_at = points.last().copied().into_iter().collect();
+                    }
+                    Line {
+                        // One legend, in the first panel.
+                        label: if c == 0 {
+                            format!("{}{}", r.variant, failure_note(r))
+                        } else {
+                            String::new()
+                        },
+                        colour: colours.of(&r.variant),
+                        points,
+                        stroke: Stroke::Solid,
+                        failed_at,
+                    }
+                })
+                .collect();
+            Panel {
+                title: format!("Position q[{c}] — {key}, h = {}", h_label(h)),
+                xlabel: "time t [s]".into(),
+                ylabel: format!("q[{c}]"),
+                log_x: false,
+                log_y: false,
+                equal: false,
+                lines,
+            }
+        })
+        .collect();
+    Some(Figure {
+        stem: format!("positions_{}_h{}", slug(key), h_label(h)),
+        panels,
+        width: 1000,
+        panel_height: 300,
+    })
 }
 
 /// Work–precision: accuracy against CPU time, log–log, one curve per method variant over
