@@ -26,6 +26,15 @@ pub enum SolverError {
         /// Acceptance threshold.
         accept: f64,
     },
+    /// The solve produced a non-finite component: the factorization holds a zero or
+    /// overflowing pivot that the shift did not catch (singular KKT matrix).
+    #[error("KKT solve gave non-finite x[{index}] = {value} (singular KKT matrix: Φ_q may be rank deficient)")]
+    NonFiniteSolution {
+        /// First non-finite component.
+        index: usize,
+        /// Its value (NaN or ±∞).
+        value: f64,
+    },
     /// `solve` called before a successful `factorize`.
     #[error("solve called before factorize")]
     NotFactorized,

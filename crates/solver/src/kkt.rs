@@ -483,7 +483,12 @@ impl KktSolver {
         self.stats.refinement_steps += refinements;
         self.work_b = b;
         self.work_r = r;
-        if rel.is_nan() || rel > self.opts.accept || rhs.iter().any(|x| !x.is_finite()) {
+        // A NaN or ∞ in x is a singular matrix, not an inaccurate solve: the norms above
+        // skip NaN (f64::max), so the residual would read 0 and mislead.
+        if let Some((index, &value)) = rhs.iter().enumerate().find(|(_, x)| !x.is_finite()) {
+            return Err(SolverError::NonFiniteSolution { index, value });
+        }
+        if rel.is_nan() || rel > self.opts.accept {
             return Err(SolverError::Inaccurate {
                 residual: rel,
                 refinements,

@@ -149,3 +149,25 @@ fn redundant_constraints_are_reported_not_hidden() -> Result<(), SolverError> {
     }
     Ok(())
 }
+
+#[test]
+fn non_finite_solutions_are_named_not_reported_as_zero_residual() -> Result<(), SolverError> {
+    // The residual norms skip NaN (f64::max), so a NaN solution once read "relative
+    // residual 0 after 0 refinement steps"; it must name the component instead.
+    let pattern = KktPattern {
+        n: 2,
+        m: 1,
+        a_lower: vec![(0, 0), (1, 1)],
+        b: vec![(0, 0)],
+    };
+    let mut k = KktSolver::new(&pattern, KktOptions::default())?;
+    k.factorize(&[1.0, 1.0], &[1.0], None)?;
+    let mut rhs = vec![1.0, f64::NAN, 0.0];
+    match k.solve(&mut rhs) {
+        Err(SolverError::NonFiniteSolution { index, value }) => {
+            assert!(index < 3 && !value.is_finite());
+        }
+        other => panic!("expected a NonFiniteSolution error, got {other:?}"),
+    }
+    Ok(())
+}
