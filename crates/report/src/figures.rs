@@ -906,3 +906,175 @@ pub fn sweeps(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathBu
     }
     Ok(files)
 }
+
+/// Numeric problem parameters of a run (`problem_params` JSON).
+fn problem_params(r: &Run) -> Vec<(String, f64)> {
+    serde_json::from_str::<serde_json::Value>(&r.problem_params)
+        .ok()
+        .and_then(|v| v.as_object().cloned())
+        .map(|o| {
+            o.into_iter()
+                .filter_map(|(k, v)| v.as_f64().map(|x| (k, x)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Least-squares slope of `log y` against `log x` (None below two points).
+fn loglog_slope(points: &[(f64, f64)]) -> Option<f64> {
+    let p: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|(x, y)| *x > 0.0 && *y > 0.0)
+        .map(|(x, y)| (x.ln(), y.ln()))
+        .collect();
+    if p.len() < 2 {
+        return None;
+    }
+    let n = p.len() as f64;
+    let (mx, my) = (
+        p.iter().map(|v| v.0).sum::<f64>() / n,
+        p.iter().map(|v| v.1).sum::<f64>() / n,
+    );
+    let sxx: f64 = p.iter().map(|v| (v.0 - mx).powi(2)).sum();
+    let sxy: f64 = p.iter().map(|v| (v.0 - mx) * (v.1 - my)).sum();
+    (sxx > 0.0).then(|| sxy / sxx)
+}
+
+/// Scaling with problem size: where one numeric problem parameter of a problem is a size
+/// (three or more positive integers spanning a decade: links of a chain), the wall time per step and the
+/// largest position residual against it, log–log, one curve per method variant at each h,
+/// with the fitted slope in the legend (1 means cost linear in the size). Failed runs are
+/// marked at the largest time per step shown.
+pub fn scaling(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathBuf>, ReportError> {
+    let mut files = Vec::new();
+    let mut problems: Vec<&str> = res.runs.iter().map(|r| r.problem.as_str()).collect();
+    problems.sort_unstable();
+    problems.dedup();
+    for problem in problems {
+        let runs: Vec<&Run> = res.runs.iter().filter(|r| r.problem == problem).collect();
+        let mut names: Vec<String> = runs
+            .iter()
+            .flat_map(|r| problem_params(r).into_iter().map(|(k, _)| k))
+            .collect();
+        names.sort();
+        names.dedup();
+        // A size: three or more positive integer values spanning at least a decade (not a
+        // physical parameter such as a restitution coefficient or an angle).
+        let is_size = |name: &str| {
+            let mut v: Vec<f64> = runs
+                .iter()
+                .filter_map(|r| problem_params(r).into_iter().find(|(k, _)| k == name))
+                .map(|(_, x)| x)
+                .collect();
+            v.sort_by(f64::total_cmp);
+            v.dedup();
+            v.len() >= 3
+                && v.iter().all(|x| *x >= 1.0 && x.fract() == 0.0)
+                && v[v.len() - 1] >= 10.0 * v[0]
+        };
+        let swept: Vec<&String> = names.iter().filter(|n| is_size(n)).collect();
+        let [name] = swept.as_slice() else {
+            continue;
+        };
+        let size = |r: &Run| {
+            problem_params(r)
+                .into_iter()
+                .find(|(k, _)| k == *name)
+                .map(|(_, x)| x)
+        };
+        let mut hs: Vec<f64> = runs.iter().map(|r| r.h).collect();
+        hs.sort_by(f64::total_cmp);
+        hs.dedup_by(|a, b| (*a - *b).abs() <= 1e-12 * b.abs());
+        for h in hs {
+            let at_h: Vec<&Run> = runs
+                .iter()
+                .copied()
+                .filter(|r| (r.h - h).abs() <= 1e-12 * h)
+                .collect();
+            let mut variants: Vec<&str> = at_h.iter().map(|r| r.variant.as_str()).collect();
+            variants.sort_unstable();
+            variants.dedup();
+            let per_step = |r: &Run| r.wall_seconds / r.steps.max(1) as f64;
+            let top = at_h
+                .iter()
+                .filter(|r| r.ok)
+                .map(|r| per_step(r))
+                .fold(0.0_f64, f64::max);
+            let curve = |v: &str, get: &dyn Fn(&Run) -> Option<f64>, slope: bool| {
+                let mine: Vec<&&Run> = at_h.iter().filter(|r| r.variant == v).collect();
+                let mut points: Vec<(f64, f64)> = mine
+                    .iter()
+                    .filter(|r| r.ok)
+                    .filter_map(|r| Some((size(r)?, get(r)?)))
+                    .filter(|(_, y)| y.is_finite() && *y > 0.0)
+                    .collect();
+                points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let failed_at = mine
+                    .iter()
+                    .filter(|r| !r.ok)
+                    .filter_map(|r| size(r).map(|x| (x, top.max(f64::MIN_POSITIVE))))
+                    .collect();
+                let fitted = if slope {
+                    loglog_slope(&points).map_or(String::new(), |s| format!(" (slope {s:.2})"))
+                } else {
+                    String::new()
+                };
+                Line {
+                    label: format!("{v}{fitted}"),
+                    colour: colours.of(v),
+                    points,
+                    stroke: Stroke::Markers,
+                    failed_at,
+                }
+            };
+            let panel =
+                |title: &str, ylabel: &str, get: &dyn Fn(&Run) -> Option<f64>, slope| Panel {
+                    title: format!("{title} — {problem}, h = {}", h_label(h)),
+                    xlabel: format!("problem size `{name}`"),
+                    ylabel: ylabel.into(),
+                    log_x: true,
+                    log_y: true,
+                    equal: false,
+                    lines: variants.iter().map(|v| curve(v, get, slope)).collect(),
+                };
+            let fig = Figure {
+                stem: format!("scaling_{}_{}_h{}", slug(problem), slug(name), h_label(h)),
+                panels: vec![
+                    panel(
+                        "Wall time per step (× failed)",
+                        "seconds per step",
+                        &|r| Some(per_step(r)),
+                        true,
+                    ),
+                    panel(
+                        "Largest position residual",
+                        "max ‖Φ‖∞",
+                        &|r| r.max_pos_residual,
+                        false,
+                    ),
+                ],
+                width: 1000,
+                panel_height: 420,
+            };
+            files.extend(render(&fig, dir)?);
+        }
+    }
+    Ok(files)
+}
+
+#[cfg(test)]
+mod scaling_tests {
+    use super::loglog_slope;
+
+    #[test]
+    fn loglog_slope_recovers_a_power_law() {
+        let pts: Vec<(f64, f64)> = [10.0, 100.0, 1000.0, 1e4]
+            .iter()
+            .map(|x| (*x, 3e-7 * x * x))
+            .collect();
+        let s = loglog_slope(&pts).expect("four points");
+        assert!((s - 2.0).abs() < 1e-12, "slope {s}");
+        // Non-positive values are skipped; one point left is no slope.
+        assert_eq!(loglog_slope(&[(10.0, 1.0), (100.0, 0.0)]), None);
+    }
+}

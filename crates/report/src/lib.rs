@@ -54,6 +54,7 @@ fn write_experiment(
     std::fs::create_dir_all(&fig_dir).map_err(|e| ReportError::io(&fig_dir, e))?;
     let mut files = figures::all(results, &fig_dir, colours)?;
     files.extend(figures::sweeps(results, &fig_dir, colours)?);
+    files.extend(figures::scaling(results, &fig_dir, colours)?);
     files.extend(maps::maps(results, &fig_dir)?);
     files.push(tables::write_summary(results, dir)?);
     Ok(files)
