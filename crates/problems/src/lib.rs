@@ -22,6 +22,7 @@ pub mod pendulum;
 pub mod pendulum_limits;
 pub mod planar_chain;
 pub mod priority_conflict;
+pub mod prismatic_slider;
 pub mod rotating_rod;
 pub mod seed003_dae;
 pub mod slider_crank;
@@ -78,6 +79,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         knife_edge::entry(),
         knife_edge::vakonomic_entry(),
         spatial_double_pendulum::entry(),
+        prismatic_slider::entry(),
         bricard::entry(),
         spatial_chain::entry(),
         pendulum_limits::entry(),

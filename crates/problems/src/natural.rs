@@ -11,7 +11,8 @@
 //!
 //! From the quadratic form everything a method needs follows exactly:
 //! `∂Φ/∂x_i = α_i b + β_i a`, `γ = −2 ȧ·ḃ`, `∂²Φ/∂x_i∂x_j = (α_i β_j + α_j β_i) I₃`.
-//! The pieces below (`rigid_rod`, `unit`, `spherical`, `revolute`) emit these constraints,
+//! The pieces below (`rigid_rod`, `unit`, `spherical`, `revolute`, `prismatic`) emit these
+//! constraints,
 //! so a new mechanism is a list of nodes and pieces, not new derivative code.
 
 use driftlab_core::SparsityPattern;
@@ -200,6 +201,35 @@ impl NaturalModel {
             });
         }
     }
+    /// Prismatic joint (5 rows) between body 1, which carries the point `p` and two unit
+    /// vectors `v`, `w` spanning the plane normal to the sliding axis, and body 2, which
+    /// carries the point `q`, a vector along its own axis (`axis`: a unit vector, or a
+    /// segment such as `B − A`, as a linear combination of nodes) and a unit vector `v2`
+    /// normal to that axis. Rows (each kept at its initial value):
+    ///
+    /// ```text
+    /// axis · v,  axis · w          the axes stay parallel                  (2)
+    /// v2 · w                       no rotation about the axis              (1)
+    /// (q − p) · v,  (q − p) · w    q moves along the axis through p only   (2)
+    /// ```
+    #[allow(clippy::too_many_arguments)] // two bodies' points and vectors
+    pub fn prismatic(
+        &mut self,
+        p: Node,
+        v: Node,
+        w: Node,
+        q: Node,
+        axis: Vec<(Node, f64)>,
+        v2: Node,
+        label: &str,
+    ) {
+        self.keep_dot(axis.clone(), vec![(v, 1.0)], &format!("{label}: axis·v"));
+        self.keep_dot(axis, vec![(w, 1.0)], &format!("{label}: axis·w"));
+        self.keep_dot(vec![(v2, 1.0)], vec![(w, 1.0)], &format!("{label}: v2·w"));
+        let d = vec![(q, 1.0), (p, -1.0)];
+        self.keep_dot(d.clone(), vec![(v, 1.0)], &format!("{label}: (q − p)·v"));
+        self.keep_dot(d, vec![(w, 1.0)], &format!("{label}: (q − p)·w"));
+    }
     /// Number of free coordinates.
     pub fn n(&self) -> usize {
         3 * self.free.len()
@@ -364,7 +394,11 @@ pub struct NaturalSystem {
     jacobian_pattern: SparsityPattern,
     hessian_pattern: SparsityPattern,
     hessian_plan: Vec<(usize, usize, f64)>,
+    exact: Option<ExactFn>,
 }
+
+/// A closed-form solution `t ↦ (q, v, λ)` of a natural-coordinate model.
+pub type ExactFn = Box<dyn Fn(f64) -> driftlab_core::ExactSolution + Send + Sync>;
 
 impl NaturalSystem {
     /// Wrap `model` with its metadata, consistent initial velocities `v0` and the scale of
@@ -389,7 +423,15 @@ impl NaturalSystem {
             jacobian_pattern,
             hessian_pattern,
             hessian_plan,
+            exact: None,
         }
+    }
+
+    /// Attach the model's exact solution (checked by the conformance suite against the DAE
+    /// and scored by the metrics like any other).
+    pub fn with_exact(mut self, exact: ExactFn) -> Self {
+        self.exact = Some(exact);
+        self
     }
 }
 
@@ -445,6 +487,9 @@ impl driftlab_core::MechanicalSystem for NaturalSystem {
     }
     fn energy_scale(&self) -> f64 {
         self.energy_scale
+    }
+    fn exact(&self, t: f64) -> Option<driftlab_core::ExactSolution> {
+        self.exact.as_ref().map(|f| f(t))
     }
     fn initial_state(&self) -> driftlab_core::State {
         driftlab_core::State::mechanical(
