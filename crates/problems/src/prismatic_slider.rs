@@ -85,7 +85,7 @@ pub fn build(p: &PrismaticSliderParams) -> Result<NaturalSystem, ParamError> {
     ] {
         positive("prismatic-slider", f, v)?;
     }
-    if !(p.incline_deg.abs() < 90.0) {
+    if !p.incline_deg.is_finite() || p.incline_deg.abs() >= 90.0 {
         return Err(ParamError::OutOfRange {
             id: "prismatic-slider".into(),
             field: "incline_deg",
