@@ -29,7 +29,7 @@ pub enum StepError {
     },
     /// A fixed-point (functional) stage iteration diverged: its correction kept growing,
     /// the signature of forces too stiff for the step (contraction needs `h²‖M⁻¹K‖ ≲ 1`).
-    #[error("stage iteration diverged at t = {t}: the correction grew in {growing} consecutive iterations to {correction:e} (iteration {iterations}); a fixed-point stage iteration contracts only while h²‖M⁻¹∂f/∂q‖ < 1 — take a smaller h, or a method with a Newton matrix (generalized-alpha, implicit-euler, lobatto)")]
+    #[error("stage iteration diverged at t = {t}: the correction grew in {growing} consecutive iterations to {correction:e} (iteration {iterations}); a fixed-point stage iteration contracts only while h²‖M⁻¹∂f/∂q‖ < 1 — take a smaller h, give the problem a tangent stiffness (MechanicalSystem::tangent), or use a method with a Newton matrix (generalized-alpha, implicit-euler, lobatto)")]
     StageIterationDiverged {
         /// Time of the step start.
         t: f64,

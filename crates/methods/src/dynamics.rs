@@ -226,6 +226,26 @@ impl AccelerationSolver {
         Ok(())
     }
 
+    /// Solve `[[M, Φ_qᵀ], [Φ_q, 0]] [x; μ] = [r; 0]` with the factorization of the last
+    /// [`Self::solve`]: `x = P M⁻¹ r`, the acceleration response to a force `r` that keeps
+    /// the acceleration constraint (P the M-orthogonal projector onto ker Φ_q).
+    pub fn respond(
+        &mut self,
+        sys: &dyn MechanicalSystem,
+        t: f64,
+        q: &[f64],
+        r: &[f64],
+        x: &mut [f64],
+    ) -> Result<(), StepError> {
+        self.rhs[..self.n].copy_from_slice(r);
+        self.rhs[self.n..].iter_mut().for_each(|v| *v = 0.0);
+        self.kkt
+            .solve(&mut self.rhs)
+            .map_err(|e| kkt_failure(sys, t, q, e))?;
+        x.copy_from_slice(&self.rhs[..self.n]);
+        Ok(())
+    }
+
     /// Counters of the underlying KKT solver.
     pub fn stats(&self) -> KktStats {
         self.kkt.stats()

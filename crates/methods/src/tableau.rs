@@ -25,6 +25,22 @@ pub struct Tableau {
 }
 
 impl Tableau {
+    /// `‖A²‖∞` (max row sum of |A²|): the factor of h²‖∂a/∂q‖ in the contraction of the
+    /// kinematic stage iteration.
+    pub fn a2_norm(&self) -> f64 {
+        (0..self.s)
+            .map(|i| {
+                (0..self.s)
+                    .map(|k| {
+                        (0..self.s)
+                            .map(|j| self.a(i, j) * self.a(j, k))
+                            .sum::<f64>()
+                            .abs()
+                    })
+                    .sum::<f64>()
+            })
+            .fold(0.0, f64::max)
+    }
     /// `A[i][j]`.
     pub fn a(&self, i: usize, j: usize) -> f64 {
         self.a[i * self.s + j]

@@ -8,20 +8,43 @@ use faer::Mat;
 /// Solve `A x = b` for a dense row-major `n × n` matrix `a`, overwriting `b` with `x`.
 /// Fails with [`SolverError::Factorization`] if the result is not finite (singular `A`).
 pub fn solve_dense(n: usize, a: &[f64], b: &mut [f64]) -> Result<(), SolverError> {
-    let m = Mat::<f64>::from_fn(n, n, |i, j| a[i * n + j]);
-    let lu = m.partial_piv_lu();
-    let mut rhs = Mat::<f64>::from_fn(n, 1, |i, _| b[i]);
-    lu.solve_in_place(rhs.as_mut());
-    for i in 0..n {
-        let x = rhs[(i, 0)];
-        if !x.is_finite() {
-            return Err(SolverError::Factorization(format!(
-                "dense LU of a {n}×{n} matrix gave non-finite x[{i}]: singular matrix"
-            )));
+    DenseLu::factor(n, a).solve(b)
+}
+
+/// An LU factorization with partial pivoting of a dense `n × n` matrix, kept to solve
+/// several right-hand sides (a simplified-Newton matrix over the iterations of a step).
+pub struct DenseLu {
+    n: usize,
+    lu: faer::linalg::solvers::PartialPivLu<f64>,
+}
+
+impl DenseLu {
+    /// Factor the row-major matrix `a`.
+    pub fn factor(n: usize, a: &[f64]) -> Self {
+        let m = Mat::<f64>::from_fn(n, n, |i, j| a[i * n + j]);
+        Self {
+            n,
+            lu: m.partial_piv_lu(),
         }
-        b[i] = x;
     }
-    Ok(())
+
+    /// Overwrite `b` with `A⁻¹ b`; [`SolverError::Factorization`] if the result is not
+    /// finite (singular `A`).
+    pub fn solve(&self, b: &mut [f64]) -> Result<(), SolverError> {
+        let n = self.n;
+        let mut rhs = Mat::<f64>::from_fn(n, 1, |i, _| b[i]);
+        self.lu.solve_in_place(rhs.as_mut());
+        for i in 0..n {
+            let x = rhs[(i, 0)];
+            if !x.is_finite() {
+                return Err(SolverError::Factorization(format!(
+                    "dense LU of a {n}×{n} matrix gave non-finite x[{i}]: singular matrix"
+                )));
+            }
+            b[i] = x;
+        }
+        Ok(())
+    }
 }
 
 /// Moore–Penrose pseudo-inverse of the dense row-major `rows × cols` matrix `a` by the
