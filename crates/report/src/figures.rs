@@ -137,8 +137,8 @@ where
                 .y_desc(p.ylabel.as_str())
                 .label_style((FAMILY, 13))
                 .axis_desc_style((FAMILY, 14))
-                .x_label_formatter(&|v| fmt_tick(*v))
-                .y_label_formatter(&|v| fmt_tick(*v))
+                .x_label_formatter(&|v| fmt_tick(snap(*v, xr, p.log_x)))
+                .y_label_formatter(&|v| fmt_tick(snap(*v, yr, p.log_y)))
                 .light_line_style(RGBColor(235, 235, 235))
                 .draw()
                 .map_err(e)?;
@@ -216,6 +216,16 @@ where
         (false, false) => body!(b.build_cartesian_2d(xr.0..xr.1, yr.0..yr.1).map_err(e)?),
     }
     Ok(())
+}
+
+/// A linear-axis tick that is zero up to the rounding of the tick arithmetic (−1e-16 on an
+/// axis spanning 1) is drawn as 0; log axes are left alone (1e-16 is a real tick there).
+fn snap(v: f64, range: (f64, f64), log: bool) -> f64 {
+    if !log && v.abs() < 1e-9 * (range.1 - range.0).abs() {
+        0.0
+    } else {
+        v
+    }
 }
 
 fn fmt_tick(v: f64) -> String {
