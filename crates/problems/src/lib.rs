@@ -13,6 +13,7 @@ pub mod andrews;
 pub mod bricard;
 pub mod car_axis;
 pub mod circle_rotor;
+pub mod consistency;
 pub mod elliptic;
 pub mod frobenius;
 pub mod knife_edge;

@@ -18,8 +18,8 @@
 //! ```
 //!
 //! and, since every row's gradient is constant under a translation, the multipliers are
-//! constant: the solution of `Φ_qᵀ λ = f − M ä` (computed once, least squares on a
-//! consistent system; its residual is asserted in a test). Energy is conserved.
+//! constant: those of the acceleration-level KKT solve at the start (its balance
+//! `M ä = f − Φ_qᵀλ` along the exact motion is asserted in a test). Energy is conserved.
 //! Natural coordinates: J. García de Jalón & E. Bayo (1994), ch. 3; seed 001 §3.6.1.
 
 use crate::natural::{NaturalModel, NaturalSystem};
@@ -143,7 +143,7 @@ pub fn build(p: &PrismaticSliderParams) -> Result<NaturalSystem, ParamError> {
     let acc = p.g * sa;
     let v0 = along(p.speed0);
     let sys = NaturalSystem::new(md, info(p), v0, p.m * p.g * p.length);
-    let lambda = constant_multipliers(&sys, &along(acc))?;
+    let lambda = constant_multipliers(&sys)?;
     let (s0, m_) = (p.speed0, lambda);
     Ok(sys.with_exact(Box::new(move |t| ExactSolution {
         q: moving(s0 * t + 0.5 * acc * t * t),
@@ -152,38 +152,18 @@ pub fn build(p: &PrismaticSliderParams) -> Result<NaturalSystem, ParamError> {
     })))
 }
 
-/// λ from `Φ_qᵀ λ = f − M a` at the initial configuration (least squares through the normal
-/// equations `Φ_q Φ_qᵀ λ = Φ_q (f − M a)`; `Φ_q` has full row rank here).
-fn constant_multipliers(sys: &NaturalSystem, a: &[f64]) -> Result<Vec<f64>, ParamError> {
-    let d = sys.dims();
-    let (n, m) = (d.n, d.m);
-    let q0 = sys.initial_state().q;
-    let jp = sys.jacobian_pattern();
-    let mut jv = vec![0.0; jp.nnz()];
-    sys.jacobian(0.0, &q0, &mut jv);
-    let j = jp.to_dense(&jv, false);
-    let mp = sys.mass_pattern();
-    let mut mv = vec![0.0; mp.nnz()];
-    sys.mass(&q0, &mut mv);
-    let mut ma = vec![0.0; n];
-    mp.mul_vec(&mv, a, &mut ma, true);
-    let mut f = vec![0.0; n];
-    sys.forces(0.0, &q0, &vec![0.0; n], &mut f);
-    let r: Vec<f64> = (0..n).map(|i| f[i] - ma[i]).collect();
-    let mut normal = vec![0.0; m * m];
-    let mut rhs = vec![0.0; m];
-    for i in 0..m {
-        for k in 0..m {
-            normal[i * m + k] = (0..n).map(|c| j[i * n + c] * j[k * n + c]).sum();
-        }
-        rhs[i] = (0..n).map(|c| j[i * n + c] * r[c]).sum();
-    }
-    driftlab_solver::dense::solve_dense(m, &normal, &mut rhs).map_err(|e| ParamError::Invalid {
-        kind: "problem",
-        id: "prismatic-slider".into(),
-        message: format!("the exact multipliers could not be computed: {e}"),
-    })?;
-    Ok(rhs)
+/// λ from the acceleration-level KKT solve at the initial state: under a pure
+/// translation every row's gradient is constant and γ = 0, so these are the multipliers of
+/// the whole motion (the test checks `M ä = f − Φ_qᵀλ` along the exact solution).
+fn constant_multipliers(sys: &NaturalSystem) -> Result<Vec<f64>, ParamError> {
+    let st = sys.initial_state();
+    crate::consistency::accelerations(sys, 0.0, &st.q, &st.v)
+        .map(|(_, lambda)| lambda)
+        .map_err(|e| ParamError::Invalid {
+            kind: "problem",
+            id: "prismatic-slider".into(),
+            message: format!("the exact multipliers could not be computed: {e}"),
+        })
 }
 
 fn info(p: &PrismaticSliderParams) -> ProblemInfo {

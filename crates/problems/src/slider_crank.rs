@@ -286,43 +286,16 @@ impl SliderCrank {
     /// changing φ₂' alone instead leaves q₁, q₂ 3e-8 away — the elastic coordinates are
     /// that sensitive to how the start is made consistent.
     fn project_initial_velocity(&mut self) -> Result<(), ParamError> {
-        let (n, m) = (7, 3);
         let q = self.y0[0..7].to_vec();
-        let v = self.y0[7..14].to_vec();
-        let mp = self.mass_pattern();
-        let mut mv = vec![0.0; mp.nnz()];
-        self.mass(&q, &mut mv);
-        let md = mp.to_dense(&mv, true);
-        let jp = self.jacobian_pattern();
-        let mut jv = vec![0.0; jp.nnz()];
-        self.jacobian(0.0, &q, &mut jv);
-        let jd = jp.to_dense(&jv, false);
-        let (mut r, mut pt) = (vec![0.0; m], vec![0.0; m]);
-        jp.mul_vec(&jv, &v, &mut r, false);
-        self.phi_t(0.0, &q, &mut pt);
-        let k = n + m;
-        let mut a = vec![0.0; k * k];
-        for i in 0..n {
-            for j in 0..n {
-                a[i * k + j] = md[i * n + j];
+        let mut v = self.y0[7..14].to_vec();
+        crate::consistency::project_initial_velocity(self, 0.0, &q, &mut v).map_err(|e| {
+            ParamError::Invalid {
+                kind: "problem",
+                id: "slider-crank".into(),
+                message: format!("making the initial velocity consistent failed: {e}"),
             }
-            for c in 0..m {
-                a[i * k + n + c] = jd[c * n + i];
-                a[(n + c) * k + i] = jd[c * n + i];
-            }
-        }
-        let mut rhs = vec![0.0; k];
-        for c in 0..m {
-            rhs[n + c] = -(r[c] + pt[c]);
-        }
-        driftlab_solver::dense::solve_dense(k, &a, &mut rhs).map_err(|e| ParamError::Invalid {
-            kind: "problem",
-            id: "slider-crank".into(),
-            message: format!("making the initial velocity consistent failed: {e}"),
         })?;
-        for i in 0..n {
-            self.y0[7 + i] += rhs[i];
-        }
+        self.y0[7..14].copy_from_slice(&v);
         Ok(())
     }
 }
