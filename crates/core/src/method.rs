@@ -142,6 +142,14 @@ pub trait Method: Send {
     fn stats(&self) -> MethodStats;
 }
 
+/// The error of a `step`/`refresh` before `init` or on a system of another form.
+pub fn not_ready(method: &str, t: f64) -> crate::StepError {
+    crate::StepError::NotReady {
+        method: method.into(),
+        t,
+    }
+}
+
 /// The error for a method offered a system form it does not support.
 pub fn unsupported(info: &MethodInfo, form: SystemForm) -> MethodError {
     let ok: Vec<&str> = info.forms.iter().map(|f| f.name()).collect();

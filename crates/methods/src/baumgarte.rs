@@ -305,6 +305,10 @@ impl Method for Baumgarte {
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
+        // Checked before the state is touched (an index-1 state has no v to index).
+        if self.solver.is_none() || !matches!(sys, SystemRef::Mechanical(_)) {
+            return Err(driftlab_core::method::not_ready("baumgarte", state.t));
+        }
         for i in 0..state.q.len() {
             state.q[i] += h * state.v[i] + 0.5 * h * h * state.a[i];
             state.v[i] += h * state.a[i];
@@ -327,10 +331,7 @@ impl Method for Baumgarte {
     }
     fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
         let (SystemRef::Mechanical(s), Some(solver)) = (sys, self.solver.as_mut()) else {
-            return Err(StepError::LinearSolve {
-                t: state.t,
-                detail: "baumgarte: refresh before init".into(),
-            });
+            return Err(driftlab_core::method::not_ready("baumgarte", state.t));
         };
         let t = state.t;
         s.constraints(t, &state.q, &mut self.phi);

@@ -161,10 +161,10 @@ impl Method for CrankNicolsonPendulum {
         h: f64,
     ) -> Result<StepReport, StepError> {
         let Some(d) = self.data else {
-            return Err(StepError::LinearSolve {
-                t: state.t,
-                detail: "crank-nicolson-pendulum: step before init".into(),
-            });
+            return Err(driftlab_core::method::not_ready(
+                "crank-nicolson-pendulum",
+                state.t,
+            ));
         };
         // μ from the state's λ (a decorator may have changed it): μ = −2λ/m.
         self.mu = -2.0 * state.lambda[0] / d.m;

@@ -145,10 +145,7 @@ impl Method for Gauss {
         h: f64,
     ) -> Result<StepReport, StepError> {
         let (SystemRef::Mechanical(sy), Some(solver)) = (sys, self.solver.as_mut()) else {
-            return Err(StepError::LinearSolve {
-                t: state.t,
-                detail: "gauss: step before init".into(),
-            });
+            return Err(driftlab_core::method::not_ready("gauss", state.t));
         };
         let tb = &self.t;
         let (s, n, m) = (tb.s, state.q.len(), state.lambda.len());

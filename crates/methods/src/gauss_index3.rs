@@ -225,10 +225,7 @@ impl Method for GaussIndex3 {
         h: f64,
     ) -> Result<StepReport, StepError> {
         let SystemRef::Mechanical(sy) = sys else {
-            return Err(StepError::LinearSolve {
-                t: state.t,
-                detail: "gauss-index3: not a mechanical system".into(),
-            });
+            return Err(driftlab_core::method::not_ready("gauss-index3", state.t));
         };
         let d = sy.dims();
         let (n, m, s) = (d.n, d.m, self.t.s);

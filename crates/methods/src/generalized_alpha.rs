@@ -174,10 +174,10 @@ impl Method for GeneralizedAlpha {
         let (SystemRef::Mechanical(s), Some(kkt), Some(terms)) =
             (sys, self.kkt.as_mut(), self.terms.as_mut())
         else {
-            return Err(StepError::LinearSolve {
-                t: state.t,
-                detail: "generalized-alpha: step before init".into(),
-            });
+            return Err(driftlab_core::method::not_ready(
+                "generalized-alpha",
+                state.t,
+            ));
         };
         let AlphaCoefficients {
             alpha_m,

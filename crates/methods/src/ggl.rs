@@ -278,10 +278,7 @@ impl Method for Ggl {
     ) -> Result<StepReport, StepError> {
         match sys {
             SystemRef::Mechanical(s) => self.newton(s, state, h),
-            _ => Err(StepError::LinearSolve {
-                t: state.t,
-                detail: "ggl: not a mechanical system".into(),
-            }),
+            _ => Err(driftlab_core::method::not_ready("ggl", state.t)),
         }
     }
     fn stats(&self) -> MethodStats {

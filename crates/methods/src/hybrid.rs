@@ -195,10 +195,7 @@ impl Method for Hybrid {
         h: f64,
     ) -> Result<StepReport, StepError> {
         let (SystemRef::Mechanical(s), Some(kkt)) = (sys, self.kkt.as_mut()) else {
-            return Err(StepError::LinearSolve {
-                t: state.t,
-                detail: "hybrid: step before init".into(),
-            });
+            return Err(driftlab_core::method::not_ready("hybrid", state.t));
         };
         let project = self.next_projects;
         for i in 0..state.q.len() {

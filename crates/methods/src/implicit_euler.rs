@@ -183,10 +183,7 @@ impl ImplicitEuler {
         h: f64,
     ) -> Result<StepReport, StepError> {
         let Some(w) = self.index3.as_mut() else {
-            return Err(StepError::LinearSolve {
-                t: state.t,
-                detail: "implicit-euler: step before init".into(),
-            });
+            return Err(driftlab_core::method::not_ready("implicit-euler", state.t));
         };
         let d = s.dims();
         let (n, m) = (d.n, d.m);

@@ -83,10 +83,10 @@ impl Method for ImplicitEulerMuOde {
         h: f64,
     ) -> Result<StepReport, StepError> {
         let Some(PendulumData { m, r, g }) = self.data else {
-            return Err(StepError::LinearSolve {
-                t: state.t,
-                detail: "implicit-euler-mu-ode: step before init".into(),
-            });
+            return Err(driftlab_core::method::not_ready(
+                "implicit-euler-mu-ode",
+                state.t,
+            ));
         };
         let (y, v) = (state.q[1], state.v[1]);
         // μ from the state's λ (a decorator may have changed it): μ = −2λ/m.

@@ -178,10 +178,10 @@ impl Method for ImplicitEulerPendulum {
         h: f64,
     ) -> Result<StepReport, StepError> {
         let Some(PendulumData { m, r, g }) = self.data else {
-            return Err(StepError::LinearSolve {
-                t: state.t,
-                detail: "implicit-euler-pendulum: step before init".into(),
-            });
+            return Err(driftlab_core::method::not_ready(
+                "implicit-euler-pendulum",
+                state.t,
+            ));
         };
         let (x, y, u, v) = (state.q[0], state.q[1], state.v[0], state.v[1]);
         let big_x = x + h * u;

@@ -227,10 +227,7 @@ impl Method for Lobatto {
         h: f64,
     ) -> Result<StepReport, StepError> {
         let SystemRef::Mechanical(s) = sys else {
-            return Err(StepError::LinearSolve {
-                t: state.t,
-                detail: "lobatto: not a mechanical system".into(),
-            });
+            return Err(driftlab_core::method::not_ready("lobatto", state.t));
         };
         let d = s.dims();
         let (n, m, st) = (d.n, d.m, self.a.s);

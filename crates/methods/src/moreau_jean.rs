@@ -154,10 +154,7 @@ impl Method for MoreauJean {
         h: f64,
     ) -> Result<StepReport, StepError> {
         let (SystemRef::Mechanical(s), Some(kkt)) = (sys, self.kkt.as_mut()) else {
-            return Err(StepError::LinearSolve {
-                t: state.t,
-                detail: "moreau-jean: step before init".into(),
-            });
+            return Err(driftlab_core::method::not_ready("moreau-jean", state.t));
         };
         let d = s.dims();
         let (n, m, k) = (d.n, d.m, s.unilateral_rows());

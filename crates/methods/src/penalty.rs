@@ -77,10 +77,7 @@ impl Penalty {
         state: &mut State,
     ) -> Result<(), StepError> {
         let Some(ms) = self.mass_solver.as_mut() else {
-            return Err(StepError::LinearSolve {
-                t: state.t,
-                detail: "penalty: not initialized".into(),
-            });
+            return Err(driftlab_core::method::not_ready("penalty", state.t));
         };
         let d = s.dims();
         let t = state.t;
@@ -166,10 +163,7 @@ impl Method for Penalty {
         h: f64,
     ) -> Result<StepReport, StepError> {
         let SystemRef::Mechanical(s) = sys else {
-            return Err(StepError::LinearSolve {
-                t: state.t,
-                detail: "penalty: not a mechanical system".into(),
-            });
+            return Err(driftlab_core::method::not_ready("penalty", state.t));
         };
         for i in 0..state.q.len() {
             state.v[i] += h * state.a[i];

@@ -284,10 +284,7 @@ impl Method for Priority {
         h: f64,
     ) -> Result<StepReport, StepError> {
         let SystemRef::Mechanical(s) = sys else {
-            return Err(StepError::LinearSolve {
-                t: state.t,
-                detail: "priority: not a mechanical system".into(),
-            });
+            return Err(driftlab_core::method::not_ready("priority", state.t));
         };
         let mut evaluations = 1;
         let a = match self.last.take() {

@@ -228,10 +228,7 @@ impl Projected {
     ) -> Result<usize, StepError> {
         let t = state.t;
         let Some(kkt) = self.kkt.as_mut() else {
-            return Err(StepError::LinearSolve {
-                t,
-                detail: "projection: not initialized".into(),
-            });
+            return Err(driftlab_core::method::not_ready("projection", t));
         };
         let (n, m) = (state.q.len(), state.lambda.len());
         let jp = s.jacobian_pattern();
@@ -562,10 +559,7 @@ impl Method for Projected {
             return Ok(report);
         }
         let SystemRef::Mechanical(s) = sys else {
-            return Err(StepError::LinearSolve {
-                t: state.t,
-                detail: "projection: not a mechanical system".into(),
-            });
+            return Err(driftlab_core::method::not_ready("projection", state.t));
         };
         let t = state.t;
         self.fill_metric(s, &state.q);
@@ -575,10 +569,7 @@ impl Method for Projected {
             return Ok(report);
         }
         let Some(kkt) = self.kkt.as_mut() else {
-            return Err(StepError::LinearSolve {
-                t,
-                detail: "projection: step before init".into(),
-            });
+            return Err(driftlab_core::method::not_ready("projection", t));
         };
         let mut eval = ConstraintsAt { sys: s, t };
         let pos = project_position(

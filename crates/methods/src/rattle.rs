@@ -120,10 +120,7 @@ impl Method for Rattle {
         h: f64,
     ) -> Result<StepReport, StepError> {
         let (SystemRef::Mechanical(s), Some(kkt)) = (sys, self.kkt.as_mut()) else {
-            return Err(StepError::LinearSolve {
-                t: state.t,
-                detail: "rattle: step before init".into(),
-            });
+            return Err(driftlab_core::method::not_ready("rattle", state.t));
         };
         let d = s.dims();
         let (n, m) = (d.n, d.m);
