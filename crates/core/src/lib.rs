@@ -17,6 +17,7 @@
 
 pub mod drive;
 pub mod error;
+pub mod fit;
 pub mod method;
 pub mod observe;
 pub mod params;

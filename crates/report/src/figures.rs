@@ -930,24 +930,16 @@ fn problem_params(r: &Run) -> Vec<(String, f64)> {
         .unwrap_or_default()
 }
 
-/// Least-squares slope of `log y` against `log x` (None below two points).
+/// Least-squares slope of `log y` against `log x` (None below two points), by the
+/// workspace's one line fit.
 fn loglog_slope(points: &[(f64, f64)]) -> Option<f64> {
-    let p: Vec<(f64, f64)> = points
+    let (x, y): (Vec<f64>, Vec<f64>) = points
         .iter()
         .filter(|(x, y)| *x > 0.0 && *y > 0.0)
         .map(|(x, y)| (x.ln(), y.ln()))
-        .collect();
-    if p.len() < 2 {
-        return None;
-    }
-    let n = p.len() as f64;
-    let (mx, my) = (
-        p.iter().map(|v| v.0).sum::<f64>() / n,
-        p.iter().map(|v| v.1).sum::<f64>() / n,
-    );
-    let sxx: f64 = p.iter().map(|v| (v.0 - mx).powi(2)).sum();
-    let sxy: f64 = p.iter().map(|v| (v.0 - mx) * (v.1 - my)).sum();
-    (sxx > 0.0).then(|| sxy / sxx)
+        .unzip();
+    let slope = driftlab_core::fit::fit_line(&x, &y).0;
+    (x.len() >= 2 && slope.is_finite()).then_some(slope)
 }
 
 /// Scaling with problem size: where one numeric problem parameter of a problem is a size

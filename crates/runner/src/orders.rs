@@ -60,21 +60,7 @@ pub struct OrderRow {
     pub note: String,
 }
 
-/// Least-squares line through `(x, y)`: `(slope, r²)`.
-pub fn fit_line(x: &[f64], y: &[f64]) -> (f64, f64) {
-    let n = x.len() as f64;
-    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
-    let sxy: f64 = x.iter().zip(y).map(|(a, b)| (a - mx) * (b - my)).sum();
-    let sxx: f64 = x.iter().map(|a| (a - mx) * (a - mx)).sum();
-    let syy: f64 = y.iter().map(|b| (b - my) * (b - my)).sum();
-    let slope = sxy / sxx;
-    let r2 = if syy > 0.0 {
-        (sxy * sxy) / (sxx * syy)
-    } else {
-        1.0
-    };
-    (slope, r2)
-}
+pub use driftlab_core::fit::fit_line;
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
