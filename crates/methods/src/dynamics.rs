@@ -110,6 +110,20 @@ impl IterationTerms {
     }
 }
 
+/// The KKT solver of `[[M, Φ_qᵀ], [Φ_q, 0]]` (symbolic analysis once) and a consistent
+/// start (`state.a`, `state.λ` from one acceleration solve), with the counters spent: the
+/// common `init` of methods that refactor the plain KKT matrix every step.
+pub fn kkt_start(
+    sys: &dyn MechanicalSystem,
+    choice: KktChoice,
+    state: &mut driftlab_core::State,
+) -> Result<(KktSolver, driftlab_core::MethodStats), driftlab_core::MethodError> {
+    let kkt = KktSolver::new(&kkt_pattern(sys), choice.options())
+        .map_err(|e| driftlab_core::MethodError::Init(linear_error(state.t, e)))?;
+    let stats = consistent_start(sys, choice, state)?;
+    Ok((kkt, stats))
+}
+
 /// A linear-solver failure at time `t`, as a step error.
 pub fn linear_error(t: f64, e: driftlab_solver::SolverError) -> StepError {
     StepError::LinearSolve {

@@ -19,9 +19,7 @@
 //! The reported λ is the bilateral impulse over h. No order is declared: between impacts
 //! the scheme is a constrained position-Verlet step, at impacts it is first order.
 
-use crate::dynamics::{
-    add_kkt_stats, consistent_start, kkt_failure, kkt_pattern, linear_error, KktChoice,
-};
+use crate::dynamics::{add_kkt_stats, kkt_failure, kkt_start, KktChoice};
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
@@ -140,11 +138,9 @@ impl Method for MoreauJean {
         let SystemRef::Mechanical(s) = sys else {
             return Err(unsupported(&info(), sys.form()));
         };
-        self.kkt = Some(
-            KktSolver::new(&kkt_pattern(s), self.p.kkt.options())
-                .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
-        );
-        self.init_stats = consistent_start(s, self.p.kkt, state)?;
+        let (kkt, stats) = kkt_start(s, self.p.kkt, state)?;
+        self.kkt = Some(kkt);
+        self.init_stats = stats;
         Ok(())
     }
     fn step(

@@ -21,9 +21,7 @@
 //! velocity-dependent forces the scheme would have to become implicit in `v`, which this
 //! implementation does not do (it evaluates them at `v_n` and `v_{n+½}`).
 
-use crate::dynamics::{
-    add_kkt_stats, consistent_start, kkt_failure, kkt_pattern, linear_error, KktChoice,
-};
+use crate::dynamics::{add_kkt_stats, kkt_failure, kkt_start, KktChoice};
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
@@ -106,11 +104,9 @@ impl Method for Rattle {
         let SystemRef::Mechanical(s) = sys else {
             return Err(unsupported(&info(), sys.form()));
         };
-        self.kkt = Some(
-            KktSolver::new(&kkt_pattern(s), self.p.kkt.options())
-                .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
-        );
-        self.init_stats = consistent_start(s, self.p.kkt, state)?;
+        let (kkt, stats) = kkt_start(s, self.p.kkt, state)?;
+        self.kkt = Some(kkt);
+        self.init_stats = stats;
         Ok(())
     }
     fn step(
