@@ -3,9 +3,18 @@
 //! Every method, every experiment, every test steps through this loop, so that step
 //! counting, time bookkeeping, non-finite checks, the step budget, timing and metric
 //! sampling are identical for all methods.
+//!
+//! Two schedules: fixed steps `t_k = t₀ + k h` (the default), and error-controlled
+//! steps ([`Adaptive`]) for methods that return a local error estimate with each step: a
+//! [`StepController`] accepts or rejects each step and proposes the next `h`; a rejected
+//! step, or a step whose Newton iteration failed, is retried from the restored state
+//! with a smaller `h`; `h_min` and the step budget end the run as a failed row with its
+//! reason. Observers see accepted steps only, and the end time and the output times of
+//! `output_dt` are hit exactly (the step is clipped onto them).
 
-use crate::error::StepError;
-use crate::method::{Method, MethodStats};
+use crate::control::{ControllerKind, StepController, Tolerances};
+use crate::error::{MethodError, StepError};
+use crate::method::{Method, MethodStats, StepReport};
 use crate::observe::{MetricsEvaluator, Observer};
 use crate::state::State;
 use crate::system::SystemRef;
@@ -24,6 +33,43 @@ pub struct Schedule {
     /// fails with [`StepError::Diverged`] instead of producing astronomically large but
     /// finite numbers.
     pub divergence_factor: f64,
+    /// Error-controlled steps instead of fixed ones (`h` and `n_steps` are then unused).
+    pub adaptive: Option<Adaptive>,
+}
+
+/// An error-controlled schedule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Adaptive {
+    /// Tolerances of the local error test.
+    pub tol: Tolerances,
+    /// Step-size controller.
+    pub controller: ControllerKind,
+    /// End time (hit exactly).
+    pub t_end: f64,
+    /// Initial step size.
+    pub h0: f64,
+    /// Smallest admissible step (a run needing less fails with
+    /// [`StepError::StepSizeUnderflow`]); at least `10 ε |t|`.
+    pub h_min: f64,
+    /// Largest step.
+    pub h_max: f64,
+    /// Output interval: the times `t₀ + j · output_dt` are hit exactly.
+    pub output_dt: Option<f64>,
+}
+
+/// Counters of an error-controlled run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AdaptiveStats {
+    /// Accepted steps.
+    pub accepted: usize,
+    /// Steps rejected by the error test.
+    pub rejected: usize,
+    /// Steps whose Newton (or stage) iteration or linear solve failed and were retried.
+    pub newton_failures: usize,
+    /// Smallest accepted step.
+    pub h_min_used: f64,
+    /// Largest accepted step.
+    pub h_max_used: f64,
 }
 
 impl Schedule {
@@ -36,11 +82,25 @@ impl Schedule {
             n_steps: n,
             max_steps: 50_000_000,
             divergence_factor: 1e6,
+            adaptive: None,
+        }
+    }
+    /// Error-controlled steps over `adaptive.t_end`.
+    pub fn adaptive(adaptive: Adaptive) -> Self {
+        Self {
+            h: adaptive.h0,
+            n_steps: 0,
+            max_steps: 50_000_000,
+            divergence_factor: 1e6,
+            adaptive: Some(adaptive),
         }
     }
     /// End time.
     pub fn t_end(&self, t0: f64) -> f64 {
-        t0 + self.n_steps as f64 * self.h
+        match &self.adaptive {
+            Some(a) => a.t_end,
+            None => t0 + self.n_steps as f64 * self.h,
+        }
     }
 }
 
@@ -75,6 +135,8 @@ pub struct RunOutcome {
     pub step_seconds: f64,
     /// Wall seconds evaluating metrics and feeding observers.
     pub observe_seconds: f64,
+    /// Counters of an error-controlled run (`None` for fixed steps).
+    pub adaptive: Option<AdaptiveStats>,
 }
 
 impl RunOutcome {
@@ -85,7 +147,7 @@ impl RunOutcome {
 }
 
 /// Run `method` on `sys` from its initial state over `schedule`, feeding `observers`
-/// after initialization and after every step.
+/// after initialization and after every (accepted) step.
 ///
 /// Never panics on numerical failure: a step error, a non-finite state or an exhausted
 /// budget ends the run with [`RunStatus::Failed`] carrying the time and the reason.
@@ -96,8 +158,42 @@ pub fn drive(
     observers: &mut [&mut dyn Observer],
 ) -> RunOutcome {
     let mut state = sys.initial_state();
-    let t0 = state.t;
     let clock = Instant::now();
+    if let Some(a) = &schedule.adaptive {
+        method.set_tolerances(a.tol);
+    }
+    let init =
+        refuse_unsupported(sys, method, schedule).and_then(|()| method.init(sys, &mut state));
+    let mut run = Loop::new(sys, state, clock.elapsed().as_secs_f64(), schedule);
+    if let Err(e) = init {
+        run.fail(run.state.t, e.to_string());
+        return run.finish(method);
+    }
+    if schedule.adaptive.is_none() && schedule.n_steps > schedule.max_steps {
+        let t0 = run.state.t;
+        let e = StepError::StepBudget {
+            t: t0,
+            t_end: schedule.t_end(t0),
+            budget: schedule.max_steps,
+        };
+        run.fail(t0, e.to_string());
+        return run.finish(method);
+    }
+    let done = schedule.adaptive.is_none() && schedule.n_steps == 0;
+    run.observe(0, done, observers);
+    match &schedule.adaptive {
+        None => run.fixed_steps(method, schedule, observers),
+        Some(a) => run.adaptive_steps(method, a, schedule.max_steps, observers),
+    }
+    run.finish(method)
+}
+
+/// Refuse a method that lacks a capability the problem or the schedule needs.
+fn refuse_unsupported(
+    sys: SystemRef<'_>,
+    method: &dyn Method,
+    schedule: &Schedule,
+) -> Result<(), MethodError> {
     let (nonholonomic, unilateral, prioritized) = match sys {
         SystemRef::Mechanical(s) => (
             s.nonholonomic_rows(),
@@ -107,133 +203,282 @@ pub fn drive(
         SystemRef::SemiExplicit(_) => (0, 0, false),
     };
     let info = method.info();
-    let init = if prioritized && !info.priorities {
-        Err(crate::MethodError::UnsupportedForm {
+    let refuse = |form: &'static str, hint: String| {
+        Err(MethodError::UnsupportedForm {
             method: info.id.clone(),
-            form: "prioritized",
-            hint: format!(
-                "the problem's constraint groups have priorities and may conflict; `{}` would demand all \
-                 rows at once — use the priority method",
-                info.id
-            ),
+            form,
+            hint,
         })
-    } else if unilateral > 0 && !info.unilateral {
-        Err(crate::MethodError::UnsupportedForm {
-            method: info.id.clone(),
-            form: "unilateral",
-            hint: format!(
-                "the problem has {unilateral} unilateral row(s) g(q) ≥ 0 that `{}` would ignore; use moreau-jean",
-                info.id
-            ),
-        })
-    } else if nonholonomic > 0 && !info.nonholonomic {
-        Err(crate::MethodError::UnsupportedForm {
-            method: info.id.clone(),
-            form: "nonholonomic",
-            hint: format!(
-                "the problem has {nonholonomic} nonholonomic row(s) A(q)v = 0 and `{}` enforces                  position-level constraints; use taylor, baumgarte or gauss, without projection",
-                info.id
-            ),
-        })
-    } else {
-        method.init(sys, &mut state)
     };
-    let init_seconds = clock.elapsed().as_secs_f64();
-    let mut out = RunOutcome {
-        status: RunStatus::Ok,
-        steps: 0,
-        stats: MethodStats::default(),
-        final_state: state.clone(),
-        init_seconds,
-        step_seconds: 0.0,
-        observe_seconds: 0.0,
-    };
-    if let Err(e) = init {
-        out.status = RunStatus::Failed {
-            t: t0,
-            reason: e.to_string(),
-        };
-        out.stats = method.stats();
-        return out;
+    if prioritized && !info.priorities {
+        return refuse("prioritized", format!(
+            "the problem's constraint groups have priorities and may conflict; `{}` would demand all \
+             rows at once — use the priority method",
+            info.id
+        ));
     }
-    if schedule.n_steps > schedule.max_steps {
-        let e = StepError::StepBudget {
-            t: t0,
-            t_end: schedule.t_end(t0),
-            budget: schedule.max_steps,
-        };
-        out.status = RunStatus::Failed {
-            t: t0,
-            reason: e.to_string(),
-        };
-        return out;
+    if unilateral > 0 && !info.unilateral {
+        return refuse("unilateral", format!(
+            "the problem has {unilateral} unilateral row(s) g(q) ≥ 0 that `{}` would ignore; use moreau-jean",
+            info.id
+        ));
     }
-    let mut evaluator = MetricsEvaluator::new(sys, &state);
-    let clock = Instant::now();
-    let m0 = evaluator.evaluate(sys, &state);
-    for o in observers.iter_mut() {
-        o.observe(sys, &state, &m0, 0, schedule.n_steps == 0);
+    if nonholonomic > 0 && !info.nonholonomic {
+        return refuse(
+            "nonholonomic",
+            format!(
+                "the problem has {nonholonomic} nonholonomic row(s) A(q)v = 0 and `{}` enforces \
+             position-level constraints; use taylor, baumgarte or gauss, without projection",
+                info.id
+            ),
+        );
     }
-    out.observe_seconds += clock.elapsed().as_secs_f64();
+    if schedule.adaptive.is_some() && info.error_estimate.is_none() {
+        return Err(MethodError::Incompatible {
+            method: info.id.clone(),
+            problem: sys.info().id,
+            reason: format!(
+                "`{}` returns no local error estimate, so it cannot take error-controlled steps; \
+                 use fixed steps (`[steps] h = [..]`) or a method with an error estimate (radau)",
+                info.id
+            ),
+        });
+    }
+    Ok(())
+}
 
-    let bound =
-        schedule.divergence_factor * (1.0 + state.q.iter().fold(0.0_f64, |m, x| m.max(x.abs())));
-    let mut last_good = state.clone();
-    for k in 1..=schedule.n_steps {
-        let t_start = state.t;
-        let clock = Instant::now();
-        let res = method.step(sys, &mut state, schedule.h);
-        out.step_seconds += clock.elapsed().as_secs_f64();
-        if let Err(e) = res {
-            out.status = RunStatus::Failed {
-                t: t_start,
-                reason: e.to_string(),
-            };
-            state = last_good;
-            break;
-        }
-        // Time is owned here: t_k = t0 + k h, free of accumulated round-off.
-        state.t = t0 + k as f64 * schedule.h;
-        if let Some((field, index)) = state.first_non_finite() {
-            let e = StepError::NonFinite {
-                t: state.t,
-                field,
-                index,
-            };
-            out.status = RunStatus::Failed {
-                t: t_start,
-                reason: e.to_string(),
-            };
-            state = last_good;
-            break;
-        }
-        let norm = state.q.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
-        if norm > bound {
-            let e = StepError::Diverged {
-                t: state.t,
-                norm,
-                bound,
-            };
-            out.status = RunStatus::Failed {
-                t: t_start,
-                reason: e.to_string(),
-            };
-            state = last_good;
-            break;
-        }
-        out.steps = k;
-        let clock = Instant::now();
-        let m = evaluator.evaluate(sys, &state);
-        let last = k == schedule.n_steps;
-        for o in observers.iter_mut() {
-            o.observe(sys, &state, &m, k, last);
-        }
-        out.observe_seconds += clock.elapsed().as_secs_f64();
-        if !last {
-            last_good.clone_from(&state);
+/// The loop's working set: the state, the last accepted state, the metrics evaluator and
+/// the outcome being filled.
+struct Loop<'s> {
+    sys: SystemRef<'s>,
+    state: State,
+    last_good: State,
+    evaluator: MetricsEvaluator,
+    bound: f64,
+    out: RunOutcome,
+}
+
+impl<'s> Loop<'s> {
+    fn new(sys: SystemRef<'s>, state: State, init_seconds: f64, schedule: &Schedule) -> Self {
+        let q0 = state.q.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+        let out = RunOutcome {
+            status: RunStatus::Ok,
+            steps: 0,
+            stats: MethodStats::default(),
+            final_state: state.clone(),
+            init_seconds,
+            step_seconds: 0.0,
+            observe_seconds: 0.0,
+            adaptive: schedule.adaptive.map(|_| AdaptiveStats {
+                h_min_used: f64::NAN,
+                h_max_used: f64::NAN,
+                ..AdaptiveStats::default()
+            }),
+        };
+        Self {
+            sys,
+            evaluator: MetricsEvaluator::new(sys, &state),
+            last_good: state.clone(),
+            state,
+            bound: schedule.divergence_factor * (1.0 + q0),
+            out,
         }
     }
-    out.stats = method.stats();
-    out.final_state = state;
-    out
+
+    fn fail(&mut self, t: f64, reason: String) {
+        self.out.status = RunStatus::Failed { t, reason };
+    }
+
+    fn finish(mut self, method: &dyn Method) -> RunOutcome {
+        self.out.stats = method.stats();
+        self.out.final_state = self.state;
+        self.out
+    }
+
+    /// Metrics of the current state to every observer.
+    fn observe(&mut self, step: usize, last: bool, observers: &mut [&mut dyn Observer]) {
+        let clock = Instant::now();
+        let m = self.evaluator.evaluate(self.sys, &self.state);
+        for o in observers.iter_mut() {
+            o.observe(self.sys, &self.state, &m, step, last);
+        }
+        self.out.observe_seconds += clock.elapsed().as_secs_f64();
+    }
+
+    /// One call of the method's step, timed.
+    fn attempt(&mut self, method: &mut dyn Method, h: f64) -> Result<StepReport, StepError> {
+        let clock = Instant::now();
+        let res = method.step(self.sys, &mut self.state, h);
+        self.out.step_seconds += clock.elapsed().as_secs_f64();
+        res
+    }
+
+    /// A non-finite or diverged state after a step that ended at `t`.
+    fn state_error(&self, t: f64) -> Option<StepError> {
+        if let Some((field, index)) = self.state.first_non_finite() {
+            return Some(StepError::NonFinite { t, field, index });
+        }
+        let norm = self.state.q.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+        (norm > self.bound).then_some(StepError::Diverged {
+            t,
+            norm,
+            bound: self.bound,
+        })
+    }
+
+    /// Fixed steps: time is owned here, `t_k = t₀ + k h`, free of accumulated round-off.
+    fn fixed_steps(
+        &mut self,
+        method: &mut dyn Method,
+        schedule: &Schedule,
+        observers: &mut [&mut dyn Observer],
+    ) {
+        let t0 = self.state.t;
+        for k in 1..=schedule.n_steps {
+            let t_start = self.state.t;
+            let res = self.attempt(method, schedule.h);
+            self.state.t = t0 + k as f64 * schedule.h;
+            let failure = res.err().or_else(|| self.state_error(self.state.t));
+            if let Some(e) = failure {
+                self.fail(t_start, e.to_string());
+                self.state.clone_from(&self.last_good);
+                return;
+            }
+            self.out.steps = k;
+            let last = k == schedule.n_steps;
+            self.observe(k, last, observers);
+            if !last {
+                self.last_good.clone_from(&self.state);
+            }
+        }
+    }
+
+    /// Error-controlled steps (see the module documentation).
+    fn adaptive_steps(
+        &mut self,
+        method: &mut dyn Method,
+        a: &Adaptive,
+        max_steps: usize,
+        observers: &mut [&mut dyn Observer],
+    ) {
+        let order = method.info().error_estimate.map_or(1, |e| e.order);
+        let mut ctl = StepController::new(a.controller, order);
+        let t0 = self.state.t;
+        let mut h = a.h0.min(a.h_max);
+        let (mut attempts, mut reason) = (0usize, String::from("none"));
+        while self.state.t < a.t_end {
+            let t = self.state.t;
+            let target = next_output(t0, t, a);
+            let landing = t + 1.0001 * h >= target;
+            if landing {
+                h = target - t;
+            }
+            let h_min = a.h_min.max(10.0 * f64::EPSILON * t.abs());
+            if h < h_min || attempts >= max_steps {
+                let e = if h < h_min {
+                    StepError::StepSizeUnderflow {
+                        t,
+                        h,
+                        h_min,
+                        reason,
+                    }
+                } else {
+                    StepError::StepBudget {
+                        t,
+                        t_end: a.t_end,
+                        budget: max_steps,
+                    }
+                };
+                self.fail(t, e.to_string());
+                return;
+            }
+            attempts += 1;
+            match self.adaptive_attempt(method, &mut ctl, h, landing.then_some(target)) {
+                Attempt::Accepted(h_next) => {
+                    let last = self.state.t >= a.t_end;
+                    self.out.steps += 1;
+                    self.observe(self.out.steps, last, observers);
+                    self.last_good.clone_from(&self.state);
+                    h = h_next.min(a.h_max);
+                }
+                Attempt::Rejected(err, h_next) => {
+                    reason = format!("scaled local error {err:.3e} > 1");
+                    h = h_next;
+                }
+                Attempt::Retry(e, h_next) => {
+                    reason = e.to_string();
+                    h = h_next;
+                }
+                Attempt::Failed => return,
+            }
+        }
+    }
+
+    /// Try one step of size `h` from the current state, landing exactly on `target`
+    /// when given; a rejected or failed step restores the state of its start.
+    fn adaptive_attempt(
+        &mut self,
+        method: &mut dyn Method,
+        ctl: &mut StepController,
+        h: f64,
+        target: Option<f64>,
+    ) -> Attempt {
+        let t = self.state.t;
+        let res = self.attempt(method, h);
+        self.state.t = target.unwrap_or(t + h);
+        let res = res.and_then(|r| self.state_error(self.state.t).map_or(Ok(r), Err));
+        let stats = self.out.adaptive.as_mut().expect("adaptive run");
+        let report = match res {
+            Ok(r) => r,
+            Err(e) => {
+                self.state.clone_from(&self.last_good);
+                method.reject();
+                return match e.retry() {
+                    Some(factor) => {
+                        stats.newton_failures += 1;
+                        let h_next = ctl.after_failure(h, factor);
+                        Attempt::Retry(e, h_next)
+                    }
+                    None => {
+                        self.fail(t, e.to_string());
+                        Attempt::Failed
+                    }
+                };
+            }
+        };
+        let err = report.error.unwrap_or(f64::NAN);
+        let d = ctl.decide(h, err, report.newton_iterations, report.newton_limit);
+        if !d.accept {
+            stats.rejected += 1;
+            self.state.clone_from(&self.last_good);
+            method.reject();
+            return Attempt::Rejected(err, d.h_next);
+        }
+        stats.accepted += 1;
+        stats.h_min_used = stats.h_min_used.min(h);
+        stats.h_max_used = stats.h_max_used.max(h);
+        Attempt::Accepted(d.h_next)
+    }
+}
+
+/// The outcome of one attempted error-controlled step, with the step to try next.
+enum Attempt {
+    Accepted(f64),
+    /// Rejected by the error test (scaled error, next h).
+    Rejected(f64, f64),
+    /// A retryable failure (the error, next h).
+    Retry(StepError, f64),
+    /// The run has failed (status set).
+    Failed,
+}
+
+/// The next time to hit exactly after `t`: the next output time or the end.
+fn next_output(t0: f64, t: f64, a: &Adaptive) -> f64 {
+    match a.output_dt {
+        Some(dt) => {
+            let j = ((t - t0) / dt * (1.0 + 1e-12)).floor() + 1.0;
+            (t0 + j * dt).min(a.t_end)
+        }
+        None => a.t_end,
+    }
 }

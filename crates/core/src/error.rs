@@ -83,6 +83,32 @@ pub enum StepError {
         /// Bound.
         bound: f64,
     },
+    /// A simplified Newton iteration contracts, but too slowly to converge within its
+    /// iteration limit (Hairer & Wanner II §IV.8: `θ^(k_max − k) / (1 − θ) ‖Δ‖ > tol`).
+    /// An error-controlled run retries with `h · factor`.
+    #[error("Newton too slow at t = {t}: contraction θ = {theta:.3} after {iterations} iterations predicts no convergence within the limit; retry with h × {factor:.3}")]
+    NewtonSlow {
+        /// Time of the step start.
+        t: f64,
+        /// Iterations done.
+        iterations: usize,
+        /// Observed contraction factor.
+        theta: f64,
+        /// Suggested step-size factor (< 1).
+        factor: f64,
+    },
+    /// An error-controlled run needed a step below its smallest admissible step.
+    #[error("step size underflow at t = {t}: the controller asked for h = {h:e} < h_min = {h_min:e} (last reason: {reason}) — loosen rtol/atol, lower `h_min`, or the problem is singular here")]
+    StepSizeUnderflow {
+        /// Time reached.
+        t: f64,
+        /// Step size asked for.
+        h: f64,
+        /// Smallest admissible step.
+        h_min: f64,
+        /// Why the last step was rejected.
+        reason: String,
+    },
     /// The run exceeded its step budget.
     #[error("step budget of {budget} steps exhausted at t = {t} (t_end = {t_end})")]
     StepBudget {
@@ -93,6 +119,24 @@ pub enum StepError {
         /// Budget.
         budget: usize,
     },
+}
+
+impl StepError {
+    /// Whether an error-controlled run may retry the step with a smaller `h` (a Newton
+    /// or stage iteration that failed, a singular or inaccurate linear solve, a failed
+    /// projection, a non-finite state), and the step-size factor to retry with when the
+    /// failure suggests one. `None`: the run ends.
+    pub fn retry(&self) -> Option<Option<f64>> {
+        match self {
+            StepError::NewtonSlow { factor, .. } => Some(Some(*factor)),
+            StepError::NewtonDiverged { .. }
+            | StepError::LinearSolve { .. }
+            | StepError::StageIterationDiverged { .. }
+            | StepError::ProjectionFailed { .. }
+            | StepError::NonFinite { .. } => Some(None),
+            _ => None,
+        }
+    }
 }
 
 /// A method cannot be set up for a system.

@@ -15,6 +15,7 @@
 //! for accelerations is `[[M, Φ_qᵀ], [Φ_q, 0]] [a; λ] = [f; γ]` with the curvature term
 //! `γ = −(Φ_q v)_q v − 2 Φ_qt v − Φ_tt` (seed 002 §18.2).
 
+pub mod control;
 pub mod drive;
 pub mod error;
 pub mod fit;
@@ -26,9 +27,12 @@ pub mod report_spec;
 pub mod state;
 pub mod system;
 
-pub use drive::{drive, RunOutcome, RunStatus, Schedule};
+pub use control::{ControllerKind, StepController, Tolerances};
+pub use drive::{drive, Adaptive, AdaptiveStats, RunOutcome, RunStatus, Schedule};
 pub use error::{MethodError, ParamError, StepError};
-pub use method::{ConstraintLevels, DeclaredOrders, Method, MethodInfo, MethodStats, StepReport};
+pub use method::{
+    ConstraintLevels, DeclaredOrders, ErrorEstimate, Method, MethodInfo, MethodStats, StepReport,
+};
 pub use observe::{Metrics, MetricsObserver, Observer, Sample, SummaryMetrics, TrajectoryRecorder};
 pub use pattern::SparsityPattern;
 pub use state::State;

@@ -66,6 +66,19 @@ pub struct MethodInfo {
     /// Whether the method resolves prioritized (possibly conflicting) constraint groups
     /// ([`crate::MechanicalSystem::priorities`]).
     pub priorities: bool,
+    /// The local error estimate the method returns with each step, if any: only such
+    /// methods can run error-controlled (adaptive) steps in [`crate::drive`].
+    pub error_estimate: Option<ErrorEstimate>,
+}
+
+/// A method's local error estimate: how it is formed and its order in `h`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ErrorEstimate {
+    /// `k` in `err ≈ C h^k` (the embedded order plus one); the controller's exponent is
+    /// `1/k` ([`crate::control`]).
+    pub order: u8,
+    /// How the estimate is formed and how components are scaled, with its source.
+    pub rule: String,
 }
 
 /// What one step did.
@@ -77,6 +90,12 @@ pub struct StepReport {
     pub factorizations: usize,
     /// Projection iterations in this step.
     pub projection_iterations: usize,
+    /// Scaled local error norm of this step (acceptable when ≤ 1), for methods with an
+    /// [`ErrorEstimate`]; `None` otherwise.
+    pub error: Option<f64>,
+    /// The method's Newton iteration limit (0 without Newton); the step-size controller
+    /// lowers its safety factor when `newton_iterations` comes close to it.
+    pub newton_limit: usize,
 }
 
 /// Cumulative counters of a method over a run.
@@ -96,6 +115,8 @@ pub struct MethodStats {
     pub refinement_steps: usize,
     /// Projection (Newton) iterations onto the position manifold.
     pub projection_iterations: usize,
+    /// Evaluations of a Newton Jacobian (finite differences or analytic).
+    pub jacobian_evaluations: usize,
 }
 
 impl MethodStats {
@@ -109,6 +130,7 @@ impl MethodStats {
             solves: self.solves + o.solves,
             refinement_steps: self.refinement_steps + o.refinement_steps,
             projection_iterations: self.projection_iterations + o.projection_iterations,
+            jacobian_evaluations: self.jacobian_evaluations + o.jacobian_evaluations,
         }
     }
 }
@@ -140,6 +162,14 @@ pub trait Method: Send {
     }
     /// Cumulative counters.
     fn stats(&self) -> MethodStats;
+    /// Tolerances of an error-controlled run, given by [`crate::drive`] before `init`
+    /// (methods with an [`ErrorEstimate`] scale their error and Newton tolerance by them).
+    fn set_tolerances(&mut self, _tol: crate::control::Tolerances) {}
+    /// The step just taken was rejected by the step-size controller (or failed and will
+    /// be retried with a smaller `h`); [`crate::drive`] has restored the state of its
+    /// start. A method that keeps memory across steps (a Jacobian, dense output) updates
+    /// it here; it must not treat the rejected step as accepted.
+    fn reject(&mut self) {}
 }
 
 /// The error of a `step`/`refresh` before `init` or on a system of another form.

@@ -236,6 +236,7 @@ pub fn info() -> MethodInfo {
         nonholonomic: true,
         unilateral: false,
         priorities: false,
+        error_estimate: None,
     }
 }
 

@@ -114,6 +114,7 @@ fn info_for(s: usize) -> MethodInfo {
         nonholonomic: true,
         unilateral: false,
         priorities: false,
+        error_estimate: None,
     }
 }
 

@@ -193,6 +193,7 @@ pub fn info() -> MethodInfo {
         nonholonomic: false,
         unilateral: false,
         priorities: false,
+        error_estimate: None,
     }
 }
 

@@ -12,6 +12,7 @@
 
 pub mod baumgarte;
 pub mod crank_nicolson_pendulum;
+pub mod dae_form;
 pub mod dynamics;
 pub mod fd_newton;
 pub mod gauss;
@@ -27,6 +28,7 @@ pub mod moreau_jean;
 pub mod penalty;
 pub mod priority;
 pub mod projection;
+pub mod radau;
 pub mod rattle;
 pub mod roundoff;
 pub mod tableau;
@@ -210,6 +212,16 @@ pub fn catalog() -> Vec<MethodEntry> {
                 )?)?))
             },
             defaults: params::defaults::<lobatto::LobattoParams>,
+        },
+        MethodEntry {
+            id: "radau",
+            info: radau::info,
+            build: |t| {
+                Ok(Box::new(radau::Radau::new(params::parse(
+                    "method", "radau", t,
+                )?)?))
+            },
+            defaults: params::defaults::<radau::RadauParams>,
         },
         MethodEntry {
             id: "gauss-index3",

@@ -187,6 +187,7 @@ fn info_for(s: usize) -> MethodInfo {
         nonholonomic: false,
         unilateral: false,
         priorities: false,
+        error_estimate: None,
     }
 }
 

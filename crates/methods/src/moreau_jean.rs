@@ -100,6 +100,7 @@ pub fn info() -> MethodInfo {
         nonholonomic: false,
         unilateral: true,
         priorities: false,
+        error_estimate: None,
     }
 }
 

@@ -249,6 +249,7 @@ pub fn info() -> MethodInfo {
         nonholonomic: true,
         unilateral: false,
         priorities: true,
+        error_estimate: None,
     }
 }
 

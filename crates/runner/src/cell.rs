@@ -1,7 +1,7 @@
 //! Expansion of a spec into cells, validated against the catalogs before anything runs.
 
 use crate::error::RunnerError;
-use crate::spec::{sweep, Spec};
+use crate::spec::{sweep, Spec, Stepping};
 use driftlab_core::MethodInfo;
 
 /// One unit of work: a problem with parameters, a method with parameters, a step size,
@@ -26,8 +26,10 @@ pub struct Cell {
     pub variant: String,
     /// Declared properties of the (decorated) method.
     pub info: MethodInfo,
-    /// Step size (snapped to divide `t_end`).
+    /// Step size (snapped to divide `t_end`); the initial step of an error-controlled cell.
     pub h: f64,
+    /// Error-controlled steps instead of fixed ones.
+    pub adaptive: Option<driftlab_core::Adaptive>,
     /// End time.
     pub t_end: f64,
     /// faer threads inside the cell.
@@ -78,6 +80,10 @@ pub fn expand(spec: &Spec, path: &str) -> Result<Vec<Cell>, RunnerError> {
         message: m,
     };
     let hs = spec.steps.values().map_err(bad)?;
+    let tols = match &spec.steps.adaptive {
+        Some(a) => a.rtols().map_err(bad)?,
+        None => Vec::new(),
+    };
     let mut cells = Vec::new();
     for (pi, ps) in spec.problems.iter().enumerate() {
         for pp in sweep(&ps.params) {
@@ -90,16 +96,37 @@ pub fn expand(spec: &Spec, path: &str) -> Result<Vec<Cell>, RunnerError> {
                         |e| bad(format!("[[methods]] entry {} (`{}`): {e}", mi + 1, ms.id)),
                     )?;
                     let info = m.info();
+                    let stepping = stepping_of(spec, ms).map_err(|m| {
+                        bad(format!("[[methods]] entry {} (`{}`): {m}", mi + 1, ms.id))
+                    })?;
+                    if stepping == Stepping::Adaptive && info.error_estimate.is_none() {
+                        return Err(bad(format!(
+                            "[[methods]] entry {} (`{}`) has no local error estimate, so it cannot run \
+                             `[steps] adaptive`; use fixed steps (`h = [..]`) in another spec, or a \
+                             method with an error estimate (radau)",
+                            mi + 1,
+                            ms.id
+                        )));
+                    }
                     let variant = match &ms.label {
                         Some(l) => l.clone(),
                         None if mp.is_empty() => info.id.clone(),
                         None => format!("{} [{}]", info.id, compact(&mp)),
                     };
-                    for &h in &hs {
+                    let points = match stepping {
+                        Stepping::Fixed => hs.iter().map(|&h| (h, None)).collect(),
+                        Stepping::Adaptive => step_points(spec, &tols, t_end).map_err(bad)?,
+                    };
+                    for (h, adaptive) in points {
                         let n = (t_end / h).round().max(1.0);
-                        let stride = match spec.trace_dt {
-                            Some(dt) => ((dt / (t_end / n)).round() as usize).max(1),
-                            None => spec.trace_stride,
+                        let stride = match (spec.trace_dt, adaptive) {
+                            // Error-controlled cells trace every accepted step (and the
+                            // output times, which the loop hits exactly).
+                            (_, Some(_)) => {
+                                usize::from(spec.trace_stride > 0 || spec.trace_dt.is_some())
+                            }
+                            (Some(dt), None) => ((dt / (t_end / n)).round() as usize).max(1),
+                            (None, None) => spec.trace_stride,
                         };
                         for &threads in &spec.threads {
                             cells.push(Cell {
@@ -112,7 +139,8 @@ pub fn expand(spec: &Spec, path: &str) -> Result<Vec<Cell>, RunnerError> {
                                 projection: ms.projection.clone(),
                                 variant: variant.clone(),
                                 info: info.clone(),
-                                h: t_end / n,
+                                h: if adaptive.is_some() { h } else { t_end / n },
+                                adaptive,
                                 t_end,
                                 threads,
                                 trace_stride: stride,
@@ -126,4 +154,52 @@ pub fn expand(spec: &Spec, path: &str) -> Result<Vec<Cell>, RunnerError> {
         }
     }
     Ok(cells)
+}
+
+/// Which `[steps]` entry a method entry runs (see [`crate::spec::MethodSpec::stepping`]).
+fn stepping_of(spec: &Spec, ms: &crate::spec::MethodSpec) -> Result<Stepping, String> {
+    let fixed = spec.steps.h.is_some() || spec.steps.log_range.is_some();
+    let adaptive = spec.steps.adaptive.is_some();
+    match (ms.stepping, fixed, adaptive) {
+        (Some(Stepping::Fixed), false, _) => Err("`stepping = \"fixed\"` but [steps] gives no `h` or `log_range`; add one or drop `stepping`".into()),
+        (Some(Stepping::Adaptive), _, false) => Err("`stepping = \"adaptive\"` but [steps] has no `adaptive = { rtol = [..] }`; add it or drop `stepping`".into()),
+        (Some(s), _, _) => Ok(s),
+        (None, true, _) => Ok(Stepping::Fixed),
+        (None, false, _) => Ok(Stepping::Adaptive),
+    }
+}
+
+/// One error-controlled schedule per tolerance `(h0, Some(..))`.
+fn step_points(
+    spec: &Spec,
+    tols: &[f64],
+    t_end: f64,
+) -> Result<Vec<(f64, Option<driftlab_core::Adaptive>)>, String> {
+    let Some(a) = &spec.steps.adaptive else {
+        return Ok(Vec::new());
+    };
+    if a.h0 >= t_end {
+        return Err(format!(
+            "[steps] adaptive: `h0` = {} is not below t_end = {t_end}; give a first step inside the interval",
+            a.h0
+        ));
+    }
+    Ok(tols
+        .iter()
+        .map(|&rtol| {
+            let schedule = driftlab_core::Adaptive {
+                tol: driftlab_core::Tolerances {
+                    rtol,
+                    atol: a.atol.unwrap_or(rtol),
+                },
+                controller: a.controller,
+                t_end,
+                h0: a.h0,
+                h_min: a.h_min,
+                h_max: a.h_max.unwrap_or(t_end).min(t_end),
+                output_dt: spec.trace_dt,
+            };
+            (a.h0, Some(schedule))
+        })
+        .collect())
 }

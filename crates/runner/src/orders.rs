@@ -107,6 +107,16 @@ pub fn asymptotic_range(logh: &[f64], loge: &[f64]) -> Option<(usize, usize)> {
 
 /// Fit orders for all groups of `rows` that sweep h.
 pub fn fit_orders(rows: &[RunRecord]) -> Vec<OrderRow> {
+    // Orders are fitted over fixed step sizes; error-controlled cells have none.
+    let fixed: Vec<RunRecord> = rows
+        .iter()
+        .filter(|r| r.tolerances.is_none())
+        .cloned()
+        .collect();
+    let rows = &fixed[..];
+    if rows.is_empty() {
+        return Vec::new();
+    }
     let mut keys: Vec<(String, String, String, String)> = Vec::new();
     for r in rows {
         let k = (

@@ -16,13 +16,19 @@ pub const RUN_COLUMNS: &[(&str, &str)] = &[
     ("method", "method id (`+projection` when decorated)"),
     ("variant", "method label with its parameters (one curve per variant in figures)"),
     ("params", "method and projection parameters (JSON)"),
-    ("h", "step size (snapped so that t_end/h is an integer)"),
+    ("h", "step size (snapped so that t_end/h is an integer); error-controlled cells: the mean accepted step t_end/steps"),
     ("t_end", "end time"),
     ("threads", "faer threads inside the cell"),
+    ("rtol", "relative tolerance of an error-controlled cell (null for fixed steps)"),
+    ("atol", "absolute tolerance of an error-controlled cell (null for fixed steps)"),
     ("status", "`ok` or `failed`"),
     ("fail_time", "last time reached before the failure (null if ok)"),
     ("fail_reason", "typed error with its numbers (null if ok)"),
-    ("steps", "steps completed"),
+    ("steps", "steps completed (accepted steps of an error-controlled cell)"),
+    ("rejected_steps", "steps rejected by the error test (0 for fixed steps)"),
+    ("newton_failures", "step attempts whose Newton iteration or linear solve failed and were retried with a smaller h (0 for fixed steps)"),
+    ("h_min_used", "smallest accepted step (h for fixed steps)"),
+    ("h_max_used", "largest accepted step (h for fixed steps)"),
     ("max_pos_residual", "max over all steps of ‖Φ(t,q)‖∞ (index-1: ‖g‖∞)"),
     ("max_vel_residual", "max over all steps of ‖Φ_q v + Φ_t‖∞"),
     ("max_acc_residual", "max over all steps of ‖Φ_q a − γ‖∞ with the method's own a"),
@@ -42,6 +48,7 @@ pub const RUN_COLUMNS: &[(&str, &str)] = &[
     ("newton_iterations", "Newton iterations (stage equations)"),
     ("projection_iterations", "Newton iterations of position projections"),
     ("factorizations", "numeric factorizations (KKT or Newton matrices)"),
+    ("jacobian_evaluations", "evaluations of a Newton Jacobian (finite differences or analytic)"),
     ("symbolic_analyses", "symbolic analyses (once per sparse structure)"),
     ("solves", "linear solves (incl. refinement)"),
     ("wall_seconds", "total wall time of the cell (init + steps + metrics)"),
@@ -82,6 +89,10 @@ pub struct RunRecord {
     pub fail_reason: Option<String>,
     #[allow(missing_docs)]
     pub steps: usize,
+    /// Tolerances of an error-controlled cell.
+    pub tolerances: Option<driftlab_core::Tolerances>,
+    /// Counters of an error-controlled cell.
+    pub adaptive: Option<driftlab_core::AdaptiveStats>,
     /// Summary metrics (NaN = undefined → null).
     pub summary: driftlab_core::SummaryMetrics,
     /// Method counters.
@@ -154,6 +165,14 @@ pub fn runs_frame(rows: &[RunRecord]) -> Result<DataFrame, RunnerError> {
             rows.iter().map(|r| r.t_end).collect::<Vec<f64>>(),
         ),
         Column::new("threads".into(), u(&|r| r.threads)),
+        col_f64(
+            "rtol",
+            rows.iter().map(|r| r.tolerances.map(|t| t.rtol)).collect(),
+        ),
+        col_f64(
+            "atol",
+            rows.iter().map(|r| r.tolerances.map(|t| t.atol)).collect(),
+        ),
         Column::new(
             "status".into(),
             s(&|r| if r.ok { "ok".into() } else { "failed".into() }),
@@ -166,6 +185,22 @@ pub fn runs_frame(rows: &[RunRecord]) -> Result<DataFrame, RunnerError> {
                 .collect::<Vec<Option<String>>>(),
         ),
         Column::new("steps".into(), u(&|r| r.steps)),
+        Column::new(
+            "rejected_steps".into(),
+            u(&|r| r.adaptive.map_or(0, |a| a.rejected)),
+        ),
+        Column::new(
+            "newton_failures".into(),
+            u(&|r| r.adaptive.map_or(0, |a| a.newton_failures)),
+        ),
+        col_f64(
+            "h_min_used",
+            o(&|r| r.adaptive.map_or(r.h, |a| a.h_min_used)),
+        ),
+        col_f64(
+            "h_max_used",
+            o(&|r| r.adaptive.map_or(r.h, |a| a.h_max_used)),
+        ),
         col_f64("max_pos_residual", o(&|r| r.summary.max_pos_residual)),
         col_f64("max_vel_residual", o(&|r| r.summary.max_vel_residual)),
         col_f64("max_acc_residual", o(&|r| r.summary.max_acc_residual)),
@@ -203,6 +238,10 @@ pub fn runs_frame(rows: &[RunRecord]) -> Result<DataFrame, RunnerError> {
             u(&|r| r.stats.projection_iterations),
         ),
         Column::new("factorizations".into(), u(&|r| r.stats.factorizations)),
+        Column::new(
+            "jacobian_evaluations".into(),
+            u(&|r| r.stats.jacobian_evaluations),
+        ),
         Column::new(
             "symbolic_analyses".into(),
             u(&|r| r.stats.symbolic_analyses),

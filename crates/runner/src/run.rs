@@ -61,6 +61,7 @@ pub fn run_cell(experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
         h: cell.h,
         t_end: cell.t_end,
         threads: cell.threads,
+        tolerances: cell.adaptive.map(|a| a.tol),
         declared: cell.info.orders,
         ..Default::default()
     };
@@ -80,7 +81,10 @@ pub fn run_cell(experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
             cell.projection.as_ref(),
         )
         .map_err(|e| e.to_string())?;
-        let mut schedule = Schedule::fixed(cell.h, cell.t_end);
+        let mut schedule = match cell.adaptive {
+            Some(a) => Schedule::adaptive(a),
+            None => Schedule::fixed(cell.h, cell.t_end),
+        };
         schedule.max_steps = cell.max_steps;
         let mut metrics = MetricsObserver::new(cell.trace_stride);
         let mut states = TrajectoryRecorder::new(cell.trace_stride.max(1));
@@ -110,6 +114,11 @@ pub fn run_cell(experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
                 rec.fail_reason = Some(reason.clone());
             }
             rec.steps = out.steps;
+            rec.adaptive = out.adaptive;
+            if cell.adaptive.is_some() {
+                // The mean accepted step, so that error-against-h figures place the cell.
+                rec.h = cell.t_end / out.steps.max(1) as f64;
+            }
             rec.summary = metrics.summary;
             rec.stats = out.stats;
             rec.wall_seconds = out.wall_seconds();

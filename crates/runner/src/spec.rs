@@ -15,6 +15,9 @@
 //! h = [1e-2, 1e-3]
 //! # … or a log range: per_decade points per decade from `from` to `to`
 //! # log_range = { from = 1e-3, to = 1e-1, per_decade = 4 }
+//! # … or error-controlled steps, one cell per tolerance (methods with an error estimate):
+//! # adaptive = { rtol = [1e-4, 1e-7], atol = 1e-6, h0 = 1e-6, controller = "gustafsson" }
+//! # adaptive = { rtol_range = { from = 1e-10, to = 1e-4, per_decade = 1 } }
 //!
 //! [[problems]]
 //! id = "pendulum"
@@ -128,7 +131,7 @@ fn default_max_steps() -> usize {
     20_000_000
 }
 
-/// Step sizes: a list or a log range.
+/// Step sizes: a list, a log range, or error-controlled steps.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Steps {
@@ -136,6 +139,80 @@ pub struct Steps {
     pub h: Option<Vec<f64>>,
     /// Logarithmic range.
     pub log_range: Option<LogRange>,
+    /// Error-controlled steps (one cell per tolerance).
+    pub adaptive: Option<AdaptiveSteps>,
+}
+
+/// `[steps] adaptive = { … }`: error-controlled steps through `driftlab_core::drive`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdaptiveSteps {
+    /// Relative tolerances (one cell each).
+    pub rtol: Option<Vec<f64>>,
+    /// … or a logarithmic range of them.
+    pub rtol_range: Option<LogRange>,
+    /// Absolute tolerance (default: equal to each rtol, the IVP Test Set convention).
+    pub atol: Option<f64>,
+    /// Initial step (default 1e-6, RADAU5's).
+    #[serde(default = "default_h0")]
+    pub h0: f64,
+    /// Largest step (default: the whole interval).
+    pub h_max: Option<f64>,
+    /// Smallest step before the run fails with a step-size underflow (default 0: only
+    /// the round-off bound 10 ε |t|).
+    #[serde(default)]
+    pub h_min: f64,
+    /// Step-size controller: `i`, `pi` or `gustafsson` (default).
+    #[serde(default)]
+    pub controller: driftlab_core::ControllerKind,
+}
+
+fn default_h0() -> f64 {
+    1e-6
+}
+
+impl AdaptiveSteps {
+    /// The relative tolerances, loosest first; an error names the field and the fix.
+    pub fn rtols(&self) -> Result<Vec<f64>, String> {
+        let mut r = match (&self.rtol, &self.rtol_range) {
+            (Some(r), None) => r.clone(),
+            (None, Some(range)) => range.values("rtol_range")?,
+            _ => return Err("[steps] adaptive needs exactly one of `rtol = [..]` or `rtol_range = { from, to, per_decade }`".into()),
+        };
+        if r.is_empty() || r.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
+            return Err(format!(
+                "[steps] adaptive: every rtol must be finite and > 0 (got {r:?})"
+            ));
+        }
+        if let Some(a) = self.atol {
+            if !(a.is_finite() && a >= 0.0) {
+                return Err(format!(
+                    "[steps] adaptive: `atol` = {a} must be finite and ≥ 0"
+                ));
+            }
+        }
+        if !(self.h0.is_finite() && self.h0 > 0.0) {
+            return Err(format!(
+                "[steps] adaptive: `h0` = {} must be finite and > 0",
+                self.h0
+            ));
+        }
+        if !(self.h_min.is_finite() && self.h_min >= 0.0) {
+            return Err(format!(
+                "[steps] adaptive: `h_min` = {} must be finite and ≥ 0",
+                self.h_min
+            ));
+        }
+        if let Some(hm) = self.h_max {
+            if !(hm.is_finite() && hm > self.h_min) {
+                return Err(format!(
+                    "[steps] adaptive: `h_max` = {hm} must be finite and > h_min"
+                ));
+            }
+        }
+        r.sort_by(|a, b| b.total_cmp(a));
+        Ok(r)
+    }
 }
 
 /// `per_decade` points per decade from `from` to `to` (both included).
@@ -174,6 +251,20 @@ pub struct MethodSpec {
     pub projection: Option<toml::Table>,
     /// Display label (default: id, `+projection`, and the swept/given parameters).
     pub label: Option<String>,
+    /// Which of the `[steps]` entries this method runs when the spec gives both fixed
+    /// steps and `adaptive`: `"fixed"` or `"adaptive"` (default: the only one given;
+    /// with both, `"fixed"`).
+    pub stepping: Option<Stepping>,
+}
+
+/// Fixed or error-controlled steps for one method entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stepping {
+    /// The `h` list or `log_range`.
+    Fixed,
+    /// The `adaptive` tolerances.
+    Adaptive,
 }
 
 /// Overrides for a named size.
@@ -281,23 +372,33 @@ impl Spec {
     }
 }
 
+impl LogRange {
+    /// The points of the range, smallest first; `field` names it in errors.
+    pub fn values(&self, field: &str) -> Result<Vec<f64>, String> {
+        let r = self;
+        if !(r.from > 0.0 && r.to >= r.from && r.to.is_finite() && r.per_decade > 0) {
+            return Err(format!("[steps] {field} needs 0 < from ≤ to < ∞ and per_decade ≥ 1 (got from = {}, to = {}, per_decade = {})", r.from, r.to, r.per_decade));
+        }
+        let decades = (r.to / r.from).log10();
+        let n = (decades * r.per_decade as f64).round() as usize;
+        Ok((0..=n)
+            .map(|i| r.from * 10f64.powf(i as f64 / r.per_decade as f64))
+            .collect())
+    }
+}
+
 impl Steps {
-    /// The step sizes, largest first.
+    /// The fixed step sizes, largest first (empty for error-controlled steps).
     pub fn values(&self) -> Result<Vec<f64>, String> {
-        let mut hs = match (&self.h, &self.log_range) {
-            (Some(h), None) => h.clone(),
-            (None, Some(r)) => {
-                if !(r.from > 0.0 && r.to >= r.from && r.per_decade > 0) {
-                    return Err(format!("[steps] log_range needs 0 < from ≤ to and per_decade ≥ 1 (got from = {}, to = {}, per_decade = {})", r.from, r.to, r.per_decade));
-                }
-                let decades = (r.to / r.from).log10();
-                let n = (decades * r.per_decade as f64).round() as usize;
-                (0..=n)
-                    .map(|i| r.from * 10f64.powf(i as f64 / r.per_decade as f64))
-                    .collect()
-            }
+        if let Some(a) = &self.adaptive {
+            a.rtols()?;
+        }
+        let mut hs = match (&self.h, &self.log_range, &self.adaptive) {
+            (Some(h), None, _) => h.clone(),
+            (None, Some(r), _) => r.values("log_range")?,
+            (None, None, Some(_)) => return Ok(Vec::new()),
             _ => return Err(
-                "[steps] needs exactly one of `h = [..]` or `log_range = { from, to, per_decade }`"
+                "[steps] needs one of `h = [..]` or `log_range = { from, to, per_decade }`, and/or `adaptive = { rtol = [..], … }` (methods choose with `stepping`)"
                     .into(),
             ),
         };
@@ -362,6 +463,37 @@ mod tests {
     }
 
     #[test]
+    fn adaptive_steps_are_validated_naming_the_field() {
+        let with = |steps: &str| MINIMAL.replace("h = [0.1]", steps);
+        let ok = with("adaptive = { rtol = [1e-4, 1e-7], atol = 1e-6, controller = \"pi\" }");
+        let spec = Spec::parse(&ok, "s").unwrap();
+        let a = spec.steps.adaptive.as_ref().unwrap();
+        assert_eq!(a.rtols().unwrap(), vec![1e-4, 1e-7]);
+        assert_eq!(a.controller, driftlab_core::ControllerKind::Pi);
+        assert_eq!(a.h0, 1e-6);
+        for (bad, field) in [
+            ("adaptive = { rtol = [0.0] }", "rtol"),
+            ("adaptive = { rtol = [nan] }", "rtol"),
+            ("adaptive = { rtol = [1e-4], atol = -1.0 }", "atol"),
+            ("adaptive = { rtol = [1e-4], h0 = 0.0 }", "h0"),
+            ("adaptive = { rtol = [1e-4], h0 = -1.0 }", "h0"),
+            ("adaptive = { }", "rtol"),
+            (
+                "adaptive = { rtol = [1e-4], controller = \"p\" }",
+                "controller",
+            ),
+            ("adaptive = { rtol = [1e-4], rtoll = 1 }", "rtoll"),
+            (
+                "h = [0.1]\nlog_range = { from = 0.1, to = 1.0, per_decade = 1 }",
+                "one of",
+            ),
+        ] {
+            let e = Spec::parse(&with(bad), "s").unwrap_err().to_string();
+            assert!(e.contains(field), "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn schema_version_is_checked() {
         let e = Spec::parse(
             &MINIMAL.replace("schema_version = 1", "schema_version = 7"),
@@ -376,6 +508,7 @@ mod tests {
     fn log_range_and_sweeps_expand() {
         let st = Steps {
             h: None,
+            adaptive: None,
             log_range: Some(LogRange {
                 from: 1e-3,
                 to: 1e-1,

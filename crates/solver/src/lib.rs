@@ -16,6 +16,7 @@
 pub mod dense;
 pub mod error;
 pub mod kkt;
+pub mod newton;
 pub mod projection;
 pub mod rank;
 

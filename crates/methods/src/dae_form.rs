@@ -1,0 +1,159 @@
+//! A mechanical system as a first-order DAE with a **constant** mass matrix, the form
+//! that general DAE codes (RADAU5, IDA) integrate:
+//!
+//! ```text
+//! y = (q, v, a, λ),   B y' = F(t, y):
+//!   q' = v
+//!   v' = a
+//!   0  = M(q) a − f(t, q, v) + Φ_q(t, q)ᵀ λ
+//!   0  = Φ(t, q)
+//! B = diag(I_n, I_n, 0, 0)
+//! ```
+//!
+//! This is the formulation of the IVP Test Set's index-3 problems (e.g. `andrews`,
+//! 27 = 7 + 7 + 13 variables; Mazzia & Magherini, *Test Set for IVP Solvers*, release
+//! 2.4, 2008): `q` are index-1 variables, `v` index-2, `a` and `λ` index-3 — which is
+//! what the index-aware error scaling of [`DaeForm::index_split`] needs. The Jacobian
+//! `∂F/∂y` is dense: columns of `q` and `v` by forward differences of `F` (RADAU5's
+//! increment `√(ε max(1e-5, |y_j|))`), columns of `a` and `λ` exactly (`F` is linear in
+//! them: `M` and `Φ_qᵀ`).
+
+use driftlab_core::{MechanicalSystem, State};
+
+/// The constant-mass first-order form of a mechanical system, with its work buffers.
+pub struct DaeForm {
+    n: usize,
+    m: usize,
+    mass_entries: Vec<(usize, usize)>,
+    jac_entries: Vec<(usize, usize)>,
+    mass: Vec<f64>,
+    jac: Vec<f64>,
+    force: Vec<f64>,
+    y_pert: Vec<f64>,
+    f_pert: Vec<f64>,
+}
+
+impl DaeForm {
+    /// The form of `sys`.
+    pub fn new(sys: &dyn MechanicalSystem) -> Self {
+        let d = sys.dims();
+        let mp = sys.mass_pattern();
+        let jp = sys.jacobian_pattern();
+        Self {
+            n: d.n,
+            m: d.m,
+            mass: vec![0.0; mp.nnz()],
+            jac: vec![0.0; jp.nnz()],
+            mass_entries: mp.entries,
+            jac_entries: jp.entries,
+            force: vec![0.0; d.n],
+            y_pert: vec![0.0; 3 * d.n + d.m],
+            f_pert: vec![0.0; 3 * d.n + d.m],
+        }
+    }
+
+    /// Dimension `N = 3n + m`.
+    pub fn dim(&self) -> usize {
+        3 * self.n + self.m
+    }
+
+    /// Numbers of index-1, index-2 and index-3 variables: `(n, n, n + m)`.
+    pub fn index_split(&self) -> (usize, usize, usize) {
+        (self.n, self.n, self.n + self.m)
+    }
+
+    /// Whether component `i` has a unit entry in `B` (a differential variable).
+    pub fn is_differential(&self, i: usize) -> bool {
+        i < 2 * self.n
+    }
+
+    /// `out = B x`.
+    pub fn mass_times(&self, x: &[f64], out: &mut [f64]) {
+        let k = 2 * self.n;
+        out[..k].copy_from_slice(&x[..k]);
+        out[k..].iter_mut().for_each(|o| *o = 0.0);
+    }
+
+    /// `y` from a state.
+    pub fn pack(&self, s: &State, y: &mut [f64]) {
+        let n = self.n;
+        y[..n].copy_from_slice(&s.q);
+        y[n..2 * n].copy_from_slice(&s.v);
+        y[2 * n..3 * n].copy_from_slice(&s.a);
+        y[3 * n..].copy_from_slice(&s.lambda);
+    }
+
+    /// A state's `(q, v, a, λ)` from `y`.
+    pub fn unpack(&self, y: &[f64], s: &mut State) {
+        let n = self.n;
+        s.q.copy_from_slice(&y[..n]);
+        s.v.copy_from_slice(&y[n..2 * n]);
+        s.a.copy_from_slice(&y[2 * n..3 * n]);
+        s.lambda.copy_from_slice(&y[3 * n..]);
+    }
+
+    /// `out = F(t, y)`.
+    pub fn eval(&mut self, sys: &dyn MechanicalSystem, t: f64, y: &[f64], out: &mut [f64]) {
+        let n = self.n;
+        let (q, v, a, lambda) = (&y[..n], &y[n..2 * n], &y[2 * n..3 * n], &y[3 * n..]);
+        out[..n].copy_from_slice(v);
+        out[n..2 * n].copy_from_slice(a);
+        sys.mass(q, &mut self.mass);
+        sys.forces(t, q, v, &mut self.force);
+        sys.jacobian(t, q, &mut self.jac);
+        let r = &mut out[2 * n..3 * n];
+        for (ri, fi) in r.iter_mut().zip(&self.force) {
+            *ri = -fi;
+        }
+        for (k, &(i, j)) in self.mass_entries.iter().enumerate() {
+            r[i] += self.mass[k] * a[j];
+            if i != j {
+                r[j] += self.mass[k] * a[i];
+            }
+        }
+        for (k, &(i, j)) in self.jac_entries.iter().enumerate() {
+            r[j] += self.jac[k] * lambda[i];
+        }
+        sys.constraints(t, q, &mut out[3 * n..]);
+    }
+
+    /// The dense row-major Jacobian `∂F/∂y` at `(t, y)` with `f0 = F(t, y)` (see the
+    /// module documentation for how each block is formed).
+    pub fn jacobian(
+        &mut self,
+        sys: &dyn MechanicalSystem,
+        t: f64,
+        y: &[f64],
+        f0: &[f64],
+        out: &mut [f64],
+    ) {
+        let (n, dim) = (self.n, self.dim());
+        out.iter_mut().for_each(|x| *x = 0.0);
+        let mut y_pert = std::mem::take(&mut self.y_pert);
+        let mut f_pert = std::mem::take(&mut self.f_pert);
+        y_pert.copy_from_slice(y);
+        for j in 0..2 * n {
+            let delta = (f64::EPSILON * y[j].abs().max(1e-5)).sqrt();
+            y_pert[j] = y[j] + delta;
+            self.eval(sys, t, &y_pert, &mut f_pert);
+            y_pert[j] = y[j];
+            for i in 0..dim {
+                out[i * dim + j] = (f_pert[i] - f0[i]) / delta;
+            }
+        }
+        self.y_pert = y_pert;
+        self.f_pert = f_pert;
+        // Exact columns of a and λ (at the M(q), Φ_q(q) of the last evaluation at y).
+        self.eval(sys, t, y, &mut vec![0.0; dim]);
+        for k in 0..n {
+            out[(n + k) * dim + 2 * n + k] = 1.0;
+        }
+        for (k, &(i, j)) in self.mass_entries.iter().enumerate() {
+            out[(2 * n + i) * dim + 2 * n + j] = self.mass[k];
+            out[(2 * n + j) * dim + 2 * n + i] = self.mass[k];
+        }
+        for (k, &(i, j)) in self.jac_entries.iter().enumerate() {
+            out[(2 * n + j) * dim + 3 * n + i] = self.jac[k];
+        }
+    }
+}

@@ -1,0 +1,688 @@
+//! Radau IIA, s = 3 (order 5), on the index-3 formulation, with the algorithm of
+//! Hairer & Wanner's RADAU5.
+//!
+//! The system is integrated in its constant-mass first-order form
+//! ([`crate::dae_form`]): `y = (q, v, a, λ)`, `B y' = F(t, y)`, `B = diag(I, I, 0, 0)`.
+//! One step solves the collocation equations
+//!
+//! ```text
+//! B Z_i = h Σ_j a_ij F(t + c_j h, y_n + Z_j),   i = 1, 2, 3,   y_{n+1} = y_n + Z_3
+//! ```
+//!
+//! (Radau IIA: `c = ((4 − √6)/10, (4 + √6)/10, 1)`) by **simplified Newton** with the
+//! Jacobian `J = ∂F/∂y` frozen, in the variables `W = (T⁻¹ ⊗ I) Z` that decouple the
+//! Newton matrix into one real system `(γ/h · B − J)` and one complex system
+//! `((α + iβ)/h · B − J)`, where `γ, α ± iβ` are the eigenvalues of `A⁻¹` — one real and
+//! one complex LU per Newton matrix (Hairer & Wanner, *Solving ODEs II*, 2nd ed. 1996,
+//! §IV.8, eqs. (8.15)–(8.19)). The iteration is the workspace's Newton kernel
+//! ([`driftlab_solver::newton`]) with RADAU5's tolerance
+//! `max(10 ε / rtol', min(0.03, √rtol'))`.
+//!
+//! **Error estimate** (HW II (8.20), with a mass matrix as RADAU5's `ESTRAD`):
+//! `err = (γ/h B − J)⁻¹ (F(t_n, y_n) + B (e₁Z₁ + e₂Z₂ + e₃Z₃)/h)` with
+//! `e = γ⁻¹(−(13 + 7√6)/3, (−13 + 7√6)/3, −1/3)`; on a first or rejected step with
+//! `‖err‖ ≥ 1` it is filtered once more through `F(t_n, y_n + err)`. The norm is the
+//! RMS of `err_i / sc_i` with `sc_i = atol' + rtol' |y_i|`, where RADAU5's tolerance
+//! transformation `rtol' = 0.1 rtol^(2/3)`, `atol' = rtol' · atol / rtol` maps the
+//! user's tolerances onto the estimate of an order-3 embedded method, and the
+//! **index-aware scaling** divides `sc` by `h` for the index-2 components (`v`) and by
+//! `h²` for the index-3 components (`a`, `λ`) (Hairer, Lubich & Roche, LNM 1409, 1989,
+//! §6; HW II §VII.4 and the RADAU5 documentation of `NIND2`, `NIND3`). The estimate has
+//! order `k = 4` in `h`; [`driftlab_core::control`] sets the next step.
+//!
+//! **Reuse**: the Jacobian is re-evaluated after an accepted step only if the last
+//! Newton contraction exceeded `jacobian_reuse` (RADAU5's `THET = 0.001`), and after a
+//! failed or rejected step only if it is not already fresh; the two LUs are refactored
+//! only when `h` or the Jacobian changed. Starting values for `Z` come from the
+//! collocation polynomial of the last accepted step (RADAU5's `CONT`).
+//!
+//! **Orders** (index-3 systems in Hessenberg form, Hairer, Lubich & Roche 1989; HW II
+//! §VII.4): the global error is `O(h^{2s−1}) = O(h⁵)` in `q`, `O(h^s) =
+//! O(h³)` in `v` and `O(h^{s−1}) = O(h²)` in `λ`.
+
+use crate::dae_form::DaeForm;
+use crate::dynamics::{consistent_start, KktChoice};
+use driftlab_core::{
+    method::{not_ready, unsupported},
+    ConstraintLevels, DeclaredOrders, ErrorEstimate, MechanicalSystem, Method, MethodError,
+    MethodInfo, MethodStats, State, StepError, StepReport, SystemForm, SystemRef, Tolerances,
+};
+use driftlab_solver::dense::{DenseComplexLu, DenseLu};
+use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
+use serde::{Deserialize, Serialize};
+
+/// Parameters of `radau`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RadauParams {
+    /// Relative tolerance used at fixed steps (an error-controlled run sets its own).
+    pub rtol: f64,
+    /// Absolute tolerance used at fixed steps.
+    pub atol: f64,
+    /// Newton iteration limit (RADAU5's `NIT`).
+    pub max_newton: usize,
+    /// Keep the Jacobian while the Newton contraction stays below this (RADAU5's
+    /// `THET`); a negative value evaluates it every step.
+    pub jacobian_reuse: f64,
+    /// Newton stopping tolerance on the scaled correction (RADAU5's `FNEWT`, its
+    /// `WORK(4)`); default `max(10 ε / rtol', min(0.03, √rtol'))`.
+    pub newton_tol: Option<f64>,
+}
+
+impl Default for RadauParams {
+    fn default() -> Self {
+        Self {
+            rtol: 1e-12,
+            atol: 1e-12,
+            max_newton: 7,
+            jacobian_reuse: 1e-3,
+            newton_tol: None,
+        }
+    }
+}
+
+/// RADAU5's constants (`radau5.f`, 1996/2002 version): nodes, error weights, the
+/// eigenvalues of `A⁻¹` (`γ` real, `α ± iβ`) and the transformation `T` and its inverse.
+mod coefficients {
+    pub const C1: f64 = 0.155_051_025_721_682_190_18;
+    pub const C2: f64 = 0.644_948_974_278_317_809_82;
+    pub const DD: [f64; 3] = [
+        -10.048_809_399_827_415_562,
+        1.382_142_733_160_748_895_8,
+        -1.0 / 3.0,
+    ];
+    pub const GAMMA: f64 = 3.637_834_252_744_495_732_2;
+    pub const ALPHA: f64 = 2.681_082_873_627_752_133_9;
+    pub const BETA: f64 = 3.050_430_199_247_410_569_4;
+    pub const T: [[f64; 3]; 3] = [
+        [
+            9.123_239_487_089_294_279_2e-2,
+            -0.141_255_295_020_954_208_43,
+            -3.002_919_410_514_742_449_2e-2,
+        ],
+        [
+            0.241_717_932_707_107_018_96,
+            0.204_129_352_293_799_931_99,
+            0.382_942_112_757_261_937_79,
+        ],
+        [0.966_048_182_615_092_936_19, 1.0, 0.0],
+    ];
+    pub const TI: [[f64; 3]; 3] = [
+        [
+            4.325_579_890_063_155_351_0,
+            0.339_199_251_815_809_869_54,
+            0.541_770_539_935_874_871_19,
+        ],
+        [
+            -4.178_718_591_551_904_727_3,
+            -0.327_682_820_761_062_387_08,
+            0.476_623_554_500_550_451_96,
+        ],
+        [
+            -0.502_872_634_945_786_875_95,
+            2.571_926_949_855_605_429_2,
+            -0.596_039_204_828_224_924_97,
+        ],
+    ];
+}
+use coefficients as rc;
+
+/// Declared properties.
+pub fn info() -> MethodInfo {
+    MethodInfo {
+        id: "radau".into(),
+        family: "implicit-rk".into(),
+        title: "Radau IIA (s = 3, order 5) on the index-3 form, RADAU5's algorithm".into(),
+        equations:
+            "B Z_i = h Σ_j a_ij F(t + c_j h, y + Z_j), y = (q, v, a, λ), B = diag(I, I, 0, 0); \
+                    simplified Newton on (γ/h B − J) and ((α+iβ)/h B − J); \
+                    err = (γ/h B − J)⁻¹ (F(y_n) + B Σ e_i Z_i / h)"
+                .into(),
+        citation:
+            "E. Hairer, G. Wanner, Solving Ordinary Differential Equations II, 2nd ed. 1996, \
+                   §IV.8 (RADAU5) and §VII.4; orders q/v/λ = 2s−1/s/s−1 for index 3: E. Hairer, \
+                   Ch. Lubich, M. Roche, The Numerical Solution of Differential-Algebraic Systems \
+                   by Runge–Kutta Methods, LNM 1409, Springer 1989"
+                .into(),
+        orders: DeclaredOrders {
+            q: Some(5.0),
+            v: Some(3.0),
+            lambda: Some(2.0),
+        },
+        enforces: ConstraintLevels {
+            position: true,
+            velocity: false,
+            acceleration: true,
+        },
+        implicit: true,
+        symmetric: false,
+        symplectic: false,
+        forms: vec![SystemForm::Mechanical],
+        nonholonomic: false,
+        unilateral: false,
+        priorities: false,
+        error_estimate: Some(ErrorEstimate {
+            order: 4,
+            rule: "embedded estimate of RADAU5 (HW II (8.20)), RMS over y = (q, v, a, λ) with \
+                   sc = atol' + rtol'|y|, divided by h for v and by h² for a, λ (index 2 and 3)"
+                .into(),
+        }),
+    }
+}
+
+/// Dense work arrays of one run (dimension `N = 3n + m`).
+struct Work {
+    form: DaeForm,
+    y: Vec<f64>,
+    f0: Vec<f64>,
+    scal: Vec<f64>,
+    jac: Vec<f64>,
+    z: [Vec<f64>; 3],
+    w: [Vec<f64>; 3],
+    f: [Vec<f64>; 3],
+    tmp: Vec<f64>,
+    lu_real: Option<DenseLu>,
+    lu_complex: Option<DenseComplexLu>,
+    /// `h` the LUs were built for.
+    h_factored: f64,
+}
+
+/// What carries from an accepted step to the next.
+#[derive(Default)]
+struct Memory {
+    /// Collocation polynomial coefficients of the last step (`CONT`), and its `h`.
+    cont: Option<([Vec<f64>; 3], f64)>,
+    /// The same from the step just taken, until it is known to be accepted.
+    pending: Option<([Vec<f64>; 3], f64)>,
+    /// Jacobian must be re-evaluated before the next iteration.
+    jacobian_stale: bool,
+    /// The Jacobian was evaluated during the current step attempt.
+    jacobian_fresh: bool,
+    /// The last attempt was rejected (or failed).
+    rejected: bool,
+    /// Last Newton contraction.
+    theta: f64,
+}
+
+/// Radau IIA (s = 3) with RADAU5's step algorithm.
+pub struct Radau {
+    params: RadauParams,
+    /// RADAU5-transformed tolerances `(rtol', atol')`.
+    tol: Tolerances,
+    kernel: NewtonKernel,
+    work: Option<Work>,
+    mem: Memory,
+    stats: MethodStats,
+}
+
+impl Radau {
+    /// A new instance; `ParamError` if a parameter is out of range.
+    pub fn new(params: RadauParams) -> Result<Self, driftlab_core::ParamError> {
+        let bad = |field: &'static str, value: f64, fix: &str| {
+            Err(driftlab_core::ParamError::OutOfRange {
+                id: "radau".into(),
+                field,
+                value,
+                fix: fix.into(),
+            })
+        };
+        if !(params.rtol > 10.0 * f64::EPSILON && params.rtol.is_finite()) {
+            return bad("rtol", params.rtol, "give a relative tolerance above 1e-15");
+        }
+        if !(params.atol > 0.0 && params.atol.is_finite()) {
+            return bad("atol", params.atol, "give an absolute tolerance > 0");
+        }
+        if params.max_newton < 2 {
+            return bad(
+                "max_newton",
+                params.max_newton as f64,
+                "allow at least 2 iterations",
+            );
+        }
+        let tol = Tolerances {
+            rtol: params.rtol,
+            atol: params.atol,
+        };
+        let mut me = Self {
+            params,
+            tol,
+            kernel: NewtonKernel::new(NewtonOptions {
+                tol: 0.0,
+                max_iter: 7,
+                floor: 0.0,
+                predict: false,
+            }),
+            work: None,
+            mem: Memory::default(),
+            stats: MethodStats::default(),
+        };
+        me.apply_tolerances(tol, false);
+        Ok(me)
+    }
+
+    /// Transform `tol` as RADAU5 does (`radau5.f`: `rtol' = 0.1 rtol^(2/3)`,
+    /// `atol' = rtol' atol / rtol`) and set the Newton tolerance from it. An
+    /// error-controlled run (`adaptive`) gives up a slow Newton iteration early and
+    /// retries with a smaller step; a fixed-step run iterates to the limit
+    /// (`max_newton`, at least 20) after refreshing the Jacobian once.
+    fn apply_tolerances(&mut self, tol: Tolerances, adaptive: bool) {
+        let rtol = 0.1 * tol.rtol.powf(2.0 / 3.0);
+        let atol = rtol * tol.atol / tol.rtol;
+        self.tol = Tolerances { rtol, atol };
+        self.kernel.opts = NewtonOptions {
+            tol: self
+                .params
+                .newton_tol
+                .unwrap_or((10.0 * f64::EPSILON / rtol).max(0.03f64.min(rtol.sqrt()))),
+            max_iter: if adaptive {
+                self.params.max_newton
+            } else {
+                self.params.max_newton.max(20)
+            },
+            floor: 0.0,
+            predict: adaptive,
+        };
+    }
+
+    /// The Newton solve of one step; at fixed steps a failure with a Jacobian from an
+    /// earlier step is retried once with a fresh one.
+    fn solve_stages(
+        &mut self,
+        sys: &dyn MechanicalSystem,
+        t: f64,
+        h: f64,
+    ) -> Result<(usize, f64), StepError> {
+        let mut iterations = 0;
+        loop {
+            let work = self.work.as_mut().ok_or_else(|| not_ready("radau", t))?;
+            prepare_matrices(work, &mut self.mem, &mut self.stats, sys, t, h)?;
+            start_values(work, &self.mem, h);
+            let before = self.kernel.counters.iterations;
+            let solved = self.kernel.solve(|_| newton_iteration(work, sys, t, h));
+            let done = self.kernel.counters.iterations - before;
+            iterations += done;
+            self.stats.newton_iterations += done;
+            self.stats.solves += 2 * done;
+            match solved {
+                Ok(r) => return Ok((iterations, if r.theta.is_nan() { 0.0 } else { r.theta })),
+                Err(e) if self.kernel.opts.predict || self.mem.jacobian_fresh => {
+                    return Err(newton_error(e, t, iterations))
+                }
+                Err(_) => {
+                    self.mem.jacobian_stale = true;
+                    self.kernel.reset_eta();
+                }
+            }
+        }
+    }
+}
+
+impl Method for Radau {
+    fn info(&self) -> MethodInfo {
+        info()
+    }
+
+    fn set_tolerances(&mut self, tol: Tolerances) {
+        self.apply_tolerances(tol, true);
+    }
+
+    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
+        let SystemRef::Mechanical(s) = sys else {
+            return Err(unsupported(&info(), sys.form()));
+        };
+        let spent = consistent_start(s, KktChoice::DenseLu, state)?;
+        self.stats = self.stats.merged(spent);
+        let form = DaeForm::new(s);
+        let dim = form.dim();
+        let v = || vec![0.0; dim];
+        self.work = Some(Work {
+            form,
+            y: v(),
+            f0: v(),
+            scal: v(),
+            jac: vec![0.0; dim * dim],
+            z: [v(), v(), v()],
+            w: [v(), v(), v()],
+            f: [v(), v(), v()],
+            tmp: v(),
+            lu_real: None,
+            lu_complex: None,
+            h_factored: f64::NAN,
+        });
+        self.mem = Memory {
+            jacobian_stale: true,
+            ..Memory::default()
+        };
+        Ok(())
+    }
+
+    fn step(
+        &mut self,
+        sys: SystemRef<'_>,
+        state: &mut State,
+        h: f64,
+    ) -> Result<StepReport, StepError> {
+        let (SystemRef::Mechanical(s), Some(work)) = (sys, self.work.as_mut()) else {
+            return Err(not_ready("radau", state.t));
+        };
+        commit_pending(&mut self.mem, self.params.jacobian_reuse);
+        self.mem.jacobian_fresh = false;
+        let t = state.t;
+        work.form.pack(state, &mut work.y);
+        let y = std::mem::take(&mut work.y);
+        work.form.eval(s, t, &y, &mut work.f0);
+        work.y = y;
+        scale(work, self.tol, h);
+        let (iterations, theta) = self.solve_stages(s, t, h)?;
+        self.mem.theta = theta;
+        let Some(work) = self.work.as_mut() else {
+            return Err(not_ready("radau", t));
+        };
+        let err = estimate_error(work, s, t, h, self.mem.cont.is_none() || self.mem.rejected)?;
+        self.stats.solves += 1;
+        for (yi, zi) in work.y.iter_mut().zip(&work.z[2]) {
+            *yi += zi;
+        }
+        work.form.unpack(&work.y, state);
+        state.t = t + h;
+        self.mem.pending = Some((collocation_polynomial(&work.z), h));
+        self.stats.steps += 1;
+        Ok(StepReport {
+            newton_iterations: iterations,
+            factorizations: 0,
+            projection_iterations: 0,
+            error: Some(err),
+            newton_limit: self.params.max_newton,
+        })
+    }
+
+    fn reject(&mut self) {
+        self.mem.pending = None;
+        self.mem.rejected = true;
+        if !self.mem.jacobian_fresh {
+            self.mem.jacobian_stale = true;
+        }
+    }
+
+    fn stats(&self) -> MethodStats {
+        let mut s = self.stats;
+        s.steps = s.steps.max(self.stats.steps);
+        s
+    }
+}
+
+/// The step just taken was accepted (a new `step` follows without a `reject`): keep its
+/// polynomial and decide whether the Jacobian is still good.
+fn commit_pending(mem: &mut Memory, reuse: f64) {
+    if let Some(p) = mem.pending.take() {
+        mem.cont = Some(p);
+        mem.rejected = false;
+        if mem.theta > reuse {
+            mem.jacobian_stale = true;
+        }
+    }
+}
+
+/// Evaluate the Jacobian if stale and refactor the two Newton matrices if `h` or the
+/// Jacobian changed.
+fn prepare_matrices(
+    work: &mut Work,
+    mem: &mut Memory,
+    stats: &mut MethodStats,
+    sys: &dyn MechanicalSystem,
+    t: f64,
+    h: f64,
+) -> Result<(), StepError> {
+    let dim = work.form.dim();
+    if mem.jacobian_stale {
+        work.form.jacobian(sys, t, &work.y, &work.f0, &mut work.jac);
+        stats.jacobian_evaluations += 1;
+        mem.jacobian_stale = false;
+        mem.jacobian_fresh = true;
+        work.h_factored = f64::NAN;
+    }
+    if work.h_factored == h {
+        return Ok(());
+    }
+    let (fac1, alph, beta) = (rc::GAMMA / h, rc::ALPHA / h, rc::BETA / h);
+    let mut e1 = vec![0.0; dim * dim];
+    let mut e2_im = vec![0.0; dim * dim];
+    let mut e2_re = vec![0.0; dim * dim];
+    for i in 0..dim {
+        for j in 0..dim {
+            e1[i * dim + j] = -work.jac[i * dim + j];
+            e2_re[i * dim + j] = -work.jac[i * dim + j];
+        }
+        if work.form.is_differential(i) {
+            e1[i * dim + i] += fac1;
+            e2_re[i * dim + i] += alph;
+            e2_im[i * dim + i] = beta;
+        }
+    }
+    work.lu_real = Some(DenseLu::factor(dim, &e1));
+    work.lu_complex = Some(DenseComplexLu::factor(dim, &e2_re, &e2_im));
+    work.h_factored = h;
+    stats.factorizations += 2;
+    Ok(())
+}
+
+/// `sc_i = atol' + rtol' |y_i|`, divided by `h` (index 2) and `h²` (index 3).
+fn scale(work: &mut Work, tol: Tolerances, h: f64) {
+    let (i1, i2, _) = work.form.index_split();
+    for (i, (s, y)) in work.scal.iter_mut().zip(&work.y).enumerate() {
+        *s = tol.atol + tol.rtol * y.abs();
+        if i >= i1 + i2 {
+            *s /= h * h;
+        } else if i >= i1 {
+            *s /= h;
+        }
+    }
+}
+
+/// Starting `Z` from the last accepted step's collocation polynomial (zero at the first
+/// step), and `W = T⁻¹ Z`.
+fn start_values(work: &mut Work, mem: &Memory, h: f64) {
+    match &mem.cont {
+        Some((cont, h_old)) => {
+            let c3q = h / h_old;
+            let cq = [rc::C1 * c3q, rc::C2 * c3q, c3q];
+            let (c1m1, c2m1) = (rc::C1 - 1.0, rc::C2 - 1.0);
+            for (k, z) in work.z.iter_mut().enumerate() {
+                let c = cq[k];
+                for (i, zi) in z.iter_mut().enumerate() {
+                    *zi = c * (cont[0][i] + (c - c2m1) * (cont[1][i] + (c - c1m1) * cont[2][i]));
+                }
+            }
+        }
+        None => work
+            .z
+            .iter_mut()
+            .for_each(|z| z.iter_mut().for_each(|x| *x = 0.0)),
+    }
+    transform(&rc::TI, &work.z, &mut work.w);
+}
+
+/// `out = (M ⊗ I) x` stage-wise for a 3 × 3 matrix `M`.
+fn transform(mat: &[[f64; 3]; 3], x: &[Vec<f64>; 3], out: &mut [Vec<f64>; 3]) {
+    for (k, o) in out.iter_mut().enumerate() {
+        for (i, oi) in o.iter_mut().enumerate() {
+            *oi = mat[k][0] * x[0][i] + mat[k][1] * x[1][i] + mat[k][2] * x[2][i];
+        }
+    }
+}
+
+/// One simplified-Newton iteration on `W`; returns the scaled RMS norm of `ΔW`.
+fn newton_iteration(
+    work: &mut Work,
+    sys: &dyn MechanicalSystem,
+    t: f64,
+    h: f64,
+) -> Result<f64, StepError> {
+    let dim = work.form.dim();
+    let c = [rc::C1, rc::C2, 1.0];
+    for k in 0..3 {
+        for i in 0..dim {
+            work.tmp[i] = work.y[i] + work.z[k][i];
+        }
+        let stage = std::mem::take(&mut work.tmp);
+        work.form.eval(sys, t + c[k] * h, &stage, &mut work.f[k]);
+        work.tmp = stage;
+    }
+    // Right-hand sides R = T⁻¹F − (diag(γ, α+iβ)/h ⊗ B) W, in place of F.
+    let mut r = [vec![0.0; dim], vec![0.0; dim], vec![0.0; dim]];
+    transform(&rc::TI, &work.f, &mut r);
+    let (fac1, alph, beta) = (rc::GAMMA / h, rc::ALPHA / h, rc::BETA / h);
+    for i in (0..dim).filter(|&i| work.form.is_differential(i)) {
+        let (w1, w2, w3) = (work.w[0][i], work.w[1][i], work.w[2][i]);
+        r[0][i] -= fac1 * w1;
+        r[1][i] -= alph * w2 - beta * w3;
+        r[2][i] -= alph * w3 + beta * w2;
+    }
+    let linear = |e: driftlab_solver::SolverError| StepError::LinearSolve {
+        t,
+        detail: format!("Radau Newton matrix: {e}"),
+    };
+    let (lu1, lu2) = match (&work.lu_real, &work.lu_complex) {
+        (Some(a), Some(b)) => (a, b),
+        _ => return Err(not_ready("radau", t)),
+    };
+    lu1.solve(&mut r[0]).map_err(linear)?;
+    let [_, r2, r3] = &mut r;
+    lu2.solve(r2, r3).map_err(linear)?;
+    let mut sum = 0.0;
+    for (k, dw) in r.iter().enumerate() {
+        for i in 0..dim {
+            sum += (dw[i] / work.scal[i]).powi(2);
+            work.w[k][i] += dw[i];
+        }
+    }
+    transform(&rc::T, &work.w, &mut work.z);
+    Ok((sum / (3 * dim) as f64).sqrt())
+}
+
+/// RADAU5's error estimate (see the module documentation); `refine` allows the second,
+/// filtered estimate on a first or rejected step.
+fn estimate_error(
+    work: &mut Work,
+    sys: &dyn MechanicalSystem,
+    t: f64,
+    h: f64,
+    refine: bool,
+) -> Result<f64, StepError> {
+    let dim = work.form.dim();
+    let mut e = vec![0.0; dim];
+    for (i, ei) in e.iter_mut().enumerate() {
+        *ei = (0..3).map(|k| rc::DD[k] * work.z[k][i]).sum::<f64>() / h;
+    }
+    let mut be = vec![0.0; dim];
+    work.form.mass_times(&e, &mut be);
+    let lu = work.lu_real.as_ref().ok_or_else(|| not_ready("radau", t))?;
+    let linear = |e: driftlab_solver::SolverError| StepError::LinearSolve {
+        t,
+        detail: format!("Radau error estimate: {e}"),
+    };
+    let mut cont: Vec<f64> = be.iter().zip(&work.f0).map(|(a, b)| a + b).collect();
+    lu.solve(&mut cont).map_err(linear)?;
+    let norm = |c: &[f64], s: &[f64]| {
+        let sum: f64 = c.iter().zip(s).map(|(x, s)| (x / s).powi(2)).sum();
+        (sum / dim as f64).sqrt().max(1e-10)
+    };
+    let err = norm(&cont, &work.scal);
+    if err < 1.0 || !refine {
+        return Ok(err);
+    }
+    let shifted: Vec<f64> = work.y.iter().zip(&cont).map(|(y, c)| y + c).collect();
+    let mut f = vec![0.0; dim];
+    work.form.eval(sys, t, &shifted, &mut f);
+    for i in 0..dim {
+        cont[i] = f[i] + be[i];
+    }
+    lu.solve(&mut cont).map_err(linear)?;
+    Ok(norm(&cont, &work.scal))
+}
+
+/// RADAU5's `CONT` coefficients of the collocation polynomial through the stages.
+fn collocation_polynomial(z: &[Vec<f64>; 3]) -> [Vec<f64>; 3] {
+    let (c1m1, c2m1, c1mc2) = (rc::C1 - 1.0, rc::C2 - 1.0, rc::C1 - rc::C2);
+    let dim = z[0].len();
+    let mut out = [vec![0.0; dim], vec![0.0; dim], vec![0.0; dim]];
+    for i in 0..dim {
+        let (z1, z2, z3) = (z[0][i], z[1][i], z[2][i]);
+        out[0][i] = (z2 - z3) / c2m1;
+        let ak = (z1 - z2) / c1mc2;
+        let acont3 = (ak - z1 / rc::C1) / rc::C2;
+        out[1][i] = (ak - out[0][i]) / c1m1;
+        out[2][i] = out[1][i] - acont3;
+    }
+    out
+}
+
+/// A failed Newton solve as a step error (slow: with the suggested step factor).
+fn newton_error(e: NewtonFailure<StepError>, t: f64, iterations: usize) -> StepError {
+    match e {
+        NewtonFailure::Iteration(e) => e,
+        NewtonFailure::Slow { theta, factor, .. } => StepError::NewtonSlow {
+            t,
+            iterations,
+            theta,
+            factor,
+        },
+        NewtonFailure::Diverged {
+            correction, theta, ..
+        } => StepError::NewtonDiverged {
+            t,
+            iterations,
+            residual: correction,
+            tol: theta,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::coefficients as rc;
+
+    /// `T⁻¹ A⁻¹ T = [[γ, 0, 0], [0, α, −β], [0, β, α]]` for the Radau IIA matrix `A`,
+    /// and `T T⁻¹ = I`: the constants are consistent to round-off.
+    #[test]
+    fn transformation_block_diagonalizes_the_inverse_tableau() {
+        let s6 = 6f64.sqrt();
+        let a = [
+            [
+                (88.0 - 7.0 * s6) / 360.0,
+                (296.0 - 169.0 * s6) / 1800.0,
+                (-2.0 + 3.0 * s6) / 225.0,
+            ],
+            [
+                (296.0 + 169.0 * s6) / 1800.0,
+                (88.0 + 7.0 * s6) / 360.0,
+                (-2.0 - 3.0 * s6) / 225.0,
+            ],
+            [(16.0 - s6) / 36.0, (16.0 + s6) / 36.0, 1.0 / 9.0],
+        ];
+        let mul = |x: &[[f64; 3]; 3], y: &[[f64; 3]; 3]| {
+            let mut o = [[0.0; 3]; 3];
+            for i in 0..3 {
+                for j in 0..3 {
+                    o[i][j] = (0..3).map(|k| x[i][k] * y[k][j]).sum();
+                }
+            }
+            o
+        };
+        let id = mul(&rc::T, &rc::TI);
+        // A · T · D = T ⇔ T⁻¹ A⁻¹ T = D: check A T D = T with D the block form.
+        let d = [
+            [rc::GAMMA, 0.0, 0.0],
+            [0.0, rc::ALPHA, -rc::BETA],
+            [0.0, rc::BETA, rc::ALPHA],
+        ];
+        let atd = mul(&mul(&a, &rc::T), &d);
+        for i in 0..3 {
+            for j in 0..3 {
+                let want = if i == j { 1.0 } else { 0.0 };
+                assert!((id[i][j] - want).abs() < 1e-14, "T T⁻¹ = {id:?}");
+                assert!((atd[i][j] - rc::T[i][j]).abs() < 1e-13, "A T D = {atd:?}");
+            }
+        }
+    }
+}
