@@ -37,8 +37,12 @@
 //! collocation polynomial of the last accepted step (RADAU5's `CONT`).
 //!
 //! **Orders** (index-3 systems in Hessenberg form, Hairer, Lubich & Roche 1989; HW II
-//! §VII.4): the global error is `O(h^{2s−1}) = O(h⁵)` in `q`, `O(h^s) =
-//! O(h³)` in `v` and `O(h^{s−1}) = O(h²)` in `λ`.
+//! §VII.4): the global error is `O(h^{2s−1}) = O(h⁵)` in `q`, and bounded by `O(h^s) =
+//! O(h³)` in `v` and `O(h^{s−1}) = O(h²)` in `λ`. Only the order in `q` is declared: the
+//! `v` and `λ` bounds are not sharp on the problems here (the convergence suite measured
+//! 3.32 in `v` on the 90° pendulum over h = 0.01 … 0.022, and 4.9 in `v` and `λ` with the
+//! projection decorator, which carries the declared orders over), so they are measured
+//! (`pendulum-orders`), not asserted.
 
 use crate::dae_form::DaeForm;
 use crate::dynamics::{consistent_start, KktChoice};
@@ -140,19 +144,21 @@ pub fn info() -> MethodInfo {
                 .into(),
         citation:
             "E. Hairer, G. Wanner, Solving Ordinary Differential Equations II, 2nd ed. 1996, \
-                   §IV.8 (RADAU5) and §VII.4; orders q/v/λ = 2s−1/s/s−1 for index 3: E. Hairer, \
-                   Ch. Lubich, M. Roche, The Numerical Solution of Differential-Algebraic Systems \
+                   §IV.8 (RADAU5) and §VII.4; order 2s−1 in q for index 3 (v, λ bounded by s, \
+                   s−1; measured, not declared): E. Hairer, Ch. Lubich, M. Roche, The Numerical Solution of Differential-Algebraic Systems \
                    by Runge–Kutta Methods, LNM 1409, Springer 1989"
                 .into(),
         orders: DeclaredOrders {
             q: Some(5.0),
-            v: Some(3.0),
-            lambda: Some(2.0),
+            v: None,
+            lambda: None,
         },
+        // The stages satisfy Φ = 0 and the dynamic equation for (a, λ); the velocity and
+        // acceleration constraints hold only to the method's accuracy.
         enforces: ConstraintLevels {
             position: true,
             velocity: false,
-            acceleration: true,
+            acceleration: false,
         },
         implicit: true,
         symmetric: false,
