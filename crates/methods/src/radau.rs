@@ -87,6 +87,7 @@ impl Default for RadauParams {
 
 /// RADAU5's constants (`radau5.f`, 1996/2002 version): nodes, error weights, the
 /// eigenvalues of `A⁻¹` (`γ` real, `α ± iβ`) and the transformation `T` and its inverse.
+#[allow(clippy::excessive_precision)] // the 20-digit constants as radau5.f prints them
 mod coefficients {
     pub const C1: f64 = 0.155_051_025_721_682_190_18;
     pub const C2: f64 = 0.644_948_974_278_317_809_82;
@@ -447,7 +448,7 @@ fn prepare_matrices(
         mem.jacobian_fresh = true;
         work.h_factored = f64::NAN;
     }
-    if work.h_factored == h {
+    if work.h_factored.to_bits() == h.to_bits() {
         return Ok(());
     }
     let (fac1, alph, beta) = (rc::GAMMA / h, rc::ALPHA / h, rc::BETA / h);

@@ -117,13 +117,17 @@ fn output_times_are_hit_and_only_accepted_steps_are_observed() {
     for k in 1..=4 {
         let want = 0.25 * k as f64;
         assert!(
-            times.0.iter().any(|&t| t == want),
+            times.0.iter().any(|t| t.to_bits() == want.to_bits()),
             "t = {want} not hit: {:?}",
             &times.0
         );
     }
     assert!(times.0.windows(2).all(|w| w[1] > w[0]), "time increases");
-    assert_eq!(*times.0.last().unwrap(), 1.0);
+    assert_eq!(
+        times.0.last().unwrap().to_bits(),
+        1f64.to_bits(),
+        "ends exactly at t_end"
+    );
 }
 
 #[test]

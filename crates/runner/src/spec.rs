@@ -470,7 +470,7 @@ mod tests {
         let a = spec.steps.adaptive.as_ref().unwrap();
         assert_eq!(a.rtols().unwrap(), vec![1e-4, 1e-7]);
         assert_eq!(a.controller, driftlab_core::ControllerKind::Pi);
-        assert_eq!(a.h0, 1e-6);
+        assert_eq!(a.h0.to_bits(), 1e-6f64.to_bits());
         for (bad, field) in [
             ("adaptive = { rtol = [0.0] }", "rtol"),
             ("adaptive = { rtol = [nan] }", "rtol"),
