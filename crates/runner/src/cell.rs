@@ -197,7 +197,9 @@ fn step_points(
                 h0: a.h0,
                 h_min: a.h_min,
                 h_max: a.h_max.unwrap_or(t_end).min(t_end),
-                output_dt: spec.trace_dt,
+                // Traced at their accepted steps: clipping every step onto the `trace_dt`
+                // grid would cap h at trace_dt (no dense output yet) and distort the cost.
+                output_dt: None,
             };
             (a.h0, Some(schedule))
         })
