@@ -170,6 +170,13 @@ pub trait Method: Send {
     /// start. A method that keeps memory across steps (a Jacobian, dense output) updates
     /// it here; it must not treat the rejected step as accepted.
     fn reject(&mut self) {}
+    /// Whether the next step depends on `State` alone (caches and counters aside), so that
+    /// a decorator may take a step from a copy of the state and discard it (Richardson
+    /// step control). Default `false`: methods with memory across steps (an auxiliary
+    /// acceleration, an integral term, a collocation polynomial) must not be restarted.
+    fn restartable(&self) -> bool {
+        false
+    }
 }
 
 /// The error of a `step`/`refresh` before `init` or on a system of another form.

@@ -319,6 +319,10 @@ impl Method for Gauss {
             &mut state.lambda,
         )
     }
+    fn restartable(&self) -> bool {
+        true
+    }
+
     fn stats(&self) -> MethodStats {
         let mut s = self.stats;
         if let Some(k) = &self.solver {

@@ -261,6 +261,10 @@ impl Method for GaussIndex3 {
         self.stats.factorizations += report.factorizations;
         Ok(report)
     }
+    fn restartable(&self) -> bool {
+        true
+    }
+
     fn stats(&self) -> MethodStats {
         self.stats
     }

@@ -423,6 +423,10 @@ impl Method for ImplicitEuler {
             SystemRef::Mechanical(s) => self.step_index3(s, state, h),
         }
     }
+    fn restartable(&self) -> bool {
+        true
+    }
+
     fn stats(&self) -> MethodStats {
         let mut s = self.stats;
         if let Some(w) = &self.index3 {

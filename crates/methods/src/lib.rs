@@ -30,6 +30,7 @@ pub mod priority;
 pub mod projection;
 pub mod radau;
 pub mod rattle;
+pub mod richardson;
 pub mod roundoff;
 pub mod tableau;
 pub mod taylor;
@@ -273,4 +274,20 @@ pub fn build(
             params::parse("method", "projection", p)?,
         )?)),
     }
+}
+
+/// [`build`], then wrapped in Richardson step control ([`richardson::Richardson`]) when
+/// `richardson` is set (outermost: it repeats whole projected steps).
+pub fn build_decorated(
+    id: &str,
+    params: &toml::Table,
+    projection: Option<&toml::Table>,
+    richardson: bool,
+) -> Result<Box<dyn Method>, ParamError> {
+    let m = build(id, params, projection)?;
+    Ok(if richardson {
+        Box::new(richardson::Richardson::new(m))
+    } else {
+        m
+    })
 }

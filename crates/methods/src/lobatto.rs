@@ -275,6 +275,10 @@ impl Method for Lobatto {
         self.stats.factorizations += report.factorizations;
         Ok(report)
     }
+    fn restartable(&self) -> bool {
+        true
+    }
+
     fn stats(&self) -> MethodStats {
         let mut s = self.stats;
         if let Some(k) = &self.solver {

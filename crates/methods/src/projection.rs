@@ -641,6 +641,11 @@ impl Method for Projected {
     fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
         self.inner.refresh(sys, state)
     }
+    /// Restartable when projecting every step (the step counter of `every > 1` is memory).
+    fn restartable(&self) -> bool {
+        self.p.every == 1 && self.inner.restartable()
+    }
+
     fn stats(&self) -> MethodStats {
         let mut s = self.inner.stats();
         if let Some(k) = &self.kkt {

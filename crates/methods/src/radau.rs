@@ -258,6 +258,7 @@ impl Radau {
                 max_iter: 7,
                 floor: 0.0,
                 predict: false,
+                carry_eta: true,
             }),
             work: None,
             mem: Memory::default(),
@@ -288,6 +289,7 @@ impl Radau {
             },
             floor: 0.0,
             predict: adaptive,
+            carry_eta: true,
         };
     }
 

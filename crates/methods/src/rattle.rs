@@ -215,6 +215,10 @@ impl Method for Rattle {
         self.stats.newton_iterations += report.newton_iterations;
         Ok(report)
     }
+    fn restartable(&self) -> bool {
+        true
+    }
+
     fn stats(&self) -> MethodStats {
         let mut s = self.stats.merged(self.init_stats);
         if let Some(k) = &self.kkt {

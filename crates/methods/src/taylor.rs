@@ -120,6 +120,10 @@ impl Method for Taylor {
             &mut state.lambda,
         )
     }
+    fn restartable(&self) -> bool {
+        true
+    }
+
     fn stats(&self) -> MethodStats {
         let mut s = self.stats;
         if let Some(k) = &self.solver {

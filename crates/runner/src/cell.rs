@@ -22,6 +22,8 @@ pub struct Cell {
     pub method_params: toml::Table,
     /// Projection decorator parameters, if any.
     pub projection: Option<toml::Table>,
+    /// Wrapped in Richardson step control.
+    pub richardson: bool,
     /// Display label of the method variant (method + parameters).
     pub variant: String,
     /// Declared properties of the (decorated) method.
@@ -92,9 +94,13 @@ pub fn expand(spec: &Spec, path: &str) -> Result<Vec<Cell>, RunnerError> {
             let t_end = spec.t_end.unwrap_or_else(|| prob.as_system().info().t_end);
             for (mi, ms) in spec.methods.iter().enumerate() {
                 for mp in sweep(&ms.params) {
-                    let m = driftlab_methods::build(&ms.id, &mp, ms.projection.as_ref()).map_err(
-                        |e| bad(format!("[[methods]] entry {} (`{}`): {e}", mi + 1, ms.id)),
-                    )?;
+                    let m = driftlab_methods::build_decorated(
+                        &ms.id,
+                        &mp,
+                        ms.projection.as_ref(),
+                        ms.richardson,
+                    )
+                    .map_err(|e| bad(format!("[[methods]] entry {} (`{}`): {e}", mi + 1, ms.id)))?;
                     let info = m.info();
                     let stepping = stepping_of(spec, ms).map_err(|m| {
                         bad(format!("[[methods]] entry {} (`{}`): {m}", mi + 1, ms.id))
@@ -137,6 +143,7 @@ pub fn expand(spec: &Spec, path: &str) -> Result<Vec<Cell>, RunnerError> {
                                 method: info.id.clone(),
                                 method_params: mp.clone(),
                                 projection: ms.projection.clone(),
+                                richardson: ms.richardson,
                                 variant: variant.clone(),
                                 info: info.clone(),
                                 h: if adaptive.is_some() { h } else { t_end / n },

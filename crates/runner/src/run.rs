@@ -75,10 +75,11 @@ pub fn run_cell(experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
         driftlab_methods::set_kkt_threads(cell.threads);
         let problem = driftlab_problems::build(&cell.problem, &cell.problem_params)
             .map_err(|e| e.to_string())?;
-        let mut method = driftlab_methods::build(
+        let mut method = driftlab_methods::build_decorated(
             &cell.method_id,
             &cell.method_params,
             cell.projection.as_ref(),
+            cell.richardson,
         )
         .map_err(|e| e.to_string())?;
         let mut schedule = match cell.adaptive {

@@ -249,6 +249,10 @@ pub struct MethodSpec {
     pub params: toml::Table,
     /// Wrap in the projection decorator with these parameters.
     pub projection: Option<toml::Table>,
+    /// Wrap in Richardson step control (step doubling), so that a restartable method
+    /// without an error estimate of its own can run `[steps] adaptive`.
+    #[serde(default)]
+    pub richardson: bool,
     /// Display label (default: id, `+projection`, and the swept/given parameters).
     pub label: Option<String>,
     /// Which of the `[steps]` entries this method runs when the spec gives both fixed
