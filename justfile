@@ -2,7 +2,7 @@
 
 # Run every experiment in experiments/ and build the figures under reports/.
 run-experiments size="full":
-    cargo run -p driftlab-cli -- run-experiments --size {{size}}
+    cargo run --profile experiments -p driftlab-cli -- run-experiments --size {{size}}
 
 # The test suite (what CI runs).
 test:
@@ -14,7 +14,7 @@ bench:
 
 # Rebuild figures and summaries from stored results only.
 report:
-    cargo run -p driftlab-cli -- report
+    cargo run --profile experiments -p driftlab-cli -- report
 
 # Lints as CI expects them.
 lint:

@@ -316,7 +316,7 @@ pub fn run_spec(
         build_profile: if cfg!(debug_assertions) {
             "dev (debug assertions on)".into()
         } else {
-            "release".into()
+            "optimized, no debug assertions".into()
         },
         cpu: cpu_model(),
         logical_cpus: std::thread::available_parallelism()
