@@ -33,6 +33,7 @@ pub fn solve(
         floor: 0.0,
         predict: false,
         carry_eta: false,
+        stop_on_growth: false,
     });
     let solved = kernel.solve(|_| {
         residual(x, &mut res);

@@ -28,6 +28,7 @@ use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
     State, StepError, StepReport, SystemForm, SystemRef,
 };
+use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::KktSolver;
 use serde::{Deserialize, Serialize};
 
@@ -218,18 +219,15 @@ impl Method for GeneralizedAlpha {
         let (mut f, mut mvd, mut gtl, mut phi) =
             (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; m]);
         let mut rhs = vec![0.0; n + m];
-        let mut report = StepReport::default();
-        loop {
-            if report.newton_iterations >= self.p.max_iter {
-                s.constraints(t1, &q, &mut phi);
-                let res = phi.iter().fold(0.0_f64, |x, y| x.max(y.abs()));
-                return Err(StepError::NewtonDiverged {
-                    t: state.t,
-                    iterations: report.newton_iterations,
-                    residual: res,
-                    tol: self.p.tol,
-                });
-            }
+        let mut kernel = NewtonKernel::new(NewtonOptions {
+            tol: 1.0,
+            max_iter: self.p.max_iter,
+            floor: 0.0,
+            predict: false,
+            carry_eta: false,
+            stop_on_growth: false,
+        });
+        let solved = kernel.solve(|_| {
             let n_mass = terms.n_mass;
             s.mass(&q, &mut a_vals[..n_mass]);
             mp.mul_vec(&a_vals[..n_mass], &vd, &mut mvd, true);
@@ -251,8 +249,6 @@ impl Method for GeneralizedAlpha {
             kkt.factorize(&a_vals, &jac, None)
                 .map_err(|e| linear_error(state.t, e))?;
             kkt.solve(&mut rhs).map_err(|e| linear_error(state.t, e))?;
-            report.newton_iterations += 1;
-            report.factorizations += 1;
             for i in 0..n {
                 let dq = rhs[i];
                 q[i] += dq;
@@ -264,8 +260,26 @@ impl Method for GeneralizedAlpha {
             }
             let size = q.iter().fold(0.0_f64, |x, y| x.max(y.abs()));
             let dq = rhs[..n].iter().fold(0.0_f64, |x, y| x.max(y.abs()));
-            if dq <= self.p.tol * (1.0 + size) {
-                break;
+            Ok(dq / (self.p.tol * (1.0 + size)))
+        });
+        let iterations = kernel.counters.iterations;
+        let report = StepReport {
+            newton_iterations: iterations,
+            factorizations: iterations,
+            ..StepReport::default()
+        };
+        match solved {
+            Ok(_) => {}
+            Err(NewtonFailure::Iteration(e)) => return Err(e),
+            Err(_) => {
+                s.constraints(t1, &q, &mut phi);
+                let res = phi.iter().fold(0.0_f64, |x, y| x.max(y.abs()));
+                return Err(StepError::NewtonDiverged {
+                    t: state.t,
+                    iterations,
+                    residual: res,
+                    tol: self.p.tol,
+                });
             }
         }
         for i in 0..n {

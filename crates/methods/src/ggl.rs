@@ -28,6 +28,7 @@ use driftlab_core::{
     MethodStats, ParamError, State, StepError, StepReport, SystemForm, SystemRef,
 };
 use driftlab_solver::dense::solve_dense;
+use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use serde::{Deserialize, Serialize};
 
 /// Largest `2n + 2m` the dense Newton matrix is built for.
@@ -130,18 +131,15 @@ impl Ggl {
         let (mut mass, mut jac) = (vec![0.0; mp.nnz()], vec![0.0; jp.nnz()]);
         let mut hv = vec![0.0; hp.as_ref().map_or(0, |p| p.nnz())];
         let (mut f, mut phi, mut phit) = (vec![0.0; n], vec![0.0; m], vec![0.0; m]);
-        let mut report = StepReport::default();
-        loop {
-            if report.newton_iterations >= self.p.max_iter {
-                s.constraints(t1, &q, &mut phi);
-                let res = phi.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
-                return Err(StepError::NewtonDiverged {
-                    t: state.t,
-                    iterations: report.newton_iterations,
-                    residual: res,
-                    tol: self.p.tol,
-                });
-            }
+        let mut kernel = NewtonKernel::new(NewtonOptions {
+            tol: 1.0,
+            max_iter: self.p.max_iter,
+            floor: 0.0,
+            predict: false,
+            carry_eta: false,
+            stop_on_growth: false,
+        });
+        let solved = kernel.solve(|_| {
             s.mass(&q, &mut mass);
             s.jacobian(t1, &q, &mut jac);
             s.forces(t1, &q, &v, &mut f);
@@ -218,8 +216,6 @@ impl Ggl {
                 t: state.t,
                 detail: e.to_string(),
             })?;
-            report.newton_iterations += 1;
-            report.factorizations += 1;
             for i in 0..n {
                 q[i] += rhs[i];
                 v[i] += rhs[n + i];
@@ -230,8 +226,26 @@ impl Ggl {
             }
             let size = q.iter().chain(&v).fold(0.0_f64, |a, x| a.max(x.abs()));
             let step = rhs[..2 * n].iter().fold(0.0_f64, |a, x| a.max(x.abs()));
-            if step <= self.p.tol * (1.0 + size) {
-                break;
+            Ok(step / (self.p.tol * (1.0 + size)))
+        });
+        let iterations = kernel.counters.iterations;
+        let report = StepReport {
+            newton_iterations: iterations,
+            factorizations: iterations,
+            ..StepReport::default()
+        };
+        match solved {
+            Ok(_) => {}
+            Err(NewtonFailure::Iteration(e)) => return Err(e),
+            Err(_) => {
+                s.constraints(t1, &q, &mut phi);
+                let res = phi.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+                return Err(StepError::NewtonDiverged {
+                    t: state.t,
+                    iterations,
+                    residual: res,
+                    tol: self.p.tol,
+                });
             }
         }
         for i in 0..n {

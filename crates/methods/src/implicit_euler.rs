@@ -44,6 +44,7 @@ use driftlab_core::{
     MethodInfo, MethodStats, ParamError, State, StepError, StepReport, SystemForm, SystemRef,
 };
 use driftlab_solver::dense::solve_dense;
+use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::{KktPattern, KktSolver};
 use serde::{Deserialize, Serialize};
 
@@ -196,21 +197,18 @@ impl ImplicitEuler {
         let mut q = vec![0.0; n];
         let jp = s.jacobian_pattern();
         let mp = s.mass_pattern();
-        let mut report = StepReport::default();
         let mut previous_dv = f64::INFINITY;
-        loop {
+        let mut kernel = NewtonKernel::new(NewtonOptions {
+            tol: 1.0,
+            max_iter: self.p.max_iter,
+            floor: 0.0,
+            predict: false,
+            carry_eta: false,
+            stop_on_growth: false,
+        });
+        let solved = kernel.solve(|_| {
             for i in 0..n {
                 q[i] = qn[i] + h * v[i];
-            }
-            if report.newton_iterations >= self.p.max_iter {
-                s.constraints(t1, &q, &mut w.phi);
-                let res = w.phi.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
-                return Err(StepError::NewtonDiverged {
-                    t: state.t,
-                    iterations: report.newton_iterations,
-                    residual: res,
-                    tol: self.p.tol,
-                });
             }
             let n_mass = w.terms.n_mass;
             s.mass(&q, &mut w.a_vals[..n_mass]);
@@ -260,8 +258,6 @@ impl ImplicitEuler {
             w.kkt
                 .solve(&mut w.rhs)
                 .map_err(|e| kkt_failure(s, state.t, &q, e))?;
-            report.newton_iterations += 1;
-            report.factorizations += 1;
             for i in 0..n {
                 v[i] += w.rhs[i];
             }
@@ -270,15 +266,37 @@ impl ImplicitEuler {
             }
             let size = v.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
             let dv = w.rhs[..n].iter().fold(0.0_f64, |a, x| a.max(x.abs()));
-            // Converged, or at the round-off floor of a badly scaled KKT system (Andrews:
-            // M entries 1e-7 … 1e-5 next to Φ_q entries 1e-2): the correction is already
-            // below 1e-9 relative and no longer halves (`crate::roundoff`).
-            if dv <= self.p.tol * (1.0 + size)
-                || crate::roundoff::stalled(dv, previous_dv, 1.0 + size, crate::roundoff::NEWTON)
-            {
-                break;
+            // At the round-off floor of a badly scaled KKT system (Andrews: M entries
+            // 1e-7 … 1e-5 next to Φ_q entries 1e-2) the correction is already below 1e-9
+            // relative and no longer halves (`crate::roundoff`): converged.
+            if crate::roundoff::stalled(dv, previous_dv, 1.0 + size, crate::roundoff::NEWTON) {
+                return Ok(0.0);
             }
             previous_dv = dv;
+            Ok(dv / (self.p.tol * (1.0 + size)))
+        });
+        let iterations = kernel.counters.iterations;
+        let report = StepReport {
+            newton_iterations: iterations,
+            factorizations: iterations,
+            ..StepReport::default()
+        };
+        match solved {
+            Ok(_) => {}
+            Err(NewtonFailure::Iteration(e)) => return Err(e),
+            Err(_) => {
+                for i in 0..n {
+                    q[i] = qn[i] + h * v[i];
+                }
+                s.constraints(t1, &q, &mut w.phi);
+                let res = w.phi.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+                return Err(StepError::NewtonDiverged {
+                    t: state.t,
+                    iterations,
+                    residual: res,
+                    tol: self.p.tol,
+                });
+            }
         }
         for i in 0..n {
             state.q[i] = qn[i] + h * v[i];

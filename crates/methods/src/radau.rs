@@ -259,6 +259,7 @@ impl Radau {
                 floor: 0.0,
                 predict: false,
                 carry_eta: true,
+                stop_on_growth: true,
             }),
             work: None,
             mem: Memory::default(),
@@ -290,6 +291,7 @@ impl Radau {
             floor: 0.0,
             predict: adaptive,
             carry_eta: true,
+            stop_on_growth: true,
         };
     }
 

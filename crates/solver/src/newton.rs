@@ -39,6 +39,10 @@ pub struct NewtonOptions {
     /// Newton, whose first correction says nothing about the last solve, starts each solve
     /// with `η = 1`: its first iteration converges only if `‖Δ₁‖ ≤ tol`.
     pub carry_eta: bool,
+    /// Stop as divergent when `θ ≥ 0.99` (simplified Newton, which only contracts
+    /// linearly). `false`: iterate to the limit — full Newton far from the solution may
+    /// grow before it converges quadratically; `η` then counts only while `θ < 1`.
+    pub stop_on_growth: bool,
 }
 
 /// What a converged solve took.
@@ -142,7 +146,11 @@ impl NewtonKernel {
                 theta = if k == 2 { thq } else { (thq * thq_old).sqrt() };
                 thq_old = thq;
                 if theta >= THETA_DIVERGED {
-                    return Err(self.diverged(k, theta, norm));
+                    if o.stop_on_growth {
+                        return Err(self.diverged(k, theta, norm));
+                    }
+                    prev = norm.max(f64::EPSILON);
+                    continue;
                 }
                 self.eta = theta / (1.0 - theta);
                 let left = o.max_iter.saturating_sub(k + 1) as i32;
@@ -199,6 +207,7 @@ mod tests {
             floor: 1e-14,
             predict: true,
             carry_eta: true,
+            stop_on_growth: true,
         }
     }
 
@@ -247,6 +256,26 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(k.counters.failures, 1);
+    }
+
+    #[test]
+    fn full_newton_may_grow_before_it_converges() {
+        let mut o = opts();
+        o.stop_on_growth = false;
+        o.carry_eta = false;
+        let mut k = NewtonKernel::new(o);
+        // Δ = 1, 2, 1e-2, 1e-7: grows once, then quadratic; converges at the 4th.
+        let seq = [1.0, 2.0, 1e-2, 1e-7];
+        let r = k.solve(|i| Ok::<f64, ()>(seq[i - 1])).unwrap();
+        assert_eq!(r.iterations, 4);
+        let mut k = NewtonKernel::new(o);
+        assert!(
+            matches!(
+                k.solve(|_| Ok::<f64, ()>(1.0)),
+                Err(NewtonFailure::Diverged { iterations: 7, .. })
+            ),
+            "no convergence within the limit"
+        );
     }
 
     #[test]
