@@ -42,6 +42,8 @@ pub struct Cell {
     pub trace_states: bool,
     /// Step budget.
     pub max_steps: usize,
+    /// Runs of the cell (median time recorded).
+    pub repeat: usize,
 }
 
 fn compact(t: &toml::Table) -> String {
@@ -153,6 +155,7 @@ pub fn expand(spec: &Spec, path: &str) -> Result<Vec<Cell>, RunnerError> {
                                 trace_stride: stride,
                                 trace_states: spec.trace_states,
                                 max_steps: spec.max_steps,
+                                repeat: spec.repeat,
                             });
                         }
                     }

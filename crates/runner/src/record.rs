@@ -51,8 +51,11 @@ pub const RUN_COLUMNS: &[(&str, &str)] = &[
     ("jacobian_evaluations", "evaluations of a Newton Jacobian (finite differences or analytic)"),
     ("symbolic_analyses", "symbolic analyses (once per sparse structure)"),
     ("solves", "linear solves (incl. refinement)"),
-    ("wall_seconds", "total wall time of the cell (init + steps + metrics)"),
-    ("step_seconds", "wall time inside the method's steps"),
+    ("wall_seconds", "total wall time of the cell (init + steps + metrics); the median over `repeat` runs"),
+    ("step_seconds", "wall time inside the method's steps; the median over `repeat` runs"),
+    ("repeat", "runs of the cell behind the times (spec key `repeat`)"),
+    ("step_seconds_min", "smallest step time over the runs"),
+    ("step_seconds_max", "largest step time over the runs"),
     ("declared_order_q", "the method's declared order in q (MethodInfo)"),
     ("declared_order_v", "declared order in v"),
     ("declared_order_lambda", "declared order in λ"),
@@ -101,6 +104,12 @@ pub struct RunRecord {
     pub wall_seconds: f64,
     #[allow(missing_docs)]
     pub step_seconds: f64,
+    /// Runs behind the times.
+    pub repeat: usize,
+    /// Range of the step times over the runs.
+    pub step_seconds_min: f64,
+    #[allow(missing_docs)]
+    pub step_seconds_max: f64,
     /// Declared orders (q, v, λ).
     pub declared: driftlab_core::DeclaredOrders,
 }
@@ -255,6 +264,9 @@ pub fn runs_frame(rows: &[RunRecord]) -> Result<DataFrame, RunnerError> {
             "step_seconds".into(),
             rows.iter().map(|r| r.step_seconds).collect::<Vec<f64>>(),
         ),
+        Column::new("repeat".into(), u(&|r| r.repeat)),
+        col_f64("step_seconds_min", o(&|r| r.step_seconds_min)),
+        col_f64("step_seconds_max", o(&|r| r.step_seconds_max)),
         col_f64(
             "declared_order_q",
             rows.iter().map(|r| r.declared.q).collect(),

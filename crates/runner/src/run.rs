@@ -48,8 +48,37 @@ pub struct RunSummary {
     pub orders: Vec<OrderRow>,
 }
 
-/// Run one cell; never panics outward (a panic in a method becomes a failed row).
+/// Run one cell `cell.repeat` times: the record and trace of the first run, with the
+/// median wall and step times of all runs and their range.
 pub fn run_cell(experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
+    let (mut rec, trace) = run_cell_once(experiment, cell);
+    let mut walls = vec![rec.wall_seconds];
+    let mut steps = vec![rec.step_seconds];
+    for _ in 1..cell.repeat {
+        let (r, _) = run_cell_once(experiment, cell);
+        walls.push(r.wall_seconds);
+        steps.push(r.step_seconds);
+    }
+    rec.repeat = cell.repeat;
+    rec.wall_seconds = median(&mut walls);
+    rec.step_seconds = median(&mut steps);
+    rec.step_seconds_min = steps.first().copied().unwrap_or(f64::NAN);
+    rec.step_seconds_max = steps.last().copied().unwrap_or(f64::NAN);
+    (rec, trace)
+}
+
+/// Median of `x` (sorted in place).
+fn median(x: &mut [f64]) -> f64 {
+    x.sort_by(f64::total_cmp);
+    match x.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => x[n / 2],
+        n => 0.5 * (x[n / 2 - 1] + x[n / 2]),
+    }
+}
+
+/// Run one cell once; never panics outward (a panic in a method becomes a failed row).
+fn run_cell_once(experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
     let mut rec = RunRecord {
         experiment: experiment.to_string(),
         cell: cell.index,

@@ -81,6 +81,11 @@ pub struct Spec {
     /// Step-count budget per cell.
     #[serde(default = "default_max_steps")]
     pub max_steps: usize,
+    /// Run every cell this many times and record the median wall and step times with
+    /// their min and max (the metrics are those of the first run: the runs are
+    /// deterministic). For cost comparisons on a shared, noisy machine.
+    #[serde(default = "default_repeat")]
+    pub repeat: usize,
     /// Step sizes.
     pub steps: Steps,
     /// Problems (parameters may sweep).
@@ -126,6 +131,9 @@ fn default_stride() -> usize {
 }
 fn default_threads() -> Vec<usize> {
     vec![1]
+}
+fn default_repeat() -> usize {
+    1
 }
 fn default_max_steps() -> usize {
     20_000_000
@@ -359,6 +367,12 @@ impl Spec {
                 return err(format!("`trace_dt` = {dt}: give a sampling interval > 0"));
             }
         }
+        if self.repeat == 0 || self.repeat > 1000 {
+            return err(format!(
+                "`repeat` = {} must be between 1 and 1000 (runs per cell; the median time is recorded)",
+                self.repeat
+            ));
+        }
         if self.threads.is_empty() || self.threads.contains(&0) {
             return err("`threads` must list thread counts ≥ 1, e.g. threads = [1]".into());
         }
@@ -495,6 +509,20 @@ mod tests {
             let e = Spec::parse(&with(bad), "s").unwrap_err().to_string();
             assert!(e.contains(field), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn repeat_is_validated() {
+        let with =
+            |r: &str| MINIMAL.replace("name = \"x\"", &format!("name = \"x\"\nrepeat = {r}"));
+        assert_eq!(Spec::parse(&with("5"), "s").unwrap().repeat, 5);
+        assert_eq!(Spec::parse(MINIMAL, "s").unwrap().repeat, 1);
+        for bad in ["0", "1001"] {
+            let e = Spec::parse(&with(bad), "s").unwrap_err().to_string();
+            assert!(e.contains("`repeat`"), "{e}");
+        }
+        let e = Spec::parse(&with("-1"), "s").unwrap_err().to_string();
+        assert!(e.contains("repeat"), "{e}");
     }
 
     #[test]
