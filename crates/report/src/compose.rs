@@ -103,9 +103,12 @@ impl<'a> Role<'a> {
     }
     fn describe(&self, r: &Run) -> String {
         format!(
-            "{} (h = {:.1e}, {:.3} s, {} = {})",
+            "{} ({}, {:.3} s, {} = {})",
             r.variant,
-            r.h,
+            match r.rtol {
+                Some(rtol) => format!("rtol = {rtol:.0e}, mean h = {:.1e}", r.h),
+                None => format!("h = {:.1e}", r.h),
+            },
             r.wall_seconds,
             self.spec.measure,
             e3(self.value(r))
@@ -265,7 +268,7 @@ pub fn write_report(root: &Path, all: &[Results]) -> Result<(PathBuf, PathBuf), 
                 vec![
                     r.problem_key(),
                     r.variant.clone(),
-                    format!("{:.2e}", r.h),
+                    r.step_label(),
                     if r.ok {
                         role.value(r).map_or("—".into(), |v| format!("{v:.6e}"))
                     } else {
@@ -358,7 +361,7 @@ pub fn write_report(root: &Path, all: &[Results]) -> Result<(PathBuf, PathBuf), 
                 vec![
                     r.problem_key(),
                     r.variant.clone(),
-                    format!("{:.1e}", r.h),
+                    r.step_label(),
                     if r.ok {
                         "ok".into()
                     } else {

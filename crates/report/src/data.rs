@@ -16,6 +16,8 @@ pub struct Run {
     pub variant: String,
     pub params: String,
     pub h: f64,
+    /// Relative tolerance of an error-controlled cell (`h` is then its mean step).
+    pub rtol: Option<f64>,
     pub t_end: f64,
     pub ok: bool,
     pub fail_time: Option<f64>,
@@ -64,6 +66,15 @@ impl Run {
             .into_iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v)
+    }
+
+    /// The step column of the report's tables: `h`, or `rtol` and the mean step of an
+    /// error-controlled cell.
+    pub fn step_label(&self) -> String {
+        match self.rtol {
+            Some(r) => format!("rtol {r:.0e} (h̄ {:.1e})", self.h),
+            None => format!("{:.2e}", self.h),
+        }
     }
 
     /// Problem and its parameters, as one key.
@@ -261,6 +272,8 @@ impl Results {
             c.f64("final_err_lambda")?,
         );
         let scd = c.f64("scd")?;
+        // Results written before error-controlled steps existed have no `rtol` column.
+        let rtol = c.f64("rtol").unwrap_or_else(|_| vec![None; n]);
         let deferred = c.f64("final_deferred_residual")?;
         let (fac, newton, proj, wall) = (
             c.u64("factorizations")?,
@@ -282,6 +295,7 @@ impl Results {
                 variant: variant[i].clone(),
                 params: params[i].clone(),
                 h: h[i].unwrap_or(f64::NAN),
+                rtol: rtol[i],
                 t_end: t_end[i].unwrap_or(f64::NAN),
                 ok: status[i] == "ok",
                 fail_time: fail_time[i],
