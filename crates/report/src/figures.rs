@@ -478,6 +478,9 @@ pub fn all(res: &Results, dir: &Path, global: &Colours) -> Result<Vec<PathBuf>, 
         if let Some(fig) = work_precision(&key, &runs, colours) {
             files.extend(render(&fig, dir)?);
         }
+        if let Some(fig) = crate::tolerance::tolerance_proportionality(&key, &runs, colours) {
+            files.extend(render(&fig, dir)?);
+        }
     }
     Ok(files)
 }

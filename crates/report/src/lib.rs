@@ -21,6 +21,7 @@ pub mod maps;
 pub mod pdf;
 pub mod style;
 pub mod tables;
+pub mod tolerance;
 pub mod tuning;
 
 pub use error::ReportError;
