@@ -42,5 +42,49 @@ fn bench_steps(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_steps);
+/// One step of the main implicit methods on a small (pendulum), a medium (Andrews'
+/// squeezer, IVP Test Set) and a large system (planar chain, 10⁴ links; radau is dense
+/// and refuses it), each at a step size where it runs (issue 10: per-step kernels).
+fn bench_kernels(c: &mut Criterion) {
+    let mut g = c.benchmark_group("implicit step");
+    let problems = [
+        ("pendulum", "", 1e-2),
+        ("andrews", "", 1e-5),
+        ("planar-chain", "links = 10000", 1e-3),
+    ];
+    let methods = [
+        ("generalized-alpha", ""),
+        ("implicit-euler", ""),
+        ("rattle", ""),
+        ("gauss", "stages = 2"),
+        ("radau", ""),
+    ];
+    for (pid, pp, h) in problems {
+        let p = problem(pid, &pp.parse().expect("toml")).expect("problem builds");
+        let sys: SystemRef<'_> = p.as_system();
+        for (mid, mp) in methods {
+            let mut m = build(mid, &mp.parse().expect("toml"), None).expect("method builds");
+            let mut state = sys.initial_state();
+            if m.init(sys, &mut state).is_err() {
+                continue; // refused (radau on the 10⁴-link chain): nothing to time
+            }
+            let start = state.clone();
+            g.bench_function(BenchmarkId::new(mid, pid), |b| {
+                b.iter(|| {
+                    if state.t > start.t + 1000.0 * h {
+                        state.clone_from(&start);
+                    }
+                    let r = m.step(sys, &mut state, h);
+                    if r.is_err() {
+                        state.clone_from(&start);
+                    }
+                    r.is_ok()
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_steps, bench_kernels);
 criterion_main!(benches);

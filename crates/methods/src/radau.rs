@@ -202,6 +202,10 @@ pub fn info() -> MethodInfo {
     }
 }
 
+/// Largest `N = 3n + m` for the dense Newton matrices (three N × N matrices, two of them
+/// complex: 2000 is 160 MB).
+const MAX_DENSE_DIM: usize = 2000;
+
 /// Dense work arrays of one run (dimension `N = 3n + m`).
 struct Work {
     form: DaeForm,
@@ -368,6 +372,19 @@ impl Method for Radau {
         let SystemRef::Mechanical(s) = sys else {
             return Err(unsupported(&info(), sys.form()));
         };
+        let dim = 3 * s.dims().n + s.dims().m;
+        if dim > MAX_DENSE_DIM {
+            return Err(MethodError::Incompatible {
+                method: "radau".into(),
+                problem: s.info().id,
+                reason: format!(
+                    "radau's Newton matrices are dense: N = 3n + m = {dim} > {MAX_DENSE_DIM} \
+                     would need {:.1} GB for one matrix; use a sparse method (generalized-alpha, \
+                     implicit-euler) for systems this large",
+                    (dim * dim * 8) as f64 / 1e9
+                ),
+            });
+        }
         let spent = consistent_start(s, KktChoice::DenseLu, state)?;
         self.stats = self.stats.merged(spent);
         let form = DaeForm::new(s);

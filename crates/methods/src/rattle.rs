@@ -27,6 +27,7 @@ use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
     State, StepError, StepReport, SystemForm, SystemRef,
 };
+use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::KktSolver;
 use serde::{Deserialize, Serialize};
 
@@ -145,37 +146,60 @@ impl Method for Rattle {
         let mut rhs = vec![0.0; n + m];
         let mut previous = f64::INFINITY;
         let qscale = 1.0 + q.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
-        loop {
+        // SHAKE stops on its residual, not on a correction: the kernel's η test is off
+        // (tol 0) and an iteration reports 0 once ‖Φ‖ ≤ tol, or once the residual is at
+        // the round-off floor of Φ for large coordinates (a 1000-link chain reaches
+        // |q| = 1000: Φ = |d|² − ℓ² carries ≈ 1e-13 of cancellation): below
+        // 1e-9 (1 + ‖q‖∞) and no longer halving (`crate::roundoff`).
+        let mut kernel = NewtonKernel::new(NewtonOptions {
+            tol: 0.0,
+            max_iter: self.p.max_iter + 1,
+            floor: 0.0,
+            predict: false,
+            carry_eta: false,
+            stop_on_growth: false,
+        });
+        let tol = self.p.tol;
+        let mut res = f64::NAN;
+        let solved = kernel.solve(|k| {
+            if k > 1 {
+                // Correction along M⁻¹ Φ_q(q_n)ᵀ: [M Gₙᵀ; Gₙ 0][δq; μ] = [0; −Φ(q)].
+                rhs[..n].iter_mut().for_each(|x| *x = 0.0);
+                for r in 0..m {
+                    rhs[n + r] = -phi[r];
+                }
+                kkt.solve(&mut rhs)
+                    .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
+                for i in 0..n {
+                    q[i] += rhs[i];
+                }
+            }
             s.constraints(t1, &q, &mut phi);
-            let res = phi.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
-            // Converged, or at the round-off floor of Φ for large coordinates (a 1000-link
-            // chain reaches |q| = 1000: Φ = |d|² − ℓ² carries ≈ 1e-13 of cancellation): the
-            // residual is below 1e-9 (1 + ‖q‖∞) and no longer halves (`crate::roundoff`).
-            if res <= self.p.tol
+            res = phi.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+            if res.is_nan() {
+                return Ok(f64::NAN);
+            }
+            if res <= tol
                 || crate::roundoff::stalled(res, previous, qscale, crate::roundoff::NEWTON)
             {
-                break;
+                return Ok(0.0);
             }
             previous = res;
-            if report.newton_iterations >= self.p.max_iter || res.is_nan() {
+            Ok(res)
+        });
+        // The first call only evaluates the residual of the predictor.
+        report.newton_iterations = kernel.counters.iterations.saturating_sub(1);
+        match solved {
+            Ok(_) => {}
+            Err(NewtonFailure::Iteration(e)) => return Err(e),
+            Err(_) => {
                 return Err(StepError::NewtonDiverged {
                     t: t0,
                     iterations: report.newton_iterations,
                     residual: res,
                     tol: self.p.tol,
-                });
+                })
             }
-            // Correction along M⁻¹ Φ_q(q_n)ᵀ: [M Gₙᵀ; Gₙ 0][δq; μ] = [0; −Φ(q)].
-            rhs[..n].iter_mut().for_each(|x| *x = 0.0);
-            for r in 0..m {
-                rhs[n + r] = -phi[r];
-            }
-            kkt.solve(&mut rhs)
-                .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
-            for i in 0..n {
-                q[i] += rhs[i];
-            }
-            report.newton_iterations += 1;
         }
         let v_half: Vec<f64> = (0..n).map(|i| (q[i] - state.q[i]) / h).collect();
         // Velocity: [M G⁺ᵀ; G⁺ 0][v⁺; ½h μ] = [M v½ + ½h f⁺; −Φ_t].
