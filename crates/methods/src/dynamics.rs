@@ -315,3 +315,31 @@ pub fn consistent_start(
     add_kkt_stats(&mut stats, acc.stats());
     Ok(stats)
 }
+
+/// The report of a converged Newton-kernel solve, or the step error of a failed one: the
+/// iteration's own error (a failed linear solve) passes through; divergence or the
+/// iteration limit becomes [`StepError::NewtonDiverged`] with `residual()` of the last
+/// iterate. Full Newton refactors once per iteration.
+pub fn newton_outcome<R>(
+    solved: Result<R, driftlab_solver::newton::NewtonFailure<StepError>>,
+    iterations: usize,
+    t: f64,
+    tol: f64,
+    residual: impl FnOnce() -> f64,
+) -> Result<driftlab_core::StepReport, StepError> {
+    use driftlab_solver::newton::NewtonFailure;
+    match solved {
+        Ok(_) => Ok(driftlab_core::StepReport {
+            newton_iterations: iterations,
+            factorizations: iterations,
+            ..driftlab_core::StepReport::default()
+        }),
+        Err(NewtonFailure::Iteration(e)) => Err(e),
+        Err(_) => Err(StepError::NewtonDiverged {
+            t,
+            iterations,
+            residual: residual(),
+            tol,
+        }),
+    }
+}

@@ -27,14 +27,7 @@ pub fn solve(
     let (mut res, mut pert, mut jac) = (vec![0.0; dim], vec![0.0; dim], vec![0.0; dim * dim]);
     let mut previous = f64::INFINITY;
     let mut last_residual = f64::NAN;
-    let mut kernel = NewtonKernel::new(NewtonOptions {
-        tol: 1.0,
-        max_iter,
-        floor: 0.0,
-        predict: false,
-        carry_eta: false,
-        stop_on_growth: false,
-    });
+    let mut kernel = NewtonKernel::new(NewtonOptions::full(max_iter));
     let solved = kernel.solve(|_| {
         residual(x, &mut res);
         let rnorm = res.iter().fold(0.0_f64, |a, v| a.max(v.abs()));

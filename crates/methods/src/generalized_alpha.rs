@@ -22,13 +22,14 @@
 //! O(h) transients in v and λ that are damped for ρ∞ < 1; for ρ∞ = 1 (no dissipation) the
 //! transient is not damped. Declared orders 2/2/2 as proved.
 
+use crate::dynamics::newton_outcome;
 use crate::dynamics::{add_kkt_stats, consistent_start, linear_error, IterationTerms, KktChoice};
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
     State, StepError, StepReport, SystemForm, SystemRef,
 };
-use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
+use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
 use driftlab_solver::KktSolver;
 use serde::{Deserialize, Serialize};
 
@@ -219,14 +220,7 @@ impl Method for GeneralizedAlpha {
         let (mut f, mut mvd, mut gtl, mut phi) =
             (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; m]);
         let mut rhs = vec![0.0; n + m];
-        let mut kernel = NewtonKernel::new(NewtonOptions {
-            tol: 1.0,
-            max_iter: self.p.max_iter,
-            floor: 0.0,
-            predict: false,
-            carry_eta: false,
-            stop_on_growth: false,
-        });
+        let mut kernel = NewtonKernel::new(NewtonOptions::full(self.p.max_iter));
         let solved = kernel.solve(|_| {
             let n_mass = terms.n_mass;
             s.mass(&q, &mut a_vals[..n_mass]);
@@ -263,25 +257,11 @@ impl Method for GeneralizedAlpha {
             Ok(dq / (self.p.tol * (1.0 + size)))
         });
         let iterations = kernel.counters.iterations;
-        let report = StepReport {
-            newton_iterations: iterations,
-            factorizations: iterations,
-            ..StepReport::default()
-        };
-        match solved {
-            Ok(_) => {}
-            Err(NewtonFailure::Iteration(e)) => return Err(e),
-            Err(_) => {
-                s.constraints(t1, &q, &mut phi);
-                let res = phi.iter().fold(0.0_f64, |x, y| x.max(y.abs()));
-                return Err(StepError::NewtonDiverged {
-                    t: state.t,
-                    iterations,
-                    residual: res,
-                    tol: self.p.tol,
-                });
-            }
-        }
+        let report = newton_outcome(solved, iterations, state.t, self.p.tol, || {
+            s.constraints(t1, &q, &mut phi);
+            let res = phi.iter().fold(0.0_f64, |x, y| x.max(y.abs()));
+            res
+        })?;
         for i in 0..n {
             a1[i] =
                 (alpha_f * vdn[i] - alpha_m * an[i] + (1.0 - alpha_f) * vd[i]) / (1.0 - alpha_m);

@@ -21,6 +21,7 @@
 //! Campbell & Petzold 1996, §3.1; Hairer & Wanner, Solving ODEs II, §VII.1 for GGL).
 
 use crate::dynamics::consistent_start;
+use crate::dynamics::newton_outcome;
 use crate::dynamics::KktChoice;
 use driftlab_core::method::unsupported;
 use driftlab_core::{
@@ -28,7 +29,7 @@ use driftlab_core::{
     MethodStats, ParamError, State, StepError, StepReport, SystemForm, SystemRef,
 };
 use driftlab_solver::dense::solve_dense;
-use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
+use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
 use serde::{Deserialize, Serialize};
 
 /// Largest `2n + 2m` the dense Newton matrix is built for.
@@ -131,14 +132,7 @@ impl Ggl {
         let (mut mass, mut jac) = (vec![0.0; mp.nnz()], vec![0.0; jp.nnz()]);
         let mut hv = vec![0.0; hp.as_ref().map_or(0, |p| p.nnz())];
         let (mut f, mut phi, mut phit) = (vec![0.0; n], vec![0.0; m], vec![0.0; m]);
-        let mut kernel = NewtonKernel::new(NewtonOptions {
-            tol: 1.0,
-            max_iter: self.p.max_iter,
-            floor: 0.0,
-            predict: false,
-            carry_eta: false,
-            stop_on_growth: false,
-        });
+        let mut kernel = NewtonKernel::new(NewtonOptions::full(self.p.max_iter));
         let solved = kernel.solve(|_| {
             s.mass(&q, &mut mass);
             s.jacobian(t1, &q, &mut jac);
@@ -229,25 +223,11 @@ impl Ggl {
             Ok(step / (self.p.tol * (1.0 + size)))
         });
         let iterations = kernel.counters.iterations;
-        let report = StepReport {
-            newton_iterations: iterations,
-            factorizations: iterations,
-            ..StepReport::default()
-        };
-        match solved {
-            Ok(_) => {}
-            Err(NewtonFailure::Iteration(e)) => return Err(e),
-            Err(_) => {
-                s.constraints(t1, &q, &mut phi);
-                let res = phi.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
-                return Err(StepError::NewtonDiverged {
-                    t: state.t,
-                    iterations,
-                    residual: res,
-                    tol: self.p.tol,
-                });
-            }
-        }
+        let report = newton_outcome(solved, iterations, state.t, self.p.tol, || {
+            s.constraints(t1, &q, &mut phi);
+            let res = phi.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+            res
+        })?;
         for i in 0..n {
             state.a[i] = (v[i] - vn[i]) / h;
         }

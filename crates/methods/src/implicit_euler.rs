@@ -37,6 +37,7 @@
 //! dropped) and are first order (BDF1 on index-2 / index-1 systems: Brenan, Campbell &
 //! Petzold 1996, §3.1–3.2); the lower levels drift.
 
+use crate::dynamics::newton_outcome;
 use crate::dynamics::{consistent_start, kkt_failure, linear_error, IterationTerms, KktChoice};
 
 use driftlab_core::{
@@ -44,7 +45,7 @@ use driftlab_core::{
     MethodInfo, MethodStats, ParamError, State, StepError, StepReport, SystemForm, SystemRef,
 };
 use driftlab_solver::dense::solve_dense;
-use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
+use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
 use driftlab_solver::{KktPattern, KktSolver};
 use serde::{Deserialize, Serialize};
 
@@ -198,14 +199,7 @@ impl ImplicitEuler {
         let jp = s.jacobian_pattern();
         let mp = s.mass_pattern();
         let mut previous_dv = f64::INFINITY;
-        let mut kernel = NewtonKernel::new(NewtonOptions {
-            tol: 1.0,
-            max_iter: self.p.max_iter,
-            floor: 0.0,
-            predict: false,
-            carry_eta: false,
-            stop_on_growth: false,
-        });
+        let mut kernel = NewtonKernel::new(NewtonOptions::full(self.p.max_iter));
         let solved = kernel.solve(|_| {
             for i in 0..n {
                 q[i] = qn[i] + h * v[i];
@@ -276,28 +270,14 @@ impl ImplicitEuler {
             Ok(dv / (self.p.tol * (1.0 + size)))
         });
         let iterations = kernel.counters.iterations;
-        let report = StepReport {
-            newton_iterations: iterations,
-            factorizations: iterations,
-            ..StepReport::default()
-        };
-        match solved {
-            Ok(_) => {}
-            Err(NewtonFailure::Iteration(e)) => return Err(e),
-            Err(_) => {
-                for i in 0..n {
-                    q[i] = qn[i] + h * v[i];
-                }
-                s.constraints(t1, &q, &mut w.phi);
-                let res = w.phi.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
-                return Err(StepError::NewtonDiverged {
-                    t: state.t,
-                    iterations,
-                    residual: res,
-                    tol: self.p.tol,
-                });
+        let report = newton_outcome(solved, iterations, state.t, self.p.tol, || {
+            for i in 0..n {
+                q[i] = qn[i] + h * v[i];
             }
-        }
+            s.constraints(t1, &q, &mut w.phi);
+            let res = w.phi.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+            res
+        })?;
         for i in 0..n {
             state.q[i] = qn[i] + h * v[i];
             state.a[i] = (v[i] - vn[i]) / h;

@@ -45,6 +45,22 @@ pub struct NewtonOptions {
     pub stop_on_growth: bool,
 }
 
+impl NewtonOptions {
+    /// Full Newton (a fresh matrix every iteration) on a correction the caller scales so
+    /// that 1 is converged: no carried `η`, no early "too slow" exit, iteration through
+    /// growth up to `max_iter`.
+    pub fn full(max_iter: usize) -> Self {
+        Self {
+            tol: 1.0,
+            max_iter,
+            floor: 0.0,
+            predict: false,
+            carry_eta: false,
+            stop_on_growth: false,
+        }
+    }
+}
+
 /// What a converged solve took.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NewtonReport {
