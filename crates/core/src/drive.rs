@@ -161,6 +161,7 @@ pub fn drive(
     let clock = Instant::now();
     if let Some(a) = &schedule.adaptive {
         method.set_tolerances(a.tol);
+        method.set_step_bounds(a.h0, a.h_max);
     }
     let init =
         refuse_unsupported(sys, method, schedule).and_then(|()| method.init(sys, &mut state));
@@ -361,7 +362,11 @@ impl<'s> Loop<'s> {
         max_steps: usize,
         observers: &mut [&mut dyn Observer],
     ) {
-        let order = method.info().error_estimate.map_or(1, |e| e.order);
+        let estimate = method.info().error_estimate;
+        if estimate.as_ref().is_some_and(|e| e.own_controller) {
+            return self.own_controller_steps(method, a, max_steps, observers);
+        }
+        let order = estimate.map_or(1, |e| e.order);
         let mut ctl = StepController::new(a.controller, order);
         let t0 = self.state.t;
         let mut h = a.h0.min(a.h_max);
@@ -411,6 +416,59 @@ impl<'s> Loop<'s> {
                 }
                 Attempt::Failed => return,
             }
+        }
+    }
+
+    /// Steps of a method that controls its own step size: each call takes one internal
+    /// step of at most the distance to the next output time (which it hits exactly); its
+    /// own rejections and retries are added to the counters.
+    fn own_controller_steps(
+        &mut self,
+        method: &mut dyn Method,
+        a: &Adaptive,
+        max_steps: usize,
+        observers: &mut [&mut dyn Observer],
+    ) {
+        let t0 = self.state.t;
+        while self.state.t < a.t_end {
+            let t = self.state.t;
+            if self.out.steps >= max_steps {
+                let e = StepError::StepBudget {
+                    t,
+                    t_end: a.t_end,
+                    budget: max_steps,
+                };
+                return self.fail(t, e.to_string());
+            }
+            let target = next_output(t0, t, a);
+            let h = target - t;
+            let report = match self.attempt(method, h) {
+                Ok(r) => r,
+                Err(e) => {
+                    self.state.clone_from(&self.last_good);
+                    return self.fail(t, e.to_string());
+                }
+            };
+            let taken = report.taken.unwrap_or(h).min(h);
+            self.state.t = if taken >= h * (1.0 - 1e-12) {
+                target
+            } else {
+                t + taken
+            };
+            if let Some(e) = self.state_error(self.state.t) {
+                self.state.clone_from(&self.last_good);
+                return self.fail(t, e.to_string());
+            }
+            let stats = self.out.adaptive.as_mut().expect("adaptive run");
+            stats.accepted += 1;
+            stats.rejected += report.rejected;
+            stats.newton_failures += report.retried;
+            stats.h_min_used = stats.h_min_used.min(taken);
+            stats.h_max_used = stats.h_max_used.max(taken);
+            self.out.steps += 1;
+            let last = self.state.t >= a.t_end;
+            self.observe(self.out.steps, last, observers);
+            self.last_good.clone_from(&self.state);
         }
     }
 

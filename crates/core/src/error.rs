@@ -119,6 +119,18 @@ pub enum StepError {
         /// Budget.
         budget: usize,
     },
+    /// An external integrator (SUNDIALS IDA) gave up, with its own return flag and message.
+    #[error("{solver} failed at t = {t}: {flag}: {message}")]
+    External {
+        /// The integrator.
+        solver: &'static str,
+        /// Time of the call's start.
+        t: f64,
+        /// Its return flag's name (e.g. `IDA_CONV_FAIL`).
+        flag: String,
+        /// Its last error message (with its numbers).
+        message: String,
+    },
 }
 
 impl StepError {
@@ -181,6 +193,18 @@ pub enum ParamError {
         id: String,
         /// Comma-separated valid ids.
         known: String,
+    },
+    /// A catalog entry that exists only in builds with an optional cargo feature.
+    #[error("{kind} `{id}` is not in this build: it needs the cargo feature `{feature}`; {fix}")]
+    NotBuilt {
+        /// "problem" or "method".
+        kind: &'static str,
+        /// The id given.
+        id: String,
+        /// The cargo feature that adds it.
+        feature: &'static str,
+        /// How to get a build that has it.
+        fix: &'static str,
     },
     /// The table did not deserialize (unknown field, wrong type).
     #[error("invalid parameters for {kind} `{id}`: {message}")]

@@ -79,6 +79,12 @@ pub struct ErrorEstimate {
     pub order: u8,
     /// How the estimate is formed and how components are scaled, with its source.
     pub rule: String,
+    /// The method controls its own step size (an external code such as SUNDIALS IDA):
+    /// [`crate::drive`] offers the distance to the next output time as `h`, the method
+    /// takes one internal step of at most that length and reports its length in
+    /// [`StepReport::taken`], with its own rejections in [`StepReport::rejected`] and
+    /// [`StepReport::retried`]. The loop's controller is then not used.
+    pub own_controller: bool,
 }
 
 /// What one step did.
@@ -96,6 +102,13 @@ pub struct StepReport {
     /// The method's Newton iteration limit (0 without Newton); the step-size controller
     /// lowers its safety factor when `newton_iterations` comes close to it.
     pub newton_limit: usize,
+    /// For a method with its own controller ([`ErrorEstimate::own_controller`]): the
+    /// length of the step it took (at most the `h` offered).
+    pub taken: Option<f64>,
+    /// Attempts the method's own controller rejected by its error test in this step.
+    pub rejected: usize,
+    /// Attempts the method's own controller retried after a Newton failure in this step.
+    pub retried: usize,
 }
 
 /// Cumulative counters of a method over a run.
@@ -165,6 +178,10 @@ pub trait Method: Send {
     /// Tolerances of an error-controlled run, given by [`crate::drive`] before `init`
     /// (methods with an [`ErrorEstimate`] scale their error and Newton tolerance by them).
     fn set_tolerances(&mut self, _tol: crate::control::Tolerances) {}
+    /// The first step and the largest step of an error-controlled run, given by
+    /// [`crate::drive`] before `init`, for methods that control their own steps
+    /// ([`ErrorEstimate::own_controller`]); the loop's controller applies them to the others.
+    fn set_step_bounds(&mut self, _h0: f64, _h_max: f64) {}
     /// The step just taken was rejected by the step-size controller (or failed and will
     /// be retried with a smaller `h`); [`crate::drive`] has restored the state of its
     /// start. A method that keeps memory across steps (a Jacobian, dense output) updates

@@ -20,6 +20,9 @@ pub mod gauss_index3;
 pub mod generalized_alpha;
 pub mod ggl;
 pub mod hybrid;
+#[cfg(feature = "ida")]
+#[allow(unsafe_code)] // the SUNDIALS C binding; every `unsafe` block states why it holds
+pub mod ida;
 pub mod implicit_euler;
 pub mod implicit_euler_mu_ode;
 pub mod implicit_euler_pendulum;
@@ -236,6 +239,13 @@ pub fn catalog() -> Vec<MethodEntry> {
             },
             defaults: params::defaults::<gauss_index3::GaussIndex3Params>,
         },
+        #[cfg(feature = "ida")]
+        MethodEntry {
+            id: "ida",
+            info: ida::info,
+            build: |t| Ok(Box::new(ida::Ida::new(params::parse("method", "ida", t)?)?)),
+            defaults: params::defaults::<ida::IdaParams>,
+        },
     ]
 }
 
@@ -246,9 +256,26 @@ fn baumgarte_defaults() -> toml::Table {
     t
 }
 
-/// Look up `id`; the error lists the valid ids.
+/// Catalog entries behind optional cargo features: (id, feature, how to build them).
+pub const OPTIONAL: &[(&str, &str, &str)] = &[(
+    "ida",
+    "ida",
+    "install SUNDIALS with `scripts/install-sundials.sh`, then build with \
+     `cargo build --profile experiments -p driftlab-cli --features ida`",
+)];
+
+/// Look up `id`; the error lists the valid ids, or names the cargo feature that adds it.
 pub fn find(id: &str) -> Result<MethodEntry, ParamError> {
     let cat = catalog();
+    let built = cat.iter().any(|e| e.id == id);
+    if let Some(&(_, feature, fix)) = OPTIONAL.iter().find(|o| o.0 == id && !built) {
+        return Err(ParamError::NotBuilt {
+            kind: "method",
+            id: id.into(),
+            feature,
+            fix,
+        });
+    }
     cat.iter()
         .find(|e| e.id == id)
         .copied()

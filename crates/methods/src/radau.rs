@@ -198,6 +198,7 @@ pub fn info() -> MethodInfo {
             rule: "embedded estimate of RADAU5 (HW II (8.20)), RMS over y = (q, v, a, λ) with \
                    sc = atol' + rtol'|y|, divided by h for v and by h² for a, λ (index 2 and 3)"
                 .into(),
+            own_controller: false,
         }),
     }
 }
@@ -449,6 +450,7 @@ impl Method for Radau {
             projection_iterations: 0,
             error: Some(err),
             newton_limit: self.params.max_newton,
+            ..StepReport::default()
         })
     }
 

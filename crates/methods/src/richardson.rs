@@ -71,6 +71,7 @@ impl Method for Richardson {
                 "Richardson (step doubling): (y_h/2 − y_h)/(2^{p} − 1), RMS over q and v with \
                  sc = atol + rtol·max(|y_h/2|, |y_h|)"
             ),
+            own_controller: false,
         });
         info
     }
@@ -130,7 +131,7 @@ impl Method for Richardson {
                 + r1.projection_iterations
                 + r2.projection_iterations,
             error: Some(err),
-            newton_limit: 0,
+            ..StepReport::default()
         })
     }
 

@@ -226,3 +226,83 @@ fn richardson_control_drives_restartable_methods_and_refuses_the_others() {
         s => panic!("{s:?}"),
     }
 }
+
+/// A method with its own step-size controller (as SUNDIALS IDA): it takes at most
+/// `h_own` per call and reports one rejected attempt every third step.
+struct OwnSteps {
+    h_own: f64,
+    calls: usize,
+}
+
+impl driftlab_core::Method for OwnSteps {
+    fn info(&self) -> driftlab_core::MethodInfo {
+        let mut info = driftlab_methods::radau::info();
+        info.id = "own-steps".into();
+        info.error_estimate = Some(driftlab_core::ErrorEstimate {
+            order: 2,
+            rule: "synthetic".into(),
+            own_controller: true,
+        });
+        info
+    }
+    fn init(&mut self, _: SystemRef<'_>, s: &mut State) -> Result<(), driftlab_core::MethodError> {
+        s.a.iter_mut()
+            .chain(s.lambda.iter_mut())
+            .for_each(|x| *x = 0.0);
+        Ok(())
+    }
+    fn step(
+        &mut self,
+        _: SystemRef<'_>,
+        s: &mut State,
+        h: f64,
+    ) -> Result<driftlab_core::StepReport, driftlab_core::StepError> {
+        self.calls += 1;
+        let taken = h.min(self.h_own);
+        s.t += taken;
+        Ok(driftlab_core::StepReport {
+            taken: Some(taken),
+            rejected: usize::from(self.calls % 3 == 0),
+            ..Default::default()
+        })
+    }
+    fn stats(&self) -> driftlab_core::MethodStats {
+        driftlab_core::MethodStats::default()
+    }
+}
+
+/// The loop offers a method with its own controller the distance to the next output
+/// time, records the steps it took (every one observed, the output times and the end hit
+/// exactly) and adds its own rejections to the counters; the loop's controller is unused.
+#[test]
+fn methods_with_their_own_controller_step_through_the_one_loop() {
+    let p = problem("pendulum", &toml::Table::new()).unwrap();
+    let mut a = schedule(1e-6, 1.0);
+    a.output_dt = Some(0.25);
+    let mut m = OwnSteps {
+        h_own: 0.07,
+        calls: 0,
+    };
+    let mut times = Times(Vec::new());
+    let out = drive(
+        p.as_system(),
+        &mut m,
+        &Schedule::adaptive(a),
+        &mut [&mut times as &mut dyn Observer],
+    );
+    assert_eq!(out.status, RunStatus::Ok);
+    // Per quarter: 3 steps of 0.07 and one of 0.04 (0.25 = 3 · 0.07 + 0.04).
+    assert_eq!(out.steps, 16);
+    let stats = out.adaptive.unwrap();
+    assert_eq!((stats.accepted, stats.rejected), (16, 5));
+    assert!((stats.h_max_used - 0.07).abs() < 1e-12);
+    assert!((stats.h_min_used - 0.04).abs() < 1e-12);
+    for k in 1..=4 {
+        let t = 0.25 * f64::from(k);
+        assert!(
+            times.0.iter().any(|x| x.to_bits() == t.to_bits()),
+            "output time {t} hit exactly"
+        );
+    }
+    assert_eq!(out.final_state.t.to_bits(), 1.0_f64.to_bits());
+}
