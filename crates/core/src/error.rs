@@ -119,6 +119,19 @@ pub enum StepError {
         /// Budget.
         budget: usize,
     },
+    /// The emergency recovery of a `+rollback`/`+reset`/`+relax` decorator could not bring
+    /// the step back within its tolerance.
+    #[error("recovery by {strategy} failed at t = {t} after {attempts} attempt(s): {cause}")]
+    RecoveryFailed {
+        /// Time of the step start.
+        t: f64,
+        /// The strategy.
+        strategy: &'static str,
+        /// Attempts made (halvings for rollback).
+        attempts: u32,
+        /// What the first attempt ran into.
+        cause: String,
+    },
     /// An external integrator (SUNDIALS IDA) gave up, with its own return flag and message.
     #[error("{solver} failed at t = {t}: {flag}: {message}")]
     External {

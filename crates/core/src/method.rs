@@ -130,6 +130,12 @@ pub struct MethodStats {
     pub projection_iterations: usize,
     /// Evaluations of a Newton Jacobian (finite differences or analytic).
     pub jacobian_evaluations: usize,
+    /// Emergency rollbacks (a step retaken with substeps; seed 001 §3.5.4).
+    pub rollbacks: usize,
+    /// Emergency resets (projection onto the nearest valid configuration).
+    pub resets: usize,
+    /// Emergency relaxations (the constraint restored gradually over several steps).
+    pub relaxations: usize,
 }
 
 impl MethodStats {
@@ -144,6 +150,9 @@ impl MethodStats {
             refinement_steps: self.refinement_steps + o.refinement_steps,
             projection_iterations: self.projection_iterations + o.projection_iterations,
             jacobian_evaluations: self.jacobian_evaluations + o.jacobian_evaluations,
+            rollbacks: self.rollbacks + o.rollbacks,
+            resets: self.resets + o.resets,
+            relaxations: self.relaxations + o.relaxations,
         }
     }
 }

@@ -330,6 +330,11 @@ impl Method for Baumgarte {
             ..Default::default()
         })
     }
+    /// Restartable without the integral term (the step depends on `(q, v, a)` alone; the
+    /// PID form's integral of Φ is memory).
+    fn restartable(&self) -> bool {
+        self.p.k_i <= 0.0
+    }
     fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
         let (SystemRef::Mechanical(s), Some(solver)) = (sys, self.solver.as_mut()) else {
             return Err(driftlab_core::method::not_ready("baumgarte", state.t));

@@ -33,6 +33,7 @@ pub mod priority;
 pub mod projection;
 pub mod radau;
 pub mod rattle;
+pub mod recovery;
 pub mod richardson;
 pub mod roundoff;
 pub mod tableau;
@@ -303,16 +304,32 @@ pub fn build(
     }
 }
 
-/// [`build`], then wrapped in Richardson step control ([`richardson::Richardson`]) when
-/// `richardson` is set (outermost: it repeats whole projected steps).
+/// The decorators of one method entry, applied inside out: projection, then recovery,
+/// then Richardson step control (outermost: it repeats whole decorated steps).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Decorators<'a> {
+    /// Projection parameters ([`projection::Projected`]).
+    pub projection: Option<&'a toml::Table>,
+    /// Emergency recovery parameters ([`recovery::Recovered`]).
+    pub recovery: Option<&'a toml::Table>,
+    /// Richardson step control ([`richardson::Richardson`]).
+    pub richardson: bool,
+}
+
+/// [`build`] with the decorators of `with`.
 pub fn build_decorated(
     id: &str,
     params: &toml::Table,
-    projection: Option<&toml::Table>,
-    richardson: bool,
+    with: Decorators<'_>,
 ) -> Result<Box<dyn Method>, ParamError> {
-    let m = build(id, params, projection)?;
-    Ok(if richardson {
+    let mut m = build(id, params, with.projection)?;
+    if let Some(r) = with.recovery {
+        m = Box::new(recovery::Recovered::new(
+            m,
+            params::parse("method", "recovery", r)?,
+        )?);
+    }
+    Ok(if with.richardson {
         Box::new(richardson::Richardson::new(m))
     } else {
         m

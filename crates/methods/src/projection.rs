@@ -66,8 +66,13 @@ pub const MAX_COUPLED_DENSE: usize = 401;
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ProjectionParams {
-    /// Newton stops when `‖Φ‖∞ ≤ tol`.
+    /// Newton stops when `‖Φ‖∞ ≤ tol · (1 + tol_alpha ‖v‖∞ + tol_beta ‖f‖∞)`.
     pub tol: f64,
+    /// α of the adaptive tolerance ε_tol = ε₀ (1 + α‖v‖∞ + β‖f‖∞) of seed 001 §3.5.4
+    /// (default 0: the fixed `tol`).
+    pub tol_alpha: f64,
+    /// β of the adaptive tolerance (default 0).
+    pub tol_beta: f64,
     /// Newton iteration cap; exceeding it fails the run (a recorded row).
     pub max_iter: usize,
     /// Also project the velocity (seed 001 §3.4.3 decoupled: position, then velocity).
@@ -112,6 +117,8 @@ impl Default for ProjectionParams {
     fn default() -> Self {
         Self {
             tol: 1e-12,
+            tol_alpha: 0.0,
+            tol_beta: 0.0,
             max_iter: 20,
             velocity: true,
             acceleration: true,
@@ -142,6 +149,11 @@ impl ProjectionParams {
         };
         if self.max_iter == 0 {
             return bad("max_iter", 0.0, "give max_iter ≥ 1");
+        }
+        for (field, x) in [("tol_alpha", self.tol_alpha), ("tol_beta", self.tol_beta)] {
+            if !(x.is_finite() && x >= 0.0) {
+                return bad(field, x, "give a finite weight ≥ 0 (0: fixed tolerance)");
+            }
         }
         if !(self.step_factor > 0.0 && self.step_factor <= 1.0) {
             return bad("step_factor", self.step_factor, "give 0 < step_factor ≤ 1");
@@ -254,6 +266,22 @@ impl Projected {
         }
         Ok(1)
     }
+}
+
+/// `tol · (1 + α‖v‖∞ + β‖f(t, q, v)‖∞)` (seed 001 §3.5.4 "自适应容差").
+fn adaptive_tolerance(p: &ProjectionParams, s: &dyn MechanicalSystem, state: &State) -> f64 {
+    let inf = |x: &[f64]| x.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+    if p.tol_alpha <= 0.0 && p.tol_beta <= 0.0 {
+        return p.tol;
+    }
+    let f_norm = if p.tol_beta > 0.0 {
+        let mut f = vec![0.0; state.v.len()];
+        s.forces(state.t, &state.q, &state.v, &mut f);
+        inf(&f)
+    } else {
+        0.0
+    };
+    p.tol * (1.0 + p.tol_alpha * inf(&state.v) + p.tol_beta * f_norm)
 }
 
 /// Values of the block `[M entries…, diagonal…]` for the mass metric (`[M, 0]`) and the
@@ -408,7 +436,7 @@ pub fn coupled_energy_projection(
     }
 }
 
-fn projection_error(t: f64, e: SolverError) -> StepError {
+pub(crate) fn projection_error(t: f64, e: SolverError) -> StepError {
     match e {
         SolverError::ProjectionDiverged {
             iterations,
@@ -571,6 +599,7 @@ impl Method for Projected {
         let Some(kkt) = self.kkt.as_mut() else {
             return Err(driftlab_core::method::not_ready("projection", t));
         };
+        let tol = adaptive_tolerance(&self.p, s, state);
         let mut eval = ConstraintsAt { sys: s, t };
         let pos = project_position(
             kkt,
@@ -578,7 +607,7 @@ impl Method for Projected {
             &mut state.q,
             &mut eval,
             &driftlab_solver::ProjectionParams {
-                tol: self.p.tol,
+                tol,
                 max_iter: self.p.max_iter,
                 step_factor: self.p.step_factor,
                 linearized: self.p.linearized,

@@ -24,6 +24,8 @@ pub struct Cell {
     pub projection: Option<toml::Table>,
     /// Wrapped in Richardson step control.
     pub richardson: bool,
+    /// Emergency recovery parameters, if any.
+    pub recovery: Option<toml::Table>,
     /// Display label of the method variant (method + parameters).
     pub variant: String,
     /// Declared properties of the (decorated) method.
@@ -59,6 +61,15 @@ pub fn json_of(t: &toml::Table) -> String {
 }
 
 impl Cell {
+    /// The decorators of this cell's method.
+    pub fn decorators(&self) -> driftlab_methods::Decorators<'_> {
+        driftlab_methods::Decorators {
+            projection: self.projection.as_ref(),
+            recovery: self.recovery.as_ref(),
+            richardson: self.richardson,
+        }
+    }
+
     /// The `params` column: method parameters and projection parameters as JSON.
     pub fn params_json(&self) -> String {
         let mut o = serde_json::Map::new();
@@ -70,6 +81,12 @@ impl Cell {
             o.insert(
                 "projection".into(),
                 serde_json::to_value(p).unwrap_or_default(),
+            );
+        }
+        if let Some(r) = &self.recovery {
+            o.insert(
+                "recovery".into(),
+                serde_json::to_value(r).unwrap_or_default(),
             );
         }
         serde_json::Value::Object(o).to_string()
@@ -96,13 +113,10 @@ pub fn expand(spec: &Spec, path: &str) -> Result<Vec<Cell>, RunnerError> {
             let t_end = spec.t_end.unwrap_or_else(|| prob.as_system().info().t_end);
             for (mi, ms) in spec.methods.iter().enumerate() {
                 for mp in sweep(&ms.params) {
-                    let m = driftlab_methods::build_decorated(
-                        &ms.id,
-                        &mp,
-                        ms.projection.as_ref(),
-                        ms.richardson,
-                    )
-                    .map_err(|e| bad(format!("[[methods]] entry {} (`{}`): {e}", mi + 1, ms.id)))?;
+                    let m = driftlab_methods::build_decorated(&ms.id, &mp, ms.decorators())
+                        .map_err(|e| {
+                            bad(format!("[[methods]] entry {} (`{}`): {e}", mi + 1, ms.id))
+                        })?;
                     let info = m.info();
                     let stepping = stepping_of(spec, ms).map_err(|m| {
                         bad(format!("[[methods]] entry {} (`{}`): {m}", mi + 1, ms.id))
@@ -146,6 +160,7 @@ pub fn expand(spec: &Spec, path: &str) -> Result<Vec<Cell>, RunnerError> {
                                 method_params: mp.clone(),
                                 projection: ms.projection.clone(),
                                 richardson: ms.richardson,
+                                recovery: ms.recovery.clone(),
                                 variant: variant.clone(),
                                 info: info.clone(),
                                 h: if adaptive.is_some() { h } else { t_end / n },

@@ -107,8 +107,7 @@ fn run_cell_once(experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
         let mut method = driftlab_methods::build_decorated(
             &cell.method_id,
             &cell.method_params,
-            cell.projection.as_ref(),
-            cell.richardson,
+            cell.decorators(),
         )
         .map_err(|e| e.to_string())?;
         let mut schedule = match cell.adaptive {

@@ -261,12 +261,26 @@ pub struct MethodSpec {
     /// without an error estimate of its own can run `[steps] adaptive`.
     #[serde(default)]
     pub richardson: bool,
+    /// Wrap in emergency recovery (seed 001 §3.5.4) with these parameters:
+    /// `{ strategy = "rollback" | "reset" | "relax", eps0, alpha, beta, … }`.
+    pub recovery: Option<toml::Table>,
     /// Display label (default: id, `+projection`, and the swept/given parameters).
     pub label: Option<String>,
     /// Which of the `[steps]` entries this method runs when the spec gives both fixed
     /// steps and `adaptive`: `"fixed"` or `"adaptive"` (default: the only one given;
     /// with both, `"fixed"`).
     pub stepping: Option<Stepping>,
+}
+
+impl MethodSpec {
+    /// The decorators this entry asks for.
+    pub fn decorators(&self) -> driftlab_methods::Decorators<'_> {
+        driftlab_methods::Decorators {
+            projection: self.projection.as_ref(),
+            recovery: self.recovery.as_ref(),
+            richardson: self.richardson,
+        }
+    }
 }
 
 /// Fixed or error-controlled steps for one method entry.
