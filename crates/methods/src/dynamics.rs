@@ -11,10 +11,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum KktChoice {
-    /// faer sparse LDLᵀ, symbolic analysis once (default).
+    /// By size: dense LU up to [`driftlab_solver::DENSE_MAX_DIM`] unknowns `n + m`, sparse
+    /// LDLᵀ above (default; the crossover is measured by the `kkt-crossover` experiment).
     #[default]
+    Auto,
+    /// faer sparse LDLᵀ, symbolic analysis once.
     SparseLdlt,
-    /// Dense LU oracle.
+    /// Dense LU with partial pivoting.
     DenseLu,
 }
 
@@ -23,6 +26,7 @@ impl KktChoice {
     pub fn options(self) -> KktOptions {
         KktOptions {
             backend: match self {
+                KktChoice::Auto => KktBackend::Auto,
                 KktChoice::SparseLdlt => KktBackend::SparseLdlt,
                 KktChoice::DenseLu => KktBackend::DenseLu,
             },

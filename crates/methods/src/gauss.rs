@@ -55,7 +55,7 @@ impl Default for GaussParams {
             stages: 3,
             tol: 1e-14,
             max_iter: 60,
-            kkt: KktChoice::SparseLdlt,
+            kkt: KktChoice::Auto,
         }
     }
 }

@@ -215,7 +215,7 @@ impl Method for GaussIndex3 {
                 reason: format!("the dense Newton matrix would exceed {MAX_DENSE} unknowns; use gauss (acceleration-level) instead"),
             });
         }
-        let st = crate::dynamics::consistent_start(s, KktChoice::SparseLdlt, state)?;
+        let st = crate::dynamics::consistent_start(s, KktChoice::Auto, state)?;
         self.stats = self.stats.merged(st);
         Ok(())
     }

@@ -53,7 +53,7 @@ impl Default for GeneralizedAlphaParams {
             rho_inf: 0.8,
             tol: 1e-12,
             max_iter: 30,
-            kkt: KktChoice::SparseLdlt,
+            kkt: KktChoice::Auto,
         }
     }
 }

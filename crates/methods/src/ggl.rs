@@ -261,7 +261,7 @@ impl Method for Ggl {
                 reason: format!("the dense GGL Newton matrix would be {0}×{0} (limit {MAX_DENSE}); use a smaller model", 2 * (d.n + d.m)),
             });
         }
-        let st = consistent_start(s, KktChoice::SparseLdlt, state)?;
+        let st = consistent_start(s, KktChoice::Auto, state)?;
         self.stats = self.stats.merged(st);
         Ok(())
     }

@@ -181,7 +181,7 @@ impl Method for Hybrid {
             return Err(unsupported(&info(), sys.form()));
         };
         self.kkt = Some(
-            KktSolver::new(&kkt_pattern(s), KktChoice::SparseLdlt.options())
+            KktSolver::new(&kkt_pattern(s), KktChoice::Auto.options())
                 .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
         );
         self.soft.init(sys, state)?;

@@ -87,7 +87,7 @@ impl Default for ImplicitEulerParams {
         Self {
             tol: 1e-12,
             max_iter: 25,
-            kkt: KktChoice::SparseLdlt,
+            kkt: KktChoice::Auto,
             formulation: Formulation::Index3,
         }
     }

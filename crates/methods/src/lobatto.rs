@@ -208,7 +208,7 @@ impl Method for Lobatto {
                 reason: format!("the dense Newton matrix would be {dim}×{dim} (limit {MAX_DENSE}); use a smaller model or rattle"),
             });
         }
-        let mut solver = AccelerationSolver::new(s, KktChoice::SparseLdlt)?;
+        let mut solver = AccelerationSolver::new(s, KktChoice::Auto)?;
         solver.solve(
             s,
             state.t,

@@ -49,7 +49,7 @@ impl Default for MoreauJeanParams {
             lcp_tol: 1e-13,
             lcp_max_iter: 10_000,
             project: true,
-            kkt: KktChoice::SparseLdlt,
+            kkt: KktChoice::Auto,
         }
     }
 }

@@ -130,7 +130,7 @@ impl Default for ProjectionParams {
             coupled_position_update: false,
             energy: false,
             energy_strategy: EnergyStrategy::Sequential,
-            kkt: KktChoice::SparseLdlt,
+            kkt: KktChoice::Auto,
         }
     }
 }

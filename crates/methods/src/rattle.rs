@@ -49,7 +49,7 @@ impl Default for RattleParams {
         Self {
             tol: 1e-13,
             max_iter: 50,
-            kkt: KktChoice::SparseLdlt,
+            kkt: KktChoice::Auto,
         }
     }
 }

@@ -210,7 +210,7 @@ impl Work {
             a_lower,
             b: jac_entries.clone(),
         };
-        let kkt = KktSolver::new(&pattern, KktChoice::SparseLdlt.options())
+        let kkt = KktSolver::new(&pattern, KktChoice::Auto.options())
             .map_err(|e| linear_error(state.t, e))?;
         Ok(Self {
             kkt,

@@ -41,6 +41,8 @@ pub struct Run {
     pub newton_iterations: u64,
     pub projection_iterations: u64,
     pub wall_seconds: f64,
+    /// Wall time inside the method's steps (median over `repeat` runs).
+    pub step_seconds: f64,
     pub declared_q: Option<f64>,
     pub declared_v: Option<f64>,
     pub declared_lambda: Option<f64>,
@@ -281,6 +283,7 @@ impl Results {
             c.u64("projection_iterations")?,
             c.f64("wall_seconds")?,
         );
+        let step_seconds = c.f64("step_seconds")?;
         let (dq, dv, dl) = (
             c.f64("declared_order_q")?,
             c.f64("declared_order_v")?,
@@ -317,6 +320,7 @@ impl Results {
                 newton_iterations: newton[i],
                 projection_iterations: proj[i],
                 wall_seconds: wall[i].unwrap_or(f64::NAN),
+                step_seconds: step_seconds[i].unwrap_or(f64::NAN),
                 declared_q: dq[i],
                 declared_v: dv[i],
                 declared_lambda: dl[i],

@@ -946,7 +946,8 @@ fn loglog_slope(points: &[(f64, f64)]) -> Option<f64> {
 }
 
 /// Scaling with problem size: where one numeric problem parameter of a problem is a size
-/// (three or more positive integers spanning a decade: links of a chain), the wall time per step and the
+/// (three or more positive integers spanning a decade: links of a chain), the method's
+/// step time per step (metric evaluation excluded) and the
 /// largest position residual against it, log–log, one curve per method variant at each h,
 /// with the fitted slope in the legend (1 means cost linear in the size). Failed runs are
 /// marked at the largest time per step shown.
@@ -999,7 +1000,8 @@ pub fn scaling(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathB
             let mut variants: Vec<&str> = at_h.iter().map(|r| r.variant.as_str()).collect();
             variants.sort_unstable();
             variants.dedup();
-            let per_step = |r: &Run| r.wall_seconds / r.steps.max(1) as f64;
+            // The method's own time per step (metrics and observers excluded).
+            let per_step = |r: &Run| r.step_seconds / r.steps.max(1) as f64;
             let top = at_h
                 .iter()
                 .filter(|r| r.ok)
@@ -1046,7 +1048,7 @@ pub fn scaling(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathB
                 stem: format!("scaling_{}_{}_h{}", slug(problem), slug(name), h_label(h)),
                 panels: vec![
                     panel(
-                        "Wall time per step (× failed)",
+                        "Step time per step (× failed)",
                         "seconds per step",
                         &|r| Some(per_step(r)),
                         true,

@@ -218,3 +218,118 @@ mod tests {
         Ok(())
     }
 }
+
+/// An in-place LU factorization with partial pivoting of a small dense `n × n` matrix
+/// (column-major), for KKT systems small enough that a sparse factorization's bookkeeping
+/// costs more than the `n³/3` flops (Golub & Van Loan, *Matrix Computations*, 4th ed.,
+/// Alg. 3.4.1). Allocation-free after construction.
+pub struct SmallLu {
+    n: usize,
+    a: Vec<f64>,
+    piv: Vec<usize>,
+}
+
+impl SmallLu {
+    /// Workspace for `n × n` matrices.
+    pub fn new(n: usize) -> Self {
+        Self {
+            n,
+            a: vec![0.0; n * n],
+            piv: vec![0; n],
+        }
+    }
+
+    /// The matrix to factor, column-major (entry `(i, j)` at `j·n + i`); fill it, then
+    /// call [`Self::factor`].
+    pub fn matrix_mut(&mut self) -> &mut [f64] {
+        &mut self.a
+    }
+
+    /// Factor the matrix in place: `P A = L U`. Fails on a zero or non-finite pivot.
+    pub fn factor(&mut self) -> Result<(), SolverError> {
+        let n = self.n;
+        let a = &mut self.a;
+        for k in 0..n {
+            let col = k * n;
+            let (mut p, mut best) = (k, a[col + k].abs());
+            for i in k + 1..n {
+                if a[col + i].abs() > best {
+                    (p, best) = (i, a[col + i].abs());
+                }
+            }
+            if !(best.is_finite() && best > 0.0) {
+                return Err(SolverError::Factorization(format!(
+                    "dense LU of a {n}×{n} KKT matrix: pivot {best:e} in column {k} (singular)"
+                )));
+            }
+            self.piv[k] = p;
+            if p != k {
+                for j in 0..n {
+                    a.swap(j * n + k, j * n + p);
+                }
+            }
+            let inv = 1.0 / a[col + k];
+            for i in k + 1..n {
+                a[col + i] *= inv;
+            }
+            for j in k + 1..n {
+                let akj = a[j * n + k];
+                if akj != 0.0 {
+                    for i in k + 1..n {
+                        a[j * n + i] -= a[col + i] * akj;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Overwrite `b` with `A⁻¹ b` (after [`Self::factor`]).
+    pub fn solve(&self, b: &mut [f64]) {
+        let (n, a) = (self.n, &self.a);
+        for k in 0..n {
+            b.swap(k, self.piv[k]);
+        }
+        for j in 0..n {
+            let bj = b[j];
+            for i in j + 1..n {
+                b[i] -= a[j * n + i] * bj;
+            }
+        }
+        for j in (0..n).rev() {
+            b[j] /= a[j * n + j];
+            let bj = b[j];
+            for i in 0..j {
+                b[i] -= a[j * n + i] * bj;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod small_lu_tests {
+    use super::SmallLu;
+
+    /// A saddle-point matrix that needs pivoting (zero (3,3) block): the solution of
+    /// `K x = K·[1, 2, 3]` is `[1, 2, 3]` to round-off.
+    #[test]
+    fn solves_a_saddle_point_system_with_pivoting() {
+        // K = [[2, 0, 1], [0, 3, 1], [1, 1, 0]] (column-major, symmetric).
+        let k = [2.0, 0.0, 1.0, 0.0, 3.0, 1.0, 1.0, 1.0, 0.0];
+        let mut lu = SmallLu::new(3);
+        lu.matrix_mut().copy_from_slice(&k);
+        lu.factor().expect("non-singular");
+        let x = [1.0, 2.0, 3.0];
+        let mut b: Vec<f64> = (0..3)
+            .map(|i| (0..3).map(|j| k[j * 3 + i] * x[j]).sum())
+            .collect();
+        lu.solve(&mut b);
+        for (bi, xi) in b.iter().zip(x) {
+            assert!((bi - xi).abs() < 1e-14, "{b:?}");
+        }
+        // A singular matrix is an error, not garbage.
+        let mut lu = SmallLu::new(2);
+        lu.matrix_mut().copy_from_slice(&[1.0, 2.0, 2.0, 4.0]);
+        assert!(lu.factor().is_err());
+    }
+}

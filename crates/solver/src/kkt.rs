@@ -25,13 +25,12 @@
 use crate::error::SolverError;
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::ldlt::factor::{LdltParams, LdltRegularization};
-use faer::linalg::solvers::{PartialPivLu, Solve};
 use faer::sparse::linalg::cholesky::{
     factorize_symbolic_cholesky, CholeskySymbolicParams, LdltRef, SymbolicCholesky,
     SymmetricOrdering,
 };
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMat};
-use faer::{Conj, Mat, Par, Side, Spec};
+use faer::{Conj, Par, Side, Spec};
 
 thread_local! {
     static KKT_THREADS: std::cell::Cell<usize> = const { std::cell::Cell::new(1) };
@@ -68,13 +67,24 @@ pub struct KktPattern {
 /// Which factorization backs the solver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum KktBackend {
-    /// faer sparse LDLᵀ (AMD ordering, symbolic analysis once). The default.
+    /// Chosen by size: [`KktBackend::DenseLu`] up to [`DENSE_MAX_DIM`] unknowns `n + m`,
+    /// [`KktBackend::SparseLdlt`] above. The default.
     #[default]
+    Auto,
+    /// faer sparse LDLᵀ (AMD ordering, symbolic analysis once).
     SparseLdlt,
-    /// Dense LU with partial pivoting of the assembled `K` (an oracle for tests and tiny
-    /// systems).
+    /// Dense LU with partial pivoting of the assembled `K` (allocation-free,
+    /// [`crate::dense::SmallLu`]).
     DenseLu,
 }
+
+/// Largest `n + m` that [`KktBackend::Auto`] factors densely. Measured (experiment
+/// `kkt-crossover`, planar chain, experiments profile, this 2-core machine, median of 3):
+/// Baumgarte's step — one factorization and one solve, the rest identical on both paths —
+/// takes 0.56× the sparse path's time with the dense one at n + m = 3, 0.73× at 6, 0.84×
+/// at 12, 1.31× at 24 and 2.2× at 48; generalized-α's two factorizations per step:
+/// 0.84×, 0.83×, 0.90×, 1.17×, 2.0×. The crossover lies between 12 and 24.
+pub const DENSE_MAX_DIM: usize = 16;
 
 /// Tuning of the KKT solver.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -93,7 +103,7 @@ pub struct KktOptions {
 impl Default for KktOptions {
     fn default() -> Self {
         Self {
-            backend: KktBackend::SparseLdlt,
+            backend: KktBackend::Auto,
             shift: 1e-10,
             max_refinement: 10,
             accept: 1e-13,
@@ -118,13 +128,13 @@ pub struct KktStats {
 
 enum Backend {
     Sparse {
-        symbolic: SymbolicCholesky<usize>,
+        symbolic: Box<SymbolicCholesky<usize>>,
         l_values: Vec<f64>,
         buffer: MemBuffer,
         signs: Vec<i8>,
     },
     Dense {
-        lu: Option<PartialPivLu<f64>>,
+        lu: crate::dense::SmallLu,
     },
 }
 
@@ -213,6 +223,11 @@ impl KktSolver {
         let par = current_par();
         let mut stats = KktStats::default();
         let backend = match opts.backend {
+            KktBackend::Auto if dim <= DENSE_MAX_DIM => KktBackend::DenseLu,
+            KktBackend::Auto => KktBackend::SparseLdlt,
+            b => b,
+        };
+        let backend = match backend {
             KktBackend::SparseLdlt => {
                 let sym = SymbolicSparseColMat::<usize>::new_checked(
                     dim,
@@ -239,13 +254,15 @@ impl KktSolver {
                 let l_values = vec![0.0; symbolic.len_val()];
                 let signs = (0..dim).map(|d| if d < n { 1i8 } else { -1i8 }).collect();
                 Backend::Sparse {
-                    symbolic,
+                    symbolic: Box::new(symbolic),
                     l_values,
                     buffer: MemBuffer::new(req),
                     signs,
                 }
             }
-            KktBackend::DenseLu => Backend::Dense { lu: None },
+            KktBackend::DenseLu | KktBackend::Auto => Backend::Dense {
+                lu: crate::dense::SmallLu::new(dim),
+            },
         };
         let sym = SymbolicSparseColMat::<usize>::new_checked(
             dim,
@@ -374,15 +391,16 @@ impl KktSolver {
                 }
             }
             Backend::Dense { lu } => {
-                let mut k = Mat::<f64>::zeros(dim, dim);
+                let k = lu.matrix_mut();
+                k.iter_mut().for_each(|x| *x = 0.0);
                 for j in 0..dim {
                     for s in self.col_ptr[j]..self.col_ptr[j + 1] {
                         let i = self.row_idx[s];
-                        k[(i, j)] = self.exact[s];
-                        k[(j, i)] = self.exact[s];
+                        k[j * dim + i] = self.exact[s];
+                        k[i * dim + j] = self.exact[s];
                     }
                 }
-                *lu = Some(k.partial_piv_lu());
+                lu.factor()?;
             }
         }
         self.stats.factorizations += 1;
@@ -433,12 +451,7 @@ impl KktSolver {
                 let col = faer::MatMut::from_column_major_slice_mut(rhs, dim, 1);
                 ldlt.solve_in_place_with_conj(Conj::No, col, par, MemStack::new(buffer));
             }
-            Backend::Dense { lu } => {
-                if let Some(lu) = lu {
-                    let col = faer::MatMut::from_column_major_slice_mut(rhs, dim, 1);
-                    lu.solve_in_place(col);
-                }
-            }
+            Backend::Dense { lu } => lu.solve(rhs),
         }
         self.stats.solves += 1;
     }

@@ -21,7 +21,9 @@ pub mod projection;
 pub mod rank;
 
 pub use error::SolverError;
-pub use kkt::{set_kkt_threads, KktBackend, KktOptions, KktPattern, KktSolver, KktStats};
+pub use kkt::{
+    set_kkt_threads, KktBackend, KktOptions, KktPattern, KktSolver, KktStats, DENSE_MAX_DIM,
+};
 pub use projection::{
     project_position, project_velocity, ConstraintEval, ProjectionParams, ProjectionReport,
 };

@@ -109,7 +109,11 @@ fn refactorization_reuses_the_symbolic_analysis() -> Result<(), SolverError> {
         a_lower: vec![(0, 0), (1, 1)],
         b: vec![(0, 0), (0, 1)],
     };
-    let mut k = KktSolver::new(&pattern, KktOptions::default())?;
+    let sparse = KktOptions {
+        backend: KktBackend::SparseLdlt,
+        ..KktOptions::default()
+    };
+    let mut k = KktSolver::new(&pattern, sparse)?;
     for step in 0..5 {
         let x = 1.0 + step as f64;
         k.factorize(&[2.0, 2.0], &[2.0 * x, 1.0], None)?;
@@ -138,7 +142,12 @@ fn redundant_constraints_are_reported_not_hidden() -> Result<(), SolverError> {
         a_lower: vec![(0, 0), (1, 1)],
         b: vec![(0, 0), (0, 1), (1, 0), (1, 1)],
     };
-    let mut k = KktSolver::new(&pattern, KktOptions::default())?;
+    // The sparse path factors the shifted matrix; its refined solve fails with the residual.
+    let sparse = KktOptions {
+        backend: KktBackend::SparseLdlt,
+        ..KktOptions::default()
+    };
+    let mut k = KktSolver::new(&pattern, sparse)?;
     k.factorize(&[1.0, 1.0], &[1.0, 2.0, 1.0, 2.0], None)?;
     let mut rhs = vec![1.0, 0.0, 1.0, 0.5];
     match k.solve(&mut rhs) {
@@ -146,6 +155,77 @@ fn redundant_constraints_are_reported_not_hidden() -> Result<(), SolverError> {
             residual, accept, ..
         }) => assert!(residual > accept),
         other => panic!("expected an Inaccurate error, got {other:?}"),
+    }
+    // The dense path (the default at this size) factors the exact matrix: a zero pivot.
+    let mut k = KktSolver::new(&pattern, KktOptions::default())?;
+    match k.factorize(&[1.0, 1.0], &[1.0, 2.0, 1.0, 2.0], None) {
+        Err(SolverError::Factorization(msg)) => assert!(msg.contains("singular"), "{msg}"),
+        other => panic!("expected a singular factorization, got {other:?}"),
+    }
+    Ok(())
+}
+
+/// `Auto` factors densely up to `DENSE_MAX_DIM` unknowns (no symbolic analysis) and
+/// sparsely above, and both paths agree on a chain-like system to round-off.
+#[test]
+fn auto_chooses_by_size_and_both_paths_agree() -> Result<(), SolverError> {
+    for links in [2usize, 20] {
+        // Planar chain pattern: n = 2·links positions, m = links rods, M = I.
+        let (n, m) = (2 * links, links);
+        let pattern = KktPattern {
+            n,
+            m,
+            a_lower: (0..n).map(|i| (i, i)).collect(),
+            b: (0..m)
+                .flat_map(|r| {
+                    let cols = if r == 0 {
+                        vec![0, 1]
+                    } else {
+                        vec![2 * r - 2, 2 * r - 1, 2 * r, 2 * r + 1]
+                    };
+                    cols.into_iter().map(move |c| (r, c))
+                })
+                .collect(),
+        };
+        let b_vals: Vec<f64> = (0..pattern.b.len()).map(|k| 1.0 + 0.1 * k as f64).collect();
+        let a_vals = vec![1.0; n];
+        let rhs: Vec<f64> = (0..n + m).map(|i| (i as f64).sin()).collect();
+        let mut xs = Vec::new();
+        for backend in [
+            KktBackend::Auto,
+            KktBackend::SparseLdlt,
+            KktBackend::DenseLu,
+        ] {
+            let opts = KktOptions {
+                backend,
+                ..KktOptions::default()
+            };
+            let mut k = KktSolver::new(&pattern, opts)?;
+            k.factorize(&a_vals, &b_vals, None)?;
+            let mut x = rhs.clone();
+            k.solve(&mut x)?;
+            if backend == KktBackend::Auto {
+                let dense = n + m <= driftlab_solver::DENSE_MAX_DIM;
+                assert_eq!(
+                    k.stats().symbolic_analyses,
+                    usize::from(!dense),
+                    "n + m = {}",
+                    n + m
+                );
+            }
+            xs.push(x);
+        }
+        for x in &xs[1..] {
+            let diff = x
+                .iter()
+                .zip(&xs[0])
+                .fold(0.0_f64, |d, (a, b)| d.max((a - b).abs()));
+            assert!(
+                diff < 1e-10,
+                "paths differ by {diff:e} at n + m = {}",
+                n + m
+            );
+        }
     }
     Ok(())
 }
