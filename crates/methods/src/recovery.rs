@@ -257,6 +257,16 @@ impl Work {
         }
     }
 
+    /// `(‖C̃‖∞, ε_tol)` at `state`; leaves the row weights for [`Self::project`].
+    fn measure(
+        &mut self,
+        s: &dyn MechanicalSystem,
+        state: &State,
+        p: &RecoveryParams,
+    ) -> (f64, f64) {
+        (self.violation(s, state, p), self.tolerance(s, state, p))
+    }
+
     /// `ε_tol = ε₀ (1 + α‖v‖∞ + β‖f‖∞)`.
     fn tolerance(&mut self, s: &dyn MechanicalSystem, state: &State, p: &RecoveryParams) -> f64 {
         let inf = |x: &[f64]| x.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
@@ -337,12 +347,25 @@ impl Recovered {
         self.work.as_mut().ok_or_else(|| not_ready("recovery", t))
     }
 
+    /// `(‖C̃‖∞, ε_tol)` at `state`.
+    fn measure(
+        &mut self,
+        s: &dyn MechanicalSystem,
+        state: &State,
+    ) -> Result<(f64, f64), StepError> {
+        let p = self.p.clone();
+        Ok(self.work(state.t)?.measure(s, state, &p))
+    }
+
     /// Whether `state` is within the tolerance.
     fn within(&mut self, s: &dyn MechanicalSystem, state: &State) -> Result<bool, StepError> {
-        let p = self.p.clone();
-        let w = self.work(state.t)?;
-        let tol = w.tolerance(s, state, &p);
-        Ok(w.violation(s, state, &p) <= tol)
+        let (violation, tol) = self.measure(s, state)?;
+        Ok(violation <= tol)
+    }
+
+    /// The state at the start of the step being taken.
+    fn start(&self, t: f64) -> Result<State, StepError> {
+        self.start.clone().ok_or_else(|| not_ready("recovery", t))
     }
 
     /// Rollback: the step again as 2^j substeps, j = 1 … max_halvings.
@@ -354,10 +377,7 @@ impl Recovered {
         h: f64,
         first: String,
     ) -> Result<StepReport, StepError> {
-        let start = self
-            .start
-            .clone()
-            .ok_or_else(|| not_ready("recovery", state.t))?;
+        let start = self.start(state.t)?;
         let mut report = StepReport::default();
         for j in 1..=self.p.max_halvings {
             let n = 1usize << j;
@@ -397,10 +417,8 @@ impl Recovered {
         state: &mut State,
         kappa: f64,
     ) -> Result<usize, StepError> {
-        let p = self.p.clone();
+        let (_, tol) = self.measure(s, state)?;
         let w = self.work(state.t)?;
-        let tol = w.tolerance(s, state, &p);
-        w.violation(s, state, &p);
         let iterations = w.project(s, state, tol)?;
         move_towards(state, &w.target, kappa);
         self.count.projection_iterations += iterations;
@@ -417,10 +435,7 @@ impl Recovered {
         h: f64,
         first: String,
     ) -> Result<StepReport, StepError> {
-        let start = self
-            .start
-            .clone()
-            .ok_or_else(|| not_ready("recovery", state.t))?;
+        let start = self.start(state.t)?;
         state.clone_from(&start);
         self.correct(sys, s, state, 1.0)?;
         self.count.resets += 1;
@@ -556,10 +571,7 @@ impl Recovered {
         s: &dyn MechanicalSystem,
         state: &State,
     ) -> Result<String, StepError> {
-        let p = self.p.clone();
-        let w = self.work(state.t)?;
-        let tol = w.tolerance(s, state, &p);
-        let v = w.violation(s, state, &p);
+        let (v, tol) = self.measure(s, state)?;
         Ok(format!(
             "scaled violation ‖C̃‖∞ = {v:.3e} > ε_tol = {tol:.3e} at t = {}",
             state.t
