@@ -19,6 +19,7 @@
 //! Euler it does not damp the pendulum's energy (seed 002 §19.3: "Implicit Euler works
 //! but is too dissipative").
 
+use crate::dynamics::newton_outcome;
 use crate::implicit_euler_pendulum::{consistent_mu, pendulum_data, PendulumData};
 use driftlab_core::method::unsupported;
 use driftlab_core::{
@@ -26,6 +27,7 @@ use driftlab_core::{
     State, StepError, StepReport, SystemForm, SystemRef,
 };
 use driftlab_solver::dense::solve_dense;
+use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of [`CrankNicolsonPendulum`].
@@ -129,6 +131,25 @@ pub fn info() -> MethodInfo {
     }
 }
 
+impl CrankNicolsonPendulum {
+    /// `I − ½h ∂F/∂y` at `y` by central differences (row-major 5 × 5).
+    fn newton_matrix(&self, d: &PendulumData, y: &[f64; 5], h: f64) -> [f64; 25] {
+        let mut jac = [0.0; 25];
+        for j in 0..5 {
+            let e = 1e-7 * (1.0 + y[j].abs());
+            let (mut yp, mut ym) = (*y, *y);
+            yp[j] += e;
+            ym[j] -= e;
+            let (fp, fm) = (self.rhs(d, &yp), self.rhs(d, &ym));
+            for i in 0..5 {
+                jac[i * 5 + j] =
+                    f64::from(u8::from(i == j)) - 0.5 * h * (fp[i] - fm[i]) / (2.0 * e);
+            }
+        }
+        jac
+    }
+}
+
 impl Method for CrankNicolsonPendulum {
     fn info(&self) -> MethodInfo {
         let mut i = info();
@@ -172,46 +193,30 @@ impl Method for CrankNicolsonPendulum {
         let y0 = [state.q[0], state.q[1], state.v[0], state.v[1], self.mu];
         let f0 = self.rhs(&d, &y0);
         let mut y: [f64; 5] = std::array::from_fn(|i| y0[i] + h * f0[i]);
-        let mut report = StepReport::default();
-        loop {
-            if report.newton_iterations >= self.p.max_iter {
-                return Err(StepError::NewtonDiverged {
-                    t: state.t,
-                    iterations: report.newton_iterations,
-                    residual: f64::NAN,
-                    tol: self.p.tol,
-                });
-            }
+        let mut kernel = NewtonKernel::new(NewtonOptions::full(self.p.max_iter));
+        let solved = kernel.solve(|_| {
             let f1 = self.rhs(&d, &y);
             let g: [f64; 5] = std::array::from_fn(|i| y[i] - y0[i] - 0.5 * h * (f0[i] + f1[i]));
-            // Jacobian I − ½h ∂F/∂y by central differences.
-            let mut jac = [0.0; 25];
-            for j in 0..5 {
-                let e = 1e-7 * (1.0 + y[j].abs());
-                let (mut yp, mut ym) = (y, y);
-                yp[j] += e;
-                ym[j] -= e;
-                let (fp, fm) = (self.rhs(&d, &yp), self.rhs(&d, &ym));
-                for i in 0..5 {
-                    jac[i * 5 + j] =
-                        if i == j { 1.0 } else { 0.0 } - 0.5 * h * (fp[i] - fm[i]) / (2.0 * e);
-                }
-            }
+            let jac = self.newton_matrix(&d, &y, h);
             let mut delta: Vec<f64> = g.iter().map(|x| -x).collect();
             solve_dense(5, &jac, &mut delta).map_err(|e| StepError::LinearSolve {
                 t: state.t,
                 detail: e.to_string(),
             })?;
-            report.newton_iterations += 1;
-            report.factorizations += 1;
             for i in 0..5 {
                 y[i] += delta[i];
             }
             let size = y.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
-            if delta.iter().fold(0.0_f64, |m, v| m.max(v.abs())) <= self.p.tol * (1.0 + size) {
-                break;
-            }
-        }
+            let step = delta.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+            Ok(step / (self.p.tol * (1.0 + size)))
+        });
+        let iterations = kernel.counters.iterations;
+        let report = newton_outcome(solved, iterations, state.t, self.p.tol, || {
+            let f1 = self.rhs(&d, &y);
+            (0..5)
+                .map(|i| (y[i] - y0[i] - 0.5 * h * (f0[i] + f1[i])).abs())
+                .fold(0.0, f64::max)
+        })?;
         let f1 = self.rhs(&d, &y);
         state.q = vec![y[0], y[1]];
         state.v = vec![y[2], y[3]];

@@ -313,62 +313,32 @@ impl ImplicitEuler {
         let (mut f, mut g) = (vec![0.0; nx], vec![0.0; nz]);
         let mut jac = vec![0.0; n * n];
         let mut rhs = vec![0.0; n];
-        let mut report = StepReport::default();
-        loop {
-            if report.newton_iterations >= self.p.max_iter {
-                s.f(t1, &x, &z, &mut f);
-                s.g(t1, &x, &z, &mut g);
-                let res = (0..nx)
-                    .map(|i| (x[i] - xn[i] - h * f[i]).abs())
-                    .chain(g.iter().map(|v| v.abs()))
-                    .fold(0.0, f64::max);
-                return Err(StepError::NewtonDiverged {
-                    t: state.t,
-                    iterations: report.newton_iterations,
-                    residual: res,
-                    tol: self.p.tol,
-                });
-            }
+        let mut kernel = NewtonKernel::new(NewtonOptions::full(self.p.max_iter));
+        let solved = kernel.solve(|_| {
             s.f(t1, &x, &z, &mut f);
             s.g(t1, &x, &z, &mut g);
             s.jacobians(t1, &x, &z, &mut jacs);
-            let Index1Jacobians { fx, fz, gx, gz } = &jacs;
-            for i in 0..nx {
-                rhs[i] = -(x[i] - xn[i] - h * f[i]);
-                for j in 0..nx {
-                    jac[i * n + j] = if i == j { 1.0 } else { 0.0 } - h * fx[i * nx + j];
-                }
-                for j in 0..nz {
-                    jac[i * n + nx + j] = -h * fz[i * nz + j];
-                }
-            }
-            for i in 0..nz {
-                rhs[nx + i] = -g[i];
-                for j in 0..nx {
-                    jac[(nx + i) * n + j] = gx[i * nx + j];
-                }
-                for j in 0..nz {
-                    jac[(nx + i) * n + nx + j] = gz[i * nz + j];
-                }
-            }
+            index1_newton_system(h, (&x, &xn), (&f, &g), &jacs, &mut jac, &mut rhs);
             solve_dense(n, &jac, &mut rhs).map_err(|e| StepError::LinearSolve {
                 t: state.t,
                 detail: e.to_string(),
             })?;
-            report.newton_iterations += 1;
-            report.factorizations += 1;
-            for i in 0..nx {
-                x[i] += rhs[i];
-            }
-            for i in 0..nz {
-                z[i] += rhs[nx + i];
+            for (xi, d) in x.iter_mut().chain(z.iter_mut()).zip(&rhs) {
+                *xi += d;
             }
             let size = x.iter().chain(&z).fold(0.0_f64, |m, v| m.max(v.abs()));
             let step = rhs.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
-            if step <= self.p.tol * (1.0 + size) {
-                break;
-            }
-        }
+            Ok(step / (self.p.tol * (1.0 + size)))
+        });
+        let iterations = kernel.counters.iterations;
+        let report = newton_outcome(solved, iterations, state.t, self.p.tol, || {
+            s.f(t1, &x, &z, &mut f);
+            s.g(t1, &x, &z, &mut g);
+            (0..nx)
+                .map(|i| (x[i] - xn[i] - h * f[i]).abs())
+                .chain(g.iter().map(|v| v.abs()))
+                .fold(0.0, f64::max)
+        })?;
         state.q = x;
         state.lambda = z;
         state.t = t1;
@@ -432,5 +402,38 @@ impl Method for ImplicitEuler {
             s = s.merged(w.init_stats);
         }
         s
+    }
+}
+
+/// The implicit-Euler Newton system of a semi-explicit index-1 DAE at `(x, z)`:
+/// `[[I − h f_x, −h f_z], [g_x, g_z]] Δ = −[x − x_n − h f; g]` (row-major `jac`).
+fn index1_newton_system(
+    h: f64,
+    (x, xn): (&[f64], &[f64]),
+    (f, g): (&[f64], &[f64]),
+    jacs: &Index1Jacobians,
+    jac: &mut [f64],
+    rhs: &mut [f64],
+) {
+    let (nx, nz) = (x.len(), g.len());
+    let n = nx + nz;
+    let Index1Jacobians { fx, fz, gx, gz } = jacs;
+    for i in 0..nx {
+        rhs[i] = -(x[i] - xn[i] - h * f[i]);
+        for j in 0..nx {
+            jac[i * n + j] = f64::from(u8::from(i == j)) - h * fx[i * nx + j];
+        }
+        for j in 0..nz {
+            jac[i * n + nx + j] = -h * fz[i * nz + j];
+        }
+    }
+    for i in 0..nz {
+        rhs[nx + i] = -g[i];
+        for j in 0..nx {
+            jac[(nx + i) * n + j] = gx[i * nx + j];
+        }
+        for j in 0..nz {
+            jac[(nx + i) * n + nx + j] = gz[i * nz + j];
+        }
     }
 }

@@ -19,6 +19,7 @@
 
 use crate::error::SolverError;
 use crate::kkt::KktSolver;
+use crate::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 
 /// Constraint functions at a fixed time, as the projections need them.
 pub trait ConstraintEval {
@@ -88,19 +89,28 @@ pub fn project_position(
     let mut jac = vec![0.0; kkt.pattern().b.len()];
     let mut diff = vec![0.0; n];
     let mut rhs = vec![0.0; n + m];
-    let mut iterations = 0;
-    loop {
+    // The projection stops on its residual, not on a correction: the kernel's η test is
+    // off (tol 0); an iteration reports 0 once ‖Φ(q_k)‖∞ ≤ tol (or after the one update
+    // of the linearized projection), and the call after the last allowed update fails.
+    let mut kernel = NewtonKernel::new(NewtonOptions {
+        tol: 0.0,
+        max_iter: params.max_iter + 1,
+        floor: 0.0,
+        predict: false,
+        carry_eta: false,
+        stop_on_growth: false,
+    });
+    let mut res = f64::NAN;
+    let solved = kernel.solve(|k| {
+        let updates = k - 1;
         eval.phi(q, &mut phi);
-        let res = inf_norm(&phi);
-        if res <= params.tol || (params.linearized && iterations == 1) {
-            return Ok(ProjectionReport {
-                iterations,
-                residual: res,
-            });
+        res = inf_norm(&phi);
+        if res <= params.tol || (params.linearized && updates == 1) {
+            return Ok(0.0);
         }
-        if iterations >= params.max_iter || res.is_nan() {
+        if updates >= params.max_iter || res.is_nan() {
             return Err(SolverError::ProjectionDiverged {
-                iterations,
+                iterations: updates,
                 residual: res,
                 tol: params.tol,
             });
@@ -118,7 +128,20 @@ pub fn project_position(
         for i in 0..n {
             q[i] += params.step_factor * rhs[i];
         }
-        iterations += 1;
+        Ok(res / params.tol)
+    });
+    let iterations = kernel.counters.iterations - 1;
+    match solved {
+        Ok(_) => Ok(ProjectionReport {
+            iterations,
+            residual: res,
+        }),
+        Err(NewtonFailure::Iteration(e)) => Err(e),
+        Err(_) => Err(SolverError::ProjectionDiverged {
+            iterations,
+            residual: res,
+            tol: params.tol,
+        }),
     }
 }
 
