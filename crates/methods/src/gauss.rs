@@ -33,6 +33,7 @@ use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
     State, StepError, StepReport, SystemForm, SystemRef,
 };
+use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of [`Gauss`].
@@ -151,24 +152,7 @@ impl Method for Gauss {
         let tb = &self.t;
         let (s, n, m) = (tb.s, state.q.len(), state.lambda.len());
         let t0 = state.t;
-        let mut qs: Vec<Vec<f64>> = (0..s)
-            .map(|i| {
-                (0..n)
-                    .map(|k| {
-                        state.q[k]
-                            + tb.c[i] * h * state.v[k]
-                            + 0.5 * (tb.c[i] * h).powi(2) * state.a[k]
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut vs: Vec<Vec<f64>> = (0..s)
-            .map(|i| {
-                (0..n)
-                    .map(|k| state.v[k] + tb.c[i] * h * state.a[k])
-                    .collect()
-            })
-            .collect();
+        let (mut qs, mut vs) = predict_stages(tb, h, state);
         let mut acc = vec![vec![0.0; n]; s];
         let mut lam = vec![0.0; m];
         let mut report = StepReport::default();
@@ -185,94 +169,66 @@ impl Method for Gauss {
             self.stiffness = st.as_ref().map(|st| (st.jq_norm(), 0));
             st
         };
-        let (mut previous, mut last) = (f64::INFINITY, f64::NAN);
-        let mut growing = 0;
-        loop {
-            for i in 0..s {
-                solver.solve(
-                    sy,
-                    t0 + tb.c[i] * h,
-                    &qs[i],
-                    &vs[i],
-                    None,
-                    &mut acc[i],
-                    &mut lam,
-                )?;
-                report.factorizations += 1;
-            }
-            if report.newton_iterations >= self.p.max_iter {
-                return Err(StepError::NewtonDiverged {
-                    t: t0,
-                    iterations: report.newton_iterations,
-                    residual: last,
-                    tol: self.p.tol,
-                });
-            }
-            report.newton_iterations += 1;
-            // ΔV = −R_V (or the stiff solve below), ΔQ = −R_Q + h (A ⊗ I) ΔV.
-            let mut dv = vec![vec![0.0; n]; s];
-            let mut nrq = vec![vec![0.0; n]; s];
-            let mut worst = 0.0_f64;
-            let mut size = 0.0_f64;
-            for i in 0..s {
-                for k in 0..n {
-                    let target =
-                        state.v[k] + h * (0..s).map(|j| tb.a(i, j) * acc[j][k]).sum::<f64>();
-                    dv[i][k] = target - vs[i][k];
-                    let target =
-                        state.q[k] + h * (0..s).map(|j| tb.a(i, j) * vs[j][k]).sum::<f64>();
-                    nrq[i][k] = target - qs[i][k];
-                }
-            }
-            if let Some(st) = &stiff {
-                st.correct(tb, h, &nrq, &mut dv)
-                    .map_err(|e| crate::dynamics::linear_error(t0, e))?;
-            }
-            for i in 0..s {
-                for k in 0..n {
-                    let dq = nrq[i][k] + h * (0..s).map(|j| tb.a(i, j) * dv[j][k]).sum::<f64>();
-                    qs[i][k] += dq;
-                    vs[i][k] += dv[i][k];
-                    worst = worst.max(dq.abs()).max(dv[i][k].abs());
-                    size = size.max(qs[i][k].abs()).max(vs[i][k].abs());
-                }
-            }
+        // The kernel owns the loop and its counters; the stage iteration keeps its own
+        // stopping rule (the kernel's η test is off): converged, or stagnating at the
+        // round-off floor (crate::roundoff; a fixed-point iteration stops only when the
+        // correction no longer decreases at all); three growths in a row mean the stiff
+        // forces defeat it (measured on the flexible slider crank at h·ω_max ≈ 5: the
+        // iterates ran on until M(q) lost definiteness and the KKT factorization failed).
+        let mut kernel = NewtonKernel::new(NewtonOptions {
+            tol: 0.0,
+            ..NewtonOptions::full(self.p.max_iter)
+        });
+        let (mut previous, mut last, mut growing) = (f64::INFINITY, f64::NAN, 0);
+        let tol = self.p.tol;
+        let start = (&state.q[..], &state.v[..]);
+        let mut stages = Stages {
+            q: &mut qs,
+            v: &mut vs,
+            a: &mut acc,
+        };
+        let solved = kernel.solve(|k| {
+            stages.accelerate(solver, sy, tb, (t0, h), &mut lam)?;
+            report.factorizations += s;
+            let (worst, size) = stages.correct(tb, h, start, stiff.as_ref(), t0)?;
+            last = worst;
             if worst.is_nan() {
-                return Err(StepError::NewtonDiverged {
-                    t: t0,
-                    iterations: report.newton_iterations,
-                    residual: worst,
-                    tol: self.p.tol,
-                });
+                return Ok(f64::NAN);
             }
-            // Converged, or stagnating at the round-off floor (crate::roundoff; a fixed-point
-            // iteration: stop only when the correction no longer decreases at all).
-            if worst <= self.p.tol * (1.0 + size)
-                || (report.newton_iterations >= 3
-                    && crate::roundoff::stalled(
-                        worst,
-                        previous,
-                        1.0 + size,
-                        crate::roundoff::FIXED_POINT,
-                    ))
-            {
-                break;
+            let stalled = k >= 3
+                && crate::roundoff::stalled(
+                    worst,
+                    previous,
+                    1.0 + size,
+                    crate::roundoff::FIXED_POINT,
+                );
+            if worst <= tol * (1.0 + size) || stalled {
+                return Ok(0.0);
             }
-            // A contracting iteration shrinks its correction from the second iteration
-            // on; three growths in a row mean the stiff forces defeat it (measured on the
-            // flexible slider crank at h·ω_max ≈ 5: the iterates ran on until M(q) lost
-            // definiteness and the KKT factorization failed with a zero pivot).
             growing = if worst > previous { growing + 1 } else { 0 };
             if growing >= 3 {
                 return Err(StepError::StageIterationDiverged {
                     t: t0,
-                    iterations: report.newton_iterations,
+                    iterations: k,
                     growing,
                     correction: worst,
                 });
             }
             previous = worst;
-            last = worst;
+            Ok(worst / (tol * (1.0 + size)))
+        });
+        report.newton_iterations = kernel.counters.iterations;
+        match solved {
+            Ok(_) => {}
+            Err(NewtonFailure::Iteration(e)) => return Err(e),
+            Err(_) => {
+                return Err(StepError::NewtonDiverged {
+                    t: t0,
+                    iterations: report.newton_iterations,
+                    residual: last,
+                    tol,
+                })
+            }
         }
         for i in 0..s {
             solver.solve(
@@ -329,6 +285,88 @@ impl Method for Gauss {
             add_kkt_stats(&mut s, k.stats());
         }
         s
+    }
+}
+
+/// Start values of the stages from the Taylor expansion at the step's start:
+/// `Q_i = q + c_i h v + ½(c_i h)² a`, `V_i = v + c_i h a`.
+fn predict_stages(tb: &Tableau, h: f64, state: &State) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+    let stage = |i: usize, f: &dyn Fn(usize, f64) -> f64| -> Vec<f64> {
+        (0..state.q.len()).map(|k| f(k, tb.c[i] * h)).collect()
+    };
+    let q = (0..tb.s)
+        .map(|i| {
+            stage(i, &|k, ch| {
+                state.q[k] + ch * state.v[k] + 0.5 * ch * ch * state.a[k]
+            })
+        })
+        .collect();
+    let v = (0..tb.s)
+        .map(|i| stage(i, &|k, ch| state.v[k] + ch * state.a[k]))
+        .collect();
+    (q, v)
+}
+
+/// The stage values of one Gauss step being iterated.
+struct Stages<'a> {
+    q: &'a mut Vec<Vec<f64>>,
+    v: &'a mut Vec<Vec<f64>>,
+    a: &'a mut Vec<Vec<f64>>,
+}
+
+impl Stages<'_> {
+    /// The accelerations `a(Q_i, V_i)` of every stage (one KKT solve each).
+    fn accelerate(
+        &mut self,
+        solver: &mut AccelerationSolver,
+        sy: &dyn driftlab_core::MechanicalSystem,
+        tb: &Tableau,
+        (t0, h): (f64, f64),
+        lam: &mut [f64],
+    ) -> Result<(), StepError> {
+        for i in 0..tb.s {
+            let t = t0 + tb.c[i] * h;
+            solver.solve(sy, t, &self.q[i], &self.v[i], None, &mut self.a[i], lam)?;
+        }
+        Ok(())
+    }
+
+    /// One correction: `ΔV = −R_V` (or the stiff solve), `ΔQ = −R_Q + h (A ⊗ I) ΔV`;
+    /// returns the largest correction and the largest stage value.
+    fn correct(
+        &mut self,
+        tb: &Tableau,
+        h: f64,
+        (q0, v0): (&[f64], &[f64]),
+        stiff: Option<&StiffStages>,
+        t0: f64,
+    ) -> Result<(f64, f64), StepError> {
+        let (s, n) = (tb.s, q0.len());
+        let mut dv = vec![vec![0.0; n]; s];
+        let mut nrq = vec![vec![0.0; n]; s];
+        for i in 0..s {
+            for k in 0..n {
+                let target = v0[k] + h * (0..s).map(|j| tb.a(i, j) * self.a[j][k]).sum::<f64>();
+                dv[i][k] = target - self.v[i][k];
+                let target = q0[k] + h * (0..s).map(|j| tb.a(i, j) * self.v[j][k]).sum::<f64>();
+                nrq[i][k] = target - self.q[i][k];
+            }
+        }
+        if let Some(st) = stiff {
+            st.correct(tb, h, &nrq, &mut dv)
+                .map_err(|e| crate::dynamics::linear_error(t0, e))?;
+        }
+        let (mut worst, mut size) = (0.0_f64, 0.0_f64);
+        for i in 0..s {
+            for k in 0..n {
+                let dq = nrq[i][k] + h * (0..s).map(|j| tb.a(i, j) * dv[j][k]).sum::<f64>();
+                self.q[i][k] += dq;
+                self.v[i][k] += dv[i][k];
+                worst = worst.max(dq.abs()).max(dv[i][k].abs());
+                size = size.max(self.q[i][k].abs()).max(self.v[i][k].abs());
+            }
+        }
+        Ok((worst, size))
     }
 }
 
