@@ -21,10 +21,12 @@
 
 use crate::dynamics::{add_kkt_stats, kkt_failure, kkt_start, KktChoice};
 use driftlab_core::method::unsupported;
+use driftlab_core::MechanicalSystem;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
     State, StepError, StepReport, SystemForm, SystemRef,
 };
+use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::KktSolver;
 use serde::{Deserialize, Serialize};
 
@@ -242,32 +244,11 @@ impl Method for MoreauJean {
         let mut q: Vec<f64> = (0..n).map(|i| qm[i] + 0.5 * h * v[i]).collect();
         // Position projection onto Φ(t_{n+1}, q) = 0 (simplified Newton with K(q_m)).
         if self.p.project && m > 0 {
-            let t1 = t0 + h;
-            let mut phi = vec![0.0; m];
-            for it in 0.. {
-                s.constraints(t1, &q, &mut phi);
-                let res = phi.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
-                if res <= 1e-13 {
-                    break;
-                }
-                if it >= 50 || res.is_nan() {
-                    return Err(StepError::ProjectionFailed {
-                        t: t0,
-                        iterations: it,
-                        residual: res,
-                        tol: 1e-13,
-                    });
-                }
-                let mut r = vec![0.0; n + m];
-                for j in 0..m {
-                    r[n + j] = -phi[j];
-                }
-                kkt.solve(&mut r).map_err(|e| kkt_failure(s, tm, &qm, e))?;
-                for i in 0..n {
-                    q[i] += r[i];
-                }
-                report.projection_iterations += 1;
-            }
+            report.projection_iterations +=
+                project_simplified(kkt, s, t0 + h, &mut q).map_err(|e| match e {
+                    Failure::Solve(e) => kkt_failure(s, tm, &qm, e),
+                    Failure::Step(e) => e,
+                })?;
         }
         for i in 0..n {
             state.a[i] = (v[i] - state.v[i]) / h;
@@ -289,5 +270,71 @@ impl Method for MoreauJean {
             add_kkt_stats(&mut s, k.stats());
         }
         s
+    }
+}
+
+/// Why the simplified projection stopped.
+enum Failure {
+    /// A KKT solve failed (reported with the rank of Φ_q by the caller).
+    Solve(driftlab_solver::SolverError),
+    /// No convergence.
+    Step(StepError),
+}
+
+/// Tolerance and iteration limit of Moreau–Jean's position projection.
+const PROJECTION_TOL: f64 = 1e-13;
+const PROJECTION_MAX_ITER: usize = 50;
+
+/// Simplified Newton onto `Φ(t, q) = 0` with the KKT matrix already factored at the
+/// midpoint: `[M Φ_qᵀ; Φ_q 0][δq; μ] = [0; −Φ(q)]`, on the Newton kernel with its η test
+/// off (the projection stops on `‖Φ‖∞ ≤ 1e-13`). Returns the updates made.
+fn project_simplified(
+    kkt: &mut KktSolver,
+    s: &dyn MechanicalSystem,
+    t: f64,
+    q: &mut [f64],
+) -> Result<usize, Failure> {
+    let (n, m) = (q.len(), kkt.dim() - q.len());
+    let mut phi = vec![0.0; m];
+    let mut kernel = NewtonKernel::new(NewtonOptions {
+        tol: 0.0,
+        ..NewtonOptions::full(PROJECTION_MAX_ITER + 1)
+    });
+    let mut res = f64::NAN;
+    let solved = kernel.solve(|k| {
+        let updates = k - 1;
+        s.constraints(t, q, &mut phi);
+        res = phi.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+        if res <= PROJECTION_TOL {
+            return Ok(0.0);
+        }
+        if updates >= PROJECTION_MAX_ITER || res.is_nan() {
+            return Err(Failure::Step(StepError::ProjectionFailed {
+                t,
+                iterations: updates,
+                residual: res,
+                tol: PROJECTION_TOL,
+            }));
+        }
+        let mut r = vec![0.0; n + m];
+        for j in 0..m {
+            r[n + j] = -phi[j];
+        }
+        kkt.solve(&mut r).map_err(Failure::Solve)?;
+        for i in 0..n {
+            q[i] += r[i];
+        }
+        Ok(res / PROJECTION_TOL)
+    });
+    let updates = kernel.counters.iterations - 1;
+    match solved {
+        Ok(_) => Ok(updates),
+        Err(NewtonFailure::Iteration(e)) => Err(e),
+        Err(_) => Err(Failure::Step(StepError::ProjectionFailed {
+            t,
+            iterations: updates,
+            residual: res,
+            tol: PROJECTION_TOL,
+        })),
     }
 }
