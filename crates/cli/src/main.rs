@@ -104,6 +104,19 @@ enum Cmd {
     },
 }
 
+/// `println!` that ends the program quietly when stdout is closed early
+/// (`driftlab list methods | head`), instead of panicking on the broken pipe.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+        }
+    }};
+}
+
 /// A user-facing failure: message and exit code.
 struct Failure(String, u8);
 
@@ -123,20 +136,20 @@ fn main() -> ExitCode {
 
 fn print_info(i: &MethodInfo) {
     let o = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v}"));
-    println!("{} — {}", i.id, i.title);
-    println!("  family: {}", i.family);
-    println!("  equations: {}", i.equations);
-    println!(
+    out!("{} — {}", i.id, i.title);
+    out!("  family: {}", i.family);
+    out!("  equations: {}", i.equations);
+    out!(
         "  declared orders: q {}, v {}, λ {}",
         o(i.orders.q),
         o(i.orders.v),
         o(i.orders.lambda)
     );
-    println!(
+    out!(
         "  enforces: position {}, velocity {}, acceleration {}; implicit {}, symmetric {}, symplectic {}",
         i.enforces.position, i.enforces.velocity, i.enforces.acceleration, i.implicit, i.symmetric, i.symplectic
     );
-    println!(
+    out!(
         "  forms: {}",
         i.forms
             .iter()
@@ -144,7 +157,7 @@ fn print_info(i: &MethodInfo) {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    println!("  citation: {}", i.citation);
+    out!("  citation: {}", i.citation);
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
@@ -153,7 +166,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             what: What::Problems,
         } => {
             for e in driftlab_problems::catalog() {
-                println!("{:<22} {}", e.id, e.summary);
+                out!("{:<22} {}", e.id, e.summary);
             }
             Ok(())
         }
@@ -162,9 +175,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
         } => {
             for e in driftlab_methods::catalog() {
                 let i = (e.info)();
-                println!("{:<22} {}", e.id, i.title);
+                out!("{:<22} {}", e.id, i.title);
             }
-            println!("{:<22} decorator over any method: `projection = {{ tol, max_iter, velocity }}` in a spec, --projection in simulate", "+projection");
+            out!("{:<22} decorator over any method: `projection = {{ tol, max_iter, velocity }}` in a spec, --projection in simulate", "+projection");
             Ok(())
         }
         Cmd::Describe { id } => describe(&id),
@@ -187,7 +200,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 },
             )
             .map_err(bad)?;
-            println!(
+            out!(
                 "{}: {} cells ({} failed) in {:.1} s → {}",
                 sum.name,
                 sum.cells,
@@ -228,30 +241,30 @@ fn describe(id: &str) -> Result<(), Failure> {
     if let Ok(e) = driftlab_problems::find(id) {
         let p = (e.build)(&toml::Table::new()).map_err(bad)?;
         let i = p.as_system().info();
-        println!("{} — {}", i.id, i.title);
-        println!("  equations: {}", i.equations);
-        println!(
+        out!("{} — {}", i.id, i.title);
+        out!("  equations: {}", i.equations);
+        out!(
             "  index: {}   default t_end: {}   tags: {}",
             i.index,
             i.t_end,
             i.tags.join(", ")
         );
-        println!("  reference: {}", i.reference);
-        println!("  citation: {}", i.citation);
-        println!("  parameters (defaults):");
+        out!("  reference: {}", i.reference);
+        out!("  citation: {}", i.citation);
+        out!("  parameters (defaults):");
         for (k, v) in (e.defaults)() {
-            println!("    {k} = {v}");
+            out!("    {k} = {v}");
         }
         return Ok(());
     }
     if id == "projection" || id == "+projection" {
-        println!("projection — decorator: mass-orthogonal projection of q onto Φ = 0 (Newton), then of v onto Φ_q v + Φ_t = 0");
-        println!("  citation: seed 001 §3.4.2–3.4.3; order of the wrapped method kept (Hairer, Lubich & Wanner, GNI §IV.4)");
-        println!("  parameters (defaults):");
+        out!("projection — decorator: mass-orthogonal projection of q onto Φ = 0 (Newton), then of v onto Φ_q v + Φ_t = 0");
+        out!("  citation: seed 001 §3.4.2–3.4.3; order of the wrapped method kept (Hairer, Lubich & Wanner, GNI §IV.4)");
+        out!("  parameters (defaults):");
         for (k, v) in
             driftlab_core::params::defaults::<driftlab_methods::projection::ProjectionParams>()
         {
-            println!("    {k} = {v}");
+            out!("    {k} = {v}");
         }
         return Ok(());
     }
@@ -265,9 +278,9 @@ fn describe(id: &str) -> Result<(), Failure> {
         ))
     })?;
     print_info(&(e.info)());
-    println!("  parameters (defaults):");
+    out!("  parameters (defaults):");
     for (k, v) in (e.defaults)() {
-        println!("    {k} = {v}");
+        out!("    {k} = {v}");
     }
     Ok(())
 }
@@ -348,22 +361,28 @@ fn simulate(
     }
     let s = &summary.summary;
     match &out.status {
-        RunStatus::Ok => println!(
+        RunStatus::Ok => out!(
             "status: ok ({} steps of h = {:e} to t = {})",
-            out.steps, schedule.h, out.final_state.t
+            out.steps,
+            schedule.h,
+            out.final_state.t
         ),
-        RunStatus::Failed { t, reason } => println!("status: failed at t = {t}: {reason}"),
+        RunStatus::Failed { t, reason } => out!("status: failed at t = {t}: {reason}"),
     }
-    println!(
+    out!(
         "max ‖Φ‖∞ = {:e}   max ‖Φ_q v + Φ_t‖∞ = {:e}   max ‖Φ_q a − γ‖∞ = {:e}",
-        s.max_pos_residual, s.max_vel_residual, s.max_acc_residual
+        s.max_pos_residual,
+        s.max_vel_residual,
+        s.max_acc_residual
     );
-    println!("max relative energy error = {:e}", s.max_energy_rel_error);
-    println!(
+    out!("max relative energy error = {:e}", s.max_energy_rel_error);
+    out!(
         "max error: q {:e}   v {:e}   λ {:e}",
-        s.err_q, s.err_v, s.err_lambda
+        s.err_q,
+        s.err_v,
+        s.err_lambda
     );
-    println!(
+    out!(
         "cost: {} factorizations ({} symbolic), {} Newton iterations, {} projection iterations, {:.3} s",
         out.stats.factorizations, out.stats.symbolic_analyses, out.stats.newton_iterations, out.stats.projection_iterations, out.wall_seconds()
     );
@@ -458,7 +477,7 @@ fn run_experiments(
 fn report(dir: &Path) -> Result<(), Failure> {
     let made = driftlab_report::report_all(dir).map_err(|e| Failure(e.to_string(), 1))?;
     for (name, files) in &made {
-        println!("{name}: {} files", files.len());
+        out!("{name}: {} files", files.len());
     }
     Ok(())
 }
