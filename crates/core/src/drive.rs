@@ -459,12 +459,13 @@ impl<'s> Loop<'s> {
                 self.state.clone_from(&self.last_good);
                 return self.fail(t, e.to_string());
             }
-            let stats = self.out.adaptive.as_mut().expect("adaptive run");
-            stats.accepted += 1;
-            stats.rejected += report.rejected;
-            stats.newton_failures += report.retried;
-            stats.h_min_used = stats.h_min_used.min(taken);
-            stats.h_max_used = stats.h_max_used.max(taken);
+            self.tally(|s| {
+                s.accepted += 1;
+                s.rejected += report.rejected;
+                s.newton_failures += report.retried;
+                s.h_min_used = s.h_min_used.min(taken);
+                s.h_max_used = s.h_max_used.max(taken);
+            });
             self.out.steps += 1;
             let last = self.state.t >= a.t_end;
             self.observe(self.out.steps, last, observers);
@@ -485,7 +486,6 @@ impl<'s> Loop<'s> {
         let res = self.attempt(method, h);
         self.state.t = target.unwrap_or(t + h);
         let res = res.and_then(|r| self.state_error(self.state.t).map_or(Ok(r), Err));
-        let stats = self.out.adaptive.as_mut().expect("adaptive run");
         let report = match res {
             Ok(r) => r,
             Err(e) => {
@@ -493,7 +493,7 @@ impl<'s> Loop<'s> {
                 method.reject();
                 return match e.retry() {
                     Some(factor) => {
-                        stats.newton_failures += 1;
+                        self.tally(|s| s.newton_failures += 1);
                         let h_next = ctl.after_failure(h, factor);
                         Attempt::Retry(e, h_next)
                     }
@@ -507,15 +507,24 @@ impl<'s> Loop<'s> {
         let err = report.error.unwrap_or(f64::NAN);
         let d = ctl.decide(h, err, report.newton_iterations, report.newton_limit);
         if !d.accept {
-            stats.rejected += 1;
+            self.tally(|s| s.rejected += 1);
             self.state.clone_from(&self.last_good);
             method.reject();
             return Attempt::Rejected(err, d.h_next);
         }
-        stats.accepted += 1;
-        stats.h_min_used = stats.h_min_used.min(h);
-        stats.h_max_used = stats.h_max_used.max(h);
+        self.tally(|s| {
+            s.accepted += 1;
+            s.h_min_used = s.h_min_used.min(h);
+            s.h_max_used = s.h_max_used.max(h);
+        });
         Attempt::Accepted(d.h_next)
+    }
+
+    /// Update the counters of an error-controlled run (a fixed-step run has none).
+    fn tally(&mut self, update: impl FnOnce(&mut AdaptiveStats)) {
+        if let Some(stats) = self.out.adaptive.as_mut() {
+            update(stats);
+        }
     }
 }
 

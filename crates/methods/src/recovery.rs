@@ -29,14 +29,14 @@
 //! and relax keep the step and change the state, which is not the inner method's
 //! solution: they trade drift for an energy and accuracy error that the runs show.
 
-use crate::dynamics::{add_kkt_stats, linear_error, ConstraintsAt, KktChoice};
+use crate::dynamics::{add_kkt_stats, kkt_pattern, linear_error, ConstraintsAt, KktChoice};
 use crate::projection::projection_error;
 use driftlab_core::method::{not_ready, unsupported};
 use driftlab_core::{
     MechanicalSystem, Method, MethodError, MethodInfo, MethodStats, ParamError, State, StepError,
     StepReport, SystemForm, SystemRef,
 };
-use driftlab_solver::{project_position, project_velocity, KktPattern, KktSolver};
+use driftlab_solver::{project_position, project_velocity, KktSolver};
 use serde::{Deserialize, Serialize};
 
 /// What to do in an emergency.
@@ -199,22 +199,14 @@ impl Recovered {
 impl Work {
     fn new(s: &dyn MechanicalSystem, state: &State) -> Result<Self, StepError> {
         let d = s.dims();
-        let mass = s.mass_pattern().entries;
-        let n_mass = mass.len();
-        let mut a_lower = mass;
-        a_lower.extend((0..d.n).map(|i| (i, i)));
-        let jac_entries = s.jacobian_pattern().entries;
-        let pattern = KktPattern {
-            n: d.n,
-            m: d.m,
-            a_lower,
-            b: jac_entries.clone(),
-        };
+        // The projections' KKT matrix [M Φ_qᵀ; Φ_q 0], laid out as for every KKT method.
+        let pattern = kkt_pattern(s);
+        let (n_mass, jac_entries) = (pattern.a_lower.len(), pattern.b.clone());
         let kkt = KktSolver::new(&pattern, KktChoice::Auto.options())
             .map_err(|e| linear_error(state.t, e))?;
         Ok(Self {
             kkt,
-            mass: vec![0.0; n_mass + d.n],
+            mass: vec![0.0; n_mass],
             jac: vec![0.0; jac_entries.len()],
             jac_entries,
             phi: vec![0.0; d.m],
@@ -289,8 +281,7 @@ impl Work {
     ) -> Result<usize, StepError> {
         let t = state.t;
         self.target.clone_from(state);
-        let n_mass = self.mass.len() - state.q.len();
-        s.mass(&state.q, &mut self.mass[..n_mass]);
+        s.mass(&state.q, &mut self.mass);
         let mut eval = ConstraintsAt { sys: s, t };
         // The violation is row-scaled: unscaled, a tenth of it on the smallest row weight.
         let min_w = self
@@ -311,7 +302,7 @@ impl Work {
         let target = &mut self.target;
         let pos = project_position(&mut self.kkt, &self.mass, &mut target.q, &mut eval, &params)
             .map_err(|e| projection_error(t, e))?;
-        s.mass(&target.q, &mut self.mass[..n_mass]);
+        s.mass(&target.q, &mut self.mass);
         project_velocity(
             &mut self.kkt,
             &self.mass,
