@@ -44,6 +44,18 @@ pub fn set_kkt_threads(n: usize) {
     KKT_THREADS.with(|c| c.set(n.max(1)));
 }
 
+/// Make faer's process-wide parallelism sequential. faer's dense solvers (the LU of
+/// [`crate::dense::DenseLu`] above [`crate::dense::SMALL_LU_MAX_DIM`], the SVD of the
+/// pseudo-inverses) read it, and its default is every core through rayon: inside a sweep
+/// cell that oversubscribes the cores and puts another cell's threads into this cell's
+/// timing (a 96 × 96 LU took 244 µs that way against 146 µs for the sequential small
+/// LU, `cargo bench -p driftlab-solver`). The workspace's parallelism is explicit instead:
+/// cells side by side in the runner's pool, faer threads inside a cell through
+/// [`set_kkt_threads`]. The runner and the CLI call this once at start.
+pub fn sequential_dense_kernels() {
+    faer::set_global_parallelism(Par::Seq);
+}
+
 fn current_par() -> Par {
     match KKT_THREADS.with(|c| c.get()) {
         0 | 1 => Par::Seq,

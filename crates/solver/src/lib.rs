@@ -22,7 +22,8 @@ pub mod rank;
 
 pub use error::SolverError;
 pub use kkt::{
-    set_kkt_threads, KktBackend, KktOptions, KktPattern, KktSolver, KktStats, DENSE_MAX_DIM,
+    sequential_dense_kernels, set_kkt_threads, KktBackend, KktOptions, KktPattern, KktSolver,
+    KktStats, DENSE_MAX_DIM,
 };
 pub use projection::{
     project_position, project_velocity, ConstraintEval, ProjectionParams, ProjectionReport,
