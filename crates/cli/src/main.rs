@@ -125,6 +125,7 @@ fn bad(msg: impl std::fmt::Display) -> Failure {
 }
 
 fn main() -> ExitCode {
+    driftlab_methods::sequential_dense_kernels();
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure(msg, code)) => {

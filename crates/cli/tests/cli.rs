@@ -173,11 +173,15 @@ fn simulate_trace_is_full_precision_csv() {
     let csv = std::fs::read_to_string(&f2).unwrap();
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(rows[0], "t,x0,z0,pos_residual");
+    // Seed 003: x1 = 1/6. The printed value must carry every bit of the computed one: a
+    // 6-digit print would be 3e-7 off. The computed one is the rounding of a 2 × 2 LU
+    // solve and its Newton correction, within one unit in the last place of 1/6 (which
+    // unit depends on the LU's operation order), so it is checked to 1 ulp.
     let x1: f64 = rows[2].split(',').nth(1).unwrap().parse().unwrap();
-    assert_eq!(
-        x1.to_bits(),
-        (1.0f64 / 6.0).to_bits(),
-        "seed 003: x1 = 1/6 to the last bit"
+    let sixth = 1.0f64 / 6.0;
+    assert!(
+        x1.to_bits().abs_diff(sixth.to_bits()) <= 1,
+        "seed 003: x1 = {x1:e}, not 1/6 = {sixth:e} to the last bit"
     );
 }
 

@@ -14,9 +14,11 @@
 //! 27 = 7 + 7 + 13 variables; Mazzia & Magherini, *Test Set for IVP Solvers*, release
 //! 2.4, 2008): `q` are index-1 variables, `v` index-2, `a` and `λ` index-3 — which is
 //! what the index-aware error scaling of [`DaeForm::index_split`] needs. The Jacobian
-//! `∂F/∂y` is dense: columns of `q` and `v` by forward differences of `F` (RADAU5's
-//! increment `√(ε max(1e-5, |y_j|))`), columns of `a` and `λ` exactly (`F` is linear in
-//! them: `M` and `Φ_qᵀ`).
+//! `∂F/∂y` is dense. Only two blocks are differenced (RADAU5's increment
+//! `√(ε max(1e-5, |y_j|))`): `∂r/∂q` of the dynamic rows `r = M a − f + Φ_qᵀλ`, one
+//! evaluation of `M`, `f` and `Φ_q` per column, and `−∂f/∂v`, one force evaluation per
+//! column. The rest is exact: the identities of `q' = v` and `v' = a`, `M` and `Φ_qᵀ` (`F`
+//! is linear in `a` and `λ`), and `Φ_q` in the constraint rows.
 
 use driftlab_core::{MechanicalSystem, State};
 
@@ -98,10 +100,22 @@ impl DaeForm {
         let (q, v, a, lambda) = (&y[..n], &y[n..2 * n], &y[2 * n..3 * n], &y[3 * n..]);
         out[..n].copy_from_slice(v);
         out[n..2 * n].copy_from_slice(a);
+        self.dynamics(sys, t, (q, v, a, lambda), &mut out[2 * n..3 * n]);
+        sys.constraints(t, q, &mut out[3 * n..]);
+    }
+
+    /// `r = M(q) a − f(t, q, v) + Φ_q(t, q)ᵀ λ`, leaving `M(q)` and `Φ_q(t, q)` in the
+    /// form's buffers.
+    fn dynamics(
+        &mut self,
+        sys: &dyn MechanicalSystem,
+        t: f64,
+        (q, v, a, lambda): (&[f64], &[f64], &[f64], &[f64]),
+        r: &mut [f64],
+    ) {
         sys.mass(q, &mut self.mass);
         sys.forces(t, q, v, &mut self.force);
         sys.jacobian(t, q, &mut self.jac);
-        let r = &mut out[2 * n..3 * n];
         for (ri, fi) in r.iter_mut().zip(&self.force) {
             *ri = -fi;
         }
@@ -114,7 +128,6 @@ impl DaeForm {
         for (k, &(i, j)) in self.jac_entries.iter().enumerate() {
             r[j] += self.jac[k] * lambda[i];
         }
-        sys.constraints(t, q, &mut out[3 * n..]);
     }
 
     /// The dense row-major Jacobian `∂F/∂y` at `(t, y)` with `f0 = F(t, y)` (see the
@@ -129,23 +142,40 @@ impl DaeForm {
     ) {
         let (n, dim) = (self.n, self.dim());
         out.iter_mut().for_each(|x| *x = 0.0);
-        let mut y_pert = std::mem::take(&mut self.y_pert);
-        let mut f_pert = std::mem::take(&mut self.f_pert);
-        y_pert.copy_from_slice(y);
-        for j in 0..2 * n {
-            let delta = (f64::EPSILON * y[j].abs().max(1e-5)).sqrt();
-            y_pert[j] = y[j] + delta;
-            self.eval(sys, t, &y_pert, &mut f_pert);
-            y_pert[j] = y[j];
-            for i in 0..dim {
-                out[i * dim + j] = (f_pert[i] - f0[i]) / delta;
+        let (q, v, a, lambda) = (&y[..n], &y[n..2 * n], &y[2 * n..3 * n], &y[3 * n..]);
+        let mut pert = std::mem::take(&mut self.y_pert);
+        let mut r = std::mem::take(&mut self.f_pert);
+        // q columns: the dynamic rows by forward differences.
+        pert[..n].copy_from_slice(q);
+        for j in 0..n {
+            let delta = (f64::EPSILON * q[j].abs().max(1e-5)).sqrt();
+            pert[j] = q[j] + delta;
+            self.dynamics(sys, t, (&pert[..n], v, a, lambda), &mut r[..n]);
+            pert[j] = q[j];
+            for i in 0..n {
+                out[(2 * n + i) * dim + j] = (r[i] - f0[2 * n + i]) / delta;
             }
         }
-        self.y_pert = y_pert;
-        self.f_pert = f_pert;
-        // Exact columns of a and λ (at the M(q), Φ_q(q) of the last evaluation at y).
-        self.eval(sys, t, y, &mut vec![0.0; dim]);
+        // v columns: only the forces depend on v.
+        pert[..n].copy_from_slice(v);
+        sys.forces(t, q, v, &mut r[n..2 * n]);
+        for j in 0..n {
+            let delta = (f64::EPSILON * v[j].abs().max(1e-5)).sqrt();
+            pert[j] = v[j] + delta;
+            sys.forces(t, q, &pert[..n], &mut r[..n]);
+            pert[j] = v[j];
+            for i in 0..n {
+                out[(2 * n + i) * dim + n + j] = -(r[i] - r[n + i]) / delta;
+            }
+        }
+        self.y_pert = pert;
+        self.f_pert = r;
+        // Exact blocks: q' = v, v' = a, M and Φ_qᵀ in the dynamics, Φ_q in the
+        // constraints (at the unperturbed point).
+        sys.mass(q, &mut self.mass);
+        sys.jacobian(t, q, &mut self.jac);
         for k in 0..n {
+            out[k * dim + n + k] = 1.0;
             out[(n + k) * dim + 2 * n + k] = 1.0;
         }
         for (k, &(i, j)) in self.mass_entries.iter().enumerate() {
@@ -154,6 +184,7 @@ impl DaeForm {
         }
         for (k, &(i, j)) in self.jac_entries.iter().enumerate() {
             out[(2 * n + j) * dim + 3 * n + i] = self.jac[k];
+            out[(3 * n + i) * dim + j] = self.jac[k];
         }
     }
 }

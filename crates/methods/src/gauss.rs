@@ -455,7 +455,12 @@ impl StiffStages {
             n,
             s,
             jq,
-            lu: driftlab_solver::dense::DenseLu::factor(dim, &matrix),
+            lu: driftlab_solver::dense::DenseLu::factor(dim, &matrix).map_err(|e| {
+                StepError::LinearSolve {
+                    t,
+                    detail: format!("Gauss stiff Newton matrix: {e}"),
+                }
+            })?,
         }))
     }
 

@@ -216,10 +216,18 @@ struct Work {
     /// Scale of the Newton norm (`scal`, or with the velocities not divided by h).
     scal_newton: Vec<f64>,
     jac: Vec<f64>,
+    /// The real and complex Newton matrices before factoring (re, im of the latter).
+    newton_matrices: [Vec<f64>; 3],
     z: [Vec<f64>; 3],
     w: [Vec<f64>; 3],
     f: [Vec<f64>; 3],
+    /// Newton right-hand sides, then corrections, of `W`.
+    r: [Vec<f64>; 3],
     tmp: Vec<f64>,
+    /// The error estimate's `B Σ eᵢZᵢ / h`, its solution and the shifted point.
+    be: Vec<f64>,
+    err: Vec<f64>,
+    shifted: Vec<f64>,
     lu_real: Option<DenseLu>,
     lu_complex: Option<DenseComplexLu>,
     /// `h` the LUs were built for.
@@ -398,10 +406,15 @@ impl Method for Radau {
             scal: v(),
             scal_newton: v(),
             jac: vec![0.0; dim * dim],
+            newton_matrices: [0, 1, 2].map(|_| vec![0.0; dim * dim]),
             z: [v(), v(), v()],
             w: [v(), v(), v()],
             f: [v(), v(), v()],
+            r: [v(), v(), v()],
             tmp: v(),
+            be: v(),
+            err: v(),
+            shifted: v(),
             lu_real: None,
             lu_complex: None,
             h_factored: f64::NAN,
@@ -503,22 +516,23 @@ fn prepare_matrices(
         return Ok(());
     }
     let (fac1, alph, beta) = (rc::GAMMA / h, rc::ALPHA / h, rc::BETA / h);
-    let mut e1 = vec![0.0; dim * dim];
-    let mut e2_im = vec![0.0; dim * dim];
-    let mut e2_re = vec![0.0; dim * dim];
-    for i in 0..dim {
-        for j in 0..dim {
-            e1[i * dim + j] = -work.jac[i * dim + j];
-            e2_re[i * dim + j] = -work.jac[i * dim + j];
-        }
-        if work.form.is_differential(i) {
-            e1[i * dim + i] += fac1;
-            e2_re[i * dim + i] += alph;
-            e2_im[i * dim + i] = beta;
-        }
+    let [e1, e2_re, e2_im] = &mut work.newton_matrices;
+    for (k, j) in work.jac.iter().enumerate() {
+        e1[k] = -j;
+        e2_re[k] = -j;
+        e2_im[k] = 0.0;
     }
-    work.lu_real = Some(DenseLu::factor(dim, &e1));
-    work.lu_complex = Some(DenseComplexLu::factor(dim, &e2_re, &e2_im));
+    for i in (0..dim).filter(|&i| work.form.is_differential(i)) {
+        e1[i * dim + i] += fac1;
+        e2_re[i * dim + i] += alph;
+        e2_im[i * dim + i] = beta;
+    }
+    let singular = |e: driftlab_solver::SolverError| StepError::LinearSolve {
+        t,
+        detail: format!("Radau Newton matrix at h = {h:e}: {e}"),
+    };
+    work.lu_real = Some(DenseLu::factor(dim, e1).map_err(singular)?);
+    work.lu_complex = Some(DenseComplexLu::factor(dim, e2_re, e2_im).map_err(singular)?);
     work.h_factored = h;
     stats.factorizations += 2;
     Ok(())
@@ -592,8 +606,8 @@ fn newton_iteration(
         work.tmp = stage;
     }
     // Right-hand sides R = T⁻¹F − (diag(γ, α+iβ)/h ⊗ B) W, in place of F.
-    let mut r = [vec![0.0; dim], vec![0.0; dim], vec![0.0; dim]];
-    transform(&rc::TI, &work.f, &mut r);
+    let r = &mut work.r;
+    transform(&rc::TI, &work.f, r);
     let (fac1, alph, beta) = (rc::GAMMA / h, rc::ALPHA / h, rc::BETA / h);
     for i in (0..dim).filter(|&i| work.form.is_differential(i)) {
         let (w1, w2, w3) = (work.w[0][i], work.w[1][i], work.w[2][i]);
@@ -610,7 +624,7 @@ fn newton_iteration(
         _ => return Err(not_ready("radau", t)),
     };
     lu1.solve(&mut r[0]).map_err(linear)?;
-    let [_, r2, r3] = &mut r;
+    let [_, r2, r3] = r;
     lu2.solve(r2, r3).map_err(linear)?;
     let mut sum = 0.0;
     for (k, dw) in r.iter().enumerate() {
@@ -633,35 +647,37 @@ fn estimate_error(
     refine: bool,
 ) -> Result<f64, StepError> {
     let dim = work.form.dim();
-    let mut e = vec![0.0; dim];
-    for (i, ei) in e.iter_mut().enumerate() {
+    for (i, ei) in work.tmp.iter_mut().enumerate() {
         *ei = (0..3).map(|k| rc::DD[k] * work.z[k][i]).sum::<f64>() / h;
     }
-    let mut be = vec![0.0; dim];
-    work.form.mass_times(&e, &mut be);
+    work.form.mass_times(&work.tmp, &mut work.be);
     let lu = work.lu_real.as_ref().ok_or_else(|| not_ready("radau", t))?;
     let linear = |e: driftlab_solver::SolverError| StepError::LinearSolve {
         t,
         detail: format!("Radau error estimate: {e}"),
     };
-    let mut cont: Vec<f64> = be.iter().zip(&work.f0).map(|(a, b)| a + b).collect();
-    lu.solve(&mut cont).map_err(linear)?;
+    let cont = &mut work.err;
+    for (c, (b, f)) in cont.iter_mut().zip(work.be.iter().zip(&work.f0)) {
+        *c = b + f;
+    }
+    lu.solve(cont).map_err(linear)?;
     let norm = |c: &[f64], s: &[f64]| {
         let sum: f64 = c.iter().zip(s).map(|(x, s)| (x / s).powi(2)).sum();
         (sum / dim as f64).sqrt().max(1e-10)
     };
-    let err = norm(&cont, &work.scal);
+    let err = norm(cont, &work.scal);
     if err < 1.0 || !refine {
         return Ok(err);
     }
-    let shifted: Vec<f64> = work.y.iter().zip(&cont).map(|(y, c)| y + c).collect();
-    let mut f = vec![0.0; dim];
-    work.form.eval(sys, t, &shifted, &mut f);
-    for i in 0..dim {
-        cont[i] = f[i] + be[i];
+    for (x, (y, c)) in work.shifted.iter_mut().zip(work.y.iter().zip(cont.iter())) {
+        *x = y + c;
     }
-    lu.solve(&mut cont).map_err(linear)?;
-    Ok(norm(&cont, &work.scal))
+    work.form.eval(sys, t, &work.shifted, &mut work.tmp);
+    for (c, (f, b)) in cont.iter_mut().zip(work.tmp.iter().zip(&work.be)) {
+        *c = f + b;
+    }
+    lu.solve(cont).map_err(linear)?;
+    Ok(norm(cont, &work.scal))
 }
 
 /// RADAU5's `CONT` coefficients of the collocation polynomial through the stages.

@@ -261,6 +261,7 @@ pub fn run_spec(
         path: out_dir.display().to_string(),
         message: e.to_string(),
     })?;
+    driftlab_methods::sequential_dense_kernels();
     let started = now_rfc3339();
     let clock = Instant::now();
     let sweep_threads = opts.threads.unwrap_or_else(|| {
