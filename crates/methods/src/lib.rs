@@ -39,7 +39,7 @@ pub mod roundoff;
 pub mod tableau;
 pub mod taylor;
 
-pub use driftlab_solver::set_kkt_threads;
+pub use driftlab_solver::{sequential_dense_kernels, set_kkt_threads};
 
 use driftlab_core::params;
 use driftlab_core::{Method, MethodInfo, ParamError};

@@ -332,14 +332,39 @@ fn theta(q: &[f64], angles: &[usize]) -> f64 {
     angles.iter().map(|&i| q[i]).sum()
 }
 
-/// `(value, first, second derivative)` of the term's trig function at θ.
-fn trig(kind: Trig, th: f64) -> (f64, f64, f64) {
-    let (s, c) = th.sin_cos();
-    match kind {
-        Trig::Cos => (c, -s, -c),
-        Trig::Sin => (s, c, -s),
+/// The distinct angle sums of [`TERMS`] (22 terms, 7 sums).
+const ANGLE_SETS: [&[usize]; 7] = [&[0], &[0, 1], &[2], &[3, 4], &[4], &[5, 6], &[6]];
+
+/// `(sin, cos)` of every angle sum in [`ANGLE_SETS`] at one configuration: 7
+/// evaluations instead of one per term.
+struct Trigs<'q> {
+    q: &'q [f64],
+    sc: [(f64, f64); 7],
+}
+
+impl<'q> Trigs<'q> {
+    fn at(q: &'q [f64]) -> Self {
+        Self {
+            q,
+            sc: ANGLE_SETS.map(|a| theta(q, a).sin_cos()),
+        }
+    }
+
+    /// `(value, first, second derivative)` of the term's trig function.
+    fn of(&self, t: &Term) -> (f64, f64, f64) {
+        let (s, c) = match ANGLE_SETS.iter().position(|a| *a == t.angles) {
+            Some(k) => self.sc[k],
+            None => theta(self.q, t.angles).sin_cos(),
+        };
+        match t.trig {
+            Trig::Cos => (c, -s, -c),
+            Trig::Sin => (s, c, -s),
+        }
     }
 }
+
+/// Offset of each row of `G` in the Jacobian's values (prefix sums of [`G_COLS`]).
+const G_START: [usize; 6] = [0, 3, 6, 10, 14, 18];
 
 /// Catalog entry `andrews`.
 pub fn entry() -> ProblemEntry {
@@ -426,8 +451,9 @@ impl MechanicalSystem for Andrews {
         let p = &self.p;
         let offsets = [-p.xb, -p.yb, -p.xa, -p.ya, -p.xa, -p.ya];
         out[..6].copy_from_slice(&offsets);
+        let trigs = Trigs::at(q);
         for t in TERMS {
-            out[t.row] += (t.coef)(p) * trig(t.trig, theta(q, t.angles)).0;
+            out[t.row] += (t.coef)(p) * trigs.of(t).0;
         }
     }
     fn jacobian_pattern(&self) -> SparsityPattern {
@@ -440,19 +466,12 @@ impl MechanicalSystem for Andrews {
     }
     fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         out.iter_mut().for_each(|x| *x = 0.0);
-        let start: Vec<usize> = G_COLS
-            .iter()
-            .scan(0, |s, c| {
-                let k = *s;
-                *s += c.len();
-                Some(k)
-            })
-            .collect();
+        let trigs = Trigs::at(q);
         for t in TERMS {
-            let d = (t.coef)(&self.p) * trig(t.trig, theta(q, t.angles)).1;
+            let d = (t.coef)(&self.p) * trigs.of(t).1;
             for &a in t.angles {
                 if let Some(k) = G_COLS[t.row].iter().position(|&c| c == a) {
-                    out[start[t.row] + k] += d;
+                    out[G_START[t.row] + k] += d;
                 }
             }
         }
@@ -460,9 +479,10 @@ impl MechanicalSystem for Andrews {
     /// γ = −(G q')_q q' = −Σ_terms c · trig''(θ) (Σ_{i∈angles} q'_i)².
     fn curvature(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
         out[..6].iter_mut().for_each(|x| *x = 0.0);
+        let trigs = Trigs::at(q);
         for t in TERMS {
             let w = theta(v, t.angles);
-            out[t.row] -= (t.coef)(&self.p) * trig(t.trig, theta(q, t.angles)).2 * w * w;
+            out[t.row] -= (t.coef)(&self.p) * trigs.of(t).2 * w * w;
         }
     }
     fn constraint_hessian_pattern(&self) -> Option<SparsityPattern> {
@@ -470,8 +490,9 @@ impl MechanicalSystem for Andrews {
     }
     fn constraint_hessian(&self, _t: f64, q: &[f64], lambda: &[f64], out: &mut [f64]) {
         out.iter_mut().for_each(|x| *x = 0.0);
+        let trigs = Trigs::at(q);
         for t in TERMS {
-            let c = lambda[t.row] * (t.coef)(&self.p) * trig(t.trig, theta(q, t.angles)).2;
+            let c = lambda[t.row] * (t.coef)(&self.p) * trigs.of(t).2;
             for &a in t.angles {
                 for &b in t.angles {
                     if a >= b {
