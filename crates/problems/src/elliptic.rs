@@ -10,7 +10,7 @@ use std::f64::consts::PI;
 pub fn complete_k(k: f64) -> f64 {
     let (mut a, mut b) = (1.0_f64, (1.0 - k * k).sqrt());
     for _ in 0..64 {
-        if (a - b).abs() <= 1e-17 * a {
+        if (a - b).abs() <= f64::EPSILON * a {
             break;
         }
         let an = 0.5 * (a + b);
@@ -38,7 +38,12 @@ pub fn sn_cn_dn(u: f64, k: f64) -> (f64, f64, f64) {
     let mut b = (1.0 - k * k).sqrt();
     c[0] = k;
     let mut n = 0;
-    while c[n].abs() > 1e-17 && n < 31 {
+    // Stop once c_n is below round-off relative to a_n: the next c would be rounding
+    // noise of a_n − b_n (≈ 1e-16, never below an absolute 1e-17), and iterating to the
+    // cap n = 31 made φ_N = 2³¹ a_N u ≈ 1e10, whose sines take glibc's slow
+    // large-argument reduction (a third of a pendulum run's time went into the exact
+    // solution).
+    while c[n].abs() > f64::EPSILON * a[n] && n < 31 {
         a[n + 1] = 0.5 * (a[n] + b);
         c[n + 1] = 0.5 * (a[n] - b);
         b = (a[n] * b).sqrt();
@@ -75,6 +80,13 @@ mod tests {
             assert!(
                 (s - 1.0).abs() < 1e-14 && c.abs() < 1e-13 && (d - dk).abs() < 1e-13,
                 "k {k}: sn {s} cn {c:e} dn {d} vs {dk}"
+            );
+            // Half-period values (A&S 16.5.2): sn(K/2) = 1/√(1 + k′), cn(K/2) = √(k′/(1 + k′)).
+            let (s, c, _) = sn_cn_dn(0.5 * kk, k);
+            let (s_want, c_want) = (1.0 / (1.0 + dk).sqrt(), (dk / (1.0 + dk)).sqrt());
+            assert!(
+                (s - s_want).abs() < 4e-16 && (c - c_want).abs() < 1e-15,
+                "k {k}: sn(K/2) = {s} vs {s_want}, cn(K/2) = {c} vs {c_want}"
             );
             for i in 0..50 {
                 let u = -7.0 + 0.37 * i as f64;
