@@ -378,7 +378,11 @@ impl<'s> Loop<'s> {
             if landing {
                 h = target - t;
             }
-            let h_min = a.h_min.max(10.0 * f64::EPSILON * t.abs());
+            // Round-off floor: at t = 0 the scale is the interval's, else h could halve
+            // towards 0 until the step budget (50 million attempts) runs out.
+            let h_min = a
+                .h_min
+                .max(10.0 * f64::EPSILON * t.abs().max(a.t_end.abs()));
             if h < h_min || attempts >= max_steps {
                 let e = if h < h_min {
                     StepError::StepSizeUnderflow {
@@ -504,7 +508,22 @@ impl<'s> Loop<'s> {
                 };
             }
         };
-        let err = report.error.unwrap_or(f64::NAN);
+        let err = match report.error {
+            Some(e) if !e.is_nan() => e,
+            other => {
+                let what = other.map_or("no estimate".to_string(), |e| format!("{e}"));
+                self.state.clone_from(&self.last_good);
+                self.fail(
+                    t,
+                    format!(
+                        "the method declares a local error estimate but returned {what} for \
+                         the step of h = {h:e} at t = {t}: an error-controlled run needs one \
+                         every step (a decorator that does not pass the tolerances on?)"
+                    ),
+                );
+                return Attempt::Failed;
+            }
+        };
         let d = ctl.decide(h, err, report.newton_iterations, report.newton_limit);
         if !d.accept {
             self.tally(|s| s.rejected += 1);

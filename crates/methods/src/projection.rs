@@ -747,6 +747,15 @@ impl Method for Projected {
         }
         Ok(report)
     }
+    fn set_tolerances(&mut self, tol: driftlab_core::Tolerances) {
+        self.inner.set_tolerances(tol);
+    }
+    fn set_step_bounds(&mut self, h0: f64, h_max: f64) {
+        self.inner.set_step_bounds(h0, h_max);
+    }
+    fn reject(&mut self) {
+        self.inner.reject();
+    }
     fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
         self.inner.refresh(sys, state)
     }

@@ -534,6 +534,12 @@ impl Method for Recovered {
         }
     }
 
+    fn set_tolerances(&mut self, tol: driftlab_core::Tolerances) {
+        self.inner.set_tolerances(tol);
+    }
+    fn reject(&mut self) {
+        self.inner.reject();
+    }
     fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
         self.inner.refresh(sys, state)
     }
