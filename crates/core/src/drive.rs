@@ -240,7 +240,8 @@ fn refuse_unsupported(
             problem: sys.info().id,
             reason: format!(
                 "`{}` returns no local error estimate, so it cannot take error-controlled steps; \
-                 use fixed steps (`[steps] h = [..]`) or a method with an error estimate (radau)",
+                 use fixed steps (`[steps] h = [..]`), a method with an error estimate \
+                 (radau, generalized-alpha, ida) or `richardson = true` on a restartable one",
                 info.id
             ),
         });

@@ -17,15 +17,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Runs columns that may serve as the accuracy measure.
-pub const MEASURES: [&str; 6] = [
-    "err_q",
-    "final_err_q",
-    "scd",
-    "max_energy_rel_error",
-    "max_pos_residual",
-    "final_deferred_residual",
-];
+pub use crate::schema::runs::MEASURES;
 
 /// The `[report]` table of a spec.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -52,11 +44,12 @@ pub struct ReportSpec {
 impl ReportSpec {
     /// Check the fields; the message names the field and the fix.
     pub fn validate(&self) -> Result<(), String> {
-        if !MEASURES.contains(&self.measure.as_str()) {
+        if !MEASURES.iter().any(|m| m.name == self.measure) {
+            let names: Vec<&str> = MEASURES.iter().map(|m| m.name).collect();
             return Err(format!(
                 "[report] measure = \"{}\" is not a runs column that measures accuracy; give one of {}",
                 self.measure,
-                MEASURES.join(", ")
+                names.join(", ")
             ));
         }
         if let Some(t) = self.target {

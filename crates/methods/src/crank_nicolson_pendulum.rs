@@ -73,7 +73,8 @@ pub struct CrankNicolsonPendulum {
 }
 
 impl CrankNicolsonPendulum {
-    /// A new instance.
+    /// The method with the coefficients `a, b, c`; `ParamError` naming the field if one is
+    /// not finite. The problem's data are read at `init`.
     pub fn new(p: CrankNicolsonParams) -> Result<Self, ParamError> {
         for (field, v) in [("a", p.a), ("b", p.b), ("c", p.c)] {
             if !v.is_finite() {

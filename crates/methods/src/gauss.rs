@@ -22,9 +22,9 @@
 //! Wanner, Solving ODEs I, §II.7), and λ(q, v) inherits it. The constraints are only
 //! differentiated, so `Φ` and `Φ_q v` drift by the global error (O(h^{2s}) per unit time
 //! and growing): wrap it in `+projection` for the projected Gauss method of seed 004
-//! (Wei, Deng, Li & Wang 2016), which keeps the order (GNI §IV.4). Applying Gauss to the
-//! index-3 system directly (stage constraints `Φ(Q_i) = 0`, Schropp) is not implemented
-//! here.
+//! (Wei, Deng, Li & Wang 2016), which keeps the order (GNI §IV.4). Gauss applied to the
+//! index-3 system directly (stage constraints `Φ(Q_i) = 0`) is
+//! [`crate::gauss_index3`].
 
 use crate::dynamics::{add_kkt_stats, AccelerationSolver, KktChoice};
 use crate::tableau::Tableau;
@@ -72,7 +72,8 @@ pub struct Gauss {
 }
 
 impl Gauss {
-    /// A new instance.
+    /// Gauss with `stages` = 1, 2 or 3 (orders 2, 4, 6); `ParamError` naming the field
+    /// otherwise.
     pub fn new(p: GaussParams) -> Result<Self, ParamError> {
         let t = Tableau::gauss(p.stages).ok_or_else(|| ParamError::OutOfRange {
             id: "gauss".into(),

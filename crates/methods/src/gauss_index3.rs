@@ -96,7 +96,8 @@ fn lagrange_at(c: &[f64], tau: f64) -> Vec<f64> {
 }
 
 impl GaussIndex3 {
-    /// A new instance.
+    /// Gauss with `stages` = 1, 2 or 3 on the index-3 form; `ParamError` naming the field
+    /// otherwise.
     pub fn new(p: GaussIndex3Params) -> Result<Self, ParamError> {
         let t = Tableau::gauss(p.stages).ok_or_else(|| ParamError::OutOfRange {
             id: "gauss-index3".into(),

@@ -62,7 +62,7 @@ pub struct Ggl {
 }
 
 impl Ggl {
-    /// A new instance.
+    /// GGL with Newton tolerance `tol > 0`; `ParamError` otherwise.
     pub fn new(p: GglParams) -> Result<Self, ParamError> {
         driftlab_core::params::positive("ggl", "tol", p.tol)?;
         Ok(Self {

@@ -115,7 +115,8 @@ pub struct ImplicitEuler {
 }
 
 impl ImplicitEuler {
-    /// A new instance.
+    /// Implicit Euler with Newton tolerance `tol > 0`; `ParamError` otherwise. The form
+    /// (index 3 or index 1) is chosen at `init` from the problem.
     pub fn new(p: ImplicitEulerParams) -> Result<Self, ParamError> {
         driftlab_core::params::positive("implicit-euler", "tol", p.tol)?;
         Ok(Self {

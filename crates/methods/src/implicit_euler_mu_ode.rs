@@ -32,7 +32,7 @@ pub struct ImplicitEulerMuOde {
 }
 
 impl ImplicitEulerMuOde {
-    /// A new instance.
+    /// The method (no parameters); μ and the problem's data are read at `init`.
     pub fn new(_: NoParams) -> Self {
         Self {
             data: None,

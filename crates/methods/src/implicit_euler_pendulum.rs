@@ -127,7 +127,7 @@ pub struct ImplicitEulerPendulum {
 }
 
 impl ImplicitEulerPendulum {
-    /// A new instance.
+    /// The method (no parameters); the pendulum's data are read at `init`.
     pub fn new(_: NoParams) -> Self {
         Self {
             data: None,

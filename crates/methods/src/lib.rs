@@ -6,9 +6,10 @@
 //!
 //! Adding a method: write `src/<name>.rs` with a parameter struct
 //! (`#[serde(deny_unknown_fields, default)]`), the method type implementing [`Method`]
-//! (one step; never a time loop), an `info()` with declared orders and citation, and
-//! an `entry()`; then add `pub mod <name>;` and one line to [`catalog`]. The convergence
-//! and invariant tests pick it up from the catalog.
+//! (one step; never a time loop) and an `info()` with declared orders and citation; then
+//! add `pub mod <name>;` and one [`MethodEntry`] (id, `info`, `build` from the parameter
+//! table, `defaults`) to [`catalog`]. The convergence and invariant tests pick it up from
+//! the catalog.
 
 pub mod baumgarte;
 pub mod crank_nicolson_pendulum;

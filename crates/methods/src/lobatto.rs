@@ -62,7 +62,7 @@ pub struct Lobatto {
 }
 
 impl Lobatto {
-    /// A new instance.
+    /// Lobatto IIIA–IIIB with `stages` = 2 or 3; `ParamError` naming the field otherwise.
     pub fn new(p: LobattoParams) -> Result<Self, ParamError> {
         let bad = || ParamError::OutOfRange {
             id: "lobatto".into(),

@@ -67,7 +67,8 @@ pub struct MoreauJean {
 }
 
 impl MoreauJean {
-    /// A new instance.
+    /// Moreau–Jean with LCP tolerance `lcp_tol > 0`; `ParamError` otherwise. Its KKT
+    /// solver is built at `init`.
     pub fn new(p: MoreauJeanParams) -> Result<Self, ParamError> {
         driftlab_core::params::positive("moreau-jean", "lcp_tol", p.lcp_tol)?;
         Ok(Self {

@@ -52,7 +52,8 @@ pub struct Penalty {
 }
 
 impl Penalty {
-    /// A new instance.
+    /// The penalty method with stiffness `k_p > 0` and damping `k_d ≥ 0`; `ParamError`
+    /// naming the field and the fix otherwise.
     pub fn new(p: PenaltyParams) -> Result<Self, ParamError> {
         driftlab_core::params::positive("penalty", "k_p", p.k_p)?;
         if !(p.k_d.is_finite() && p.k_d >= 0.0) {

@@ -89,7 +89,8 @@ struct Evaluated {
 }
 
 impl Priority {
-    /// A new instance.
+    /// The prioritized method with gains `ω_n > 0`, `ξ ≥ 0`; `ParamError` naming the field
+    /// and the fix otherwise.
     pub fn new(p: PriorityParams) -> Result<Self, ParamError> {
         driftlab_core::params::positive("priority", "omega_n", p.omega_n)?;
         if !(p.xi.is_finite() && p.xi >= 0.0) {

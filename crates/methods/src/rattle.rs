@@ -63,7 +63,8 @@ pub struct Rattle {
 }
 
 impl Rattle {
-    /// A new instance.
+    /// RATTLE with Newton tolerance `tol > 0`; `ParamError` otherwise. Its KKT solver is
+    /// built at `init`.
     pub fn new(p: RattleParams) -> Result<Self, ParamError> {
         driftlab_core::params::positive("rattle", "tol", p.tol)?;
         Ok(Self {

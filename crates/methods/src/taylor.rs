@@ -39,7 +39,7 @@ pub struct Taylor {
 }
 
 impl Taylor {
-    /// A new instance.
+    /// The method; its KKT solver is built at `init`, for the problem's pattern.
     pub fn new(p: TaylorParams) -> Self {
         Self {
             p,

@@ -13,21 +13,13 @@ use crate::book::Book;
 use crate::data::{Results, Run};
 use crate::error::ReportError;
 use driftlab_core::report_spec::ReportSpec;
+use driftlab_core::schema::runs;
 use std::path::{Path, PathBuf};
 
-/// The accessor of a runs column named as a `[report] measure` (see
-/// `driftlab_core::report_spec::MEASURES`); `None` for a name the runner would have
-/// refused.
-pub fn measure_of(name: &str) -> Option<fn(&Run) -> Option<f64>> {
-    Some(match name {
-        "err_q" => |r| r.err_q,
-        "final_err_q" => |r| r.final_err_q,
-        "scd" => |r| r.scd,
-        "max_energy_rel_error" => |r| r.max_energy_rel_error,
-        "max_pos_residual" => |r| r.max_pos_residual,
-        "final_deferred_residual" => |r| r.final_deferred_residual,
-        _ => return None,
-    })
+/// The position of the runs column `name` in [`runs::MEASURES`] (each [`Run`] carries
+/// their values in that order); `None` for a name the spec check would have refused.
+pub fn measure_of(name: &str) -> Option<usize> {
+    runs::MEASURES.iter().position(|m| m.name == name)
 }
 
 fn e3(x: Option<f64>) -> String {
@@ -37,14 +29,15 @@ fn e3(x: Option<f64>) -> String {
 /// An experiment's `[report]` role resolved against its rows.
 struct Role<'a> {
     spec: &'a ReportSpec,
-    get: fn(&Run) -> Option<f64>,
+    /// Position of the measure in [`Run::measures`].
+    measure: usize,
     runs: Vec<&'a Run>,
 }
 
 impl<'a> Role<'a> {
     fn of(res: &'a Results) -> Option<Self> {
         let spec = res.report.as_ref()?;
-        let get = measure_of(&spec.measure)?;
+        let measure = measure_of(&spec.measure)?;
         let runs = res
             .runs
             .iter()
@@ -54,10 +47,18 @@ impl<'a> Role<'a> {
                     .is_none_or(|t| r.problem_params.contains(t))
             })
             .collect();
-        Some(Self { spec, get, runs })
+        Some(Self {
+            spec,
+            measure,
+            runs,
+        })
     }
     fn value(&self, r: &Run) -> Option<f64> {
-        (self.get)(r).filter(|x| x.is_finite())
+        r.measures
+            .get(self.measure)
+            .copied()
+            .flatten()
+            .filter(|x| x.is_finite())
     }
     /// Whether a successful run meets the target (failed runs never do: `None`).
     fn meets(&self, r: &Run) -> Option<bool> {

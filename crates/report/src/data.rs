@@ -1,6 +1,7 @@
 //! Stored results, read back from `runs.parquet`, `traces.parquet` and `orders.csv`.
 
 use crate::error::ReportError;
+use driftlab_core::schema::{orders, runs, traces, ColumnDef, Kind};
 use polars::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -46,6 +47,9 @@ pub struct Run {
     pub declared_q: Option<f64>,
     pub declared_v: Option<f64>,
     pub declared_lambda: Option<f64>,
+    /// The values of [`runs::MEASURES`], in that order (an experiment's accuracy measure
+    /// is one of them).
+    pub measures: Vec<Option<f64>>,
 }
 
 impl Run {
@@ -203,20 +207,35 @@ struct Cols<'a> {
 }
 
 impl Cols<'_> {
-    fn f64(&self, name: &str) -> Result<Vec<Option<f64>>, ReportError> {
-        let c = self.df.column(name).map_err(|e| derr(self.path, e))?;
+    /// The column `def`, which must be of one of the kinds `want` (else a typed error
+    /// naming the column: the reader and the schema disagree).
+    fn column(&self, def: ColumnDef, want: &[Kind]) -> Result<&Column, ReportError> {
+        if !want.contains(&def.kind) {
+            return Err(derr(
+                self.path,
+                format!(
+                    "column `{}` is {:?} in the schema, read as {want:?}",
+                    def.name, def.kind
+                ),
+            ));
+        }
+        self.df.column(def.name).map_err(|e| derr(self.path, e))
+    }
+    fn f64(&self, def: ColumnDef) -> Result<Vec<Option<f64>>, ReportError> {
+        let c = self.column(def, &[Kind::Real, Kind::OptReal, Kind::Count])?;
         let c = c.cast(&DataType::Float64).map_err(|e| derr(self.path, e))?;
         Ok(c.f64().map_err(|e| derr(self.path, e))?.iter().collect())
     }
-    fn u64(&self, name: &str) -> Result<Vec<u64>, ReportError> {
+    fn u64(&self, def: ColumnDef) -> Result<Vec<u64>, ReportError> {
+        self.column(def, &[Kind::Count])?;
         Ok(self
-            .f64(name)?
+            .f64(def)?
             .into_iter()
             .map(|x| x.unwrap_or(0.0) as u64)
             .collect())
     }
-    fn str(&self, name: &str) -> Result<Vec<Option<String>>, ReportError> {
-        let c = self.df.column(name).map_err(|e| derr(self.path, e))?;
+    fn str(&self, def: ColumnDef) -> Result<Vec<Option<String>>, ReportError> {
+        let c = self.column(def, &[Kind::Text, Kind::OptText])?;
         let c = c.cast(&DataType::String).map_err(|e| derr(self.path, e))?;
         Ok(c.str()
             .map_err(|e| derr(self.path, e))?
@@ -224,9 +243,9 @@ impl Cols<'_> {
             .map(|s| s.map(String::from))
             .collect())
     }
-    fn string(&self, name: &str) -> Result<Vec<String>, ReportError> {
+    fn string(&self, def: ColumnDef) -> Result<Vec<String>, ReportError> {
         Ok(self
-            .str(name)?
+            .str(def)?
             .into_iter()
             .map(Option::unwrap_or_default)
             .collect())
@@ -238,184 +257,217 @@ fn read_parquet(path: &Path) -> Result<DataFrame, ReportError> {
     ParquetReader::new(f).finish().map_err(|e| derr(path, e))
 }
 
+/// The runs table of an experiment folder, read through [`runs`].
+fn load_runs(dir: &Path) -> Result<Vec<Run>, ReportError> {
+    let rp = dir.join("runs.parquet");
+    let df = read_parquet(&rp)?;
+    let c = Cols { df: &df, path: &rp };
+    let n = df.height();
+    let (cell, problem, pparams, method, variant) = (
+        c.u64(runs::CELL)?,
+        c.string(runs::PROBLEM)?,
+        c.string(runs::PROBLEM_PARAMS)?,
+        c.string(runs::METHOD)?,
+        c.string(runs::VARIANT)?,
+    );
+    let params = c.string(runs::PARAMS)?;
+    let (h, t_end, status, fail_time, fail_reason, steps) = (
+        c.f64(runs::H)?,
+        c.f64(runs::T_END)?,
+        c.string(runs::STATUS)?,
+        c.f64(runs::FAIL_TIME)?,
+        c.str(runs::FAIL_REASON)?,
+        c.u64(runs::STEPS)?,
+    );
+    let (mp, mv, ma, me) = (
+        c.f64(runs::MAX_POS_RESIDUAL)?,
+        c.f64(runs::MAX_VEL_RESIDUAL)?,
+        c.f64(runs::MAX_ACC_RESIDUAL)?,
+        c.f64(runs::MAX_ENERGY_REL_ERROR)?,
+    );
+    let (eq, ev, el) = (
+        c.f64(runs::ERR_Q)?,
+        c.f64(runs::ERR_V)?,
+        c.f64(runs::ERR_LAMBDA)?,
+    );
+    let (fq, fv, fl) = (
+        c.f64(runs::FINAL_ERR_Q)?,
+        c.f64(runs::FINAL_ERR_V)?,
+        c.f64(runs::FINAL_ERR_LAMBDA)?,
+    );
+    let scd = c.f64(runs::SCD)?;
+    // Results written before error-controlled steps existed have no `rtol` column.
+    let rtol = c.f64(runs::RTOL).unwrap_or_else(|_| vec![None; n]);
+    let deferred = c.f64(runs::FINAL_DEFERRED_RESIDUAL)?;
+    let (fac, newton, proj, wall) = (
+        c.u64(runs::FACTORIZATIONS)?,
+        c.u64(runs::NEWTON_ITERATIONS)?,
+        c.u64(runs::PROJECTION_ITERATIONS)?,
+        c.f64(runs::WALL_SECONDS)?,
+    );
+    let step_seconds = c.f64(runs::STEP_SECONDS)?;
+    let measures = runs::MEASURES
+        .iter()
+        .map(|m| c.f64(*m))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (dq, dv, dl) = (
+        c.f64(runs::DECLARED_ORDER_Q)?,
+        c.f64(runs::DECLARED_ORDER_V)?,
+        c.f64(runs::DECLARED_ORDER_LAMBDA)?,
+    );
+    let rows = (0..n)
+        .map(|i| Run {
+            cell: cell[i],
+            problem: problem[i].clone(),
+            problem_params: pparams[i].clone(),
+            method: method[i].clone(),
+            variant: variant[i].clone(),
+            params: params[i].clone(),
+            h: h[i].unwrap_or(f64::NAN),
+            rtol: rtol[i],
+            t_end: t_end[i].unwrap_or(f64::NAN),
+            ok: status[i] == "ok",
+            fail_time: fail_time[i],
+            fail_reason: fail_reason[i].clone(),
+            steps: steps[i],
+            max_pos_residual: mp[i],
+            max_vel_residual: mv[i],
+            max_acc_residual: ma[i],
+            max_energy_rel_error: me[i],
+            err_q: eq[i],
+            err_v: ev[i],
+            err_lambda: el[i],
+            final_err_q: fq[i],
+            final_err_v: fv[i],
+            final_err_lambda: fl[i],
+            scd: scd[i],
+            final_deferred_residual: deferred[i],
+            factorizations: fac[i],
+            newton_iterations: newton[i],
+            projection_iterations: proj[i],
+            wall_seconds: wall[i].unwrap_or(f64::NAN),
+            step_seconds: step_seconds[i].unwrap_or(f64::NAN),
+            declared_q: dq[i],
+            declared_v: dv[i],
+            declared_lambda: dl[i],
+            measures: measures.iter().map(|m| m[i]).collect(),
+        })
+        .collect();
+    Ok(rows)
+}
+
+/// The sampled traces of an experiment folder (empty without `traces.parquet`), read
+/// through [`traces`].
+fn load_traces(dir: &Path) -> Result<BTreeMap<u64, Trace>, ReportError> {
+    let mut traces = BTreeMap::new();
+    let tp = dir.join("traces.parquet");
+    if tp.exists() {
+        let df = read_parquet(&tp)?;
+        let c = Cols { df: &df, path: &tp };
+        let (cell, t, pos, vel, acc, en) = (
+            c.u64(traces::CELL)?,
+            c.f64(traces::T)?,
+            c.f64(traces::POS_RESIDUAL)?,
+            c.f64(traces::VEL_RESIDUAL)?,
+            c.f64(traces::ACC_RESIDUAL)?,
+            c.f64(traces::ENERGY_REL_ERROR)?,
+        );
+        let (eq, ev, el) = (
+            c.f64(traces::ERR_Q)?,
+            c.f64(traces::ERR_V)?,
+            c.f64(traces::ERR_LAMBDA)?,
+        );
+        let qs: Option<Vec<Vec<f64>>> = match df.column(traces::Q.name) {
+            Ok(col) => {
+                let l = col.list().map_err(|e| derr(&tp, e))?;
+                let mut v = Vec::with_capacity(l.len());
+                for i in 0..l.len() {
+                    let row = match l.get_as_series(i) {
+                        Some(s) => s
+                            .f64()
+                            .map_err(|e| derr(&tp, e))?
+                            .iter()
+                            .map(|x| x.unwrap_or(f64::NAN))
+                            .collect(),
+                        None => Vec::new(),
+                    };
+                    v.push(row);
+                }
+                Some(v)
+            }
+            Err(_) => None,
+        };
+        for i in 0..df.height() {
+            let tr: &mut Trace = traces.entry(cell[i]).or_default();
+            tr.t.push(t[i].unwrap_or(f64::NAN));
+            tr.pos.push(pos[i]);
+            tr.vel.push(vel[i]);
+            tr.acc.push(acc[i]);
+            tr.energy.push(en[i]);
+            tr.err[0].push(eq[i]);
+            tr.err[1].push(ev[i]);
+            tr.err[2].push(el[i]);
+            if let Some(q) = &qs {
+                tr.q.push(q[i].clone());
+            }
+        }
+    }
+    Ok(traces)
+}
+
+/// The fitted orders of an experiment folder (empty without `orders.csv`), read through
+/// [`orders`].
+fn load_orders(dir: &Path) -> Result<Vec<Order>, ReportError> {
+    let mut orders = Vec::new();
+    let op = dir.join("orders.csv");
+    if op.exists() {
+        let df = CsvReadOptions::default()
+            .with_has_header(true)
+            .try_into_reader_with_file_path(Some(op.clone()))
+            .map_err(|e| derr(&op, e))?
+            .finish()
+            .map_err(|e| derr(&op, e))?;
+        let c = Cols { df: &df, path: &op };
+        let (p, pp, v, q) = (
+            c.string(orders::PROBLEM)?,
+            c.string(orders::PROBLEM_PARAMS)?,
+            c.string(orders::VARIANT)?,
+            c.string(orders::QUANTITY)?,
+        );
+        let (obs, exp, hmin, hmax, pts, r2, note) = (
+            c.f64(orders::OBSERVED_ORDER)?,
+            c.f64(orders::EXPECTED_ORDER)?,
+            c.f64(orders::H_MIN)?,
+            c.f64(orders::H_MAX)?,
+            c.u64(orders::POINTS)?,
+            c.f64(orders::R2)?,
+            c.string(orders::NOTE)?,
+        );
+        for i in 0..df.height() {
+            orders.push(Order {
+                problem: p[i].clone(),
+                problem_params: pp[i].clone(),
+                variant: v[i].clone(),
+                quantity: q[i].clone(),
+                observed: obs[i],
+                expected: exp[i],
+                h_min: hmin[i],
+                h_max: hmax[i],
+                points: pts[i],
+                r2: r2[i],
+                note: note[i].clone(),
+            });
+        }
+    }
+    Ok(orders)
+}
+
 impl Results {
     /// Load an experiment folder.
     pub fn load(dir: &Path) -> Result<Self, ReportError> {
-        let rp = dir.join("runs.parquet");
-        let df = read_parquet(&rp)?;
-        let c = Cols { df: &df, path: &rp };
-        let n = df.height();
-        let (cell, problem, pparams, method, variant) = (
-            c.u64("cell")?,
-            c.string("problem")?,
-            c.string("problem_params")?,
-            c.string("method")?,
-            c.string("variant")?,
-        );
-        let params = c.string("params")?;
-        let (h, t_end, status, fail_time, fail_reason, steps) = (
-            c.f64("h")?,
-            c.f64("t_end")?,
-            c.string("status")?,
-            c.f64("fail_time")?,
-            c.str("fail_reason")?,
-            c.u64("steps")?,
-        );
-        let (mp, mv, ma, me) = (
-            c.f64("max_pos_residual")?,
-            c.f64("max_vel_residual")?,
-            c.f64("max_acc_residual")?,
-            c.f64("max_energy_rel_error")?,
-        );
-        let (eq, ev, el) = (c.f64("err_q")?, c.f64("err_v")?, c.f64("err_lambda")?);
-        let (fq, fv, fl) = (
-            c.f64("final_err_q")?,
-            c.f64("final_err_v")?,
-            c.f64("final_err_lambda")?,
-        );
-        let scd = c.f64("scd")?;
-        // Results written before error-controlled steps existed have no `rtol` column.
-        let rtol = c.f64("rtol").unwrap_or_else(|_| vec![None; n]);
-        let deferred = c.f64("final_deferred_residual")?;
-        let (fac, newton, proj, wall) = (
-            c.u64("factorizations")?,
-            c.u64("newton_iterations")?,
-            c.u64("projection_iterations")?,
-            c.f64("wall_seconds")?,
-        );
-        let step_seconds = c.f64("step_seconds")?;
-        let (dq, dv, dl) = (
-            c.f64("declared_order_q")?,
-            c.f64("declared_order_v")?,
-            c.f64("declared_order_lambda")?,
-        );
-        let runs = (0..n)
-            .map(|i| Run {
-                cell: cell[i],
-                problem: problem[i].clone(),
-                problem_params: pparams[i].clone(),
-                method: method[i].clone(),
-                variant: variant[i].clone(),
-                params: params[i].clone(),
-                h: h[i].unwrap_or(f64::NAN),
-                rtol: rtol[i],
-                t_end: t_end[i].unwrap_or(f64::NAN),
-                ok: status[i] == "ok",
-                fail_time: fail_time[i],
-                fail_reason: fail_reason[i].clone(),
-                steps: steps[i],
-                max_pos_residual: mp[i],
-                max_vel_residual: mv[i],
-                max_acc_residual: ma[i],
-                max_energy_rel_error: me[i],
-                err_q: eq[i],
-                err_v: ev[i],
-                err_lambda: el[i],
-                final_err_q: fq[i],
-                final_err_v: fv[i],
-                final_err_lambda: fl[i],
-                scd: scd[i],
-                final_deferred_residual: deferred[i],
-                factorizations: fac[i],
-                newton_iterations: newton[i],
-                projection_iterations: proj[i],
-                wall_seconds: wall[i].unwrap_or(f64::NAN),
-                step_seconds: step_seconds[i].unwrap_or(f64::NAN),
-                declared_q: dq[i],
-                declared_v: dv[i],
-                declared_lambda: dl[i],
-            })
-            .collect();
-        let mut traces = BTreeMap::new();
-        let tp = dir.join("traces.parquet");
-        if tp.exists() {
-            let df = read_parquet(&tp)?;
-            let c = Cols { df: &df, path: &tp };
-            let (cell, t, pos, vel, acc, en) = (
-                c.u64("cell")?,
-                c.f64("t")?,
-                c.f64("pos_residual")?,
-                c.f64("vel_residual")?,
-                c.f64("acc_residual")?,
-                c.f64("energy_rel_error")?,
-            );
-            let (eq, ev, el) = (c.f64("err_q")?, c.f64("err_v")?, c.f64("err_lambda")?);
-            let qs: Option<Vec<Vec<f64>>> = match df.column("q") {
-                Ok(col) => {
-                    let l = col.list().map_err(|e| derr(&tp, e))?;
-                    let mut v = Vec::with_capacity(l.len());
-                    for i in 0..l.len() {
-                        let row = match l.get_as_series(i) {
-                            Some(s) => s
-                                .f64()
-                                .map_err(|e| derr(&tp, e))?
-                                .iter()
-                                .map(|x| x.unwrap_or(f64::NAN))
-                                .collect(),
-                            None => Vec::new(),
-                        };
-                        v.push(row);
-                    }
-                    Some(v)
-                }
-                Err(_) => None,
-            };
-            for i in 0..df.height() {
-                let tr: &mut Trace = traces.entry(cell[i]).or_default();
-                tr.t.push(t[i].unwrap_or(f64::NAN));
-                tr.pos.push(pos[i]);
-                tr.vel.push(vel[i]);
-                tr.acc.push(acc[i]);
-                tr.energy.push(en[i]);
-                tr.err[0].push(eq[i]);
-                tr.err[1].push(ev[i]);
-                tr.err[2].push(el[i]);
-                if let Some(q) = &qs {
-                    tr.q.push(q[i].clone());
-                }
-            }
-        }
-        let mut orders = Vec::new();
-        let op = dir.join("orders.csv");
-        if op.exists() {
-            let df = CsvReadOptions::default()
-                .with_has_header(true)
-                .try_into_reader_with_file_path(Some(op.clone()))
-                .map_err(|e| derr(&op, e))?
-                .finish()
-                .map_err(|e| derr(&op, e))?;
-            let c = Cols { df: &df, path: &op };
-            let (p, pp, v, q) = (
-                c.string("problem")?,
-                c.string("problem_params")?,
-                c.string("variant")?,
-                c.string("quantity")?,
-            );
-            let (obs, exp, hmin, hmax, pts, r2, note) = (
-                c.f64("observed_order")?,
-                c.f64("expected_order")?,
-                c.f64("h_min")?,
-                c.f64("h_max")?,
-                c.u64("points")?,
-                c.f64("r2")?,
-                c.string("note")?,
-            );
-            for i in 0..df.height() {
-                orders.push(Order {
-                    problem: p[i].clone(),
-                    problem_params: pp[i].clone(),
-                    variant: v[i].clone(),
-                    quantity: q[i].clone(),
-                    observed: obs[i],
-                    expected: exp[i],
-                    h_min: hmin[i],
-                    h_max: hmax[i],
-                    points: pts[i],
-                    r2: r2[i],
-                    note: note[i].clone(),
-                });
-            }
-        }
+        let runs = load_runs(dir)?;
+        let traces = load_traces(dir)?;
+        let orders = load_orders(dir)?;
         let spec_text = std::fs::read_to_string(dir.join("manifest.json"))
             .ok()
             .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())

@@ -5,7 +5,7 @@
 //! through [`driftlab_core::drive`], the one time loop, with faer sequential inside —
 //! and become rows. The output folder (default `reports/<experiment>/`) receives
 //!
-//! * `runs.parquet`, `runs.csv`: one row per cell ([`record::RUN_COLUMNS`]);
+//! * `runs.parquet`, `runs.csv`: one row per cell (columns: [`driftlab_core::schema::runs`]);
 //! * `traces.parquet`: sampled time series per cell;
 //! * `orders.csv`: fitted convergence orders where h is swept ([`orders`]);
 //! * `manifest.json`: spec text and hash, git revision, versions, machine, times.

@@ -2,72 +2,15 @@
 //! sampled traces (`traces.parquet`), built with polars.
 
 use crate::error::RunnerError;
+use driftlab_core::schema::{runs, traces, ColumnDef, Kind};
 use ndarray::Array2;
 use polars::prelude::*;
 use std::path::Path;
 
-/// Columns of `runs.parquet` / `runs.csv`, in order, with their meaning (the README
-/// prints this table).
-pub const RUN_COLUMNS: &[(&str, &str)] = &[
-    ("experiment", "spec name"),
-    ("cell", "cell index within the experiment"),
-    ("problem", "problem id"),
-    ("problem_params", "problem parameters of this cell (JSON)"),
-    ("method", "method id (`+projection` when decorated)"),
-    ("variant", "method label with its parameters (one curve per variant in figures)"),
-    ("params", "method and projection parameters (JSON)"),
-    ("h", "step size (snapped so that t_end/h is an integer); error-controlled cells: the mean accepted step t_end/steps"),
-    ("t_end", "end time"),
-    ("threads", "faer threads inside the cell"),
-    ("rtol", "relative tolerance of an error-controlled cell (null for fixed steps)"),
-    ("atol", "absolute tolerance of an error-controlled cell (null for fixed steps)"),
-    ("status", "`ok` or `failed`"),
-    ("fail_time", "last time reached before the failure (null if ok)"),
-    ("fail_reason", "typed error with its numbers (null if ok)"),
-    ("steps", "steps completed (accepted steps of an error-controlled cell)"),
-    ("rejected_steps", "steps rejected by the error test (0 for fixed steps)"),
-    ("newton_failures", "step attempts whose Newton iteration or linear solve failed and were retried with a smaller h (0 for fixed steps)"),
-    ("h_min_used", "smallest accepted step (h for fixed steps)"),
-    ("h_max_used", "largest accepted step (h for fixed steps)"),
-    ("max_pos_residual", "max over all steps of ‖Φ(t,q)‖∞ (index-1: ‖g‖∞)"),
-    ("max_vel_residual", "max over all steps of ‖Φ_q v + Φ_t‖∞"),
-    ("max_acc_residual", "max over all steps of ‖Φ_q a − γ‖∞ with the method's own a"),
-    ("final_pos_residual", "‖Φ‖∞ at the last state"),
-    ("final_vel_residual", "‖Φ_q v + Φ_t‖∞ at the last state"),
-    ("max_energy_rel_error", "max of |H − H0| / max(|H0|, problem energy scale)"),
-    ("final_energy_rel_error", "the same at the last state"),
-    ("err_q", "max over all steps of ‖q − q_exact‖∞ (index-1: differential variables x); null without reference"),
-    ("err_v", "max over all steps of ‖v − v_exact‖∞"),
-    ("err_lambda", "max over all steps of ‖λ − λ_exact‖∞ (index-1: algebraic variables z)"),
-    ("final_err_q", "‖q − q_exact‖∞ at t_end"),
-    ("final_err_v", "‖v − v_exact‖∞ at t_end"),
-    ("final_err_lambda", "‖λ − λ_exact‖∞ at t_end"),
-    ("max_deferred_residual", "max over all steps of ‖Φ‖∞ over the lower-priority rows (prioritized problems; the residual columns then cover priority 0); null otherwise"),
-    ("final_deferred_residual", "the same at the last state"),
-    ("scd", "significant correct digits at t_end against the published reference (IVP Test Set measure); null without one"),
-    ("newton_iterations", "Newton iterations (stage equations)"),
-    ("projection_iterations", "Newton iterations of position projections"),
-    ("factorizations", "numeric factorizations (KKT or Newton matrices)"),
-    ("jacobian_evaluations", "evaluations of a Newton Jacobian (finite differences or analytic)"),
-    ("rollbacks", "emergency rollbacks: steps retaken as substeps (`recovery`, seed 001 §3.5.4)"),
-    ("resets", "emergency resets: projections onto the nearest valid configuration (`recovery`)"),
-    ("relaxations", "emergency relaxations: constraint restored over several steps (`recovery`)"),
-    ("symbolic_analyses", "symbolic analyses (once per sparse structure)"),
-    ("solves", "linear solves (incl. refinement)"),
-    ("wall_seconds", "total wall time of the cell (init + steps + metrics); the median over `repeat` runs"),
-    ("step_seconds", "wall time inside the method's steps; the median over `repeat` runs"),
-    ("repeat", "runs of the cell behind the times (spec key `repeat`)"),
-    ("step_seconds_min", "smallest step time over the runs"),
-    ("step_seconds_max", "largest step time over the runs"),
-    ("declared_order_q", "the method's declared order in q (MethodInfo)"),
-    ("declared_order_v", "declared order in v"),
-    ("declared_order_lambda", "declared order in λ"),
-];
-
 /// One row of `runs`.
 #[derive(Clone, Debug, Default)]
 pub struct RunRecord {
-    /// See [`RUN_COLUMNS`] for every field.
+    /// See [`driftlab_core::schema::runs`] for every field.
     pub experiment: String,
     #[allow(missing_docs)]
     pub cell: usize,
@@ -131,18 +74,6 @@ pub struct CellTrace {
     pub v: Option<Vec<Vec<f64>>>,
 }
 
-/// Names of the 8 trace columns.
-pub const TRACE_COLUMNS: [&str; 8] = [
-    "t",
-    "pos_residual",
-    "vel_residual",
-    "acc_residual",
-    "energy_rel_error",
-    "err_q",
-    "err_v",
-    "err_lambda",
-];
-
 fn opt(x: f64) -> Option<f64> {
     if x.is_nan() {
         None
@@ -155,137 +86,194 @@ fn col_f64(name: &str, v: Vec<Option<f64>>) -> Column {
     Column::new(name.into(), v)
 }
 
-/// The `runs` table.
-pub fn runs_frame(rows: &[RunRecord]) -> Result<DataFrame, RunnerError> {
-    let s = |f: &dyn Fn(&RunRecord) -> String| rows.iter().map(f).collect::<Vec<String>>();
-    let u =
-        |f: &dyn Fn(&RunRecord) -> usize| rows.iter().map(|r| f(r) as u64).collect::<Vec<u64>>();
-    let o = |f: &dyn Fn(&RunRecord) -> f64| {
-        rows.iter().map(|r| opt(f(r))).collect::<Vec<Option<f64>>>()
-    };
-    let cols = vec![
-        Column::new("experiment".into(), s(&|r| r.experiment.clone())),
-        Column::new("cell".into(), u(&|r| r.cell)),
-        Column::new("problem".into(), s(&|r| r.problem.clone())),
-        Column::new("problem_params".into(), s(&|r| r.problem_params.clone())),
-        Column::new("method".into(), s(&|r| r.method.clone())),
-        Column::new("variant".into(), s(&|r| r.variant.clone())),
-        Column::new("params".into(), s(&|r| r.params.clone())),
-        Column::new("h".into(), rows.iter().map(|r| r.h).collect::<Vec<f64>>()),
-        Column::new(
-            "t_end".into(),
-            rows.iter().map(|r| r.t_end).collect::<Vec<f64>>(),
+/// A value of one runs cell, of the column's [`Kind`].
+enum Value {
+    Text(String),
+    OptText(Option<String>),
+    Count(usize),
+    Real(f64),
+    /// NaN = undefined → null.
+    OptReal(f64),
+}
+
+/// Computes one column's value from a record.
+type Writer = fn(&RunRecord) -> Value;
+
+/// How each column of [`runs::ALL`] is computed from a record, in table order (a test
+/// checks the order and the types against the schema).
+const WRITERS: &[(ColumnDef, Writer)] = &[
+    (runs::EXPERIMENT, |r| Value::Text(r.experiment.clone())),
+    (runs::CELL, |r| Value::Count(r.cell)),
+    (runs::PROBLEM, |r| Value::Text(r.problem.clone())),
+    (runs::PROBLEM_PARAMS, |r| {
+        Value::Text(r.problem_params.clone())
+    }),
+    (runs::METHOD, |r| Value::Text(r.method.clone())),
+    (runs::VARIANT, |r| Value::Text(r.variant.clone())),
+    (runs::PARAMS, |r| Value::Text(r.params.clone())),
+    (runs::H, |r| Value::Real(r.h)),
+    (runs::T_END, |r| Value::Real(r.t_end)),
+    (runs::THREADS, |r| Value::Count(r.threads)),
+    (runs::RTOL, |r| {
+        Value::OptReal(r.tolerances.map_or(f64::NAN, |t| t.rtol))
+    }),
+    (runs::ATOL, |r| {
+        Value::OptReal(r.tolerances.map_or(f64::NAN, |t| t.atol))
+    }),
+    (runs::STATUS, |r| {
+        Value::Text(if r.ok { "ok" } else { "failed" }.into())
+    }),
+    (runs::FAIL_TIME, |r| {
+        Value::OptReal(r.fail_time.unwrap_or(f64::NAN))
+    }),
+    (runs::FAIL_REASON, |r| Value::OptText(r.fail_reason.clone())),
+    (runs::STEPS, |r| Value::Count(r.steps)),
+    (runs::REJECTED_STEPS, |r| {
+        Value::Count(r.adaptive.map_or(0, |a| a.rejected))
+    }),
+    (runs::NEWTON_FAILURES, |r| {
+        Value::Count(r.adaptive.map_or(0, |a| a.newton_failures))
+    }),
+    (runs::H_MIN_USED, |r| {
+        Value::OptReal(r.adaptive.map_or(r.h, |a| a.h_min_used))
+    }),
+    (runs::H_MAX_USED, |r| {
+        Value::OptReal(r.adaptive.map_or(r.h, |a| a.h_max_used))
+    }),
+    (runs::MAX_POS_RESIDUAL, |r| {
+        Value::OptReal(r.summary.max_pos_residual)
+    }),
+    (runs::MAX_VEL_RESIDUAL, |r| {
+        Value::OptReal(r.summary.max_vel_residual)
+    }),
+    (runs::MAX_ACC_RESIDUAL, |r| {
+        Value::OptReal(r.summary.max_acc_residual)
+    }),
+    (runs::FINAL_POS_RESIDUAL, |r| {
+        Value::OptReal(r.summary.final_pos_residual)
+    }),
+    (runs::FINAL_VEL_RESIDUAL, |r| {
+        Value::OptReal(r.summary.final_vel_residual)
+    }),
+    (runs::MAX_ENERGY_REL_ERROR, |r| {
+        Value::OptReal(r.summary.max_energy_rel_error)
+    }),
+    (runs::FINAL_ENERGY_REL_ERROR, |r| {
+        Value::OptReal(r.summary.final_energy_rel_error)
+    }),
+    (runs::ERR_Q, |r| Value::OptReal(r.summary.err_q)),
+    (runs::ERR_V, |r| Value::OptReal(r.summary.err_v)),
+    (runs::ERR_LAMBDA, |r| Value::OptReal(r.summary.err_lambda)),
+    (runs::FINAL_ERR_Q, |r| Value::OptReal(r.summary.final_err_q)),
+    (runs::FINAL_ERR_V, |r| Value::OptReal(r.summary.final_err_v)),
+    (runs::FINAL_ERR_LAMBDA, |r| {
+        Value::OptReal(r.summary.final_err_lambda)
+    }),
+    (runs::MAX_DEFERRED_RESIDUAL, |r| {
+        Value::OptReal(r.summary.max_deferred_residual)
+    }),
+    (runs::FINAL_DEFERRED_RESIDUAL, |r| {
+        Value::OptReal(r.summary.final_deferred_residual)
+    }),
+    (runs::SCD, |r| Value::OptReal(r.summary.scd)),
+    (runs::NEWTON_ITERATIONS, |r| {
+        Value::Count(r.stats.newton_iterations)
+    }),
+    (runs::PROJECTION_ITERATIONS, |r| {
+        Value::Count(r.stats.projection_iterations)
+    }),
+    (runs::FACTORIZATIONS, |r| {
+        Value::Count(r.stats.factorizations)
+    }),
+    (runs::JACOBIAN_EVALUATIONS, |r| {
+        Value::Count(r.stats.jacobian_evaluations)
+    }),
+    (runs::ROLLBACKS, |r| Value::Count(r.stats.rollbacks)),
+    (runs::RESETS, |r| Value::Count(r.stats.resets)),
+    (runs::RELAXATIONS, |r| Value::Count(r.stats.relaxations)),
+    (runs::SYMBOLIC_ANALYSES, |r| {
+        Value::Count(r.stats.symbolic_analyses)
+    }),
+    (runs::SOLVES, |r| Value::Count(r.stats.solves)),
+    (runs::WALL_SECONDS, |r| Value::Real(r.wall_seconds)),
+    (runs::STEP_SECONDS, |r| Value::Real(r.step_seconds)),
+    (runs::REPEAT, |r| Value::Count(r.repeat)),
+    (runs::STEP_SECONDS_MIN, |r| {
+        Value::OptReal(r.step_seconds_min)
+    }),
+    (runs::STEP_SECONDS_MAX, |r| {
+        Value::OptReal(r.step_seconds_max)
+    }),
+    (runs::DECLARED_ORDER_Q, |r| {
+        Value::OptReal(r.declared.q.unwrap_or(f64::NAN))
+    }),
+    (runs::DECLARED_ORDER_V, |r| {
+        Value::OptReal(r.declared.v.unwrap_or(f64::NAN))
+    }),
+    (runs::DECLARED_ORDER_LAMBDA, |r| {
+        Value::OptReal(r.declared.lambda.unwrap_or(f64::NAN))
+    }),
+];
+
+/// One column of the runs table from its writer, typed by the schema.
+fn runs_column(def: ColumnDef, get: Writer, rows: &[RunRecord]) -> Column {
+    let name = def.name.into();
+    let values = rows.iter().map(get);
+    match def.kind {
+        Kind::Text => Column::new(
+            name,
+            values
+                .map(|v| match v {
+                    Value::Text(s) => s,
+                    _ => String::new(),
+                })
+                .collect::<Vec<String>>(),
         ),
-        Column::new("threads".into(), u(&|r| r.threads)),
-        col_f64(
-            "rtol",
-            rows.iter().map(|r| r.tolerances.map(|t| t.rtol)).collect(),
-        ),
-        col_f64(
-            "atol",
-            rows.iter().map(|r| r.tolerances.map(|t| t.atol)).collect(),
-        ),
-        Column::new(
-            "status".into(),
-            s(&|r| if r.ok { "ok".into() } else { "failed".into() }),
-        ),
-        col_f64("fail_time", rows.iter().map(|r| r.fail_time).collect()),
-        Column::new(
-            "fail_reason".into(),
-            rows.iter()
-                .map(|r| r.fail_reason.clone())
+        Kind::OptText => Column::new(
+            name,
+            values
+                .map(|v| match v {
+                    Value::OptText(s) => s,
+                    _ => None,
+                })
                 .collect::<Vec<Option<String>>>(),
         ),
-        Column::new("steps".into(), u(&|r| r.steps)),
-        Column::new(
-            "rejected_steps".into(),
-            u(&|r| r.adaptive.map_or(0, |a| a.rejected)),
+        Kind::Count => Column::new(
+            name,
+            values
+                .map(|v| match v {
+                    Value::Count(n) => n as u64,
+                    _ => 0,
+                })
+                .collect::<Vec<u64>>(),
         ),
-        Column::new(
-            "newton_failures".into(),
-            u(&|r| r.adaptive.map_or(0, |a| a.newton_failures)),
+        Kind::Real => Column::new(
+            name,
+            values
+                .map(|v| match v {
+                    Value::Real(x) => x,
+                    _ => f64::NAN,
+                })
+                .collect::<Vec<f64>>(),
         ),
-        col_f64(
-            "h_min_used",
-            o(&|r| r.adaptive.map_or(r.h, |a| a.h_min_used)),
+        Kind::OptReal | Kind::RealList => Column::new(
+            name,
+            values
+                .map(|v| match v {
+                    Value::OptReal(x) => opt(x),
+                    _ => None,
+                })
+                .collect::<Vec<Option<f64>>>(),
         ),
-        col_f64(
-            "h_max_used",
-            o(&|r| r.adaptive.map_or(r.h, |a| a.h_max_used)),
-        ),
-        col_f64("max_pos_residual", o(&|r| r.summary.max_pos_residual)),
-        col_f64("max_vel_residual", o(&|r| r.summary.max_vel_residual)),
-        col_f64("max_acc_residual", o(&|r| r.summary.max_acc_residual)),
-        col_f64("final_pos_residual", o(&|r| r.summary.final_pos_residual)),
-        col_f64("final_vel_residual", o(&|r| r.summary.final_vel_residual)),
-        col_f64(
-            "max_energy_rel_error",
-            o(&|r| r.summary.max_energy_rel_error),
-        ),
-        col_f64(
-            "final_energy_rel_error",
-            o(&|r| r.summary.final_energy_rel_error),
-        ),
-        col_f64("err_q", o(&|r| r.summary.err_q)),
-        col_f64("err_v", o(&|r| r.summary.err_v)),
-        col_f64("err_lambda", o(&|r| r.summary.err_lambda)),
-        col_f64("final_err_q", o(&|r| r.summary.final_err_q)),
-        col_f64("final_err_v", o(&|r| r.summary.final_err_v)),
-        col_f64("final_err_lambda", o(&|r| r.summary.final_err_lambda)),
-        col_f64(
-            "max_deferred_residual",
-            o(&|r| r.summary.max_deferred_residual),
-        ),
-        col_f64(
-            "final_deferred_residual",
-            o(&|r| r.summary.final_deferred_residual),
-        ),
-        col_f64("scd", o(&|r| r.summary.scd)),
-        Column::new(
-            "newton_iterations".into(),
-            u(&|r| r.stats.newton_iterations),
-        ),
-        Column::new(
-            "projection_iterations".into(),
-            u(&|r| r.stats.projection_iterations),
-        ),
-        Column::new("factorizations".into(), u(&|r| r.stats.factorizations)),
-        Column::new(
-            "jacobian_evaluations".into(),
-            u(&|r| r.stats.jacobian_evaluations),
-        ),
-        Column::new("rollbacks".into(), u(&|r| r.stats.rollbacks)),
-        Column::new("resets".into(), u(&|r| r.stats.resets)),
-        Column::new("relaxations".into(), u(&|r| r.stats.relaxations)),
-        Column::new(
-            "symbolic_analyses".into(),
-            u(&|r| r.stats.symbolic_analyses),
-        ),
-        Column::new("solves".into(), u(&|r| r.stats.solves)),
-        Column::new(
-            "wall_seconds".into(),
-            rows.iter().map(|r| r.wall_seconds).collect::<Vec<f64>>(),
-        ),
-        Column::new(
-            "step_seconds".into(),
-            rows.iter().map(|r| r.step_seconds).collect::<Vec<f64>>(),
-        ),
-        Column::new("repeat".into(), u(&|r| r.repeat)),
-        col_f64("step_seconds_min", o(&|r| r.step_seconds_min)),
-        col_f64("step_seconds_max", o(&|r| r.step_seconds_max)),
-        col_f64(
-            "declared_order_q",
-            rows.iter().map(|r| r.declared.q).collect(),
-        ),
-        col_f64(
-            "declared_order_v",
-            rows.iter().map(|r| r.declared.v).collect(),
-        ),
-        col_f64(
-            "declared_order_lambda",
-            rows.iter().map(|r| r.declared.lambda).collect(),
-        ),
-    ];
+    }
+}
+
+/// The `runs` table, column by column from [`WRITERS`].
+pub fn runs_frame(rows: &[RunRecord]) -> Result<DataFrame, RunnerError> {
+    let cols = WRITERS
+        .iter()
+        .map(|&(def, get)| runs_column(def, get, rows))
+        .collect();
     DataFrame::new_infer_height(cols).map_err(|e| RunnerError::Write {
         path: "runs".into(),
         message: e.to_string(),
@@ -333,18 +321,18 @@ pub fn traces_frame(rows: &[RunRecord], traces: &[CellTrace]) -> Result<DataFram
         }
     }
     let mut cols = vec![
-        Column::new("cell".into(), cell),
-        Column::new("problem".into(), problem),
-        Column::new("method".into(), method),
-        Column::new("variant".into(), variant),
-        Column::new("h".into(), h),
+        Column::new(traces::CELL.name.into(), cell),
+        Column::new(traces::PROBLEM.name.into(), problem),
+        Column::new(traces::METHOD.name.into(), method),
+        Column::new(traces::VARIANT.name.into(), variant),
+        Column::new(traces::H.name.into(), h),
     ];
-    for (j, name) in TRACE_COLUMNS.iter().enumerate() {
-        cols.push(col_f64(name, std::mem::take(&mut data[j])));
+    for (j, def) in traces::SAMPLED.iter().enumerate() {
+        cols.push(col_f64(def.name, std::mem::take(&mut data[j])));
     }
     if with_states {
-        cols.push(Series::new("q".into(), qs).into());
-        cols.push(Series::new("v".into(), vs).into());
+        cols.push(Series::new(traces::Q.name.into(), qs).into());
+        cols.push(Series::new(traces::V.name.into(), vs).into());
     }
     DataFrame::new_infer_height(cols).map_err(|e| RunnerError::Write {
         path: "traces".into(),
@@ -375,4 +363,30 @@ pub fn write_csv(df: &mut DataFrame, path: &Path) -> Result<(), RunnerError> {
         .include_header(true)
         .finish(df)
         .map_err(|e| werr(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every runs column of the schema is written, in the schema's order, with a value of
+    /// the column's type.
+    #[test]
+    fn writers_follow_the_schema() {
+        let names: Vec<&str> = WRITERS.iter().map(|(d, _)| d.name).collect();
+        let want: Vec<&str> = runs::ALL.iter().map(|d| d.name).collect();
+        assert_eq!(names, want);
+        let r = RunRecord::default();
+        for (def, get) in WRITERS {
+            let ok = matches!(
+                (def.kind, get(&r)),
+                (Kind::Text, Value::Text(_))
+                    | (Kind::OptText, Value::OptText(_))
+                    | (Kind::Count, Value::Count(_))
+                    | (Kind::Real, Value::Real(_))
+                    | (Kind::OptReal, Value::OptReal(_))
+            );
+            assert!(ok, "column {} writes a value of another type", def.name);
+        }
+    }
 }

@@ -4,9 +4,7 @@ use crate::cell::{expand, json_of, Cell};
 use crate::error::RunnerError;
 use crate::manifest::{cpu_model, git_state, now_rfc3339, sha256_hex, Manifest};
 use crate::orders::{fit_orders, OrderRow};
-use crate::record::{
-    runs_frame, traces_frame, write_csv, write_parquet, CellTrace, RunRecord, TRACE_COLUMNS,
-};
+use crate::record::{runs_frame, traces_frame, write_csv, write_parquet, CellTrace, RunRecord};
 use crate::spec::Spec;
 use driftlab_core::{drive, MetricsObserver, Observer, RunStatus, Schedule, TrajectoryRecorder};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -152,7 +150,10 @@ fn run_cell_once(experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
             rec.stats = out.stats;
             rec.wall_seconds = out.wall_seconds();
             rec.step_seconds = out.step_seconds;
-            let mut samples = Array2::<f64>::zeros((metrics.trace.len(), TRACE_COLUMNS.len()));
+            let mut samples = Array2::<f64>::zeros((
+                metrics.trace.len(),
+                driftlab_core::schema::traces::SAMPLED.len(),
+            ));
             for (i, m) in metrics.trace.iter().enumerate() {
                 let row = [
                     m.t,
@@ -216,26 +217,32 @@ fn run_cell_once(experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
     }
 }
 
+/// `orders.csv`, in the order of [`driftlab_core::schema::orders::ALL`] (a test checks
+/// the header).
 fn write_orders(rows: &[OrderRow], path: &Path) -> Result<(), RunnerError> {
+    use driftlab_core::schema::orders;
     let s = |f: &dyn Fn(&OrderRow) -> String| rows.iter().map(f).collect::<Vec<String>>();
     let o = |f: &dyn Fn(&OrderRow) -> Option<f64>| rows.iter().map(f).collect::<Vec<Option<f64>>>();
     let cols = vec![
-        Column::new("problem".into(), s(&|r| r.problem.clone())),
-        Column::new("problem_params".into(), s(&|r| r.problem_params.clone())),
-        Column::new("method".into(), s(&|r| r.method.clone())),
-        Column::new("variant".into(), s(&|r| r.variant.clone())),
-        Column::new("params".into(), s(&|r| r.params.clone())),
-        Column::new("quantity".into(), s(&|r| r.quantity.clone())),
-        Column::new("observed_order".into(), o(&|r| r.observed_order)),
-        Column::new("expected_order".into(), o(&|r| r.expected_order)),
-        Column::new("h_min".into(), o(&|r| r.h_min)),
-        Column::new("h_max".into(), o(&|r| r.h_max)),
+        Column::new(orders::PROBLEM.name.into(), s(&|r| r.problem.clone())),
         Column::new(
-            "points".into(),
+            orders::PROBLEM_PARAMS.name.into(),
+            s(&|r| r.problem_params.clone()),
+        ),
+        Column::new(orders::METHOD.name.into(), s(&|r| r.method.clone())),
+        Column::new(orders::VARIANT.name.into(), s(&|r| r.variant.clone())),
+        Column::new(orders::PARAMS.name.into(), s(&|r| r.params.clone())),
+        Column::new(orders::QUANTITY.name.into(), s(&|r| r.quantity.clone())),
+        Column::new(orders::OBSERVED_ORDER.name.into(), o(&|r| r.observed_order)),
+        Column::new(orders::EXPECTED_ORDER.name.into(), o(&|r| r.expected_order)),
+        Column::new(orders::H_MIN.name.into(), o(&|r| r.h_min)),
+        Column::new(orders::H_MAX.name.into(), o(&|r| r.h_max)),
+        Column::new(
+            orders::POINTS.name.into(),
             rows.iter().map(|r| r.points as u64).collect::<Vec<u64>>(),
         ),
-        Column::new("r2".into(), o(&|r| r.r2)),
-        Column::new("note".into(), s(&|r| r.note.clone())),
+        Column::new(orders::R2.name.into(), o(&|r| r.r2)),
+        Column::new(orders::NOTE.name.into(), s(&|r| r.note.clone())),
     ];
     let mut df = DataFrame::new_infer_height(cols).map_err(|e| RunnerError::Write {
         path: path.display().to_string(),

@@ -48,8 +48,26 @@ fn seed003_spec_writes_every_file_and_the_seed_table() {
     let df = ParquetReader::new(std::fs::File::open(dir.join("runs.parquet")).unwrap())
         .finish()
         .unwrap();
-    for (name, _) in driftlab_runner::record::RUN_COLUMNS {
+    for name in driftlab_core::schema::runs::ALL.iter().map(|c| c.name) {
         assert!(df.column(name).is_ok(), "column {name} missing");
+    }
+    // The other two tables follow the schema too: orders.csv's header in order, and
+    // every fixed column of the traces.
+    let orders = std::fs::read_to_string(dir.join("orders.csv")).unwrap();
+    let want: Vec<&str> = driftlab_core::schema::orders::ALL
+        .iter()
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(orders.lines().next().unwrap(), want.join(","));
+    let traces = ParquetReader::new(std::fs::File::open(dir.join("traces.parquet")).unwrap())
+        .finish()
+        .unwrap();
+    for c in driftlab_core::schema::traces::ALL {
+        assert!(
+            traces.column(c.name).is_ok(),
+            "trace column {} missing",
+            c.name
+        );
     }
     // The h = 1/4, c = 1 cell: final error is exactly (1 − e^{−1})/2 − 5/18 (seed 003).
     let row = sum
@@ -182,15 +200,23 @@ id = "taylor"
     );
 }
 
-/// The README documents every output column (the table there is the user's reference).
+/// The README's runs table is the schema, row for row (the table there is the user's
+/// reference; the failure message gives the expected row).
 #[test]
 fn readme_documents_every_run_column() {
+    use driftlab_core::schema::{runs, Kind};
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
-    for (name, _) in driftlab_runner::record::RUN_COLUMNS {
-        assert!(
-            readme.contains(&format!("| `{name}` |")),
-            "README lacks column `{name}`"
-        );
+    for c in runs::ALL {
+        let kind = match c.kind {
+            Kind::Text => "text",
+            Kind::OptText => "text or null",
+            Kind::Count => "count",
+            Kind::Real => "real",
+            Kind::OptReal => "real or null",
+            Kind::RealList => "list of reals",
+        };
+        let row = format!("| `{}` | {kind} | {} | {} |", c.name, c.unit, c.meaning);
+        assert!(readme.contains(&row), "README lacks the row\n{row}");
     }
 }

@@ -1,0 +1,220 @@
+//! The columns of the tables the runner writes and the report reads, defined once: name,
+//! type, unit and meaning. The runner pairs each [`runs`] column with the code that
+//! computes it (a test checks that every column is written, in this order); the report
+//! reads columns through these definitions (its reader checks the type); the README's
+//! column table is checked against [`runs::ALL`]. Adding a runs column is one line here
+//! plus its computation in the runner.
+
+/// The type of a column's values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Text, never null.
+    Text,
+    /// Text or null.
+    OptText,
+    /// Non-negative integer.
+    Count,
+    /// Floating point, never null.
+    Real,
+    /// Floating point or null (undefined: no reference, not an error-controlled cell, …).
+    OptReal,
+    /// A list of floating point numbers per row (states in the traces).
+    RealList,
+}
+
+/// One column: its name in Parquet and CSV, the type of its values, its unit and what it
+/// holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ColumnDef {
+    /// Column name.
+    pub name: &'static str,
+    /// Value type.
+    pub kind: Kind,
+    /// Unit: `s` (simulated or wall-clock seconds, as the meaning says), `1`
+    /// (dimensionless), `problem` (the problem's own units), `digits`, or `—` for text.
+    pub unit: &'static str,
+    /// What the column holds.
+    pub meaning: &'static str,
+}
+
+/// Defines one `pub const` per column and `ALL`, every column in table order.
+macro_rules! columns {
+    ($( $id:ident: $name:literal, $kind:ident, $unit:literal, $meaning:literal; )*) => {
+        $(
+            #[doc = concat!("`", $name, "`: ", $meaning)]
+            pub const $id: ColumnDef = ColumnDef {
+                name: $name,
+                kind: Kind::$kind,
+                unit: $unit,
+                meaning: $meaning,
+            };
+        )*
+        /// Every column, in table order.
+        pub const ALL: &[ColumnDef] = &[$($id),*];
+    };
+}
+
+/// `runs.parquet` / `runs.csv`: one row per cell.
+pub mod runs {
+    use super::{ColumnDef, Kind};
+    columns! {
+        EXPERIMENT: "experiment", Text, "—", "spec name";
+        CELL: "cell", Count, "1", "cell index within the experiment";
+        PROBLEM: "problem", Text, "—", "problem id";
+        PROBLEM_PARAMS: "problem_params", Text, "—", "problem parameters of this cell (JSON)";
+        METHOD: "method", Text, "—", "method id (`+projection` when decorated)";
+        VARIANT: "variant", Text, "—", "method label with its parameters (one curve per variant in figures)";
+        PARAMS: "params", Text, "—", "method and projection parameters (JSON)";
+        H: "h", Real, "s", "step size (snapped so that t_end/h is an integer); error-controlled cells: the mean accepted step t_end/steps";
+        T_END: "t_end", Real, "s", "end time";
+        THREADS: "threads", Count, "1", "faer threads inside the cell";
+        RTOL: "rtol", OptReal, "1", "relative tolerance of an error-controlled cell (null for fixed steps)";
+        ATOL: "atol", OptReal, "problem", "absolute tolerance of an error-controlled cell (null for fixed steps)";
+        STATUS: "status", Text, "—", "`ok` or `failed`";
+        FAIL_TIME: "fail_time", OptReal, "s", "last time reached before the failure (null if ok)";
+        FAIL_REASON: "fail_reason", OptText, "—", "typed error with its numbers (null if ok)";
+        STEPS: "steps", Count, "1", "steps completed (accepted steps of an error-controlled cell)";
+        REJECTED_STEPS: "rejected_steps", Count, "1", "steps rejected by the error test (0 for fixed steps)";
+        NEWTON_FAILURES: "newton_failures", Count, "1", "step attempts whose Newton iteration or linear solve failed and were retried with a smaller h (0 for fixed steps)";
+        H_MIN_USED: "h_min_used", OptReal, "s", "smallest accepted step (h for fixed steps)";
+        H_MAX_USED: "h_max_used", OptReal, "s", "largest accepted step (h for fixed steps)";
+        MAX_POS_RESIDUAL: "max_pos_residual", OptReal, "problem", "max over all steps of ‖Φ(t,q)‖∞ (index-1: ‖g‖∞)";
+        MAX_VEL_RESIDUAL: "max_vel_residual", OptReal, "problem", "max over all steps of ‖Φ_q v + Φ_t‖∞";
+        MAX_ACC_RESIDUAL: "max_acc_residual", OptReal, "problem", "max over all steps of ‖Φ_q a − γ‖∞ with the method's own a";
+        FINAL_POS_RESIDUAL: "final_pos_residual", OptReal, "problem", "‖Φ‖∞ at the last state";
+        FINAL_VEL_RESIDUAL: "final_vel_residual", OptReal, "problem", "‖Φ_q v + Φ_t‖∞ at the last state";
+        MAX_ENERGY_REL_ERROR: "max_energy_rel_error", OptReal, "1", "max of |H − H0| / max(|H0|, problem energy scale)";
+        FINAL_ENERGY_REL_ERROR: "final_energy_rel_error", OptReal, "1", "the same at the last state";
+        ERR_Q: "err_q", OptReal, "problem", "max over all steps of ‖q − q_exact‖∞ (index-1: differential variables x); null without reference";
+        ERR_V: "err_v", OptReal, "problem", "max over all steps of ‖v − v_exact‖∞";
+        ERR_LAMBDA: "err_lambda", OptReal, "problem", "max over all steps of ‖λ − λ_exact‖∞ (index-1: algebraic variables z)";
+        FINAL_ERR_Q: "final_err_q", OptReal, "problem", "‖q − q_exact‖∞ at t_end";
+        FINAL_ERR_V: "final_err_v", OptReal, "problem", "‖v − v_exact‖∞ at t_end";
+        FINAL_ERR_LAMBDA: "final_err_lambda", OptReal, "problem", "‖λ − λ_exact‖∞ at t_end";
+        MAX_DEFERRED_RESIDUAL: "max_deferred_residual", OptReal, "problem", "max over all steps of ‖Φ‖∞ over the lower-priority rows (prioritized problems; the residual columns then cover priority 0); null otherwise";
+        FINAL_DEFERRED_RESIDUAL: "final_deferred_residual", OptReal, "problem", "the same at the last state";
+        SCD: "scd", OptReal, "digits", "significant correct digits at t_end against the published reference (IVP Test Set measure); null without one";
+        NEWTON_ITERATIONS: "newton_iterations", Count, "1", "Newton iterations (stage equations)";
+        PROJECTION_ITERATIONS: "projection_iterations", Count, "1", "Newton iterations of position projections";
+        FACTORIZATIONS: "factorizations", Count, "1", "numeric factorizations (KKT or Newton matrices)";
+        JACOBIAN_EVALUATIONS: "jacobian_evaluations", Count, "1", "evaluations of a Newton Jacobian (finite differences or analytic)";
+        ROLLBACKS: "rollbacks", Count, "1", "emergency rollbacks: steps retaken as substeps (`recovery`, seed 001 §3.5.4)";
+        RESETS: "resets", Count, "1", "emergency resets: projections onto the nearest valid configuration (`recovery`)";
+        RELAXATIONS: "relaxations", Count, "1", "emergency relaxations: constraint restored over several steps (`recovery`)";
+        SYMBOLIC_ANALYSES: "symbolic_analyses", Count, "1", "symbolic analyses (once per sparse structure)";
+        SOLVES: "solves", Count, "1", "linear solves (incl. refinement)";
+        WALL_SECONDS: "wall_seconds", Real, "s", "total wall time of the cell (init + steps + metrics); the median over `repeat` runs";
+        STEP_SECONDS: "step_seconds", Real, "s", "wall time inside the method's steps; the median over `repeat` runs";
+        REPEAT: "repeat", Count, "1", "runs of the cell behind the times (spec key `repeat`)";
+        STEP_SECONDS_MIN: "step_seconds_min", OptReal, "s", "smallest step time over the runs";
+        STEP_SECONDS_MAX: "step_seconds_max", OptReal, "s", "largest step time over the runs";
+        DECLARED_ORDER_Q: "declared_order_q", OptReal, "1", "the method's declared order in q (MethodInfo)";
+        DECLARED_ORDER_V: "declared_order_v", OptReal, "1", "declared order in v";
+        DECLARED_ORDER_LAMBDA: "declared_order_lambda", OptReal, "1", "declared order in λ";
+    }
+
+    /// The runs columns that may serve as an experiment's accuracy measure
+    /// (`[report] measure`).
+    pub const MEASURES: [ColumnDef; 6] = [
+        ERR_Q,
+        FINAL_ERR_Q,
+        SCD,
+        MAX_ENERGY_REL_ERROR,
+        MAX_POS_RESIDUAL,
+        FINAL_DEFERRED_RESIDUAL,
+    ];
+
+    /// The column named `name`.
+    pub fn find(name: &str) -> Option<ColumnDef> {
+        ALL.iter().copied().find(|c| c.name == name)
+    }
+}
+
+/// `traces.parquet`: one row per sample per cell (long format).
+pub mod traces {
+    use super::{ColumnDef, Kind};
+    columns! {
+        CELL: "cell", Count, "1", "cell index (joins the runs table)";
+        PROBLEM: "problem", Text, "—", "problem id";
+        METHOD: "method", Text, "—", "method id";
+        VARIANT: "variant", Text, "—", "method label with its parameters";
+        H: "h", Real, "s", "step size of the cell";
+        T: "t", OptReal, "s", "time of the sample";
+        POS_RESIDUAL: "pos_residual", OptReal, "problem", "‖Φ(t,q)‖∞";
+        VEL_RESIDUAL: "vel_residual", OptReal, "problem", "‖Φ_q v + Φ_t‖∞";
+        ACC_RESIDUAL: "acc_residual", OptReal, "problem", "‖Φ_q a − γ‖∞";
+        ENERGY_REL_ERROR: "energy_rel_error", OptReal, "1", "|H − H0| / max(|H0|, problem energy scale)";
+        ERR_Q: "err_q", OptReal, "problem", "‖q − q_exact‖∞ (null without reference)";
+        ERR_V: "err_v", OptReal, "problem", "‖v − v_exact‖∞";
+        ERR_LAMBDA: "err_lambda", OptReal, "problem", "‖λ − λ_exact‖∞";
+    }
+
+    /// The sampled quantities, in the order of a trace's sample array.
+    pub const SAMPLED: [ColumnDef; 8] = [
+        T,
+        POS_RESIDUAL,
+        VEL_RESIDUAL,
+        ACC_RESIDUAL,
+        ENERGY_REL_ERROR,
+        ERR_Q,
+        ERR_V,
+        ERR_LAMBDA,
+    ];
+    /// `q` at each sample (only with `trace_states`).
+    pub const Q: ColumnDef = ColumnDef {
+        name: "q",
+        kind: Kind::RealList,
+        unit: "problem",
+        meaning: "generalized coordinates at the sample (only with `trace_states`)",
+    };
+    /// `v` at each sample (only with `trace_states`).
+    pub const V: ColumnDef = ColumnDef {
+        name: "v",
+        kind: Kind::RealList,
+        unit: "problem",
+        meaning: "velocities at the sample (only with `trace_states`)",
+    };
+}
+
+/// `orders.csv`: one fitted convergence order per variant and quantity where h is swept.
+pub mod orders {
+    use super::{ColumnDef, Kind};
+    columns! {
+        PROBLEM: "problem", Text, "—", "problem id";
+        PROBLEM_PARAMS: "problem_params", Text, "—", "problem parameters (JSON)";
+        METHOD: "method", Text, "—", "method id";
+        VARIANT: "variant", Text, "—", "method label with its parameters";
+        PARAMS: "params", Text, "—", "method parameters (JSON)";
+        QUANTITY: "quantity", Text, "—", "`q`, `v` or `lambda`";
+        OBSERVED_ORDER: "observed_order", OptReal, "1", "fitted log–log slope of the max error against h over the asymptotic range (null: fewer than 2 usable points)";
+        EXPECTED_ORDER: "expected_order", OptReal, "1", "the method's declared order (MethodInfo)";
+        H_MIN: "h_min", OptReal, "s", "smallest h in the fit range";
+        H_MAX: "h_max", OptReal, "s", "largest h in the fit range";
+        POINTS: "points", Count, "1", "points in the fit";
+        R2: "r2", OptReal, "1", "coefficient of determination of the fit";
+        NOTE: "note", Text, "—", "why there is no fit, if so";
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Names are unique within a table, and the measures are runs columns of a real type.
+    #[test]
+    fn names_are_unique_and_measures_are_real_columns() {
+        for all in [runs::ALL, traces::ALL, orders::ALL] {
+            for (i, c) in all.iter().enumerate() {
+                assert!(
+                    all[i + 1..].iter().all(|d| d.name != c.name),
+                    "{} twice",
+                    c.name
+                );
+            }
+        }
+        for m in runs::MEASURES {
+            assert_eq!(runs::find(m.name), Some(m));
+            assert!(matches!(m.kind, Kind::Real | Kind::OptReal), "{}", m.name);
+        }
+    }
+}
