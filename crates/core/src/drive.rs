@@ -49,7 +49,7 @@ pub struct Adaptive {
     /// Initial step size.
     pub h0: f64,
     /// Smallest admissible step (a run needing less fails with
-    /// [`StepError::StepSizeUnderflow`]); at least `10 ε |t|`.
+    /// [`StepError::StepSizeUnderflow`]); at least `10 ε max(|t|, ε |t_end|)`.
     pub h_min: f64,
     /// Largest step.
     pub h_max: f64,
@@ -379,11 +379,10 @@ impl<'s> Loop<'s> {
             if landing {
                 h = target - t;
             }
-            // Round-off floor: at t = 0 the scale is the interval's, else h could halve
+            // Round-off floor 10ε|t|; near t = 0 at least 10ε²|t_end|, else h could halve
             // towards 0 until the step budget (50 million attempts) runs out.
-            let h_min = a
-                .h_min
-                .max(10.0 * f64::EPSILON * t.abs().max(a.t_end.abs()));
+            let scale = t.abs().max(f64::EPSILON * a.t_end.abs());
+            let h_min = a.h_min.max(10.0 * f64::EPSILON * scale);
             if h < h_min || attempts >= max_steps {
                 let e = if h < h_min {
                     StepError::StepSizeUnderflow {
@@ -509,21 +508,18 @@ impl<'s> Loop<'s> {
                 };
             }
         };
-        let err = match report.error {
-            Some(e) if !e.is_nan() => e,
-            other => {
-                let what = other.map_or("no estimate".to_string(), |e| format!("{e}"));
-                self.state.clone_from(&self.last_good);
-                self.fail(
-                    t,
-                    format!(
-                        "the method declares a local error estimate but returned {what} for \
-                         the step of h = {h:e} at t = {t}: an error-controlled run needs one \
-                         every step (a decorator that does not pass the tolerances on?)"
-                    ),
-                );
-                return Attempt::Failed;
-            }
+        // A NaN estimate goes to the controller, which rejects it as infinitely large.
+        let Some(err) = report.error else {
+            self.state.clone_from(&self.last_good);
+            self.fail(
+                t,
+                format!(
+                    "the method declares a local error estimate but returned no estimate for \
+                     the step of h = {h:e} at t = {t}: an error-controlled run needs one every \
+                     step (a decorator that does not pass the tolerances on?)"
+                ),
+            );
+            return Attempt::Failed;
         };
         let d = ctl.decide(h, err, report.newton_iterations, report.newton_limit);
         if !d.accept {

@@ -178,13 +178,16 @@ impl DaeForm {
             out[k * dim + n + k] = 1.0;
             out[(n + k) * dim + 2 * n + k] = 1.0;
         }
+        // Patterns may repeat a position (its values add up, as in `dynamics`).
         for (k, &(i, j)) in self.mass_entries.iter().enumerate() {
-            out[(2 * n + i) * dim + 2 * n + j] = self.mass[k];
-            out[(2 * n + j) * dim + 2 * n + i] = self.mass[k];
+            out[(2 * n + i) * dim + 2 * n + j] += self.mass[k];
+            if i != j {
+                out[(2 * n + j) * dim + 2 * n + i] += self.mass[k];
+            }
         }
         for (k, &(i, j)) in self.jac_entries.iter().enumerate() {
-            out[(2 * n + j) * dim + 3 * n + i] = self.jac[k];
-            out[(3 * n + i) * dim + j] = self.jac[k];
+            out[(2 * n + j) * dim + 3 * n + i] += self.jac[k];
+            out[(3 * n + i) * dim + j] += self.jac[k];
         }
     }
 }

@@ -185,7 +185,9 @@ pub struct Projected {
     /// Values `[M entries…, 0…]` for the acceleration level.
     mass_vals: Vec<f64>,
     iterations: usize,
+    /// Steps taken (for `every`), and their number before the step in progress.
     steps: usize,
+    steps_at_start: usize,
     h0: Option<f64>,
 }
 
@@ -202,6 +204,7 @@ impl Projected {
             mass_vals: Vec::new(),
             iterations: 0,
             steps: 0,
+            steps_at_start: 0,
             h0: None,
         })
     }
@@ -661,6 +664,7 @@ impl Method for Projected {
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
+        self.steps_at_start = self.steps;
         let mut report = self.inner.step(sys, state, h)?;
         self.steps += 1;
         if self.steps % self.p.every != 0 {
@@ -754,6 +758,8 @@ impl Method for Projected {
         self.inner.set_step_bounds(h0, h_max);
     }
     fn reject(&mut self) {
+        // A rejected step does not count towards `every`.
+        self.steps = self.steps_at_start;
         self.inner.reject();
     }
     fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {

@@ -531,6 +531,9 @@ fn prepare_matrices(
         t,
         detail: format!("Radau Newton matrix at h = {h:e}: {e}"),
     };
+    // Invalidate first: a failed factorization must not leave one LU for the new h
+    // beside a stale `h_factored`.
+    work.h_factored = f64::NAN;
     work.lu_real = Some(DenseLu::factor(dim, e1).map_err(singular)?);
     work.lu_complex = Some(DenseComplexLu::factor(dim, e2_re, e2_im).map_err(singular)?);
     work.h_factored = h;

@@ -373,6 +373,7 @@ impl Recovered {
         for j in 1..=self.p.max_halvings {
             let n = 1usize << j;
             state.clone_from(&start);
+            self.inner.reject();
             self.inner.refresh(sys, state)?;
             let mut ok = true;
             for k in 0..n {
@@ -428,6 +429,7 @@ impl Recovered {
     ) -> Result<StepReport, StepError> {
         let start = self.start(state.t)?;
         state.clone_from(&start);
+        self.inner.reject();
         self.correct(sys, s, state, 1.0)?;
         self.count.resets += 1;
         match self.inner.step(sys, state, h) {
@@ -536,6 +538,9 @@ impl Method for Recovered {
 
     fn set_tolerances(&mut self, tol: driftlab_core::Tolerances) {
         self.inner.set_tolerances(tol);
+    }
+    fn set_step_bounds(&mut self, h0: f64, h_max: f64) {
+        self.inner.set_step_bounds(h0, h_max);
     }
     fn reject(&mut self) {
         self.inner.reject();

@@ -297,7 +297,10 @@ fn load_runs(dir: &Path) -> Result<Vec<Run>, ReportError> {
     );
     let scd = c.f64(runs::SCD)?;
     // Results written before error-controlled steps existed have no `rtol` column.
-    let rtol = c.f64(runs::RTOL).unwrap_or_else(|_| vec![None; n]);
+    let rtol = match df.column(runs::RTOL.name) {
+        Ok(_) => c.f64(runs::RTOL)?,
+        Err(_) => vec![None; n],
+    };
     let deferred = c.f64(runs::FINAL_DEFERRED_RESIDUAL)?;
     let (fac, newton, proj, wall) = (
         c.u64(runs::FACTORIZATIONS)?,

@@ -216,7 +216,9 @@ fn readme_documents_every_run_column() {
             Kind::OptReal => "real or null",
             Kind::RealList => "list of reals",
         };
-        let row = format!("| `{}` | {kind} | {} | {} |", c.name, c.unit, c.meaning);
+        // A `|` inside a cell is escaped, as Markdown tables need.
+        let meaning = c.meaning.replace('|', "\\|");
+        let row = format!("| `{}` | {kind} | {} | {meaning} |", c.name, c.unit);
         assert!(readme.contains(&row), "README lacks the row\n{row}");
     }
 }

@@ -22,7 +22,7 @@ pub const SMALL_LU_MAX_DIM: usize = 40;
 
 /// The same for complex matrices, whose small LU does not vectorize: small/faer 0.46 at
 /// n = 8, 0.72 at 16, 1.03 at 24, 1.14 at 32, 2.8 at 64 (same bench).
-pub const SMALL_COMPLEX_LU_MAX_DIM: usize = 24;
+pub const SMALL_COMPLEX_LU_MAX_DIM: usize = 16;
 
 /// An LU factorization with partial pivoting of a dense `n × n` matrix, kept to solve
 /// several right-hand sides (a simplified-Newton matrix over the iterations of a step):
