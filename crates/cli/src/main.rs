@@ -46,13 +46,13 @@ enum Cmd {
     Run {
         /// Spec file (TOML).
         spec: PathBuf,
-        /// Output folder (default reports/<name>).
+        /// Output folder (default reports/NAME).
         #[arg(long)]
         out: Option<PathBuf>,
         /// Threads running cells side by side (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
-        /// Named size from the spec's [sizes] (e.g. quick); default full.
+        /// Named size from the spec's `sizes` tables (e.g. quick); default full.
         #[arg(long)]
         size: Option<String>,
     },
@@ -98,7 +98,7 @@ enum Cmd {
     },
     /// Build figures for every result folder under DIR from stored results only.
     Report {
-        /// Output root holding <experiment>/runs.parquet.
+        /// Output root holding EXPERIMENT/runs.parquet.
         #[arg(long, default_value = "reports")]
         dir: PathBuf,
     },

@@ -1,4 +1,4 @@
-//! Step-size control for error-controlled (adaptive) runs of [`crate::drive`].
+//! Step-size control for error-controlled (adaptive) runs of [`crate::drive()`].
 //!
 //! A method that estimates its local error returns, with each step, the scaled norm
 //! `err = ‖e / sc‖` (RMS over the components, `sc_i = atol + rtol |y_i|`, index-2 and

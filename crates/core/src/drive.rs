@@ -1,4 +1,4 @@
-//! [`drive`]: the only time loop in the workspace.
+//! [`drive()`]: the only time loop in the workspace.
 //!
 //! Every method, every experiment, every test steps through this loop, so that step
 //! counting, time bookkeeping, non-finite checks, the step budget, timing and metric
@@ -118,7 +118,7 @@ pub enum RunStatus {
     },
 }
 
-/// Result of [`drive`]: status, counters and wall time per phase.
+/// Result of [`drive()`]: status, counters and wall time per phase.
 #[derive(Clone, Debug)]
 pub struct RunOutcome {
     /// Ok or failed with time and reason.

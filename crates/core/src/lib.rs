@@ -8,7 +8,7 @@
 //! * [`method`]: the [`Method`] trait (a method implements one step, never a loop) and
 //!   its declared metadata [`MethodInfo`].
 //! * [`observe`]: observers that sample constraint residuals, energy and errors.
-//! * [`drive`]: **the only time loop in the workspace**.
+//! * [`drive()`]: **the only time loop in the workspace**.
 //! * [`error`]: typed failures carrying the numbers that explain them.
 //!
 //! Sign convention used everywhere: the constraint force is `−Φ_qᵀ λ`, so the KKT system

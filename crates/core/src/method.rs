@@ -57,17 +57,17 @@ pub struct MethodInfo {
     /// Whether the method accepts nonholonomic rows `A(q) v = 0`
     /// ([`crate::MechanicalSystem::nonholonomic_rows`]): only methods that enforce the
     /// constraints at velocity or acceleration level can; position-level Newton or
-    /// projection on `Φ` has nothing to act on for such rows. Checked by [`crate::drive`].
+    /// projection on `Φ` has nothing to act on for such rows. Checked by [`crate::drive()`].
     pub nonholonomic: bool,
     /// Whether the method enforces unilateral rows `g(q) ≥ 0`
     /// ([`crate::MechanicalSystem::unilateral_rows`]); the others are refused by
-    /// [`crate::drive`] rather than silently ignoring the limits.
+    /// [`crate::drive()`] rather than silently ignoring the limits.
     pub unilateral: bool,
     /// Whether the method resolves prioritized (possibly conflicting) constraint groups
     /// ([`crate::MechanicalSystem::priorities`]).
     pub priorities: bool,
     /// The local error estimate the method returns with each step, if any: only such
-    /// methods can run error-controlled (adaptive) steps in [`crate::drive`].
+    /// methods can run error-controlled (adaptive) steps in [`crate::drive()`].
     pub error_estimate: Option<ErrorEstimate>,
 }
 
@@ -80,7 +80,7 @@ pub struct ErrorEstimate {
     /// How the estimate is formed and how components are scaled, with its source.
     pub rule: String,
     /// The method controls its own step size (an external code such as SUNDIALS IDA):
-    /// [`crate::drive`] offers the distance to the next output time as `h`, the method
+    /// [`crate::drive()`] offers the distance to the next output time as `h`, the method
     /// takes one internal step of at most that length and reports its length in
     /// [`StepReport::taken`], with its own rejections in [`StepReport::rejected`] and
     /// [`StepReport::retried`]. The loop's controller is then not used.
@@ -163,7 +163,7 @@ impl MethodStats {
 /// `lambda` and `a`, and performs symbolic analyses); `step` advances `state` from
 /// `state.t` by `h` and sets `state.t += h`; `refresh` recomputes whatever the method
 /// derives from `(q, v)` (multipliers, accelerations, cached factorizations) after a
-/// decorator changed them. The time loop is [`crate::drive`], never the method.
+/// decorator changed them. The time loop is [`crate::drive()`], never the method.
 pub trait Method: Send {
     /// Declared properties.
     fn info(&self) -> MethodInfo;
@@ -184,15 +184,15 @@ pub trait Method: Send {
     }
     /// Cumulative counters.
     fn stats(&self) -> MethodStats;
-    /// Tolerances of an error-controlled run, given by [`crate::drive`] before `init`
+    /// Tolerances of an error-controlled run, given by [`crate::drive()`] before `init`
     /// (methods with an [`ErrorEstimate`] scale their error and Newton tolerance by them).
     fn set_tolerances(&mut self, _tol: crate::control::Tolerances) {}
     /// The first step and the largest step of an error-controlled run, given by
-    /// [`crate::drive`] before `init`, for methods that control their own steps
+    /// [`crate::drive()`] before `init`, for methods that control their own steps
     /// ([`ErrorEstimate::own_controller`]); the loop's controller applies them to the others.
     fn set_step_bounds(&mut self, _h0: f64, _h_max: f64) {}
     /// The step just taken was rejected by the step-size controller (or failed and will
-    /// be retried with a smaller `h`); [`crate::drive`] has restored the state of its
+    /// be retried with a smaller `h`); [`crate::drive()`] has restored the state of its
     /// start. A method that keeps memory across steps (a Jacobian, dense output) updates
     /// it here; it must not treat the rejected step as accepted.
     fn reject(&mut self) {}

@@ -1,6 +1,6 @@
 //! Metrics sampled along a run, computed identically for every method.
 //!
-//! [`Metrics`] are evaluated by [`crate::drive`] after every step (one definition for all
+//! [`Metrics`] are evaluated by [`crate::drive()`] after every step (one definition for all
 //! methods); observers decide what to keep: [`MetricsObserver`] keeps maxima/finals over
 //! **every** step and a trace at a stride, [`TrajectoryRecorder`] keeps full states.
 
@@ -197,7 +197,7 @@ impl MetricsEvaluator {
 }
 
 /// Something that watches a run. Called after initialization (step 0) and after every
-/// step, with the metrics [`crate::drive`] computed for that state.
+/// step, with the metrics [`crate::drive()`] computed for that state.
 pub trait Observer {
     /// Observe `state` after `step` steps; `last` is true for the final state of the run
     /// (successful or not).

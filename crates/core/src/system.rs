@@ -175,7 +175,7 @@ pub trait MechanicalSystem: Send + Sync {
     /// Priority level of every constraint row (0 = highest), for problems whose
     /// constraint groups may conflict (seed 001 §3.5.3: lower priorities are satisfied
     /// only in the null space of the higher ones). `None` (default): one level, all rows
-    /// must hold. Methods that do not resolve priorities are refused by [`crate::drive`].
+    /// must hold. Methods that do not resolve priorities are refused by [`crate::drive()`].
     fn priorities(&self) -> Option<Vec<u8>> {
         None
     }

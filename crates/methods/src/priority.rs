@@ -49,7 +49,7 @@ pub enum PriorityMode {
 pub struct PriorityParams {
     /// Damping ratio ξ of the per-row feedback.
     pub xi: f64,
-    /// Natural frequency ω_n [rad/s] of the per-row feedback.
+    /// Natural frequency ω_n (rad/s) of the per-row feedback.
     pub omega_n: f64,
     /// Hierarchical or flat.
     pub mode: PriorityMode,

@@ -16,7 +16,7 @@
 //!
 //! Every constraint is a sum of terms `c · cos θ` or `c · sin θ` with `θ` a sum of angles,
 //! so `G`, `γ = −(G q')_q q'` and `Σ λ_i ∇² g_i` follow from one table of terms
-//! ([`TERMS`]) instead of three hand-expanded copies.
+//! (`TERMS`) instead of three hand-expanded copies.
 //!
 //! Source: E. Hairer & G. Wanner, *Solving ODEs II*, 2nd ed. (1996), §VII.7 (after
 //! K. Manning's and G. Andrews' data, Schiehlen 1990); IVP Test Set (Mazzia & Magherini,
@@ -39,7 +39,7 @@ const DATASET: &str = include_str!("../../../datasets/ivptestset_andrews.json");
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AndrewsParams {
-    /// Default end time [s]; the reference is at 0.03 s.
+    /// Default end time (s); the reference is at 0.03 s.
     pub t_end: f64,
 }
 

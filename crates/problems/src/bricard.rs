@@ -27,13 +27,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BricardParams {
-    /// Rod mass [kg].
+    /// Rod mass (kg).
     pub m: f64,
-    /// Width of the square cross-section [m].
+    /// Width of the square cross-section (m).
     pub width: f64,
     /// Gravity along −y [m/s²].
     pub g: f64,
-    /// Default end time [s].
+    /// Default end time (s).
     pub t_end: f64,
 }
 

@@ -31,7 +31,7 @@ const DATASET: &str = include_str!("../../../datasets/ivptestset_caraxis.json");
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CarAxisParams {
-    /// Default end time [s]; the reference is at 3 s.
+    /// Default end time (s); the reference is at 3 s.
     pub t_end: f64,
 }
 

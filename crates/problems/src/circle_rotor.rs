@@ -21,13 +21,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CircleRotorParams {
-    /// Mass [kg].
+    /// Mass (kg).
     pub m: f64,
-    /// Circle radius R [m].
+    /// Circle radius R (m).
     pub radius: f64,
-    /// Initial (and constant) speed v₀ [m/s].
+    /// Initial (and constant) speed v₀ (m/s).
     pub speed: f64,
-    /// Default end time [s].
+    /// Default end time (s).
     pub t_end: f64,
 }
 

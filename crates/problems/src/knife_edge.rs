@@ -31,17 +31,17 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct KnifeEdgeParams {
-    /// Mass [kg].
+    /// Mass (kg).
     pub m: f64,
     /// Moment of inertia about the vertical axis [kg m²].
     pub inertia: f64,
     /// Gravity [m/s²].
     pub g: f64,
-    /// Inclination of the plane [degrees].
+    /// Inclination of the plane (degrees).
     pub alpha_deg: f64,
-    /// Initial spin θ̇(0) = ω [rad/s] (nonzero for the closed form).
+    /// Initial spin θ̇(0) = ω (rad/s) (nonzero for the closed form).
     pub spin: f64,
-    /// Default end time [s].
+    /// Default end time (s).
     pub t_end: f64,
 }
 

@@ -30,15 +30,15 @@ use serde::{Deserialize, Serialize};
 pub struct NFourBarParams {
     /// Number of four-bar loops N (2N + 1 rods).
     pub n: usize,
-    /// Rod length ℓ [m].
+    /// Rod length ℓ (m).
     pub length: f64,
-    /// Rod mass m [kg] (uniform).
+    /// Rod mass m (kg) (uniform).
     pub m: f64,
     /// Gravity g [m/s²] along −y.
     pub g: f64,
-    /// Initial horizontal speed of B₀ [m/s].
+    /// Initial horizontal speed of B₀ (m/s).
     pub v0: f64,
-    /// Default end time [s].
+    /// Default end time (s).
     pub t_end: f64,
 }
 

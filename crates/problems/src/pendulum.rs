@@ -25,17 +25,17 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PendulumParams {
-    /// Mass `m` [kg].
+    /// Mass `m` (kg).
     pub m: f64,
-    /// Rod length `ℓ` [m].
+    /// Rod length `ℓ` (m).
     pub length: f64,
     /// Gravitational acceleration `g` [m/s²] (gravity is `−g e₂`).
     pub g: f64,
-    /// Release angle from the downward vertical [degrees], at rest; `|θ₀| < 180`.
+    /// Release angle from the downward vertical (degrees), at rest; `|θ₀| < 180`.
     pub theta0_deg: f64,
-    /// Default end time [s].
+    /// Default end time (s).
     pub t_end: f64,
-    /// Initial constraint violation `Φ(q₀) = z₀` [m²] (0: consistent). The bob starts at
+    /// Initial constraint violation `Φ(q₀) = z₀` (m²) (0: consistent). The bob starts at
     /// radius `√(ℓ² + z₀)` on the same ray; used to test stabilization error dynamics.
     pub phi0: f64,
     /// Initial velocity-level violation `Φ̇(q₀, v₀) = ż₀` [m²/s] (0: consistent): a radial

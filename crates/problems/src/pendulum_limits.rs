@@ -24,21 +24,21 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PendulumLimitsParams {
-    /// Mass [kg].
+    /// Mass (kg).
     pub m: f64,
-    /// Length [m].
+    /// Length (m).
     pub length: f64,
     /// Gravity [m/s²].
     pub g: f64,
-    /// Release angle from the downward vertical [degrees], at rest.
+    /// Release angle from the downward vertical (degrees), at rest.
     pub theta0_deg: f64,
-    /// Lower stop [degrees].
+    /// Lower stop (degrees).
     pub theta_min_deg: f64,
-    /// Upper stop [degrees].
+    /// Upper stop (degrees).
     pub theta_max_deg: f64,
     /// Coefficient of restitution e ∈ [0, 1].
     pub restitution: f64,
-    /// Default end time [s].
+    /// Default end time (s).
     pub t_end: f64,
 }
 

@@ -23,15 +23,15 @@ use serde::{Deserialize, Serialize};
 pub struct PlanarChainParams {
     /// Number of links (and masses), `N ≥ 1`.
     pub links: usize,
-    /// Mass of each bob [kg].
+    /// Mass of each bob (kg).
     pub m: f64,
-    /// Length of each rod [m].
+    /// Length of each rod (m).
     pub length: f64,
     /// Gravitational acceleration [m/s²].
     pub g: f64,
-    /// Initial angle of every link from the downward vertical [degrees].
+    /// Initial angle of every link from the downward vertical (degrees).
     pub theta0_deg: f64,
-    /// Default end time [s].
+    /// Default end time (s).
     pub t_end: f64,
 }
 

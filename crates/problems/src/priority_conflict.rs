@@ -22,15 +22,15 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PriorityConflictParams {
-    /// Mass of each point [kg].
+    /// Mass of each point (kg).
     pub m: f64,
-    /// Rod length ℓ [m].
+    /// Rod length ℓ (m).
     pub length: f64,
     /// Gravity [m/s²].
     pub g: f64,
     /// Target depth of the tip in rod lengths (> 2: unreachable).
     pub depth: f64,
-    /// Default end time [s].
+    /// Default end time (s).
     pub t_end: f64,
 }
 

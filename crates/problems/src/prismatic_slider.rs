@@ -32,19 +32,19 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PrismaticSliderParams {
-    /// Block mass [kg].
+    /// Block mass (kg).
     pub m: f64,
-    /// Block length along the rail [m].
+    /// Block length along the rail (m).
     pub length: f64,
-    /// Block width across the rail [m].
+    /// Block width across the rail (m).
     pub width: f64,
-    /// Rail inclination α below the horizontal [deg], in (−90, 90).
+    /// Rail inclination α below the horizontal (deg), in (−90, 90).
     pub incline_deg: f64,
     /// Gravity along −y [m/s²].
     pub g: f64,
-    /// Initial speed down the rail [m/s].
+    /// Initial speed down the rail (m/s).
     pub speed0: f64,
-    /// Default end time [s].
+    /// Default end time (s).
     pub t_end: f64,
 }
 

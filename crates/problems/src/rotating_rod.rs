@@ -28,13 +28,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RotatingRodParams {
-    /// Bead mass [kg].
+    /// Bead mass (kg).
     pub m: f64,
-    /// Spin rate Ω of the rod [rad/s].
+    /// Spin rate Ω of the rod (rad/s).
     pub omega: f64,
-    /// Release radius r₀ [m] (at rest relative to the rod).
+    /// Release radius r₀ (m) (at rest relative to the rod).
     pub r0: f64,
-    /// Default end time [s].
+    /// Default end time (s).
     pub t_end: f64,
 }
 

@@ -82,7 +82,7 @@ pub enum CrankReference {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SliderCrankParams {
-    /// Default end time [s]; the reference is at 0.1 s.
+    /// Default end time (s); the reference is at 0.1 s.
     pub t_end: f64,
     /// Initial value: `smooth` (consistent, with reference) or `rigid`.
     pub start: CrankStart,

@@ -23,15 +23,15 @@ use serde::{Deserialize, Serialize};
 pub struct SpatialChainParams {
     /// Number of rods N.
     pub links: usize,
-    /// Rod mass [kg].
+    /// Rod mass (kg).
     pub m: f64,
-    /// Rod length [m].
+    /// Rod length (m).
     pub length: f64,
     /// Gravity along −y [m/s²].
     pub g: f64,
-    /// Initial spin about the vertical [rad/s].
+    /// Initial spin about the vertical (rad/s).
     pub spin: f64,
-    /// Default end time [s].
+    /// Default end time (s).
     pub t_end: f64,
 }
 

@@ -25,17 +25,17 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SpatialDoublePendulumParams {
-    /// Mass of each body [kg].
+    /// Mass of each body (kg).
     pub m: f64,
-    /// Rod length ℓ [m].
+    /// Rod length ℓ (m).
     pub length: f64,
-    /// Plate width (along the joint axis) [m].
+    /// Plate width (along the joint axis) (m).
     pub width: f64,
     /// Gravity along −y [m/s²].
     pub g: f64,
-    /// Initial spin about the vertical axis [rad/s].
+    /// Initial spin about the vertical axis (rad/s).
     pub spin: f64,
-    /// Default end time [s].
+    /// Default end time (s).
     pub t_end: f64,
 }
 

@@ -7,9 +7,9 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// A4 width [pt].
+/// A4 width (pt).
 pub const PAGE_W: f64 = 595.0;
-/// A4 height [pt].
+/// A4 height (pt).
 pub const PAGE_H: f64 = 842.0;
 const MARGIN: f64 = 46.0;
 const BOTTOM: f64 = PAGE_H - 52.0;

@@ -2,7 +2,7 @@
 //!
 //! Experiments as data: a TOML [`spec::Spec`] expands to [`cell::Cell`]s (problem ×
 //! method × parameters × h × threads), which run in parallel with rayon — each cell
-//! through [`driftlab_core::drive`], the one time loop, with faer sequential inside —
+//! through [`driftlab_core::drive()`], the one time loop, with faer sequential inside —
 //! and become rows. The output folder (default `reports/<experiment>/`) receives
 //!
 //! * `runs.parquet`, `runs.csv`: one row per cell (columns: [`driftlab_core::schema::runs`]);

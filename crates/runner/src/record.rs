@@ -268,7 +268,8 @@ fn runs_column(def: ColumnDef, get: Writer, rows: &[RunRecord]) -> Column {
     }
 }
 
-/// The `runs` table, column by column from [`WRITERS`].
+/// The `runs` table, column by column from `WRITERS` (the schema paired with each
+/// column's computation).
 pub fn runs_frame(rows: &[RunRecord]) -> Result<DataFrame, RunnerError> {
     let cols = WRITERS
         .iter()

@@ -17,7 +17,7 @@
 //! Stepping: in an error-controlled run IDA controls its own steps
 //! ([`driftlab_core::ErrorEstimate::own_controller`]): each call takes one internal step
 //! up to the next output time (`IDA_ONE_STEP` with a stop time), so every accepted step
-//! is observed and the loop of [`driftlab_core::drive`] stays the only time loop. In a
+//! is observed and the loop of [`driftlab_core::drive()`] stays the only time loop. In a
 //! fixed-step run `h` is an output interval: IDA steps with the parameters' `rtol`,
 //! `atol` and its own step sizes and interpolates at `t + h`.
 //!
