@@ -71,6 +71,32 @@ pub struct MethodInfo {
     pub error_estimate: Option<ErrorEstimate>,
 }
 
+impl Default for MethodInfo {
+    /// An explicit, non-symmetric, non-symplectic method for mechanical systems that
+    /// enforces no constraint level, declares no orders and has no error estimate: the
+    /// base that a method's `info()` overrides field by field (`..MethodInfo::default()`).
+    /// The text fields are empty; every catalog method fills them.
+    fn default() -> Self {
+        Self {
+            id: String::new(),
+            family: String::new(),
+            title: String::new(),
+            equations: String::new(),
+            citation: String::new(),
+            orders: DeclaredOrders::default(),
+            enforces: ConstraintLevels::default(),
+            implicit: false,
+            symmetric: false,
+            symplectic: false,
+            forms: vec![SystemForm::Mechanical],
+            nonholonomic: false,
+            unilateral: false,
+            priorities: false,
+            error_estimate: None,
+        }
+    }
+}
+
 /// A method's local error estimate: how it is formed and its order in `h`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ErrorEstimate {

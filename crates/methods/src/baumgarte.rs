@@ -46,6 +46,12 @@ use driftlab_core::{
 };
 use serde::{Deserialize, Serialize};
 
+/// Damping ratio ξ when a spec gives neither `xi` nor `(alpha, beta)`: the seed's example
+/// value (module doc), slightly under critical damping.
+pub const DEFAULT_XI: f64 = 0.8;
+/// Natural frequency ω_n [1/s] when a spec gives neither `omega_n` nor `(alpha, beta)`.
+pub const DEFAULT_OMEGA_N: f64 = 2.0;
+
 /// Parameters as written in a spec: either `(xi, omega_n)` or `(alpha, beta)`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -125,8 +131,8 @@ impl BaumgarteParams {
                 beta: nonneg("beta", b)?,
             }),
             (xi, om, None, None) => {
-                let xi = nonneg("xi", xi.unwrap_or(0.8))?;
-                let om = nonneg("omega_n", om.unwrap_or(2.0))?;
+                let xi = nonneg("xi", xi.unwrap_or(DEFAULT_XI))?;
+                let om = nonneg("omega_n", om.unwrap_or(DEFAULT_OMEGA_N))?;
                 Ok(Gains::from_xi_omega(xi, om))
             }
             (_, _, a, b) => Err(ParamError::OutOfRange {
@@ -380,6 +386,32 @@ impl Method for Baumgarte {
         }
         s
     }
+}
+
+/// This method's catalog line: id, declared properties, build from a spec's parameter
+/// table (unknown keys are errors), defaults.
+pub fn entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "baumgarte",
+        info,
+        build: |t| {
+            Ok(Box::new(Baumgarte::new(params::parse(
+                "method",
+                "baumgarte",
+                t,
+            )?)?))
+        },
+        defaults,
+    }
+}
+
+/// Default parameters as `describe` shows them: the `(xi, omega_n)` pair filled in.
+fn defaults() -> toml::Table {
+    let mut t = driftlab_core::params::defaults::<BaumgarteParams>();
+    t.insert("xi".into(), DEFAULT_XI.into());
+    t.insert("omega_n".into(), DEFAULT_OMEGA_N.into());
+    t
 }
 
 #[cfg(test)]

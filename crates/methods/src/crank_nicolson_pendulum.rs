@@ -235,6 +235,24 @@ impl Method for CrankNicolsonPendulum {
     }
 }
 
+/// This method's catalog line: id, declared properties, build from a spec's parameter
+/// table (unknown keys are errors), defaults.
+pub fn entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "crank-nicolson-pendulum",
+        info,
+        build: |t| {
+            Ok(Box::new(CrankNicolsonPendulum::new(params::parse(
+                "method",
+                "crank-nicolson-pendulum",
+                t,
+            )?)?))
+        },
+        defaults: params::defaults::<CrankNicolsonParams>,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -503,3 +503,15 @@ impl StiffStages {
         Ok(())
     }
 }
+
+/// This method's catalog line: id, declared properties, build from a spec's parameter
+/// table (unknown keys are errors), defaults.
+pub fn entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "gauss",
+        info,
+        build: |t| Ok(Box::new(Gauss::new(params::parse("method", "gauss", t)?)?)),
+        defaults: params::defaults::<GaussParams>,
+    }
+}

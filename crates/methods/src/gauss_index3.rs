@@ -270,3 +270,21 @@ impl Method for GaussIndex3 {
         self.stats
     }
 }
+
+/// This method's catalog line: id, declared properties, build from a spec's parameter
+/// table (unknown keys are errors), defaults.
+pub fn entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "gauss-index3",
+        info,
+        build: |t| {
+            Ok(Box::new(GaussIndex3::new(params::parse(
+                "method",
+                "gauss-index3",
+                t,
+            )?)?))
+        },
+        defaults: params::defaults::<GaussIndex3Params>,
+    }
+}

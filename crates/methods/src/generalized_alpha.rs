@@ -357,6 +357,24 @@ impl Method for GeneralizedAlpha {
     }
 }
 
+/// This method's catalog line: id, declared properties, build from a spec's parameter
+/// table (unknown keys are errors), defaults.
+pub fn entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "generalized-alpha",
+        info,
+        build: |t| {
+            Ok(Box::new(GeneralizedAlpha::new(params::parse(
+                "method",
+                "generalized-alpha",
+                t,
+            )?)?))
+        },
+        defaults: params::defaults::<GeneralizedAlphaParams>,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

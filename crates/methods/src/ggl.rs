@@ -280,3 +280,15 @@ impl Method for Ggl {
         self.stats
     }
 }
+
+/// This method's catalog line: id, declared properties, build from a spec's parameter
+/// table (unknown keys are errors), defaults.
+pub fn entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "ggl",
+        info,
+        build: |t| Ok(Box::new(Ggl::new(params::parse("method", "ggl", t)?)?)),
+        defaults: params::defaults::<GglParams>,
+    }
+}

@@ -240,3 +240,19 @@ impl Method for Hybrid {
         s
     }
 }
+
+/// This method's catalog line: id, declared properties, build from a spec's parameter
+/// table (unknown keys are errors), defaults.
+pub fn entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "hybrid",
+        info,
+        build: |t| {
+            Ok(Box::new(Hybrid::new(params::parse(
+                "method", "hybrid", t,
+            )?)?))
+        },
+        defaults: params::defaults::<HybridParams>,
+    }
+}

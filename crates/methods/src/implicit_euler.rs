@@ -438,3 +438,21 @@ fn index1_newton_system(
         }
     }
 }
+
+/// This method's catalog line: id, declared properties, build from a spec's parameter
+/// table (unknown keys are errors), defaults.
+pub fn entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "implicit-euler",
+        info,
+        build: |t| {
+            Ok(Box::new(ImplicitEuler::new(params::parse(
+                "method",
+                "implicit-euler",
+                t,
+            )?)?))
+        },
+        defaults: params::defaults::<ImplicitEulerParams>,
+    }
+}

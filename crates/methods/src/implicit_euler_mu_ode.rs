@@ -116,3 +116,21 @@ impl Method for ImplicitEulerMuOde {
         self.stats
     }
 }
+
+/// This method's catalog line: id, declared properties, build from a spec's parameter
+/// table (unknown keys are errors), defaults.
+pub fn entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "implicit-euler-mu-ode",
+        info,
+        build: |t| {
+            Ok(Box::new(ImplicitEulerMuOde::new(params::parse(
+                "method",
+                "implicit-euler-mu-ode",
+                t,
+            )?)))
+        },
+        defaults: params::defaults::<crate::implicit_euler_pendulum::NoParams>,
+    }
+}

@@ -197,3 +197,21 @@ impl Method for ImplicitEulerPendulum {
         self.stats
     }
 }
+
+/// This method's catalog line: id, declared properties, build from a spec's parameter
+/// table (unknown keys are errors), defaults.
+pub fn entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "implicit-euler-pendulum",
+        info,
+        build: |t| {
+            Ok(Box::new(ImplicitEulerPendulum::new(params::parse(
+                "method",
+                "implicit-euler-pendulum",
+                t,
+            )?)))
+        },
+        defaults: params::defaults::<NoParams>,
+    }
+}

@@ -287,3 +287,19 @@ impl Method for Lobatto {
         s
     }
 }
+
+/// This method's catalog line: id, declared properties, build from a spec's parameter
+/// table (unknown keys are errors), defaults.
+pub fn entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "lobatto",
+        info,
+        build: |t| {
+            Ok(Box::new(Lobatto::new(params::parse(
+                "method", "lobatto", t,
+            )?)?))
+        },
+        defaults: params::defaults::<LobattoParams>,
+    }
+}

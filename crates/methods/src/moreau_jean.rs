@@ -339,3 +339,21 @@ fn project_simplified(
         })),
     }
 }
+
+/// This method's catalog line: id, declared properties, build from a spec's parameter
+/// table (unknown keys are errors), defaults.
+pub fn entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "moreau-jean",
+        info,
+        build: |t| {
+            Ok(Box::new(MoreauJean::new(params::parse(
+                "method",
+                "moreau-jean",
+                t,
+            )?)?))
+        },
+        defaults: params::defaults::<MoreauJeanParams>,
+    }
+}

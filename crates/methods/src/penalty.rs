@@ -193,3 +193,19 @@ impl Method for Penalty {
         s
     }
 }
+
+/// This method's catalog line: id, declared properties, build from a spec's parameter
+/// table (unknown keys are errors), defaults.
+pub fn entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "penalty",
+        info,
+        build: |t| {
+            Ok(Box::new(Penalty::new(params::parse(
+                "method", "penalty", t,
+            )?)?))
+        },
+        defaults: params::defaults::<PenaltyParams>,
+    }
+}

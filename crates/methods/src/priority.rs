@@ -324,3 +324,19 @@ impl Method for Priority {
         self.stats
     }
 }
+
+/// This method's catalog line: id, declared properties, build from a spec's parameter
+/// table (unknown keys are errors), defaults.
+pub fn entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "priority",
+        info,
+        build: |t| {
+            Ok(Box::new(Priority::new(params::parse(
+                "method", "priority", t,
+            )?)?))
+        },
+        defaults: params::defaults::<PriorityParams>,
+    }
+}

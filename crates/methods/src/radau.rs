@@ -720,6 +720,18 @@ fn newton_error(e: NewtonFailure<StepError>, t: f64, iterations: usize) -> StepE
     }
 }
 
+/// This method's catalog line: id, declared properties, build from a spec's parameter
+/// table (unknown keys are errors), defaults.
+pub fn entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "radau",
+        info,
+        build: |t| Ok(Box::new(Radau::new(params::parse("method", "radau", t)?)?)),
+        defaults: params::defaults::<RadauParams>,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::coefficients as rc;

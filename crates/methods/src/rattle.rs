@@ -252,3 +252,19 @@ impl Method for Rattle {
         s
     }
 }
+
+/// This method's catalog line: id, declared properties, build from a spec's parameter
+/// table (unknown keys are errors), defaults.
+pub fn entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "rattle",
+        info,
+        build: |t| {
+            Ok(Box::new(Rattle::new(params::parse(
+                "method", "rattle", t,
+            )?)?))
+        },
+        defaults: params::defaults::<RattleParams>,
+    }
+}

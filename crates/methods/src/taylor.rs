@@ -132,3 +132,15 @@ impl Method for Taylor {
         s
     }
 }
+
+/// This method's catalog line: id, declared properties, build from a spec's parameter
+/// table (unknown keys are errors), defaults.
+pub fn entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "taylor",
+        info,
+        build: |t| Ok(Box::new(Taylor::new(params::parse("method", "taylor", t)?))),
+        defaults: params::defaults::<TaylorParams>,
+    }
+}

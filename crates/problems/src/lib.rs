@@ -7,7 +7,9 @@
 //! Adding a problem: write `src/<name>.rs` with a parameter struct
 //! (`#[serde(deny_unknown_fields, default)]`), the system (implement
 //! [`driftlab_core::MechanicalSystem`] or [`driftlab_core::SemiExplicitDae`]) and an
-//! `entry()` function; add `pub mod <name>;` below and one line to [`catalog`].
+//! `entry()` function; add `pub mod <name>;` below and one line to [`catalog`]. A problem
+//! in a user's own crate needs none of this: its [`ProblemEntry`] goes to
+//! `driftlab_runner::Registry::problem` (see `examples/user-crate`).
 
 pub mod andrews;
 pub mod bricard;
@@ -90,20 +92,26 @@ pub fn catalog() -> Vec<ProblemEntry> {
     ]
 }
 
-/// Look up `id` in the catalog; the error lists the valid ids.
+/// Look up `id` in the default [`catalog`]; the error lists the valid ids.
 pub fn find(id: &str) -> Result<ProblemEntry, ParamError> {
-    let cat = catalog();
-    cat.iter()
+    find_in(&catalog(), id)
+}
+
+/// Look up `id` in `catalog` (the default one or a user's registry); the error lists the
+/// valid ids.
+pub fn find_in(catalog: &[ProblemEntry], id: &str) -> Result<ProblemEntry, ParamError> {
+    catalog
+        .iter()
         .find(|e| e.id == id)
         .copied()
         .ok_or_else(|| ParamError::UnknownId {
             kind: "problem",
             id: id.to_string(),
-            known: cat.iter().map(|e| e.id).collect::<Vec<_>>().join(", "),
+            known: catalog.iter().map(|e| e.id).collect::<Vec<_>>().join(", "),
         })
 }
 
-/// Build problem `id` with parameters `table`.
+/// Build problem `id` of the default [`catalog`] with parameters `table`.
 pub fn build(id: &str, table: &toml::Table) -> Result<Problem, ParamError> {
     (find(id)?.build)(table)
 }

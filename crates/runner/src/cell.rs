@@ -1,6 +1,7 @@
-//! Expansion of a spec into cells, validated against the catalogs before anything runs.
+//! Expansion of a spec into cells, validated against the registry before anything runs.
 
 use crate::error::RunnerError;
+use crate::registry::Registry;
 use crate::spec::{sweep, Spec, Stepping};
 use driftlab_core::MethodInfo;
 
@@ -95,7 +96,7 @@ impl Cell {
 
 /// Expand `spec` into cells; every problem and method is built once here so that a bad
 /// parameter fails the whole spec before any computation, naming the entry and field.
-pub fn expand(spec: &Spec, path: &str) -> Result<Vec<Cell>, RunnerError> {
+pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>, RunnerError> {
     let bad = |m: String| RunnerError::Spec {
         path: path.into(),
         message: m,
@@ -108,12 +109,14 @@ pub fn expand(spec: &Spec, path: &str) -> Result<Vec<Cell>, RunnerError> {
     let mut cells = Vec::new();
     for (pi, ps) in spec.problems.iter().enumerate() {
         for pp in sweep(&ps.params) {
-            let prob = driftlab_problems::build(&ps.id, &pp)
+            let prob = registry
+                .build_problem(&ps.id, &pp)
                 .map_err(|e| bad(format!("[[problems]] entry {} (`{}`): {e}", pi + 1, ps.id)))?;
             let t_end = spec.t_end.unwrap_or_else(|| prob.as_system().info().t_end);
             for (mi, ms) in spec.methods.iter().enumerate() {
                 for mp in sweep(&ms.params) {
-                    let m = driftlab_methods::build_decorated(&ms.id, &mp, ms.decorators())
+                    let m = registry
+                        .build_method(&ms.id, &mp, ms.decorators())
                         .map_err(|e| {
                             bad(format!("[[methods]] entry {} (`{}`): {e}", mi + 1, ms.id))
                         })?;

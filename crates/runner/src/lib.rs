@@ -18,9 +18,11 @@ pub mod error;
 pub mod manifest;
 pub mod orders;
 pub mod record;
+pub mod registry;
 pub mod run;
 pub mod spec;
 
 pub use error::RunnerError;
-pub use run::{run_spec, RunOptions, RunSummary};
+pub use registry::Registry;
+pub use run::{drive_cell, run_spec, RunOptions, RunSummary};
 pub use spec::Spec;

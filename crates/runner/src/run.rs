@@ -5,8 +5,12 @@ use crate::error::RunnerError;
 use crate::manifest::{cpu_model, git_state, now_rfc3339, sha256_hex, Manifest};
 use crate::orders::{fit_orders, OrderRow};
 use crate::record::{runs_frame, traces_frame, write_csv, write_parquet, CellTrace, RunRecord};
+use crate::registry::Registry;
 use crate::spec::Spec;
-use driftlab_core::{drive, MetricsObserver, Observer, RunStatus, Schedule, TrajectoryRecorder};
+use driftlab_core::{
+    drive, MetricsObserver, Observer, ParamError, RunOutcome, RunStatus, Schedule,
+    TrajectoryRecorder,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 use ndarray::Array2;
 use polars::prelude::*;
@@ -25,6 +29,8 @@ pub struct RunOptions {
     pub size: Option<String>,
     /// Show a progress bar.
     pub progress: bool,
+    /// The problems and methods the spec may name (default: driftlab's catalogs).
+    pub registry: Registry,
 }
 
 /// What a run produced.
@@ -48,12 +54,12 @@ pub struct RunSummary {
 
 /// Run one cell `cell.repeat` times: the record and trace of the first run, with the
 /// median wall and step times of all runs and their range.
-pub fn run_cell(experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
-    let (mut rec, trace) = run_cell_once(experiment, cell);
+pub fn run_cell(registry: &Registry, experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
+    let (mut rec, trace) = run_cell_once(registry, experiment, cell);
     let mut walls = vec![rec.wall_seconds];
     let mut steps = vec![rec.step_seconds];
     for _ in 1..cell.repeat {
-        let (r, _) = run_cell_once(experiment, cell);
+        let (r, _) = run_cell_once(registry, experiment, cell);
         walls.push(r.wall_seconds);
         steps.push(r.step_seconds);
     }
@@ -75,8 +81,32 @@ fn median(x: &mut [f64]) -> f64 {
     }
 }
 
+/// Build `cell`'s problem and method from `registry` and run them through [`drive`], feeding
+/// `observers`: the one place where a cell becomes a run (the runner's rows and the CLI's
+/// `simulate` both come from here).
+pub fn drive_cell(
+    registry: &Registry,
+    cell: &Cell,
+    observers: &mut [&mut dyn Observer],
+) -> Result<RunOutcome, ParamError> {
+    let problem = registry.build_problem(&cell.problem, &cell.problem_params)?;
+    let mut method =
+        registry.build_method(&cell.method_id, &cell.method_params, cell.decorators())?;
+    let mut schedule = match cell.adaptive {
+        Some(a) => Schedule::adaptive(a),
+        None => Schedule::fixed(cell.h, cell.t_end),
+    };
+    schedule.max_steps = cell.max_steps;
+    Ok(drive(
+        problem.as_system(),
+        method.as_mut(),
+        &schedule,
+        observers,
+    ))
+}
+
 /// Run one cell once; never panics outward (a panic in a method becomes a failed row).
-fn run_cell_once(experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
+fn run_cell_once(registry: &Registry, experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
     let mut rec = RunRecord {
         experiment: experiment.to_string(),
         cell: cell.index,
@@ -100,37 +130,15 @@ fn run_cell_once(experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
     };
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         driftlab_methods::set_kkt_threads(cell.threads);
-        let problem = driftlab_problems::build(&cell.problem, &cell.problem_params)
-            .map_err(|e| e.to_string())?;
-        let mut method = driftlab_methods::build_decorated(
-            &cell.method_id,
-            &cell.method_params,
-            cell.decorators(),
-        )
-        .map_err(|e| e.to_string())?;
-        let mut schedule = match cell.adaptive {
-            Some(a) => Schedule::adaptive(a),
-            None => Schedule::fixed(cell.h, cell.t_end),
-        };
-        schedule.max_steps = cell.max_steps;
         let mut metrics = MetricsObserver::new(cell.trace_stride);
         let mut states = TrajectoryRecorder::new(cell.trace_stride.max(1));
         let out = if cell.trace_states && cell.trace_stride > 0 {
-            drive(
-                problem.as_system(),
-                method.as_mut(),
-                &schedule,
-                &mut [&mut metrics as &mut dyn Observer, &mut states],
-            )
+            drive_cell(registry, cell, &mut [&mut metrics, &mut states])
         } else {
-            drive(
-                problem.as_system(),
-                method.as_mut(),
-                &schedule,
-                &mut [&mut metrics as &mut dyn Observer],
-            )
+            drive_cell(registry, cell, &mut [&mut metrics])
         };
-        Ok::<_, String>((out, metrics, states))
+        out.map(|out| (out, metrics, states))
+            .map_err(|e| e.to_string())
     }));
     driftlab_methods::set_kkt_threads(1);
     match result {
@@ -259,7 +267,7 @@ pub fn run_spec(
     opts: &RunOptions,
 ) -> Result<RunSummary, RunnerError> {
     let spec = spec.sized(opts.size.as_deref(), path)?;
-    let cells = expand(&spec, path)?;
+    let cells = expand(&spec, path, &opts.registry)?;
     let out_dir = opts
         .out_dir
         .clone()
@@ -302,7 +310,7 @@ pub fn run_spec(
         serial
             .par_iter()
             .map(|c| {
-                let r = run_cell(&spec.name, c);
+                let r = run_cell(&opts.registry, &spec.name, c);
                 bar.inc(1);
                 r
             })
@@ -316,7 +324,7 @@ pub fn run_spec(
                 path: "thread pool".into(),
                 message: e.to_string(),
             })?;
-        results.push(p.install(|| run_cell(&spec.name, c)));
+        results.push(p.install(|| run_cell(&opts.registry, &spec.name, c)));
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -363,7 +371,7 @@ pub fn run_spec(
         failed_cells: failed,
         started,
         finished: now_rfc3339(),
-        catalog: catalog_notes(&cells),
+        catalog: catalog_notes(&opts.registry, &cells),
     };
     let mpath = out_dir.join("manifest.json");
     let json = serde_json::to_string_pretty(&manifest).map_err(|e| RunnerError::Write {
@@ -387,11 +395,11 @@ pub fn run_spec(
 
 /// Catalog metadata of the problems and methods of `cells` (each id once, the first
 /// instance's parameters).
-fn catalog_notes(cells: &[Cell]) -> Vec<crate::manifest::CatalogNote> {
+fn catalog_notes(registry: &Registry, cells: &[Cell]) -> Vec<crate::manifest::CatalogNote> {
     let mut out: Vec<crate::manifest::CatalogNote> = Vec::new();
     for c in cells {
         if !out.iter().any(|n| n.kind == "problem" && n.id == c.problem) {
-            if let Ok(p) = driftlab_problems::build(&c.problem, &c.problem_params) {
+            if let Ok(p) = registry.build_problem(&c.problem, &c.problem_params) {
                 let i = p.as_system().info();
                 out.push(crate::manifest::CatalogNote {
                     kind: "problem".into(),

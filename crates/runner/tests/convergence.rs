@@ -180,6 +180,7 @@ fn every_method_meets_its_declared_orders_on_every_exact_problem() {
                         threads: Some(2),
                         size: None,
                         progress: false,
+                        ..RunOptions::default()
                     },
                 )
                 .unwrap();

@@ -15,6 +15,7 @@ fn run(text: &str, dir: &std::path::Path) -> driftlab_runner::RunSummary {
             threads: Some(2),
             size: None,
             progress: false,
+            ..RunOptions::default()
         },
     )
     .expect("run")

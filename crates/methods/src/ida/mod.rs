@@ -269,3 +269,15 @@ impl Method for Ida {
         self.stats
     }
 }
+
+/// This method's catalog line: id, declared properties, build from a spec's parameter
+/// table (unknown keys are errors), defaults.
+pub fn entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "ida",
+        info,
+        build: |t| Ok(Box::new(Ida::new(params::parse("method", "ida", t)?)?)),
+        defaults: params::defaults::<IdaParams>,
+    }
+}

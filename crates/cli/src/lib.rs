@@ -1,0 +1,540 @@
+//! `driftlab`: the command line over the runner and the report, as a library so that a
+//! user's crate gets the same command line over its own problems and methods:
+//!
+//! ```no_run
+//! use driftlab_runner::Registry;
+//! # fn my_problem() -> driftlab_problems::ProblemEntry { driftlab_problems::pendulum::entry() }
+//! fn main() -> std::process::ExitCode {
+//!     driftlab_cli::main_with(Registry::with_defaults().problem(my_problem()))
+//! }
+//! ```
+//!
+//! Bad input (unknown id, unknown or invalid parameter, malformed spec) prints a message
+//! naming the field and the fix and exits with status 2; a run whose cells fail is not an
+//! error of the command (failed cells are rows in the results).
+
+use clap::{Parser, Subcommand, ValueEnum};
+use driftlab_core::{MethodInfo, RunStatus, TrajectoryRecorder};
+use driftlab_runner::cell::expand;
+use driftlab_runner::spec::SCHEMA_VERSION;
+use driftlab_runner::{drive_cell, run_spec, Registry, RunOptions, Spec};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "driftlab",
+    version,
+    about = "Verify and benchmark constraint stabilization methods for constrained mechanical systems"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum What {
+    Problems,
+    Methods,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// List the problem or method catalog.
+    List {
+        /// `problems` or `methods`.
+        what: What,
+    },
+    /// Show a problem's or method's equations, parameters with defaults, and citation.
+    Describe {
+        /// Catalog id.
+        id: String,
+    },
+    /// Run one experiment spec.
+    Run {
+        /// Spec file (TOML).
+        spec: PathBuf,
+        /// Output folder (default reports/NAME).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Threads running cells side by side (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Named size from the spec's `sizes` tables (e.g. quick); default full.
+        #[arg(long)]
+        size: Option<String>,
+    },
+    /// Simulate one problem with one method and print (or write) the trajectory.
+    Simulate(SimulateArgs),
+    /// Run every experiments/*.toml, then build the figures.
+    RunExperiments {
+        /// Folder with the specs.
+        #[arg(long, default_value = "experiments")]
+        dir: PathBuf,
+        /// Output root.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+        /// Named size (quick for CI, full for paper figures).
+        #[arg(long)]
+        size: Option<String>,
+        /// Threads running cells side by side.
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Build figures for every result folder under DIR from stored results only.
+    Report {
+        /// Output root holding EXPERIMENT/runs.parquet.
+        #[arg(long, default_value = "reports")]
+        dir: PathBuf,
+    },
+}
+
+/// `simulate`: one problem, one method, one fixed step.
+#[derive(clap::Args)]
+struct SimulateArgs {
+    /// Problem id.
+    #[arg(long)]
+    problem: String,
+    /// Method id.
+    #[arg(long)]
+    method: String,
+    /// Parameter `key=value` (TOML value); `problem.key`, `method.key`, `projection.key`
+    /// address one side explicitly, a bare key goes to whichever side has it.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Wrap the method in the projection decorator.
+    #[arg(long)]
+    projection: bool,
+    /// Step size.
+    #[arg(long)]
+    h: f64,
+    /// End time (default: the problem's).
+    #[arg(long = "t-end")]
+    t_end: Option<f64>,
+    /// Write every step as CSV (full precision) to FILE.
+    #[arg(long)]
+    trace: Option<PathBuf>,
+}
+
+/// `println!` that ends the program quietly when stdout is closed early
+/// (`driftlab list methods | head`), instead of panicking on the broken pipe.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+        }
+    }};
+}
+
+/// A user-facing failure: message and exit code.
+struct Failure(String, u8);
+
+fn bad(msg: impl std::fmt::Display) -> Failure {
+    Failure(msg.to_string(), 2)
+}
+
+/// Parse the command line and run it over `registry`: the whole `driftlab` program.
+pub fn main_with(registry: Registry) -> ExitCode {
+    driftlab_methods::sequential_dense_kernels();
+    match run(Cli::parse(), &registry) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(msg, code)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn print_info(i: &MethodInfo) {
+    let o = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v}"));
+    out!("{} — {}", i.id, i.title);
+    out!("  family: {}", i.family);
+    out!("  equations: {}", i.equations);
+    out!(
+        "  declared orders: q {}, v {}, λ {}",
+        o(i.orders.q),
+        o(i.orders.v),
+        o(i.orders.lambda)
+    );
+    out!(
+        "  enforces: position {}, velocity {}, acceleration {}; implicit {}, symmetric {}, symplectic {}",
+        i.enforces.position, i.enforces.velocity, i.enforces.acceleration, i.implicit, i.symmetric, i.symplectic
+    );
+    out!(
+        "  forms: {}",
+        i.forms
+            .iter()
+            .map(|f| f.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    out!("  citation: {}", i.citation);
+}
+
+fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
+    match cli.cmd {
+        Cmd::List {
+            what: What::Problems,
+        } => {
+            for e in registry.problems() {
+                out!("{:<22} {}", e.id, e.summary);
+            }
+            Ok(())
+        }
+        Cmd::List {
+            what: What::Methods,
+        } => {
+            for e in registry.methods() {
+                let i = (e.info)();
+                out!("{:<22} {}", e.id, i.title);
+            }
+            out!("{:<22} decorator over any method: `projection = {{ tol, max_iter, velocity }}` in a spec, --projection in simulate", "+projection");
+            Ok(())
+        }
+        Cmd::Describe { id } => describe(registry, &id),
+        Cmd::Run {
+            spec,
+            out,
+            threads,
+            size,
+        } => {
+            let (s, text) = Spec::load(&spec).map_err(bad)?;
+            let sum = run_spec(
+                &s,
+                &text,
+                &spec.display().to_string(),
+                &RunOptions {
+                    out_dir: out,
+                    threads,
+                    size,
+                    progress: true,
+                    registry: registry.clone(),
+                },
+            )
+            .map_err(bad)?;
+            out!(
+                "{}: {} cells ({} failed) in {:.1} s → {}",
+                sum.name,
+                sum.cells,
+                sum.failed,
+                sum.seconds,
+                sum.out_dir.display()
+            );
+            Ok(())
+        }
+        Cmd::Simulate(args) => simulate(registry, &args),
+        Cmd::RunExperiments {
+            dir,
+            out,
+            size,
+            threads,
+        } => run_experiments(registry, &dir, &out, size, threads),
+        Cmd::Report { dir } => report(&dir),
+    }
+}
+
+fn describe(registry: &Registry, id: &str) -> Result<(), Failure> {
+    if let Ok(e) = registry.find_problem(id) {
+        let p = (e.build)(&toml::Table::new()).map_err(bad)?;
+        let i = p.as_system().info();
+        out!("{} — {}", i.id, i.title);
+        out!("  equations: {}", i.equations);
+        out!(
+            "  index: {}   default t_end: {}   tags: {}",
+            i.index,
+            i.t_end,
+            i.tags.join(", ")
+        );
+        out!("  reference: {}", i.reference);
+        out!("  citation: {}", i.citation);
+        out!("  parameters (defaults):");
+        for (k, v) in (e.defaults)() {
+            out!("    {k} = {v}");
+        }
+        return Ok(());
+    }
+    if id == "projection" || id == "+projection" {
+        out!("projection — decorator: mass-orthogonal projection of q onto Φ = 0 (Newton), then of v onto Φ_q v + Φ_t = 0");
+        out!("  citation: seed 001 §3.4.2–3.4.3; order of the wrapped method kept (Hairer, Lubich & Wanner, GNI §IV.4)");
+        out!("  parameters (defaults):");
+        for (k, v) in
+            driftlab_core::params::defaults::<driftlab_methods::projection::ProjectionParams>()
+        {
+            out!("    {k} = {v}");
+        }
+        return Ok(());
+    }
+    let e = registry.find_method(id).map_err(|_| {
+        let mut known: Vec<&str> = registry.problems().iter().map(|e| e.id).collect();
+        known.extend(registry.methods().iter().map(|e| e.id));
+        known.push("projection");
+        bad(format!(
+            "unknown id `{id}`; known problems and methods: {}",
+            known.join(", ")
+        ))
+    })?;
+    print_info(&(e.info)());
+    out!("  parameters (defaults):");
+    for (k, v) in (e.defaults)() {
+        out!("    {k} = {v}");
+    }
+    Ok(())
+}
+
+fn simulate(registry: &Registry, args: &SimulateArgs) -> Result<(), Failure> {
+    let SimulateArgs {
+        problem,
+        method,
+        set,
+        projection,
+        h,
+        t_end,
+        trace,
+    } = args;
+    let (problem, method, h, t_end) = (problem.as_str(), method.as_str(), *h, *t_end);
+    let pentry = registry.find_problem(problem).map_err(bad)?;
+    let mentry = registry.find_method(method).map_err(bad)?;
+    let (mut pt, mut mt, mut jt) = (toml::Table::new(), toml::Table::new(), toml::Table::new());
+    let (pdef, mdef) = ((pentry.defaults)(), (mentry.defaults)());
+    let jdef = driftlab_core::params::defaults::<driftlab_methods::projection::ProjectionParams>();
+    let mut use_projection = *projection;
+    for kv in set {
+        let (k, v) = kv.split_once('=').ok_or_else(|| {
+            bad(format!(
+                "--set `{kv}`: write key=value, e.g. --set theta0_deg=45"
+            ))
+        })?;
+        let value: toml::Value = format!("x = {v}")
+            .parse::<toml::Table>()
+            .ok()
+            .and_then(|t| t.get("x").cloned())
+            .unwrap_or_else(|| toml::Value::String(v.to_string()));
+        let (side, key) = match k.split_once('.') {
+            Some((s, key)) => (s, key),
+            None => match (pdef.contains_key(k), mdef.contains_key(k)) {
+                (true, false) => ("problem", k),
+                (false, true) => ("method", k),
+                (true, true) => return Err(bad(format!("--set {k}: both the problem and the method have `{k}`; write problem.{k} or method.{k}"))),
+                (false, false) => {
+                    return Err(bad(format!(
+                        "--set {k}: neither `{problem}` (keys: {}) nor `{method}` (keys: {}) has this parameter; optional parameters without a default are set as problem.{k} or method.{k}",
+                        pdef.keys().cloned().collect::<Vec<_>>().join(", "),
+                        mdef.keys().cloned().collect::<Vec<_>>().join(", ")
+                    )))
+                }
+            },
+        };
+        match side {
+            "problem" => pt.insert(key.into(), value),
+            "method" => mt.insert(key.into(), value),
+            "projection" => {
+                use_projection = true;
+                jt.insert(key.into(), value)
+            }
+            _ => return Err(bad(format!("--set {k}: unknown prefix or key; use problem.KEY, method.KEY or projection.KEY (projection keys: {})", jdef.keys().cloned().collect::<Vec<_>>().join(", ")))),
+        };
+    }
+    if !(h.is_finite() && h > 0.0) {
+        return Err(bad(format!("--h {h}: give a step size > 0")));
+    }
+    let t_end = match t_end {
+        Some(t) if !(t.is_finite() && t > 0.0) => {
+            return Err(bad(format!("--t-end {t}: give an end time > 0")));
+        }
+        t => t,
+    };
+    let spec = one_cell_spec(
+        problem,
+        &pt,
+        method,
+        &mt,
+        use_projection.then_some(&jt),
+        h,
+        t_end,
+    )?;
+    let cells = expand(&spec, "simulate", registry).map_err(bad)?;
+    let [cell] = cells.as_slice() else {
+        return Err(bad(format!(
+            "simulate runs one cell, but the parameters expand to {}",
+            cells.len()
+        )));
+    };
+    let mut rec = TrajectoryRecorder::new(1);
+    let mut summary = driftlab_core::MetricsObserver::new(0);
+    let out = drive_cell(registry, cell, &mut [&mut rec, &mut summary]).map_err(bad)?;
+    if let Some(path) = trace {
+        write_trace(path, &rec)
+            .map_err(|e| Failure(format!("cannot write trace `{}`: {e}", path.display()), 1))?;
+    }
+    let s = &summary.summary;
+    match &out.status {
+        RunStatus::Ok => out!(
+            "status: ok ({} steps of h = {:e} to t = {})",
+            out.steps,
+            cell.h,
+            out.final_state.t
+        ),
+        RunStatus::Failed { t, reason } => out!("status: failed at t = {t}: {reason}"),
+    }
+    out!(
+        "max ‖Φ‖∞ = {:e}   max ‖Φ_q v + Φ_t‖∞ = {:e}   max ‖Φ_q a − γ‖∞ = {:e}",
+        s.max_pos_residual,
+        s.max_vel_residual,
+        s.max_acc_residual
+    );
+    out!("max relative energy error = {:e}", s.max_energy_rel_error);
+    out!(
+        "max error: q {:e}   v {:e}   λ {:e}",
+        s.err_q,
+        s.err_v,
+        s.err_lambda
+    );
+    out!(
+        "cost: {} factorizations ({} symbolic), {} Newton iterations, {} projection iterations, {:.3} s",
+        out.stats.factorizations, out.stats.symbolic_analyses, out.stats.newton_iterations, out.stats.projection_iterations, out.wall_seconds()
+    );
+    Ok(())
+}
+
+/// The spec of one `simulate` call: one problem, one method (with projection when asked),
+/// one fixed step. List values are wrapped so that they stay one value instead of sweeping.
+fn one_cell_spec(
+    problem: &str,
+    problem_params: &toml::Table,
+    method: &str,
+    method_params: &toml::Table,
+    projection: Option<&toml::Table>,
+    h: f64,
+    t_end: Option<f64>,
+) -> Result<Spec, Failure> {
+    let unswept = |t: &toml::Table| -> toml::Table {
+        t.iter()
+            .map(|(k, v)| match v {
+                toml::Value::Array(_) => (k.clone(), toml::Value::Array(vec![v.clone()])),
+                _ => (k.clone(), v.clone()),
+            })
+            .collect()
+    };
+    let mut m = toml::Table::new();
+    m.insert("id".into(), method.into());
+    m.insert("params".into(), unswept(method_params).into());
+    if let Some(p) = projection {
+        m.insert("projection".into(), p.clone().into());
+    }
+    let mut p = toml::Table::new();
+    p.insert("id".into(), problem.into());
+    p.insert("params".into(), unswept(problem_params).into());
+    let mut spec = toml::Table::new();
+    spec.insert("schema_version".into(), i64::from(SCHEMA_VERSION).into());
+    spec.insert("name".into(), "simulate".into());
+    if let Some(t) = t_end {
+        spec.insert("t_end".into(), t.into());
+    }
+    let mut steps = toml::Table::new();
+    steps.insert("h".into(), vec![toml::Value::from(h)].into());
+    spec.insert("steps".into(), steps.into());
+    spec.insert("problems".into(), vec![toml::Value::from(p)].into());
+    spec.insert("methods".into(), vec![toml::Value::from(m)].into());
+    let spec: Spec = toml::Value::from(spec).try_into().map_err(bad)?;
+    spec.sized(None, "simulate").map_err(bad)
+}
+
+/// CSV with `t, q0…, v0…, lambda0…, pos_residual, vel_residual, energy_rel_error`
+/// (index-1: `t, x0…, z0…, pos_residual`), every number in round-trip `{:e}` format.
+fn write_trace(path: &Path, rec: &TrajectoryRecorder) -> std::io::Result<()> {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let Some((s0, _)) = rec.points.first() else {
+        return Ok(());
+    };
+    let mut head = vec!["t".to_string()];
+    // An index-1 state has no velocities (`State::semi_explicit`).
+    let index1 = s0.v.is_empty() && !s0.q.is_empty();
+    let (qn, ln) = if index1 { ("x", "z") } else { ("q", "lambda") };
+    head.extend((0..s0.q.len()).map(|i| format!("{qn}{i}")));
+    if !index1 {
+        head.extend((0..s0.v.len()).map(|i| format!("v{i}")));
+    }
+    head.extend((0..s0.lambda.len()).map(|i| format!("{ln}{i}")));
+    head.push("pos_residual".into());
+    if !index1 {
+        head.push("vel_residual".into());
+        head.push("energy_rel_error".into());
+    }
+    writeln!(f, "{}", head.join(","))?;
+    for (s, m) in &rec.points {
+        let mut row = vec![format!("{:e}", s.t)];
+        row.extend(s.q.iter().map(|x| format!("{x:e}")));
+        if !index1 {
+            row.extend(s.v.iter().map(|x| format!("{x:e}")));
+        }
+        row.extend(s.lambda.iter().map(|x| format!("{x:e}")));
+        row.push(format!("{:e}", m.pos_residual));
+        if !index1 {
+            row.push(format!("{:e}", m.vel_residual));
+            row.push(format!("{:e}", m.energy_rel_error));
+        }
+        writeln!(f, "{}", row.join(","))?;
+    }
+    f.flush()
+}
+
+fn run_experiments(
+    registry: &Registry,
+    dir: &Path,
+    out: &Path,
+    size: Option<String>,
+    threads: Option<usize>,
+) -> Result<(), Failure> {
+    let mut specs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| bad(format!("cannot read experiments folder `{}`: {e}; run from the repository root or pass --dir", dir.display())))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    specs.sort();
+    if specs.is_empty() {
+        return Err(bad(format!("no *.toml specs in `{}`", dir.display())));
+    }
+    // Validate every spec before running any, so a typo does not cost a long run.
+    let mut loaded = Vec::new();
+    for p in &specs {
+        let (s, text) = Spec::load(p).map_err(bad)?;
+        loaded.push((p.clone(), s, text));
+    }
+    let clock = std::time::Instant::now();
+    for (i, (p, s, text)) in loaded.iter().enumerate() {
+        eprintln!("[{}/{}] {} ({})", i + 1, loaded.len(), s.name, p.display());
+        let opts = RunOptions {
+            out_dir: Some(out.join(&s.name)),
+            threads,
+            size: size.clone(),
+            progress: true,
+            registry: registry.clone(),
+        };
+        let sum = run_spec(s, text, &p.display().to_string(), &opts)
+            .map_err(|e| Failure(e.to_string(), 1))?;
+        eprintln!(
+            "      {} cells, {} failed, {:.1} s → {}",
+            sum.cells,
+            sum.failed,
+            sum.seconds,
+            sum.out_dir.display()
+        );
+    }
+    eprintln!(
+        "experiments done in {:.1} s; building figures",
+        clock.elapsed().as_secs_f64()
+    );
+    report(out)
+}
+
+fn report(dir: &Path) -> Result<(), Failure> {
+    let made = driftlab_report::report_all(dir).map_err(|e| Failure(e.to_string(), 1))?;
+    for (name, files) in &made {
+        out!("{name}: {} files", files.len());
+    }
+    Ok(())
+}

@@ -1,0 +1,96 @@
+//! `symplectic-euler`: the symplectic (semi-implicit) Euler step on the index-1 form,
+//!
+//! ```text
+//! [M Φ_qᵀ; Φ_q 0][a_k; λ_k] = [f(t_k, q_k, v_k); γ(t_k, q_k, v_k)]
+//! v_{k+1} = v_k + h a_k,     q_{k+1} = q_k + h v_{k+1}
+//! ```
+//!
+//! Global order 1 in q, v, λ (Hairer, Lubich & Wanner, *Geometric Numerical Integration*,
+//! 2006, §I.1.2). Only Φ_q a = γ is imposed, so Φ drifts; driftlab's projection decorator
+//! (`projection = {}` in a spec) holds Φ = 0 and Φ_q v = 0 — not this file's business.
+
+use driftlab_core::method::{not_ready, unsupported};
+use driftlab_core::{params, ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo};
+use driftlab_core::{MethodStats, State, StepError, StepReport, SystemRef};
+use driftlab_methods::dynamics::{add_kkt_stats, AccelerationSolver, KktChoice};
+use driftlab_methods::MethodEntry;
+use serde::{Deserialize, Serialize};
+
+/// Symplectic Euler with the acceleration-level KKT solve of driftlab's method kit.
+#[derive(Default)]
+pub struct SymplecticEuler {
+    solver: Option<AccelerationSolver>,
+    stats: MethodStats,
+}
+
+/// Declared properties of `symplectic-euler`.
+pub fn info() -> MethodInfo {
+    MethodInfo {
+        id: "symplectic-euler".into(),
+        family: "user-example".into(),
+        title: "Symplectic Euler on the index-1 form (a user's own method)".into(),
+        equations: "[M Φ_qᵀ; Φ_q 0][a_k; λ_k] = [f_k; γ_k];  v_{k+1} = v_k + h a_k;  q_{k+1} = q_k + h v_{k+1}".into(),
+        citation: "Hairer, Lubich & Wanner, Geometric Numerical Integration (2006), §I.1.2; global order 1".into(),
+        orders: DeclaredOrders { q: Some(1.0), v: Some(1.0), lambda: Some(1.0) },
+        enforces: ConstraintLevels { acceleration: true, ..ConstraintLevels::default() },
+        symplectic: true,
+        nonholonomic: true,
+        ..MethodInfo::default()
+    }
+}
+
+/// Parameters of `symplectic-euler`: none (a key in a spec is an error naming it).
+#[derive(Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SymplecticEulerParams {}
+
+/// Catalog line of `symplectic-euler`.
+pub fn entry() -> MethodEntry {
+    MethodEntry {
+        id: "symplectic-euler",
+        info,
+        build: |t| {
+            params::parse::<SymplecticEulerParams>("method", "symplectic-euler", t)?;
+            Ok(Box::new(SymplecticEuler::default()))
+        },
+        defaults: params::defaults::<SymplecticEulerParams>,
+    }
+}
+
+impl Method for SymplecticEuler {
+    fn info(&self) -> MethodInfo {
+        info()
+    }
+    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
+        let SystemRef::Mechanical(s) = sys else { return Err(unsupported(&info(), sys.form())) };
+        self.solver = Some(AccelerationSolver::new(s, KktChoice::default())?);
+        Ok(self.refresh(sys, state)?)
+    }
+    fn step(&mut self, sys: SystemRef<'_>, s: &mut State, h: f64) -> Result<StepReport, StepError> {
+        if self.solver.is_none() || !matches!(sys, SystemRef::Mechanical(_)) {
+            return Err(not_ready("symplectic-euler", s.t));
+        }
+        for i in 0..s.q.len() {
+            s.v[i] += h * s.a[i];
+            s.q[i] += h * s.v[i];
+        }
+        s.t += h;
+        self.stats.steps += 1;
+        self.refresh(sys, s)?;
+        Ok(StepReport { factorizations: 1, ..StepReport::default() })
+    }
+    fn refresh(&mut self, sys: SystemRef<'_>, s: &mut State) -> Result<(), StepError> {
+        let (SystemRef::Mechanical(m), Some(solver)) = (sys, self.solver.as_mut()) else {
+            return Err(not_ready("symplectic-euler", s.t));
+        };
+        solver.solve(m, s.t, &s.q, &s.v, None, &mut s.a, &mut s.lambda)
+    }
+    fn restartable(&self) -> bool {
+        true
+    }
+    fn stats(&self) -> MethodStats {
+        let mut s = self.stats;
+        self.solver.iter().for_each(|k| add_kkt_stats(&mut s, k.stats()));
+        s
+    }
+}

@@ -1,0 +1,68 @@
+//! The user's crate end to end: its spec runs through driftlab's runner with the user's
+//! registry, every fitted order lies within ±0.15 of the declared one (the band of
+//! driftlab-runner's convergence suite), the report draws the user's problem, and the
+//! user's binary lists and describes its own entries.
+
+use driftlab_example_user::registry;
+use driftlab_runner::{run_spec, RunOptions, Spec};
+use std::path::Path;
+
+fn spec_path() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("dumbbell-orders.toml")
+}
+
+#[test]
+fn the_users_spec_runs_fits_orders_and_reports() {
+    let out = std::env::temp_dir().join(format!("driftlab-user-crate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let (spec, text) = Spec::load(&spec_path()).expect("the example spec parses");
+    let opts = RunOptions {
+        out_dir: Some(out.join(&spec.name)),
+        size: Some("quick".into()),
+        registry: registry(),
+        ..RunOptions::default()
+    };
+    let sum = run_spec(&spec, &text, "dumbbell-orders.toml", &opts).expect("the spec runs");
+    assert_eq!((sum.cells, sum.failed), (9, 0), "3 methods × 3 step sizes, none failed");
+    assert_eq!(sum.orders.len(), 9, "q, v, λ for each of the 3 methods");
+    for o in &sum.orders {
+        let (seen, want) = (o.observed_order, o.expected_order);
+        assert!(
+            matches!((seen, want), (Some(p), Some(w)) if (p - w).abs() <= 0.15),
+            "{} {}: observed {seen:?}, declared {want:?}",
+            o.variant,
+            o.quantity
+        );
+    }
+    let files = driftlab_report::report_experiment(&out.join(&spec.name)).expect("report");
+    assert!(files.iter().any(|f| f.ends_with("convergence_spring-dumbbell.pdf")), "{files:?}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn the_users_binary_lists_and_describes_its_own_entries() {
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_my-driftlab"))
+            .args(args)
+            .output()
+            .expect("my-driftlab runs");
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    assert!(run(&["list", "problems"]).contains("spring-dumbbell"));
+    assert!(run(&["list", "methods"]).contains("symplectic-euler"));
+    assert!(run(&["describe", "spring-dumbbell"]).contains("spin = 3"));
+    let sim = run(&[
+        "simulate",
+        "--problem",
+        "spring-dumbbell",
+        "--method",
+        "symplectic-euler",
+        "--projection",
+        "--h",
+        "0.01",
+        "--t-end",
+        "0.5",
+    ]);
+    assert!(sim.contains("status: ok (50 steps"), "{sim}");
+}
