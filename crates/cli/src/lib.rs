@@ -378,7 +378,9 @@ fn simulate(registry: &Registry, args: &SimulateArgs) -> Result<(), Failure> {
             cell.h,
             out.final_state.t
         ),
-        RunStatus::Failed { t, reason } => out!("status: failed at t = {t}: {reason}"),
+        RunStatus::Failed { t, error } => {
+            out!("status: failed ({}) at t = {t}: {error}", error.kind())
+        }
     }
     out!(
         "max ‖Φ‖∞ = {:e}   max ‖Φ_q v + Φ_t‖∞ = {:e}   max ‖Φ_q a − γ‖∞ = {:e}",

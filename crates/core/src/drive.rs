@@ -13,7 +13,7 @@
 //! `output_dt` are hit exactly (the step is clipped onto them).
 
 use crate::control::{ControllerKind, StepController, Tolerances};
-use crate::error::{MethodError, StepError};
+use crate::error::{MethodError, RunError, StepError};
 use crate::method::{Method, MethodStats, StepReport};
 use crate::observe::{MetricsEvaluator, Observer};
 use crate::state::State;
@@ -109,12 +109,12 @@ impl Schedule {
 pub enum RunStatus {
     /// Reached the end time.
     Ok,
-    /// Stopped early: at time `t` (last successfully reached), for `reason`.
+    /// Stopped early: at time `t` (last successfully reached), for `error`.
     Failed {
         /// Last time reached.
         t: f64,
-        /// Typed reason, rendered.
-        reason: String,
+        /// What went wrong, typed, with its numbers.
+        error: RunError,
     },
 }
 
@@ -137,6 +137,32 @@ pub struct RunOutcome {
     pub observe_seconds: f64,
     /// Counters of an error-controlled run (`None` for fixed steps).
     pub adaptive: Option<AdaptiveStats>,
+    /// What the accepted steps' [`StepReport`]s said, beyond the method's cumulative
+    /// counters.
+    pub reports: StepReportSummary,
+    /// The method's own named counters at the end ([`Method::counters`]).
+    pub counters: Vec<(&'static str, usize)>,
+}
+
+/// The per-step reports of a run's accepted steps, condensed.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepReportSummary {
+    /// Most Newton iterations one accepted step took (0 without Newton): how close the
+    /// run came to the method's iteration limit.
+    pub newton_iterations_max: usize,
+    /// Largest scaled local error estimate of an accepted step (`None`: the method gives
+    /// none). At fixed steps it says how far from `≤ 1` the chosen `h` is.
+    pub error_max: Option<f64>,
+}
+
+impl StepReportSummary {
+    /// Fold in the report of one accepted step.
+    pub fn add(&mut self, r: &StepReport) {
+        self.newton_iterations_max = self.newton_iterations_max.max(r.newton_iterations);
+        if let Some(e) = r.error {
+            self.error_max = Some(self.error_max.map_or(e, |m| m.max(e)));
+        }
+    }
 }
 
 impl RunOutcome {
@@ -167,7 +193,7 @@ pub fn drive(
         refuse_unsupported(sys, method, schedule).and_then(|()| method.init(sys, &mut state));
     let mut run = Loop::new(sys, state, clock.elapsed().as_secs_f64(), schedule);
     if let Err(e) = init {
-        run.fail(run.state.t, e.to_string());
+        run.fail(run.state.t, e);
         return run.finish(method);
     }
     if schedule.adaptive.is_none() && schedule.n_steps > schedule.max_steps {
@@ -177,7 +203,7 @@ pub fn drive(
             t_end: schedule.t_end(t0),
             budget: schedule.max_steps,
         };
-        run.fail(t0, e.to_string());
+        run.fail(t0, e);
         return run.finish(method);
     }
     let done = schedule.adaptive.is_none() && schedule.n_steps == 0;
@@ -276,6 +302,8 @@ impl<'s> Loop<'s> {
                 h_max_used: f64::NAN,
                 ..AdaptiveStats::default()
             }),
+            reports: StepReportSummary::default(),
+            counters: Vec::new(),
         };
         Self {
             sys,
@@ -287,12 +315,16 @@ impl<'s> Loop<'s> {
         }
     }
 
-    fn fail(&mut self, t: f64, reason: String) {
-        self.out.status = RunStatus::Failed { t, reason };
+    fn fail(&mut self, t: f64, error: impl Into<RunError>) {
+        self.out.status = RunStatus::Failed {
+            t,
+            error: error.into(),
+        };
     }
 
     fn finish(mut self, method: &dyn Method) -> RunOutcome {
         self.out.stats = method.stats();
+        self.out.counters = method.counters();
         self.out.final_state = self.state;
         self.out
     }
@@ -340,11 +372,14 @@ impl<'s> Loop<'s> {
             let t_start = self.state.t;
             let res = self.attempt(method, schedule.h);
             self.state.t = t0 + k as f64 * schedule.h;
-            let failure = res.err().or_else(|| self.state_error(self.state.t));
-            if let Some(e) = failure {
-                self.fail(t_start, e.to_string());
-                self.state.clone_from(&self.last_good);
-                return;
+            let res = res.and_then(|r| self.state_error(self.state.t).map_or(Ok(r), Err));
+            match res {
+                Ok(report) => self.out.reports.add(&report),
+                Err(e) => {
+                    self.fail(t_start, e);
+                    self.state.clone_from(&self.last_good);
+                    return;
+                }
             }
             self.out.steps = k;
             let last = k == schedule.n_steps;
@@ -398,7 +433,7 @@ impl<'s> Loop<'s> {
                         budget: max_steps,
                     }
                 };
-                self.fail(t, e.to_string());
+                self.fail(t, e);
                 return;
             }
             attempts += 1;
@@ -442,7 +477,7 @@ impl<'s> Loop<'s> {
                     t_end: a.t_end,
                     budget: max_steps,
                 };
-                return self.fail(t, e.to_string());
+                return self.fail(t, e);
             }
             let target = next_output(t0, t, a);
             let h = target - t;
@@ -450,7 +485,7 @@ impl<'s> Loop<'s> {
                 Ok(r) => r,
                 Err(e) => {
                     self.state.clone_from(&self.last_good);
-                    return self.fail(t, e.to_string());
+                    return self.fail(t, e);
                 }
             };
             let taken = report.taken.unwrap_or(h).min(h);
@@ -461,8 +496,9 @@ impl<'s> Loop<'s> {
             };
             if let Some(e) = self.state_error(self.state.t) {
                 self.state.clone_from(&self.last_good);
-                return self.fail(t, e.to_string());
+                return self.fail(t, e);
             }
+            self.out.reports.add(&report);
             self.tally(|s| {
                 s.accepted += 1;
                 s.rejected += report.rejected;
@@ -502,7 +538,7 @@ impl<'s> Loop<'s> {
                         Attempt::Retry(e, h_next)
                     }
                     None => {
-                        self.fail(t, e.to_string());
+                        self.fail(t, e);
                         Attempt::Failed
                     }
                 };
@@ -511,14 +547,7 @@ impl<'s> Loop<'s> {
         // A NaN estimate goes to the controller, which rejects it as infinitely large.
         let Some(err) = report.error else {
             self.state.clone_from(&self.last_good);
-            self.fail(
-                t,
-                format!(
-                    "the method declares a local error estimate but returned no estimate for \
-                     the step of h = {h:e} at t = {t}: an error-controlled run needs one every \
-                     step (a decorator that does not pass the tolerances on?)"
-                ),
-            );
+            self.fail(t, StepError::MissingEstimate { t, h });
             return Attempt::Failed;
         };
         let d = ctl.decide(h, err, report.newton_iterations, report.newton_limit);
@@ -528,6 +557,7 @@ impl<'s> Loop<'s> {
             method.reject();
             return Attempt::Rejected(err, d.h_next);
         }
+        self.out.reports.add(&report);
         self.tally(|s| {
             s.accepted += 1;
             s.h_min_used = s.h_min_used.min(h);

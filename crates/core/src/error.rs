@@ -1,5 +1,6 @@
 //! Typed failures. Every variant carries the numbers that explain it; the runner turns
-//! them into a `failed` row with `fail_time` and `fail_reason`, never a panic.
+//! them into a `failed` row with `fail_time`, `fail_kind` (the variant's tag) and
+//! `fail_reason` (its message), never a panic.
 
 use thiserror::Error;
 
@@ -132,6 +133,15 @@ pub enum StepError {
         /// What the first attempt ran into.
         cause: String,
     },
+    /// A method that declares a local error estimate returned none for a step of an
+    /// error-controlled run (a decorator that does not pass the tolerances on?).
+    #[error("the method declares a local error estimate but returned no estimate for the step of h = {h:e} at t = {t}: an error-controlled run needs one every step (a decorator that does not pass the tolerances on?)")]
+    MissingEstimate {
+        /// Time of the step start.
+        t: f64,
+        /// Step size.
+        h: f64,
+    },
     /// An external integrator (SUNDIALS IDA) gave up, with its own return flag and message.
     #[error("{solver} failed at t = {t}: {flag}: {message}")]
     External {
@@ -147,6 +157,26 @@ pub enum StepError {
 }
 
 impl StepError {
+    /// The variant as a stable kebab-case tag (the runs table's `fail_kind`), so that a
+    /// reader filters failures by kind instead of parsing messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            StepError::LinearSolve { .. } => "linear-solve",
+            StepError::NewtonDiverged { .. } => "newton-diverged",
+            StepError::NotReady { .. } => "not-ready",
+            StepError::StageIterationDiverged { .. } => "stage-iteration-diverged",
+            StepError::ProjectionFailed { .. } => "projection-failed",
+            StepError::NonFinite { .. } => "non-finite",
+            StepError::Diverged { .. } => "diverged",
+            StepError::NewtonSlow { .. } => "newton-slow",
+            StepError::StepSizeUnderflow { .. } => "step-size-underflow",
+            StepError::StepBudget { .. } => "step-budget",
+            StepError::RecoveryFailed { .. } => "recovery-failed",
+            StepError::MissingEstimate { .. } => "missing-estimate",
+            StepError::External { .. } => "external",
+        }
+    }
+
     /// Whether an error-controlled run may retry the step with a smaller `h` (a Newton
     /// or stage iteration that failed, a singular or inaccurate linear solve, a failed
     /// projection, a non-finite state), and the step-size factor to retry with when the
@@ -191,6 +221,40 @@ pub enum MethodError {
     /// Initialization (consistent λ0, symbolic analysis) failed.
     #[error("initialization failed: {0}")]
     Init(#[from] StepError),
+}
+
+impl MethodError {
+    /// The variant as a stable kebab-case tag (the runs table's `fail_kind`); the step
+    /// error of a failed initialization is in the message.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            MethodError::UnsupportedForm { .. } => "unsupported-form",
+            MethodError::Incompatible { .. } => "incompatible",
+            MethodError::Init(_) => "init",
+        }
+    }
+}
+
+/// Why a run ended before its end time: it could not start, or a step failed.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The method could not be set up for the system (refused or failed `init`).
+    #[error(transparent)]
+    Setup(#[from] MethodError),
+    /// A step failed and the run could not continue.
+    #[error(transparent)]
+    Step(#[from] StepError),
+}
+
+impl RunError {
+    /// Stable kebab-case tag of the failure ([`StepError::kind`], [`MethodError::kind`]).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            RunError::Setup(e) => e.kind(),
+            RunError::Step(e) => e.kind(),
+        }
+    }
 }
 
 /// A parameter table could not be turned into typed parameters.

@@ -29,8 +29,10 @@ pub mod state;
 pub mod system;
 
 pub use control::{ControllerKind, StepController, Tolerances};
-pub use drive::{drive, Adaptive, AdaptiveStats, RunOutcome, RunStatus, Schedule};
-pub use error::{MethodError, ParamError, StepError};
+pub use drive::{
+    drive, Adaptive, AdaptiveStats, RunOutcome, RunStatus, Schedule, StepReportSummary,
+};
+pub use error::{MethodError, ParamError, RunError, StepError};
 pub use method::{
     ConstraintLevels, DeclaredOrders, ErrorEstimate, Method, MethodInfo, MethodStats, StepReport,
 };

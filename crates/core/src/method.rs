@@ -210,6 +210,13 @@ pub trait Method: Send {
     }
     /// Cumulative counters.
     fn stats(&self) -> MethodStats;
+    /// The method's own named counters beyond [`MethodStats`] (e.g. how many steps each
+    /// regime of a switching method took), cumulative over the run; the runner writes
+    /// them to the runs table's `counters` column. A decorator appends its inner
+    /// method's. Default: none.
+    fn counters(&self) -> Vec<(&'static str, usize)> {
+        Vec::new()
+    }
     /// Tolerances of an error-controlled run, given by [`crate::drive()`] before `init`
     /// (methods with an [`ErrorEstimate`] scale their error and Newton tolerance by them).
     fn set_tolerances(&mut self, _tol: crate::control::Tolerances) {}

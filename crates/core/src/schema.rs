@@ -72,7 +72,8 @@ pub mod runs {
         ATOL: "atol", OptReal, "problem", "absolute tolerance of an error-controlled cell (null for fixed steps)";
         STATUS: "status", Text, "—", "`ok` or `failed`";
         FAIL_TIME: "fail_time", OptReal, "s", "last time reached before the failure (null if ok)";
-        FAIL_REASON: "fail_reason", OptText, "—", "typed error with its numbers (null if ok)";
+        FAIL_KIND: "fail_kind", OptText, "—", "what failed, as a stable tag: a `StepError` or `MethodError` variant (`newton-diverged`, `step-size-underflow`, `unsupported-form`, …), `build` (parameters refused when the cell was built) or `panic` (null if ok)";
+        FAIL_REASON: "fail_reason", OptText, "—", "the typed error's message with its numbers (null if ok)";
         STEPS: "steps", Count, "1", "steps completed (accepted steps of an error-controlled cell)";
         REJECTED_STEPS: "rejected_steps", Count, "1", "steps rejected by the error test (0 for fixed steps)";
         NEWTON_FAILURES: "newton_failures", Count, "1", "step attempts whose Newton iteration or linear solve failed and were retried with a smaller h (0 for fixed steps)";
@@ -103,6 +104,9 @@ pub mod runs {
         RELAXATIONS: "relaxations", Count, "1", "emergency relaxations: constraint restored over several steps (`recovery`)";
         SYMBOLIC_ANALYSES: "symbolic_analyses", Count, "1", "symbolic analyses (once per sparse structure)";
         SOLVES: "solves", Count, "1", "linear solves (incl. refinement)";
+        NEWTON_MAX_PER_STEP: "newton_max_per_step", Count, "1", "most Newton iterations one accepted step took (0 without Newton)";
+        ERROR_ESTIMATE_MAX: "error_estimate_max", OptReal, "1", "largest scaled local error estimate of an accepted step (≤ 1 under error control; null for methods without an estimate)";
+        COUNTERS: "counters", Text, "—", "the method's own counters (JSON object, e.g. hybrid's `soft_steps`, `baumgarte_steps`, `projected_steps`; `{}` when none)";
         WALL_SECONDS: "wall_seconds", Real, "s", "total wall time of the cell (init + steps + metrics); the median over `repeat` runs";
         STEP_SECONDS: "step_seconds", Real, "s", "wall time inside the method's steps; the median over `repeat` runs";
         REPEAT: "repeat", Count, "1", "runs of the cell behind the times (spec key `repeat`)";

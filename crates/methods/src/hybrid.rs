@@ -106,7 +106,8 @@ impl Hybrid {
         }
     }
 
-    /// A new instance (validates thresholds and gains).
+    /// The method with parameters `p`; `ParamError` unless `0 ≤ soft_below < project_above`,
+    /// `tol > 0` and the penalty and Baumgarte gains are valid.
     pub fn new(p: HybridParams) -> Result<Self, ParamError> {
         if !(p.soft_below >= 0.0 && p.project_above > p.soft_below) {
             return Err(ParamError::OutOfRange {
@@ -166,15 +167,17 @@ impl Method for Hybrid {
     fn info(&self) -> MethodInfo {
         let mut i = info();
         i.title = format!(
-            "{} (ε_s = {:e}, ε_p = {:e}; steps soft/Baumgarte/projected = {}/{}/{})",
-            i.title,
-            self.p.soft_below,
-            self.p.project_above,
-            self.counts.soft,
-            self.counts.baumgarte,
-            self.counts.projected
+            "{} (ε_s = {:e}, ε_p = {:e})",
+            i.title, self.p.soft_below, self.p.project_above
         );
         i
+    }
+    fn counters(&self) -> Vec<(&'static str, usize)> {
+        vec![
+            ("soft_steps", self.counts.soft),
+            ("baumgarte_steps", self.counts.baumgarte),
+            ("projected_steps", self.counts.projected),
+        ]
     }
     fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
         let SystemRef::Mechanical(s) = sys else {

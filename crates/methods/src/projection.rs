@@ -770,6 +770,9 @@ impl Method for Projected {
         self.p.every == 1 && self.inner.restartable()
     }
 
+    fn counters(&self) -> Vec<(&'static str, usize)> {
+        self.inner.counters()
+    }
     fn stats(&self) -> MethodStats {
         let mut s = self.inner.stats();
         if let Some(k) = &self.kkt {

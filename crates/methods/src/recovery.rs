@@ -553,6 +553,9 @@ impl Method for Recovered {
         self.p.strategy != Strategy::Relax && self.inner.restartable()
     }
 
+    fn counters(&self) -> Vec<(&'static str, usize)> {
+        self.inner.counters()
+    }
     fn stats(&self) -> MethodStats {
         let mut st = self.inner.stats();
         if let Some(w) = &self.work {

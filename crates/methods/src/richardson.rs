@@ -143,6 +143,9 @@ impl Method for Richardson {
         true
     }
 
+    fn counters(&self) -> Vec<(&'static str, usize)> {
+        self.inner.counters()
+    }
     fn stats(&self) -> MethodStats {
         self.inner.stats()
     }

@@ -8,8 +8,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
 use driftlab_core::{
-    drive, Adaptive, ControllerKind, Metrics, MetricsObserver, Observer, RunOutcome, RunStatus,
-    Schedule, State, SummaryMetrics, SystemRef, Tolerances,
+    drive, Adaptive, ControllerKind, MethodError, Metrics, MetricsObserver, Observer, RunError,
+    RunOutcome, RunStatus, Schedule, State, StepError, SummaryMetrics, SystemRef, Tolerances,
 };
 use driftlab_methods::build;
 use driftlab_problems::build as problem;
@@ -171,10 +171,10 @@ fn a_missing_estimate_ends_the_run() {
         &mut [],
     );
     match &out.status {
-        RunStatus::Failed { reason, t } => {
+        RunStatus::Failed { error, t } => {
             assert!(
-                reason.contains("returned no estimate") && *t == 0.0,
-                "{reason}"
+                matches!(error, RunError::Step(StepError::MissingEstimate { .. })) && *t == 0.0,
+                "{error}"
             )
         }
         s => panic!("{s:?}"),
@@ -251,12 +251,10 @@ fn guards_end_the_run_as_failures_with_their_reasons() {
     a.h_min = 0.04;
     let (out, _) = run("pendulum", PERIOD2, "radau", a);
     match &out.status {
-        RunStatus::Failed { reason, .. } => {
-            assert!(
-                reason.contains("step size underflow") && reason.contains("h_min = 4e-2"),
-                "{reason}"
-            )
-        }
+        RunStatus::Failed { error, .. } => assert!(
+            matches!(error, RunError::Step(StepError::StepSizeUnderflow { h_min, .. }) if (*h_min - 0.04).abs() < 1e-15),
+            "{error}"
+        ),
         s => panic!("{s:?}"),
     }
     // The step budget counts attempts.
@@ -266,21 +264,23 @@ fn guards_end_the_run_as_failures_with_their_reasons() {
     s.max_steps = 10;
     let out = drive(p.as_system(), m.as_mut(), &s, &mut []);
     match &out.status {
-        RunStatus::Failed { reason, .. } => {
-            assert!(reason.contains("step budget of 10"), "{reason}")
-        }
+        RunStatus::Failed { error, .. } => assert!(
+            matches!(
+                error,
+                RunError::Step(StepError::StepBudget { budget: 10, .. })
+            ),
+            "{error}"
+        ),
         s => panic!("{s:?}"),
     }
     assert!(out.adaptive.unwrap().accepted <= 10);
     // A method without an error estimate is refused, naming the fix.
     let (out, _) = run("pendulum", "", "taylor", schedule(1e-6, 1.0));
     match &out.status {
-        RunStatus::Failed { reason, .. } => {
-            assert!(
-                reason.contains("no local error estimate") && reason.contains("radau"),
-                "{reason}"
-            )
-        }
+        RunStatus::Failed { error, .. } => assert!(
+            matches!(error, RunError::Setup(MethodError::Incompatible { reason, .. }) if reason.contains("radau")),
+            "{error}"
+        ),
         s => panic!("{s:?}"),
     }
 }
@@ -333,7 +333,10 @@ fn richardson_control_drives_restartable_methods_and_refuses_the_others() {
     );
     let (refused, _) = run_r("generalized-alpha", 1e-5);
     match &refused.status {
-        RunStatus::Failed { reason, .. } => assert!(reason.contains("restartable"), "{reason}"),
+        RunStatus::Failed { error, .. } => assert!(
+            error.kind() == "incompatible" && error.to_string().contains("restartable"),
+            "{error}"
+        ),
         s => panic!("{s:?}"),
     }
 }

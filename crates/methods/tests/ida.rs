@@ -181,9 +181,12 @@ mod with_ida {
             &Schedule::adaptive(schedule(1e-8, 0.03)),
             &mut [],
         );
-        let RunStatus::Failed { reason, .. } = out.status else {
+        let RunStatus::Failed { error, .. } = out.status else {
             panic!("expected IDA to fail without index scaling")
         };
-        assert!(reason.contains("IDA_CONV_FAIL"), "{reason}");
+        assert!(
+            error.kind() == "external" && error.to_string().contains("IDA_CONV_FAIL"),
+            "{error}"
+        );
     }
 }

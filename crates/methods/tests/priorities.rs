@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
-use driftlab_core::{drive, MetricsObserver, Observer, RunStatus, Schedule};
+use driftlab_core::{drive, MethodError, MetricsObserver, Observer, RunError, RunStatus, Schedule};
 use driftlab_methods::build;
 use driftlab_problems::build as problem;
 
@@ -59,7 +59,16 @@ fn classical_methods_are_refused_on_conflicting_groups() {
         &mut [],
     );
     match out.status {
-        RunStatus::Failed { reason, .. } => assert!(reason.contains("prioritized"), "{reason}"),
+        RunStatus::Failed { error, .. } => assert!(
+            matches!(
+                error,
+                RunError::Setup(MethodError::UnsupportedForm {
+                    form: "prioritized",
+                    ..
+                })
+            ),
+            "{error}"
+        ),
         RunStatus::Ok => panic!("baumgarte ran an unsolvable DAE"),
     }
 }

@@ -117,9 +117,10 @@ fn projected_gauss_steps_over_the_elastic_modes_with_the_tangent() {
         5e-4,
     );
     match &without.status {
-        RunStatus::Failed { reason, .. } => assert!(
-            reason.contains("stage iteration diverged"),
-            "unexpected failure: {reason}"
+        RunStatus::Failed { error, .. } => assert_eq!(
+            error.kind(),
+            "stage-iteration-diverged",
+            "unexpected failure: {error}"
         ),
         other => panic!("expected the stage iteration to diverge, got {other:?}"),
     }

@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
-use driftlab_core::{drive, MetricsObserver, Observer, RunStatus, Schedule};
+use driftlab_core::{drive, MethodError, MetricsObserver, Observer, RunError, RunStatus, Schedule};
 use driftlab_methods::build;
 use driftlab_methods::moreau_jean::pgs;
 use driftlab_problems::build as problem;
@@ -70,7 +70,16 @@ fn methods_without_unilateral_support_are_refused() {
         &mut [],
     );
     match out.status {
-        RunStatus::Failed { reason, .. } => assert!(reason.contains("unilateral"), "{reason}"),
+        RunStatus::Failed { error, .. } => assert!(
+            matches!(
+                error,
+                RunError::Setup(MethodError::UnsupportedForm {
+                    form: "unilateral",
+                    ..
+                })
+            ),
+            "{error}"
+        ),
         RunStatus::Ok => panic!("rattle ignored the stops"),
     }
 }

@@ -363,15 +363,7 @@ pub fn write_report(root: &Path, all: &[Results]) -> Result<(PathBuf, PathBuf), 
                     r.problem_key(),
                     r.variant.clone(),
                     r.step_label(),
-                    if r.ok {
-                        "ok".into()
-                    } else {
-                        format!(
-                            "failed t={:.3}: {}",
-                            r.fail_time.unwrap_or(f64::NAN),
-                            r.fail_reason.clone().unwrap_or_default()
-                        )
-                    },
+                    r.status_text(),
                     e3(r.max_pos_residual),
                     e3(r.max_energy_rel_error),
                     if r.scd.is_some() {

@@ -22,6 +22,8 @@ pub struct Run {
     pub t_end: f64,
     pub ok: bool,
     pub fail_time: Option<f64>,
+    /// Stable tag of the failure (`newton-diverged`, …; runs::FAIL_KIND).
+    pub fail_kind: Option<String>,
     pub fail_reason: Option<String>,
     pub steps: u64,
     pub max_pos_residual: Option<f64>,
@@ -81,6 +83,20 @@ impl Run {
             Some(r) => format!("rtol {r:.0e} (h̄ {:.1e})", self.h),
             None => format!("{:.2e}", self.h),
         }
+    }
+
+    /// The status cell of the report's tables: `ok`, or the failure's kind, time and
+    /// message.
+    pub fn status_text(&self) -> String {
+        if self.ok {
+            return "ok".into();
+        }
+        format!(
+            "failed ({}) at t = {:.4}: {}",
+            self.fail_kind.as_deref().unwrap_or("unknown"),
+            self.fail_time.unwrap_or(f64::NAN),
+            self.fail_reason.as_deref().unwrap_or_default()
+        )
     }
 
     /// Problem and its parameters, as one key.
@@ -301,6 +317,11 @@ fn load_runs(dir: &Path) -> Result<Vec<Run>, ReportError> {
         Ok(_) => c.f64(runs::RTOL)?,
         Err(_) => vec![None; n],
     };
+    // Results written before failures were tagged have no `fail_kind` column.
+    let fail_kind = match df.column(runs::FAIL_KIND.name) {
+        Ok(_) => c.str(runs::FAIL_KIND)?,
+        Err(_) => vec![None; n],
+    };
     let deferred = c.f64(runs::FINAL_DEFERRED_RESIDUAL)?;
     let (fac, newton, proj, wall) = (
         c.u64(runs::FACTORIZATIONS)?,
@@ -331,6 +352,7 @@ fn load_runs(dir: &Path) -> Result<Vec<Run>, ReportError> {
             t_end: t_end[i].unwrap_or(f64::NAN),
             ok: status[i] == "ok",
             fail_time: fail_time[i],
+            fail_kind: fail_kind[i].clone(),
             fail_reason: fail_reason[i].clone(),
             steps: steps[i],
             max_pos_residual: mp[i],

@@ -18,15 +18,7 @@ pub fn write_summary(res: &Results, dir: &Path) -> Result<PathBuf, ReportError> 
     let _ = writeln!(s, "| problem | method | h | status | max ‖Φ‖∞ | max ‖Φ_q v‖∞ | max ‖Φ_q a − γ‖∞ | max energy err | err q | err v | err λ | factorizations | wall [s] |");
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in &res.runs {
-        let status = if r.ok {
-            "ok".to_string()
-        } else {
-            format!(
-                "failed at t = {:.4}: {}",
-                r.fail_time.unwrap_or(f64::NAN),
-                r.fail_reason.clone().unwrap_or_default()
-            )
-        };
+        let status = r.status_text();
         let _ = writeln!(
             s,
             "| {} | {} | {:.3e} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3} |",

@@ -34,6 +34,8 @@ pub struct RunRecord {
     pub ok: bool,
     #[allow(missing_docs)]
     pub fail_time: Option<f64>,
+    /// Stable tag of the failure ([`driftlab_core::RunError::kind`], `build` or `panic`).
+    pub fail_kind: Option<String>,
     #[allow(missing_docs)]
     pub fail_reason: Option<String>,
     #[allow(missing_docs)]
@@ -46,6 +48,10 @@ pub struct RunRecord {
     pub summary: driftlab_core::SummaryMetrics,
     /// Method counters.
     pub stats: driftlab_core::MethodStats,
+    /// The accepted steps' reports, condensed.
+    pub reports: driftlab_core::StepReportSummary,
+    /// The method's own named counters.
+    pub counters: Vec<(&'static str, usize)>,
     #[allow(missing_docs)]
     pub wall_seconds: f64,
     #[allow(missing_docs)]
@@ -126,6 +132,7 @@ const WRITERS: &[(ColumnDef, Writer)] = &[
     (runs::FAIL_TIME, |r| {
         Value::OptReal(r.fail_time.unwrap_or(f64::NAN))
     }),
+    (runs::FAIL_KIND, |r| Value::OptText(r.fail_kind.clone())),
     (runs::FAIL_REASON, |r| Value::OptText(r.fail_reason.clone())),
     (runs::STEPS, |r| Value::Count(r.steps)),
     (runs::REJECTED_STEPS, |r| {
@@ -195,6 +202,13 @@ const WRITERS: &[(ColumnDef, Writer)] = &[
         Value::Count(r.stats.symbolic_analyses)
     }),
     (runs::SOLVES, |r| Value::Count(r.stats.solves)),
+    (runs::NEWTON_MAX_PER_STEP, |r| {
+        Value::Count(r.reports.newton_iterations_max)
+    }),
+    (runs::ERROR_ESTIMATE_MAX, |r| {
+        Value::OptReal(r.reports.error_max.unwrap_or(f64::NAN))
+    }),
+    (runs::COUNTERS, |r| Value::Text(counters_json(&r.counters))),
     (runs::WALL_SECONDS, |r| Value::Real(r.wall_seconds)),
     (runs::STEP_SECONDS, |r| Value::Real(r.step_seconds)),
     (runs::REPEAT, |r| Value::Count(r.repeat)),
@@ -214,6 +228,15 @@ const WRITERS: &[(ColumnDef, Writer)] = &[
         Value::OptReal(r.declared.lambda.unwrap_or(f64::NAN))
     }),
 ];
+
+/// The `counters` column: a JSON object of the method's named counters.
+fn counters_json(counters: &[(&'static str, usize)]) -> String {
+    let map: serde_json::Map<String, serde_json::Value> = counters
+        .iter()
+        .map(|&(k, v)| (k.to_string(), v.into()))
+        .collect();
+    serde_json::Value::Object(map).to_string()
+}
 
 /// One column of the runs table from its writer, typed by the schema.
 fn runs_column(def: ColumnDef, get: Writer, rows: &[RunRecord]) -> Column {

@@ -144,9 +144,10 @@ fn run_cell_once(registry: &Registry, experiment: &str, cell: &Cell) -> (RunReco
     match result {
         Ok(Ok((out, metrics, states))) => {
             rec.ok = out.status == RunStatus::Ok;
-            if let RunStatus::Failed { t, reason } = &out.status {
+            if let RunStatus::Failed { t, error } = &out.status {
                 rec.fail_time = Some(*t);
-                rec.fail_reason = Some(reason.clone());
+                rec.fail_kind = Some(error.kind().into());
+                rec.fail_reason = Some(error.to_string());
             }
             rec.steps = out.steps;
             rec.adaptive = out.adaptive;
@@ -156,6 +157,8 @@ fn run_cell_once(registry: &Registry, experiment: &str, cell: &Cell) -> (RunReco
             }
             rec.summary = metrics.summary;
             rec.stats = out.stats;
+            rec.reports = out.reports;
+            rec.counters = out.counters.clone();
             rec.wall_seconds = out.wall_seconds();
             rec.step_seconds = out.step_seconds;
             let mut samples = Array2::<f64>::zeros((
@@ -209,6 +212,7 @@ fn run_cell_once(registry: &Registry, experiment: &str, cell: &Cell) -> (RunReco
         }
         Ok(Err(msg)) => {
             rec.fail_time = Some(0.0);
+            rec.fail_kind = Some("build".into());
             rec.fail_reason = Some(msg);
             (rec, empty)
         }
@@ -219,6 +223,7 @@ fn run_cell_once(registry: &Registry, experiment: &str, cell: &Cell) -> (RunReco
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "panic".into());
             rec.fail_time = Some(0.0);
+            rec.fail_kind = Some("panic".into());
             rec.fail_reason = Some(format!("internal error (panic): {msg}"));
             (rec, empty)
         }

@@ -128,16 +128,80 @@ id = "implicit-euler-pendulum"
             .iter()
             .find(|r| r.method == m && r.problem == p)
             .unwrap();
-        (r.ok, r.fail_reason.clone().unwrap_or_default())
+        (
+            r.ok,
+            r.fail_kind.clone().unwrap_or_default(),
+            r.fail_reason.clone().unwrap_or_default(),
+        )
     };
-    let (ok, why) = reason("taylor", "seed003-dae");
-    assert!(!ok && why.contains("does not support"), "{why}");
-    let (ok, why) = reason("implicit-euler-pendulum", "planar-chain");
-    assert!(!ok && why.contains("cannot run"), "{why}");
+    let (ok, kind, why) = reason("taylor", "seed003-dae");
+    assert!(!ok && kind == "unsupported-form", "{kind}: {why}");
+    let (ok, kind, why) = reason("implicit-euler-pendulum", "planar-chain");
+    assert!(
+        !ok && kind == "incompatible" && why.contains("cannot run"),
+        "{kind}: {why}"
+    );
     assert!(sum.rows.iter().filter(|r| r.ok).count() >= 3);
     let csv = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
     assert_eq!(csv.lines().count(), 7, "header + 6 rows");
-    assert!(csv.contains(",failed,"));
+    assert!(csv.contains(",failed,") && csv.contains(",unsupported-form,"));
+}
+
+/// Issue 11: what a method counts reaches its row — hybrid's regime counts in `counters`,
+/// the largest Newton count of a step and the largest local error estimate.
+#[test]
+fn method_counters_and_step_reports_reach_the_row() {
+    let dir = tmp("counters");
+    let text = r#"
+schema_version = 1
+name = "counters"
+t_end = 5.0
+[steps]
+h = [1e-3]
+[[problems]]
+id = "bertolazzi-pendulum"
+[[methods]]
+id = "hybrid"
+params = { soft_below = 1e-5, project_above = 1e-3 }
+[[methods]]
+id = "radau"
+"#;
+    let sum = run(text, &dir);
+    let hybrid = sum.rows.iter().find(|r| r.method == "hybrid").unwrap();
+    let count = |name: &str| {
+        hybrid
+            .counters
+            .iter()
+            .find(|c| c.0 == name)
+            .map_or(0, |c| c.1)
+    };
+    let total = count("soft_steps") + count("baumgarte_steps") + count("projected_steps");
+    assert_eq!(
+        total,
+        hybrid.steps + 1,
+        "one regime choice per step and the first"
+    );
+    let radau = sum.rows.iter().find(|r| r.method == "radau").unwrap();
+    assert!(radau.reports.newton_iterations_max >= 1);
+    assert!(radau.reports.error_max.is_some_and(|e| e > 0.0));
+    let df = CsvReadOptions::default()
+        .try_into_reader_with_file_path(Some(dir.join("runs.csv")))
+        .unwrap()
+        .finish()
+        .unwrap();
+    let counters = df
+        .column("counters")
+        .unwrap()
+        .str()
+        .unwrap()
+        .get(0)
+        .unwrap()
+        .to_string();
+    let parsed: serde_json::Value = serde_json::from_str(&counters).unwrap();
+    assert_eq!(
+        parsed["soft_steps"].as_u64(),
+        Some(count("soft_steps") as u64)
+    );
 }
 
 #[test]
