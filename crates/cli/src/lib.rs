@@ -14,7 +14,7 @@
 //! error of the command (failed cells are rows in the results).
 
 use clap::{Parser, Subcommand, ValueEnum};
-use driftlab_core::{MethodInfo, RunStatus, TrajectoryRecorder};
+use driftlab_core::{MethodInfo, RunOutcome, RunStatus, TrajectoryRecorder};
 use driftlab_runner::cell::expand;
 use driftlab_runner::spec::SCHEMA_VERSION;
 use driftlab_runner::{drive_cell, run_spec, Registry, RunOptions, Spec};
@@ -285,74 +285,27 @@ fn describe(registry: &Registry, id: &str) -> Result<(), Failure> {
     Ok(())
 }
 
+/// `simulate`: the arguments become a one-cell spec that runs through the runner's
+/// [`drive_cell`], with every step recorded.
 fn simulate(registry: &Registry, args: &SimulateArgs) -> Result<(), Failure> {
-    let SimulateArgs {
-        problem,
-        method,
-        set,
-        projection,
-        h,
-        t_end,
-        trace,
-    } = args;
-    let (problem, method, h, t_end) = (problem.as_str(), method.as_str(), *h, *t_end);
-    let pentry = registry.find_problem(problem).map_err(bad)?;
-    let mentry = registry.find_method(method).map_err(bad)?;
-    let (mut pt, mut mt, mut jt) = (toml::Table::new(), toml::Table::new(), toml::Table::new());
-    let (pdef, mdef) = ((pentry.defaults)(), (mentry.defaults)());
-    let jdef = driftlab_core::params::defaults::<driftlab_methods::projection::ProjectionParams>();
-    let mut use_projection = *projection;
-    for kv in set {
-        let (k, v) = kv.split_once('=').ok_or_else(|| {
-            bad(format!(
-                "--set `{kv}`: write key=value, e.g. --set theta0_deg=45"
-            ))
-        })?;
-        let value: toml::Value = format!("x = {v}")
-            .parse::<toml::Table>()
-            .ok()
-            .and_then(|t| t.get("x").cloned())
-            .unwrap_or_else(|| toml::Value::String(v.to_string()));
-        let (side, key) = match k.split_once('.') {
-            Some((s, key)) => (s, key),
-            None => match (pdef.contains_key(k), mdef.contains_key(k)) {
-                (true, false) => ("problem", k),
-                (false, true) => ("method", k),
-                (true, true) => return Err(bad(format!("--set {k}: both the problem and the method have `{k}`; write problem.{k} or method.{k}"))),
-                (false, false) => {
-                    return Err(bad(format!(
-                        "--set {k}: neither `{problem}` (keys: {}) nor `{method}` (keys: {}) has this parameter; optional parameters without a default are set as problem.{k} or method.{k}",
-                        pdef.keys().cloned().collect::<Vec<_>>().join(", "),
-                        mdef.keys().cloned().collect::<Vec<_>>().join(", ")
-                    )))
-                }
-            },
-        };
-        match side {
-            "problem" => pt.insert(key.into(), value),
-            "method" => mt.insert(key.into(), value),
-            "projection" => {
-                use_projection = true;
-                jt.insert(key.into(), value)
-            }
-            _ => return Err(bad(format!("--set {k}: unknown prefix or key; use problem.KEY, method.KEY or projection.KEY (projection keys: {})", jdef.keys().cloned().collect::<Vec<_>>().join(", ")))),
-        };
-    }
+    let (problem, method, h) = (args.problem.as_str(), args.method.as_str(), args.h);
+    let sides = SimulateParams::from_set(registry, problem, method, &args.set)?;
     if !(h.is_finite() && h > 0.0) {
         return Err(bad(format!("--h {h}: give a step size > 0")));
     }
-    let t_end = match t_end {
+    let t_end = match args.t_end {
         Some(t) if !(t.is_finite() && t > 0.0) => {
             return Err(bad(format!("--t-end {t}: give an end time > 0")));
         }
         t => t,
     };
+    let projection = (args.projection || sides.projection_set).then_some(&sides.projection);
     let spec = one_cell_spec(
         problem,
-        &pt,
+        &sides.problem,
         method,
-        &mt,
-        use_projection.then_some(&jt),
+        &sides.method,
+        projection,
         h,
         t_end,
     )?;
@@ -366,16 +319,88 @@ fn simulate(registry: &Registry, args: &SimulateArgs) -> Result<(), Failure> {
     let mut rec = TrajectoryRecorder::new(1);
     let mut summary = driftlab_core::MetricsObserver::new(0);
     let out = drive_cell(registry, cell, &mut [&mut rec, &mut summary]).map_err(bad)?;
-    if let Some(path) = trace {
+    if let Some(path) = &args.trace {
         write_trace(path, &rec)
             .map_err(|e| Failure(format!("cannot write trace `{}`: {e}", path.display()), 1))?;
     }
-    let s = &summary.summary;
+    print_outcome(&out, &summary.summary, cell.h);
+    Ok(())
+}
+
+/// The parameter tables of a `simulate` call, from its `--set KEY=VALUE` arguments.
+struct SimulateParams {
+    problem: toml::Table,
+    method: toml::Table,
+    projection: toml::Table,
+    /// A `projection.KEY` was given (which turns the decorator on).
+    projection_set: bool,
+}
+
+impl SimulateParams {
+    /// Sort each `--set` into the problem's, the method's or the projection's table: by
+    /// its `problem.`/`method.`/`projection.` prefix, or else by which side has the key.
+    fn from_set(
+        registry: &Registry,
+        problem: &str,
+        method: &str,
+        set: &[String],
+    ) -> Result<Self, Failure> {
+        let pdef = (registry.find_problem(problem).map_err(bad)?.defaults)();
+        let mdef = (registry.find_method(method).map_err(bad)?.defaults)();
+        let jdef =
+            driftlab_core::params::defaults::<driftlab_methods::projection::ProjectionParams>();
+        let keys = |t: &toml::Table| t.keys().cloned().collect::<Vec<_>>().join(", ");
+        let mut out = Self {
+            problem: toml::Table::new(),
+            method: toml::Table::new(),
+            projection: toml::Table::new(),
+            projection_set: false,
+        };
+        for kv in set {
+            let (k, v) = kv.split_once('=').ok_or_else(|| {
+                bad(format!(
+                    "--set `{kv}`: write key=value, e.g. --set theta0_deg=45"
+                ))
+            })?;
+            let value: toml::Value = format!("x = {v}")
+                .parse::<toml::Table>()
+                .ok()
+                .and_then(|t| t.get("x").cloned())
+                .unwrap_or_else(|| toml::Value::String(v.to_string()));
+            let (side, key) = match k.split_once('.') {
+                Some((s, key)) => (s, key),
+                None => match (pdef.contains_key(k), mdef.contains_key(k)) {
+                    (true, false) => ("problem", k),
+                    (false, true) => ("method", k),
+                    (true, true) => return Err(bad(format!("--set {k}: both the problem and the method have `{k}`; write problem.{k} or method.{k}"))),
+                    (false, false) => return Err(bad(format!(
+                        "--set {k}: neither `{problem}` (keys: {}) nor `{method}` (keys: {}) has this parameter; optional parameters without a default are set as problem.{k} or method.{k}",
+                        keys(&pdef), keys(&mdef)
+                    ))),
+                },
+            };
+            let table = match side {
+                "problem" => &mut out.problem,
+                "method" => &mut out.method,
+                "projection" => {
+                    out.projection_set = true;
+                    &mut out.projection
+                }
+                _ => return Err(bad(format!("--set {k}: unknown prefix or key; use problem.KEY, method.KEY or projection.KEY (projection keys: {})", keys(&jdef)))),
+            };
+            table.insert(key.into(), value);
+        }
+        Ok(out)
+    }
+}
+
+/// The summary lines of a `simulate` run: status, residuals, errors, cost.
+fn print_outcome(out: &RunOutcome, s: &driftlab_core::SummaryMetrics, h: f64) {
     match &out.status {
         RunStatus::Ok => out!(
             "status: ok ({} steps of h = {:e} to t = {})",
             out.steps,
-            cell.h,
+            h,
             out.final_state.t
         ),
         RunStatus::Failed { t, error } => {
@@ -399,7 +424,6 @@ fn simulate(registry: &Registry, args: &SimulateArgs) -> Result<(), Failure> {
         "cost: {} factorizations ({} symbolic), {} Newton iterations, {} projection iterations, {:.3} s",
         out.stats.factorizations, out.stats.symbolic_analyses, out.stats.newton_iterations, out.stats.projection_iterations, out.wall_seconds()
     );
-    Ok(())
 }
 
 /// The spec of one `simulate` call: one problem, one method (with projection when asked),

@@ -5,7 +5,7 @@ use sha2::{Digest, Sha256};
 use std::process::Command;
 
 /// Provenance of one experiment run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Manifest {
     /// Experiment name.
     pub experiment: String,
@@ -44,6 +44,44 @@ pub struct Manifest {
     /// Metadata of every problem and method the experiment ran, from the catalogs at run
     /// time (so the report quotes the equations and citations, never retypes them).
     pub catalog: Vec<CatalogNote>,
+}
+
+impl Manifest {
+    /// The fields that describe this build and machine (git state, versions, rustc,
+    /// profile, CPU); the run's own fields are left empty for the caller.
+    pub fn of_this_build() -> Self {
+        let (git_revision, git_dirty) = git_state();
+        Self {
+            git_revision,
+            git_dirty,
+            driftlab_version: env!("CARGO_PKG_VERSION").into(),
+            crate_versions: env!("DRIFTLAB_DEP_VERSIONS")
+                .split(',')
+                .map(String::from)
+                .collect(),
+            rustc: env!("DRIFTLAB_RUSTC").into(),
+            build_profile: if cfg!(debug_assertions) {
+                "dev (debug assertions on)".into()
+            } else {
+                "optimized, no debug assertions".into()
+            },
+            cpu: cpu_model(),
+            logical_cpus: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            ..Self::default()
+        }
+    }
+
+    /// Write as pretty JSON to `path`.
+    pub fn write(&self, path: &std::path::Path) -> Result<(), crate::RunnerError> {
+        let err = |message: String| crate::RunnerError::Write {
+            path: path.display().to_string(),
+            message,
+        };
+        let json = serde_json::to_string_pretty(self).map_err(|e| err(e.to_string()))?;
+        std::fs::write(path, json).map_err(|e| err(e.to_string()))
+    }
 }
 
 /// What the catalog says of one problem or method of an experiment.

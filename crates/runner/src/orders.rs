@@ -105,41 +105,38 @@ pub fn asymptotic_range(logh: &[f64], loge: &[f64]) -> Option<(usize, usize)> {
     best.map(|(i, j, _)| (i, j))
 }
 
+/// The error measure of one quantity in a row (`err_q`, `err_v` or `err_lambda`).
+type ErrorOf = fn(&RunRecord) -> f64;
+
 /// Fit orders for all groups of `rows` that sweep h.
 pub fn fit_orders(rows: &[RunRecord]) -> Vec<OrderRow> {
     // Orders are fitted over fixed step sizes; error-controlled cells have none.
-    let fixed: Vec<RunRecord> = rows
-        .iter()
-        .filter(|r| r.tolerances.is_none())
-        .cloned()
-        .collect();
-    let rows = &fixed[..];
-    if rows.is_empty() {
+    let fixed: Vec<&RunRecord> = rows.iter().filter(|r| r.tolerances.is_none()).collect();
+    let Some(first) = fixed.first() else {
         return Vec::new();
-    }
-    let mut keys: Vec<(String, String, String, String)> = Vec::new();
-    for r in rows {
-        let k = (
+    };
+    let threads = first.threads;
+    let key = |r: &RunRecord| {
+        (
             r.problem.clone(),
             r.problem_params.clone(),
             r.variant.clone(),
             r.params.clone(),
-        );
+        )
+    };
+    let mut keys: Vec<(String, String, String, String)> = Vec::new();
+    for r in &fixed {
+        let k = key(r);
         if !keys.contains(&k) {
             keys.push(k);
         }
     }
     let mut out = Vec::new();
-    for (problem, pparams, variant, params) in keys {
-        let group: Vec<&RunRecord> = rows
+    for k in keys {
+        let group: Vec<&RunRecord> = fixed
             .iter()
-            .filter(|r| {
-                r.problem == problem
-                    && r.problem_params == pparams
-                    && r.variant == variant
-                    && r.params == params
-                    && r.threads == rows[0].threads
-            })
+            .copied()
+            .filter(|r| key(r) == k && r.threads == threads)
             .collect();
         let mut hs: Vec<f64> = group.iter().map(|r| r.h).collect();
         hs.sort_by(f64::total_cmp);
@@ -147,38 +144,22 @@ pub fn fit_orders(rows: &[RunRecord]) -> Vec<OrderRow> {
         if hs.len() < 2 {
             continue;
         }
-        let first = group[0];
-        for (quantity, get, declared) in [
-            (
-                "q",
-                (|r: &RunRecord| r.summary.err_q) as fn(&RunRecord) -> f64,
-                first.declared.q,
-            ),
-            ("v", |r: &RunRecord| r.summary.err_v, first.declared.v),
-            (
-                "lambda",
-                |r: &RunRecord| r.summary.err_lambda,
-                first.declared.lambda,
-            ),
-        ] {
+        let g = group[0];
+        let quantities: [(&str, ErrorOf, Option<f64>); 3] = [
+            ("q", |r| r.summary.err_q, g.declared.q),
+            ("v", |r| r.summary.err_v, g.declared.v),
+            ("lambda", |r| r.summary.err_lambda, g.declared.lambda),
+        ];
+        for (quantity, get, declared) in quantities {
             if group.iter().all(|r| get(r).is_nan()) {
                 continue; // no reference for this quantity (no exact v for an index-1 DAE …)
             }
-            let mut pts: Vec<(f64, f64)> = group
-                .iter()
-                .filter(|r| r.ok)
-                .map(|r| (r.h, get(r)))
-                .filter(|(_, e)| e.is_finite() && *e > ROUNDOFF_FLOOR)
-                .collect();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let logh: Vec<f64> = pts.iter().map(|p| p.0.log10()).collect();
-            let loge: Vec<f64> = pts.iter().map(|p| p.1.log10()).collect();
             let mut row = OrderRow {
-                problem: problem.clone(),
-                problem_params: pparams.clone(),
-                method: first.method.clone(),
-                variant: variant.clone(),
-                params: params.clone(),
+                problem: g.problem.clone(),
+                problem_params: g.problem_params.clone(),
+                method: g.method.clone(),
+                variant: g.variant.clone(),
+                params: g.params.clone(),
                 quantity: quantity.into(),
                 observed_order: None,
                 expected_order: declared,
@@ -188,27 +169,42 @@ pub fn fit_orders(rows: &[RunRecord]) -> Vec<OrderRow> {
                 r2: None,
                 note: String::new(),
             };
-            match asymptotic_range(&logh, &loge) {
-                Some((i, j)) => {
-                    let (slope, r2) = fit_line(&logh[i..=j], &loge[i..=j]);
-                    row.observed_order = Some(slope);
-                    row.h_min = Some(pts[i].0);
-                    row.h_max = Some(pts[j].0);
-                    row.points = j - i + 1;
-                    row.r2 = Some(r2);
-                }
-                None => {
-                    let failed = group.iter().filter(|r| !r.ok).count();
-                    row.note = format!(
-                        "fewer than 2 usable points ({} ok cells above the round-off floor {ROUNDOFF_FLOOR:e}, {failed} failed)",
-                        pts.len()
-                    );
-                }
-            }
+            fit_group(&mut row, &group, get);
             out.push(row);
         }
     }
     out
+}
+
+/// Fill `row`'s fit from the errors `get` of `group` (one h sweep): the asymptotic range,
+/// its slope, range and r², or a note why there are too few points.
+fn fit_group(row: &mut OrderRow, group: &[&RunRecord], get: ErrorOf) {
+    let mut pts: Vec<(f64, f64)> = group
+        .iter()
+        .filter(|r| r.ok)
+        .map(|r| (r.h, get(r)))
+        .filter(|(_, e)| e.is_finite() && *e > ROUNDOFF_FLOOR)
+        .collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let logh: Vec<f64> = pts.iter().map(|p| p.0.log10()).collect();
+    let loge: Vec<f64> = pts.iter().map(|p| p.1.log10()).collect();
+    match asymptotic_range(&logh, &loge) {
+        Some((i, j)) => {
+            let (slope, r2) = fit_line(&logh[i..=j], &loge[i..=j]);
+            row.observed_order = Some(slope);
+            row.h_min = Some(pts[i].0);
+            row.h_max = Some(pts[j].0);
+            row.points = j - i + 1;
+            row.r2 = Some(r2);
+        }
+        None => {
+            let failed = group.iter().filter(|r| !r.ok).count();
+            row.note = format!(
+                "fewer than 2 usable points ({} ok cells above the round-off floor {ROUNDOFF_FLOOR:e}, {failed} failed)",
+                pts.len()
+            );
+        }
+    }
 }
 
 #[cfg(test)]

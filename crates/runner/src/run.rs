@@ -2,7 +2,7 @@
 
 use crate::cell::{expand, json_of, Cell};
 use crate::error::RunnerError;
-use crate::manifest::{cpu_model, git_state, now_rfc3339, sha256_hex, Manifest};
+use crate::manifest::{now_rfc3339, sha256_hex, Manifest};
 use crate::orders::{fit_orders, OrderRow};
 use crate::record::{runs_frame, traces_frame, write_csv, write_parquet, CellTrace, RunRecord};
 use crate::registry::Registry;
@@ -138,82 +138,17 @@ fn run_cell_once(registry: &Registry, experiment: &str, cell: &Cell) -> (RunReco
             drive_cell(registry, cell, &mut [&mut metrics])
         };
         out.map(|out| (out, metrics, states))
-            .map_err(|e| e.to_string())
     }));
     driftlab_methods::set_kkt_threads(1);
     match result {
         Ok(Ok((out, metrics, states))) => {
-            rec.ok = out.status == RunStatus::Ok;
-            if let RunStatus::Failed { t, error } = &out.status {
-                rec.fail_time = Some(*t);
-                rec.fail_kind = Some(error.kind().into());
-                rec.fail_reason = Some(error.to_string());
-            }
-            rec.steps = out.steps;
-            rec.adaptive = out.adaptive;
-            if cell.adaptive.is_some() {
-                // The mean accepted step, so that error-against-h figures place the cell.
-                rec.h = cell.t_end / out.steps.max(1) as f64;
-            }
-            rec.summary = metrics.summary;
-            rec.stats = out.stats;
-            rec.reports = out.reports;
-            rec.counters = out.counters.clone();
-            rec.wall_seconds = out.wall_seconds();
-            rec.step_seconds = out.step_seconds;
-            let mut samples = Array2::<f64>::zeros((
-                metrics.trace.len(),
-                driftlab_core::schema::traces::SAMPLED.len(),
-            ));
-            for (i, m) in metrics.trace.iter().enumerate() {
-                let row = [
-                    m.t,
-                    m.pos_residual,
-                    m.vel_residual,
-                    m.acc_residual,
-                    m.energy_rel_error,
-                    m.err_q,
-                    m.err_v,
-                    m.err_lambda,
-                ];
-                for (j, x) in row.iter().enumerate() {
-                    samples[(i, j)] = *x;
-                }
-            }
-            let (q, v) = if cell.trace_states && !states.points.is_empty() {
-                // Align states with metric samples by time.
-                let pick = |f: &dyn Fn(&driftlab_core::State) -> Vec<f64>| {
-                    metrics
-                        .trace
-                        .iter()
-                        .map(|m| {
-                            states
-                                .points
-                                .iter()
-                                .find(|(s, _)| s.t.to_bits() == m.t.to_bits())
-                                .map(|(s, _)| f(s))
-                                .unwrap_or_default()
-                        })
-                        .collect::<Vec<_>>()
-                };
-                (Some(pick(&|s| s.q.clone())), Some(pick(&|s| s.v.clone())))
-            } else {
-                (None, None)
-            };
-            (
-                rec,
-                CellTrace {
-                    cell: cell.index,
-                    samples,
-                    q,
-                    v,
-                },
-            )
+            record_outcome(&mut rec, cell, &out, &metrics);
+            (rec, cell_trace(cell, &metrics, &states))
         }
-        Ok(Err(msg)) => {
+        Ok(Err(e)) => {
             rec.fail_time = Some(0.0);
             rec.fail_kind = Some("build".into());
-            rec.fail_reason = Some(msg);
+            rec.fail_reason = Some(e.to_string());
             (rec, empty)
         }
         Err(panic) => {
@@ -227,6 +162,78 @@ fn run_cell_once(registry: &Registry, experiment: &str, cell: &Cell) -> (RunReco
             rec.fail_reason = Some(format!("internal error (panic): {msg}"));
             (rec, empty)
         }
+    }
+}
+
+/// Fill `rec` from a finished run: status and failure, counters, metrics, times.
+fn record_outcome(rec: &mut RunRecord, cell: &Cell, out: &RunOutcome, metrics: &MetricsObserver) {
+    rec.ok = out.status == RunStatus::Ok;
+    if let RunStatus::Failed { t, error } = &out.status {
+        rec.fail_time = Some(*t);
+        rec.fail_kind = Some(error.kind().into());
+        rec.fail_reason = Some(error.to_string());
+    }
+    rec.steps = out.steps;
+    rec.adaptive = out.adaptive;
+    if cell.adaptive.is_some() {
+        // The mean accepted step, so that error-against-h figures place the cell.
+        rec.h = cell.t_end / out.steps.max(1) as f64;
+    }
+    rec.summary = metrics.summary;
+    rec.stats = out.stats;
+    rec.reports = out.reports;
+    rec.counters = out.counters.clone();
+    rec.wall_seconds = out.wall_seconds();
+    rec.step_seconds = out.step_seconds;
+}
+
+/// The cell's sampled metrics (columns of [`driftlab_core::schema::traces::SAMPLED`]) and,
+/// when the spec asks for them, the states at the same times.
+fn cell_trace(cell: &Cell, metrics: &MetricsObserver, states: &TrajectoryRecorder) -> CellTrace {
+    let mut samples = Array2::<f64>::zeros((
+        metrics.trace.len(),
+        driftlab_core::schema::traces::SAMPLED.len(),
+    ));
+    for (i, m) in metrics.trace.iter().enumerate() {
+        let row = [
+            m.t,
+            m.pos_residual,
+            m.vel_residual,
+            m.acc_residual,
+            m.energy_rel_error,
+            m.err_q,
+            m.err_v,
+            m.err_lambda,
+        ];
+        for (j, x) in row.iter().enumerate() {
+            samples[(i, j)] = *x;
+        }
+    }
+    let (q, v) = if cell.trace_states && !states.points.is_empty() {
+        // Align states with metric samples by time.
+        let pick = |f: &dyn Fn(&driftlab_core::State) -> Vec<f64>| {
+            metrics
+                .trace
+                .iter()
+                .map(|m| {
+                    states
+                        .points
+                        .iter()
+                        .find(|(s, _)| s.t.to_bits() == m.t.to_bits())
+                        .map(|(s, _)| f(s))
+                        .unwrap_or_default()
+                })
+                .collect::<Vec<_>>()
+        };
+        (Some(pick(&|s| s.q.clone())), Some(pick(&|s| s.v.clone())))
+    } else {
+        (None, None)
+    };
+    CellTrace {
+        cell: cell.index,
+        samples,
+        q,
+        v,
     }
 }
 
@@ -289,13 +296,53 @@ pub fn run_spec(
             .map(|n| n.get())
             .unwrap_or(1)
     });
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(sweep_threads)
-        .build()
-        .map_err(|e| RunnerError::Write {
-            path: "thread pool".into(),
-            message: e.to_string(),
-        })?;
+    let (rows, traces) = run_cells(&spec.name, &cells, sweep_threads, opts)?;
+    let failed = rows.iter().filter(|r| !r.ok).count();
+    let orders = fit_orders(&rows);
+    write_tables(&spec, &out_dir, &rows, &traces, &orders)?;
+    let manifest = Manifest {
+        experiment: spec.name.clone(),
+        spec_text: text.to_string(),
+        spec_hash: sha256_hex(text),
+        size: opts.size.clone().unwrap_or_else(|| "full".into()),
+        sweep_threads,
+        cells: rows.len(),
+        failed_cells: failed,
+        started,
+        finished: now_rfc3339(),
+        catalog: catalog_notes(&opts.registry, &cells),
+        ..Manifest::of_this_build()
+    };
+    manifest.write(&out_dir.join("manifest.json"))?;
+    Ok(RunSummary {
+        name: spec.name.clone(),
+        out_dir,
+        cells: rows.len(),
+        failed,
+        seconds: clock.elapsed().as_secs_f64(),
+        rows,
+        orders,
+    })
+}
+
+/// Run `cells` on `sweep_threads` threads, sorted by cell index: cells with one faer
+/// thread side by side; cells asking for more one at a time, each owning its pool (no
+/// oversubscription, honest thread-count studies).
+fn run_cells(
+    experiment: &str,
+    cells: &[Cell],
+    sweep_threads: usize,
+    opts: &RunOptions,
+) -> Result<(Vec<RunRecord>, Vec<CellTrace>), RunnerError> {
+    let pool = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| RunnerError::Write {
+                path: "thread pool".into(),
+                message: e.to_string(),
+            })
+    };
     let bar = if opts.progress {
         ProgressBar::new(cells.len() as u64)
     } else {
@@ -307,95 +354,47 @@ pub fn run_spec(
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    bar.set_prefix(spec.name.clone());
-    // Cells with one faer thread run side by side; cells asking for more run one at a
-    // time, each owning the pool (no oversubscription, honest thread-count studies).
+    bar.set_prefix(experiment.to_string());
     let (serial, multi): (Vec<&Cell>, Vec<&Cell>) = cells.iter().partition(|c| c.threads == 1);
-    let mut results: Vec<(RunRecord, CellTrace)> = pool.install(|| {
+    let mut results: Vec<(RunRecord, CellTrace)> = pool(sweep_threads)?.install(|| {
         serial
             .par_iter()
             .map(|c| {
-                let r = run_cell(&opts.registry, &spec.name, c);
+                let r = run_cell(&opts.registry, experiment, c);
                 bar.inc(1);
                 r
             })
             .collect()
     });
     for c in multi {
-        let p = rayon::ThreadPoolBuilder::new()
-            .num_threads(c.threads)
-            .build()
-            .map_err(|e| RunnerError::Write {
-                path: "thread pool".into(),
-                message: e.to_string(),
-            })?;
-        results.push(p.install(|| run_cell(&opts.registry, &spec.name, c)));
+        results.push(pool(c.threads)?.install(|| run_cell(&opts.registry, experiment, c)));
         bar.inc(1);
     }
     bar.finish_and_clear();
     results.sort_by_key(|(r, _)| r.cell);
-    let (rows, traces): (Vec<RunRecord>, Vec<CellTrace>) = results.into_iter().unzip();
-    let failed = rows.iter().filter(|r| !r.ok).count();
-    let orders = fit_orders(&rows);
+    Ok(results.into_iter().unzip())
+}
 
-    let mut runs = runs_frame(&rows)?;
+/// `runs.parquet` and `runs.csv`, `traces.parquet` when the spec traces, `orders.csv`
+/// when an h sweep gave orders.
+fn write_tables(
+    spec: &Spec,
+    out_dir: &Path,
+    rows: &[RunRecord],
+    traces: &[CellTrace],
+    orders: &[OrderRow],
+) -> Result<(), RunnerError> {
+    let mut runs = runs_frame(rows)?;
     write_parquet(&mut runs, &out_dir.join("runs.parquet"))?;
     write_csv(&mut runs, &out_dir.join("runs.csv"))?;
     if spec.trace_stride > 0 || spec.trace_dt.is_some() {
-        let mut tr = traces_frame(&rows, &traces)?;
+        let mut tr = traces_frame(rows, traces)?;
         write_parquet(&mut tr, &out_dir.join("traces.parquet"))?;
     }
     if !orders.is_empty() {
-        write_orders(&orders, &out_dir.join("orders.csv"))?;
+        write_orders(orders, &out_dir.join("orders.csv"))?;
     }
-    let (git_revision, git_dirty) = git_state();
-    let manifest = Manifest {
-        experiment: spec.name.clone(),
-        spec_text: text.to_string(),
-        spec_hash: sha256_hex(text),
-        size: opts.size.clone().unwrap_or_else(|| "full".into()),
-        git_revision,
-        git_dirty,
-        driftlab_version: env!("CARGO_PKG_VERSION").into(),
-        crate_versions: env!("DRIFTLAB_DEP_VERSIONS")
-            .split(',')
-            .map(String::from)
-            .collect(),
-        rustc: env!("DRIFTLAB_RUSTC").into(),
-        build_profile: if cfg!(debug_assertions) {
-            "dev (debug assertions on)".into()
-        } else {
-            "optimized, no debug assertions".into()
-        },
-        cpu: cpu_model(),
-        logical_cpus: std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1),
-        sweep_threads,
-        cells: rows.len(),
-        failed_cells: failed,
-        started,
-        finished: now_rfc3339(),
-        catalog: catalog_notes(&opts.registry, &cells),
-    };
-    let mpath = out_dir.join("manifest.json");
-    let json = serde_json::to_string_pretty(&manifest).map_err(|e| RunnerError::Write {
-        path: mpath.display().to_string(),
-        message: e.to_string(),
-    })?;
-    std::fs::write(&mpath, json).map_err(|e| RunnerError::Write {
-        path: mpath.display().to_string(),
-        message: e.to_string(),
-    })?;
-    Ok(RunSummary {
-        name: spec.name.clone(),
-        out_dir,
-        cells: rows.len(),
-        failed,
-        seconds: clock.elapsed().as_secs_f64(),
-        rows,
-        orders,
-    })
+    Ok(())
 }
 
 /// Catalog metadata of the problems and methods of `cells` (each id once, the first
