@@ -316,11 +316,7 @@ impl Method for Baumgarte {
         if self.solver.is_none() || !matches!(sys, SystemRef::Mechanical(_)) {
             return Err(driftlab_core::method::not_ready("baumgarte", state.t));
         }
-        for i in 0..state.q.len() {
-            state.q[i] += h * state.v[i] + 0.5 * h * h * state.a[i];
-            state.v[i] += h * state.a[i];
-        }
-        state.t += h;
+        crate::dynamics::taylor_update(state, h);
         self.stats.steps += 1;
         if self.p.k_i > 0.0 {
             if let SystemRef::Mechanical(s) = sys {

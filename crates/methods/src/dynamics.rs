@@ -3,8 +3,8 @@
 //! per run (symbolic analysis once), and the adapter that lets the solver's projections
 //! evaluate the problem's constraints.
 
-use driftlab_core::{MechanicalSystem, StepError};
-use driftlab_solver::{ConstraintEval, KktBackend, KktOptions, KktPattern, KktSolver, KktStats};
+use driftlab_core::{MechanicalSystem, State, StepError};
+use driftlab_solver::{KktBackend, KktOptions, KktPattern, KktSolver, KktStats};
 use serde::{Deserialize, Serialize};
 
 /// Which KKT factorization a method uses (a parameter of every KKT-based method).
@@ -270,24 +270,17 @@ impl AccelerationSolver {
     }
 }
 
-/// The problem's constraints frozen at time `t`, for the solver's projections.
-pub struct ConstraintsAt<'a> {
-    /// The system.
-    pub sys: &'a dyn MechanicalSystem,
-    /// Time.
-    pub t: f64,
-}
+pub use driftlab_solver::ConstraintsAt;
 
-impl ConstraintEval for ConstraintsAt<'_> {
-    fn phi(&mut self, q: &[f64], out: &mut [f64]) {
-        self.sys.constraints(self.t, q, out);
+/// The second-order Taylor update of seed 002 §18.2 with the acceleration already in
+/// `state.a`: `q += h v + ½h² a`, `v += h a`, `t += h` (taylor, baumgarte and hybrid step
+/// with it; they differ only in how they compute `a`).
+pub fn taylor_update(state: &mut State, h: f64) {
+    for i in 0..state.q.len() {
+        state.q[i] += h * state.v[i] + 0.5 * h * h * state.a[i];
+        state.v[i] += h * state.a[i];
     }
-    fn jacobian(&mut self, q: &[f64], out: &mut [f64]) {
-        self.sys.jacobian(self.t, q, out);
-    }
-    fn phi_t(&mut self, q: &[f64], out: &mut [f64]) {
-        self.sys.phi_t(self.t, q, out);
-    }
+    state.t += h;
 }
 
 /// Add a solver's counters to a method's.

@@ -202,11 +202,7 @@ impl Method for Hybrid {
             return Err(driftlab_core::method::not_ready("hybrid", state.t));
         };
         let project = self.next_projects;
-        for i in 0..state.q.len() {
-            state.q[i] += h * state.v[i] + 0.5 * h * h * state.a[i];
-            state.v[i] += h * state.a[i];
-        }
-        state.t += h;
+        crate::dynamics::taylor_update(state, h);
         self.steps += 1;
         let mut report = StepReport {
             factorizations: 1,

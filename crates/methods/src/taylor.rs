@@ -94,11 +94,7 @@ impl Method for Taylor {
         if self.solver.is_none() || !matches!(sys, SystemRef::Mechanical(_)) {
             return Err(driftlab_core::method::not_ready("taylor", state.t));
         }
-        for i in 0..state.q.len() {
-            state.q[i] += h * state.v[i] + 0.5 * h * h * state.a[i];
-            state.v[i] += h * state.a[i];
-        }
-        state.t += h;
+        crate::dynamics::taylor_update(state, h);
         self.stats.steps += 1;
         self.refresh(sys, state)?;
         Ok(StepReport {

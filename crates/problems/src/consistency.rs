@@ -4,26 +4,8 @@
 
 use driftlab_core::MechanicalSystem;
 use driftlab_solver::{
-    project_velocity, ConstraintEval, KktOptions, KktPattern, KktSolver, SolverError,
+    project_velocity, ConstraintsAt, KktOptions, KktPattern, KktSolver, SolverError,
 };
-
-/// The system's constraints at a fixed time, as the solver's projections evaluate them.
-struct At<'a> {
-    sys: &'a dyn MechanicalSystem,
-    t: f64,
-}
-
-impl ConstraintEval for At<'_> {
-    fn phi(&mut self, q: &[f64], out: &mut [f64]) {
-        self.sys.constraints(self.t, q, out);
-    }
-    fn jacobian(&mut self, q: &[f64], out: &mut [f64]) {
-        self.sys.jacobian(self.t, q, out);
-    }
-    fn phi_t(&mut self, q: &[f64], out: &mut [f64]) {
-        self.sys.phi_t(self.t, q, out);
-    }
-}
 
 /// The KKT solver `[[M, Φ_qᵀ], [Φ_q, 0]]` of `sys` and `M(q)`.
 fn kkt_at(sys: &dyn MechanicalSystem, q: &[f64]) -> Result<(KktSolver, Vec<f64>), SolverError> {
@@ -49,7 +31,7 @@ pub fn project_initial_velocity(
     v: &mut [f64],
 ) -> Result<(), SolverError> {
     let (mut kkt, mass) = kkt_at(sys, q)?;
-    project_velocity(&mut kkt, &mass, q, v, &mut At { sys, t })?;
+    project_velocity(&mut kkt, &mass, q, v, &mut ConstraintsAt { sys, t })?;
     Ok(())
 }
 

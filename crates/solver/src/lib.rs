@@ -26,6 +26,7 @@ pub use kkt::{
     KktStats, DENSE_MAX_DIM,
 };
 pub use projection::{
-    project_position, project_velocity, ConstraintEval, ProjectionParams, ProjectionReport,
+    project_position, project_velocity, ConstraintEval, ConstraintsAt, ProjectionParams,
+    ProjectionReport,
 };
 pub use rank::{numerical_rank, RankReport};

@@ -31,6 +31,28 @@ pub trait ConstraintEval {
     fn phi_t(&mut self, q: &[f64], out: &mut [f64]);
 }
 
+/// A mechanical system's constraints frozen at time `t`: the one adapter from
+/// [`driftlab_core::MechanicalSystem`] to [`ConstraintEval`] (methods' projections and
+/// the problems' consistent initial data both use it).
+pub struct ConstraintsAt<'a> {
+    /// The system.
+    pub sys: &'a dyn driftlab_core::MechanicalSystem,
+    /// Time.
+    pub t: f64,
+}
+
+impl ConstraintEval for ConstraintsAt<'_> {
+    fn phi(&mut self, q: &[f64], out: &mut [f64]) {
+        self.sys.constraints(self.t, q, out);
+    }
+    fn jacobian(&mut self, q: &[f64], out: &mut [f64]) {
+        self.sys.jacobian(self.t, q, out);
+    }
+    fn phi_t(&mut self, q: &[f64], out: &mut [f64]) {
+        self.sys.phi_t(self.t, q, out);
+    }
+}
+
 /// Parameters of the position projection.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ProjectionParams {
