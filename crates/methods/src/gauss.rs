@@ -151,113 +151,21 @@ impl Method for Gauss {
             return Err(driftlab_core::method::not_ready("gauss", state.t));
         };
         let tb = &self.t;
-        let (s, n, m) = (tb.s, state.q.len(), state.lambda.len());
+        let m = state.lambda.len();
         let t0 = state.t;
-        let (mut qs, mut vs) = predict_stages(tb, h, state);
-        let mut acc = vec![vec![0.0; n]; s];
-        let mut lam = vec![0.0; m];
-        let mut report = StepReport::default();
-        // The stiff iteration matrix only where the kinematic iteration would contract
-        // slowly: h²‖A²‖‖J_q‖ ≥ 0.01, re-measured at least every 50 steps.
-        let a2 = tb.a2_norm();
-        let skip =
-            matches!(self.stiffness, Some((norm, age)) if h * h * a2 * norm < 1e-2 && age < 50);
-        let stiff = if skip {
-            self.stiffness = self.stiffness.map(|(norm, age)| (norm, age + 1));
-            None
-        } else {
-            let st = StiffStages::at(sy, solver, tb, h, t0, &state.q, &state.v, &mut report)?;
-            self.stiffness = st.as_ref().map(|st| (st.jq_norm(), 0));
-            st
-        };
-        // The kernel owns the loop and its counters; the stage iteration keeps its own
-        // stopping rule (the kernel's η test is off): converged, or stagnating at the
-        // round-off floor (crate::roundoff; a fixed-point iteration stops only when the
-        // correction no longer decreases at all); three growths in a row mean the stiff
-        // forces defeat it (measured on the flexible slider crank at h·ω_max ≈ 5: the
-        // iterates ran on until M(q) lost definiteness and the KKT factorization failed).
-        let mut kernel = NewtonKernel::new(NewtonOptions {
-            tol: 0.0,
-            ..NewtonOptions::full(self.p.max_iter)
-        });
-        let (mut previous, mut last, mut growing) = (f64::INFINITY, f64::NAN, 0);
-        let tol = self.p.tol;
-        let start = (&state.q[..], &state.v[..]);
+        let (qs, vs) = predict_stages(tb, h, state);
         let mut stages = Stages {
-            q: &mut qs,
-            v: &mut vs,
-            a: &mut acc,
+            q: qs,
+            v: vs,
+            a: vec![vec![0.0; state.q.len()]; tb.s],
+            lam: vec![0.0; m],
         };
-        let solved = kernel.solve(|k| {
-            stages.accelerate(solver, sy, tb, (t0, h), &mut lam)?;
-            report.factorizations += s;
-            let (worst, size) = stages.correct(tb, h, start, stiff.as_ref(), t0)?;
-            last = worst;
-            if worst.is_nan() {
-                return Ok(f64::NAN);
-            }
-            let stalled = k >= 3
-                && crate::roundoff::stalled(
-                    worst,
-                    previous,
-                    1.0 + size,
-                    crate::roundoff::FIXED_POINT,
-                );
-            if worst <= tol * (1.0 + size) || stalled {
-                return Ok(0.0);
-            }
-            growing = if worst > previous { growing + 1 } else { 0 };
-            if growing >= 3 {
-                return Err(StepError::StageIterationDiverged {
-                    t: t0,
-                    iterations: k,
-                    growing,
-                    correction: worst,
-                });
-            }
-            previous = worst;
-            Ok(worst / (tol * (1.0 + size)))
-        });
-        report.newton_iterations = kernel.counters.iterations;
-        match solved {
-            Ok(_) => {}
-            Err(NewtonFailure::Iteration(e)) => return Err(e),
-            Err(_) => {
-                return Err(StepError::NewtonDiverged {
-                    t: t0,
-                    iterations: report.newton_iterations,
-                    residual: last,
-                    tol,
-                })
-            }
-        }
-        for i in 0..s {
-            solver.solve(
-                sy,
-                t0 + tb.c[i] * h,
-                &qs[i],
-                &vs[i],
-                None,
-                &mut acc[i],
-                &mut lam,
-            )?;
-            report.factorizations += 1;
-        }
-        for k in 0..n {
-            state.q[k] += h * (0..s).map(|i| tb.b[i] * vs[i][k]).sum::<f64>();
-            state.v[k] += h * (0..s).map(|i| tb.b[i] * acc[i][k]).sum::<f64>();
-        }
-        state.t = t0 + h;
-        solver.solve(
-            sy,
-            state.t,
-            &state.q,
-            &state.v,
-            None,
-            &mut state.a,
-            &mut state.lambda,
-        )?;
-        report.factorizations += 1;
+        let mut report = StepReport::default();
+        let frame = Frame { sy, tb, t0, h };
+        let stiff = stiff_stages(&mut self.stiffness, solver, &frame, state, &mut report)?;
+        let start = (&state.q[..], &state.v[..]);
+        stages.iterate(solver, &frame, start, stiff.as_ref(), &mut report, &self.p)?;
+        stages.advance(solver, &frame, state, &mut report)?;
         self.stats.steps += 1;
         self.stats.newton_iterations += report.newton_iterations;
         Ok(report)
@@ -308,27 +216,181 @@ fn predict_stages(tb: &Tableau, h: f64, state: &State) -> (Vec<Vec<f64>>, Vec<Ve
     (q, v)
 }
 
-/// The stage values of one Gauss step being iterated.
-struct Stages<'a> {
-    q: &'a mut Vec<Vec<f64>>,
-    v: &'a mut Vec<Vec<f64>>,
-    a: &'a mut Vec<Vec<f64>>,
+/// What one Gauss step holds fixed: the model, the tableau, the step's start time and
+/// size.
+struct Frame<'a> {
+    sy: &'a dyn driftlab_core::MechanicalSystem,
+    tb: &'a Tableau,
+    t0: f64,
+    h: f64,
 }
 
-impl Stages<'_> {
+/// The stiff iteration matrix of this step ([`StiffStages`]), only where the kinematic
+/// iteration would contract slowly: `h² ‖A²‖ ‖J_q‖ ≥ 0.01`, with `‖J_q‖` re-measured at
+/// least every 50 steps. `stiffness` carries `(‖J_q‖∞, steps since measured)` between
+/// steps.
+fn stiff_stages(
+    stiffness: &mut Option<(f64, usize)>,
+    solver: &mut AccelerationSolver,
+    fr: &Frame<'_>,
+    state: &State,
+    report: &mut StepReport,
+) -> Result<Option<StiffStages>, StepError> {
+    let (tb, h) = (fr.tb, fr.h);
+    let a2 = tb.a2_norm();
+    let skip = matches!(*stiffness, Some((norm, age)) if h * h * a2 * norm < 1e-2 && age < 50);
+    if skip {
+        *stiffness = stiffness.map(|(norm, age)| (norm, age + 1));
+        Ok(None)
+    } else {
+        let st = StiffStages::at(fr.sy, solver, tb, h, fr.t0, &state.q, &state.v, report)?;
+        *stiffness = st.as_ref().map(|st| (st.jq_norm(), 0));
+        Ok(st)
+    }
+}
+
+/// The stage values of one Gauss step being iterated, and the multiplier buffer of the
+/// stage KKT solves.
+struct Stages {
+    q: Vec<Vec<f64>>,
+    v: Vec<Vec<f64>>,
+    a: Vec<Vec<f64>>,
+    lam: Vec<f64>,
+}
+
+impl Stages {
     /// The accelerations `a(Q_i, V_i)` of every stage (one KKT solve each).
     fn accelerate(
         &mut self,
         solver: &mut AccelerationSolver,
-        sy: &dyn driftlab_core::MechanicalSystem,
-        tb: &Tableau,
-        (t0, h): (f64, f64),
-        lam: &mut [f64],
+        fr: &Frame<'_>,
     ) -> Result<(), StepError> {
+        let (tb, t0, h) = (fr.tb, fr.t0, fr.h);
         for i in 0..tb.s {
             let t = t0 + tb.c[i] * h;
-            solver.solve(sy, t, &self.q[i], &self.v[i], None, &mut self.a[i], lam)?;
+            solver.solve(
+                fr.sy,
+                t,
+                &self.q[i],
+                &self.v[i],
+                None,
+                &mut self.a[i],
+                &mut self.lam,
+            )?;
         }
+        Ok(())
+    }
+
+    /// Solve the stage equations `V_i = v_n + h Σ_j a_ij a(t_n + c_j h, Q_j, V_j)`,
+    /// `Q_i = q_n + h Σ_j a_ij V_j` by the simplified Newton iteration of the module
+    /// documentation ([`Stages::correct`] per iteration, after the stage accelerations).
+    /// Stops when the correction is below `tol (1 + ‖stages‖∞)` or stagnates at the
+    /// round-off floor; three growths in a row are a divergence.
+    fn iterate(
+        &mut self,
+        solver: &mut AccelerationSolver,
+        fr: &Frame<'_>,
+        start: (&[f64], &[f64]),
+        stiff: Option<&StiffStages>,
+        report: &mut StepReport,
+        p: &GaussParams,
+    ) -> Result<(), StepError> {
+        let (tb, t0, h) = (fr.tb, fr.t0, fr.h);
+        // The kernel owns the loop and its counters; the stage iteration keeps its own
+        // stopping rule (the kernel's η test is off): converged, or stagnating at the
+        // round-off floor (crate::roundoff; a fixed-point iteration stops only when the
+        // correction no longer decreases at all); three growths in a row mean the stiff
+        // forces defeat it (measured on the flexible slider crank at h·ω_max ≈ 5: the
+        // iterates ran on until M(q) lost definiteness and the KKT factorization failed).
+        let mut kernel = NewtonKernel::new(NewtonOptions {
+            tol: 0.0,
+            ..NewtonOptions::full(p.max_iter)
+        });
+        let (mut previous, mut last, mut growing) = (f64::INFINITY, f64::NAN, 0);
+        let tol = p.tol;
+        let solved = kernel.solve(|k| {
+            self.accelerate(solver, fr)?;
+            report.factorizations += tb.s;
+            let (worst, size) = self.correct(tb, h, start, stiff, t0)?;
+            last = worst;
+            if worst.is_nan() {
+                return Ok(f64::NAN);
+            }
+            let stalled = k >= 3
+                && crate::roundoff::stalled(
+                    worst,
+                    previous,
+                    1.0 + size,
+                    crate::roundoff::FIXED_POINT,
+                );
+            if worst <= tol * (1.0 + size) || stalled {
+                return Ok(0.0);
+            }
+            growing = if worst > previous { growing + 1 } else { 0 };
+            if growing >= 3 {
+                return Err(StepError::StageIterationDiverged {
+                    t: t0,
+                    iterations: k,
+                    growing,
+                    correction: worst,
+                });
+            }
+            previous = worst;
+            Ok(worst / (tol * (1.0 + size)))
+        });
+        report.newton_iterations = kernel.counters.iterations;
+        match solved {
+            Ok(_) => Ok(()),
+            Err(NewtonFailure::Iteration(e)) => Err(e),
+            Err(_) => Err(StepError::NewtonDiverged {
+                t: t0,
+                iterations: report.newton_iterations,
+                residual: last,
+                tol,
+            }),
+        }
+    }
+
+    /// Update the state from the converged stages: the stage accelerations at the final
+    /// stage values, `q_{n+1} = q_n + h Σ b_i V_i`, `v_{n+1} = v_n + h Σ b_i a_i`,
+    /// `t_{n+1} = t_n + h`, and `(a_{n+1}, λ_{n+1})` from the KKT system at
+    /// `(q_{n+1}, v_{n+1})`.
+    fn advance(
+        &mut self,
+        solver: &mut AccelerationSolver,
+        fr: &Frame<'_>,
+        state: &mut State,
+        report: &mut StepReport,
+    ) -> Result<(), StepError> {
+        let (tb, sy, t0, h) = (fr.tb, fr.sy, fr.t0, fr.h);
+        let (s, n) = (tb.s, state.q.len());
+        for i in 0..s {
+            solver.solve(
+                sy,
+                t0 + tb.c[i] * h,
+                &self.q[i],
+                &self.v[i],
+                None,
+                &mut self.a[i],
+                &mut self.lam,
+            )?;
+            report.factorizations += 1;
+        }
+        for k in 0..n {
+            state.q[k] += h * (0..s).map(|i| tb.b[i] * self.v[i][k]).sum::<f64>();
+            state.v[k] += h * (0..s).map(|i| tb.b[i] * self.a[i][k]).sum::<f64>();
+        }
+        state.t = t0 + h;
+        solver.solve(
+            sy,
+            state.t,
+            &state.q,
+            &state.v,
+            None,
+            &mut state.a,
+            &mut state.lambda,
+        )?;
+        report.factorizations += 1;
         Ok(())
     }
 

@@ -208,6 +208,115 @@ fn local_error(
     (sum / n as f64).sqrt()
 }
 
+/// The α relation solved for the algorithmic acceleration of one coordinate:
+/// `a_{n+1} = (α_f v̇_n − α_m a_n + (1 − α_f) v̇_{n+1}) / (1 − α_m)`.
+fn algorithmic_acceleration(c: &AlphaCoefficients, vd_n: f64, a_n: f64, vd_1: f64) -> f64 {
+    (c.alpha_f * vd_n - c.alpha_m * a_n + (1.0 - c.alpha_f) * vd_1) / (1.0 - c.alpha_m)
+}
+
+/// The Newton unknowns of one step and what moves with them: `q⁺`, `v⁺`, `v̇⁺`, `λ⁺`.
+struct Iterate {
+    q: Vec<f64>,
+    v: Vec<f64>,
+    vd: Vec<f64>,
+    lam: Vec<f64>,
+}
+
+impl Iterate {
+    /// The predictor `v̇⁺ = v̇_n`, `λ⁺ = λ_n`, `a⁺` from the α relation, and the Newmark
+    /// updates `q⁺ = q_n + h v_n + h²((½ − β) a_n + β a⁺)`, `v⁺ = v_n + h((1 − γ) a_n + γ a⁺)`;
+    /// returns the iterate and `a⁺`.
+    fn predict(
+        c: &AlphaCoefficients,
+        h: f64,
+        (qn, vn, vdn, an): (&[f64], &[f64], &[f64], &[f64]),
+        lambda: &[f64],
+    ) -> (Self, Vec<f64>) {
+        let n = qn.len();
+        let (beta, gamma) = (c.beta, c.gamma);
+        let vd = vdn.to_vec();
+        let lam = lambda.to_vec();
+        let a1: Vec<f64> = (0..n)
+            .map(|i| algorithmic_acceleration(c, vdn[i], an[i], vd[i]))
+            .collect();
+        let q: Vec<f64> = (0..n)
+            .map(|i| qn[i] + h * vn[i] + h * h * ((0.5 - beta) * an[i] + beta * a1[i]))
+            .collect();
+        let v: Vec<f64> = (0..n)
+            .map(|i| vn[i] + h * ((1.0 - gamma) * an[i] + gamma * a1[i]))
+            .collect();
+        (Self { q, v, vd, lam }, a1)
+    }
+
+    /// Apply the Newton correction `(Δq, Δλ)` with `Δv = γ′Δq`, `Δv̇ = β′Δq`; returns the
+    /// convergence measure `‖Δq‖∞ / (tol (1 + ‖q⁺‖∞))` (converged at ≤ 1).
+    fn correct(&mut self, delta: &[f64], (bp, gp): (f64, f64), tol: f64) -> f64 {
+        let n = self.q.len();
+        for i in 0..n {
+            let dq = delta[i];
+            self.q[i] += dq;
+            self.v[i] += gp * dq;
+            self.vd[i] += bp * dq;
+        }
+        for r in 0..self.lam.len() {
+            self.lam[r] += delta[n + r];
+        }
+        let size = self.q.iter().fold(0.0_f64, |x, y| x.max(y.abs()));
+        let dq = delta[..n].iter().fold(0.0_f64, |x, y| x.max(y.abs()));
+        dq / (tol * (1.0 + size))
+    }
+}
+
+/// Work space of one step's Newton iteration.
+struct Work {
+    a_vals: Vec<f64>,
+    jac: Vec<f64>,
+    f: Vec<f64>,
+    mvd: Vec<f64>,
+    gtl: Vec<f64>,
+    phi: Vec<f64>,
+    rhs: Vec<f64>,
+}
+
+impl Work {
+    /// Assemble the Newton system at the iterate: the right-hand side
+    /// `−[M v̇⁺ + Φ_qᵀ λ⁺ − f⁺; Φ(t⁺, q⁺)]` in `rhs`, `Φ_q` in `jac` and the lower values
+    /// of the iteration block `S_t = β′M + K_Φ + K_t + γ′C_t` (Arnold & Brüls 2007, §3)
+    /// in `a_vals`.
+    fn assemble(
+        &mut self,
+        s: &dyn driftlab_core::MechanicalSystem,
+        (mp, jp): (
+            &driftlab_core::SparsityPattern,
+            &driftlab_core::SparsityPattern,
+        ),
+        terms: &mut IterationTerms,
+        t1: f64,
+        x: &Iterate,
+        (bp, gp): (f64, f64),
+    ) {
+        let (n, m) = (x.q.len(), x.lam.len());
+        let n_mass = terms.n_mass;
+        s.mass(&x.q, &mut self.a_vals[..n_mass]);
+        mp.mul_vec(&self.a_vals[..n_mass], &x.vd, &mut self.mvd, true);
+        s.forces(t1, &x.q, &x.v, &mut self.f);
+        s.jacobian(t1, &x.q, &mut self.jac);
+        s.constraints(t1, &x.q, &mut self.phi);
+        jp.mul_transpose_vec(&self.jac, &x.lam, &mut self.gtl);
+        for i in 0..n {
+            self.rhs[i] = -(self.mvd[i] + self.gtl[i] - self.f[i]);
+        }
+        for r in 0..m {
+            self.rhs[n + r] = -self.phi[r];
+        }
+        // S_t = β′M + K_Φ + K_t + γ′C_t (Arnold & Brüls 2007, §3).
+        for v in &mut self.a_vals[..n_mass] {
+            *v *= bp;
+        }
+        terms.fill(s, t1, &x.q, &x.v, &x.lam, (1.0, 1.0, gp), &mut self.a_vals);
+    }
+}
+
 impl Method for GeneralizedAlpha {
     fn info(&self) -> MethodInfo {
         let mut i = info();
@@ -249,12 +358,7 @@ impl Method for GeneralizedAlpha {
                 state.t,
             ));
         };
-        let AlphaCoefficients {
-            alpha_m,
-            alpha_f,
-            gamma,
-            beta,
-        } = self.c;
+        let c = self.c;
         let d = s.dims();
         let (n, m) = (d.n, d.m);
         let t1 = state.t + h;
@@ -266,74 +370,38 @@ impl Method for GeneralizedAlpha {
             state.a.clone(),
             self.acc.clone(),
         );
-        let bp = (1.0 - alpha_m) / (h * h * beta * (1.0 - alpha_f));
-        let gp = gamma / (h * beta);
-        // Predictor: v̇⁺ = v̇_n, λ⁺ = λ_n; a⁺ from the α relation.
-        let mut vd = vdn.clone();
-        let mut lam = state.lambda.clone();
-        let mut a1: Vec<f64> = (0..n)
-            .map(|i| {
-                (alpha_f * vdn[i] - alpha_m * an[i] + (1.0 - alpha_f) * vd[i]) / (1.0 - alpha_m)
-            })
-            .collect();
-        let mut q: Vec<f64> = (0..n)
-            .map(|i| qn[i] + h * vn[i] + h * h * ((0.5 - beta) * an[i] + beta * a1[i]))
-            .collect();
-        let mut v: Vec<f64> = (0..n)
-            .map(|i| vn[i] + h * ((1.0 - gamma) * an[i] + gamma * a1[i]))
-            .collect();
+        let bp = (1.0 - c.alpha_m) / (h * h * c.beta * (1.0 - c.alpha_f));
+        let gp = c.gamma / (h * c.beta);
+        let (mut x, mut a1) = Iterate::predict(&c, h, (&qn, &vn, &vdn, &an), &state.lambda);
         let mp = s.mass_pattern();
         let jp = s.jacobian_pattern();
-        let mut a_vals = vec![0.0; kkt.pattern().a_lower.len()];
-        let mut jac = vec![0.0; jp.nnz()];
-        let (mut f, mut mvd, mut gtl, mut phi) =
-            (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; m]);
-        let mut rhs = vec![0.0; n + m];
+        let mut w = Work {
+            a_vals: vec![0.0; kkt.pattern().a_lower.len()],
+            jac: vec![0.0; jp.nnz()],
+            f: vec![0.0; n],
+            mvd: vec![0.0; n],
+            gtl: vec![0.0; n],
+            phi: vec![0.0; m],
+            rhs: vec![0.0; n + m],
+        };
         let mut kernel = NewtonKernel::new(NewtonOptions::full(self.p.max_iter));
         let solved = kernel.solve(|_| {
-            let n_mass = terms.n_mass;
-            s.mass(&q, &mut a_vals[..n_mass]);
-            mp.mul_vec(&a_vals[..n_mass], &vd, &mut mvd, true);
-            s.forces(t1, &q, &v, &mut f);
-            s.jacobian(t1, &q, &mut jac);
-            s.constraints(t1, &q, &mut phi);
-            jp.mul_transpose_vec(&jac, &lam, &mut gtl);
-            for i in 0..n {
-                rhs[i] = -(mvd[i] + gtl[i] - f[i]);
-            }
-            for r in 0..m {
-                rhs[n + r] = -phi[r];
-            }
-            // S_t = β′M + K_Φ + K_t + γ′C_t (Arnold & Brüls 2007, §3).
-            for x in &mut a_vals[..n_mass] {
-                *x *= bp;
-            }
-            terms.fill(s, t1, &q, &v, &lam, (1.0, 1.0, gp), &mut a_vals);
-            kkt.factorize(&a_vals, &jac, None)
+            w.assemble(s, (&mp, &jp), terms, t1, &x, (bp, gp));
+            kkt.factorize(&w.a_vals, &w.jac, None)
                 .map_err(|e| linear_error(state.t, e))?;
-            kkt.solve(&mut rhs).map_err(|e| linear_error(state.t, e))?;
-            for i in 0..n {
-                let dq = rhs[i];
-                q[i] += dq;
-                v[i] += gp * dq;
-                vd[i] += bp * dq;
-            }
-            for r in 0..m {
-                lam[r] += rhs[n + r];
-            }
-            let size = q.iter().fold(0.0_f64, |x, y| x.max(y.abs()));
-            let dq = rhs[..n].iter().fold(0.0_f64, |x, y| x.max(y.abs()));
-            Ok(dq / (self.p.tol * (1.0 + size)))
+            kkt.solve(&mut w.rhs)
+                .map_err(|e| linear_error(state.t, e))?;
+            Ok(x.correct(&w.rhs, (bp, gp), self.p.tol))
         });
         let iterations = kernel.counters.iterations;
+        let Iterate { q, v, vd, lam } = x;
         let mut report = newton_outcome(solved, iterations, state.t, self.p.tol, || {
-            s.constraints(t1, &q, &mut phi);
-            let res = phi.iter().fold(0.0_f64, |x, y| x.max(y.abs()));
+            s.constraints(t1, &q, &mut w.phi);
+            let res = w.phi.iter().fold(0.0_f64, |x, y| x.max(y.abs()));
             res
         })?;
         for i in 0..n {
-            a1[i] =
-                (alpha_f * vdn[i] - alpha_m * an[i] + (1.0 - alpha_f) * vd[i]) / (1.0 - alpha_m);
+            a1[i] = algorithmic_acceleration(&c, vdn[i], an[i], vd[i]);
         }
         report.error = self
             .tol

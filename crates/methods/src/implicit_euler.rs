@@ -42,7 +42,8 @@ use crate::dynamics::{consistent_start, kkt_failure, linear_error, IterationTerm
 
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Index1Jacobians, MechanicalSystem, Method, MethodError,
-    MethodInfo, MethodStats, ParamError, State, StepError, StepReport, SystemForm, SystemRef,
+    MethodInfo, MethodStats, ParamError, SparsityPattern, State, StepError, StepReport, SystemForm,
+    SystemRef,
 };
 use driftlab_solver::dense::solve_dense;
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
@@ -105,6 +106,97 @@ struct Index3 {
     mv: Vec<f64>,
     gtl: Vec<f64>,
     init_stats: MethodStats,
+}
+
+impl Index3 {
+    /// Assemble the Newton system at `v⁺` (with `q⁺ = q_n + h v⁺` already in `q`): the
+    /// iteration block `∂R_v/∂v = M + h²(K_Φ + K_t) + h C_t` (lower values) in `a_vals`,
+    /// `Φ_q(q⁺)` in `jac`, and the right-hand side `−R` in `rhs`, with
+    /// `R_v = M(v⁺ − v_n) − h f⁺ + Φ_qᵀ Λ` and the constraint rows of
+    /// [`Index3::constraint_rows`].
+    fn assemble(
+        &mut self,
+        s: &dyn MechanicalSystem,
+        (mp, jp): (&SparsityPattern, &SparsityPattern),
+        (t1, h): (f64, f64),
+        (q, v, vn): (&[f64], &[f64], &[f64]),
+        big_l: &[f64],
+        formulation: Formulation,
+    ) {
+        let n = q.len();
+        let n_mass = self.terms.n_mass;
+        s.mass(q, &mut self.a_vals[..n_mass]);
+        let diff: Vec<f64> = (0..n).map(|i| v[i] - vn[i]).collect();
+        mp.mul_vec(&self.a_vals[..n_mass], &diff, &mut self.mv, true);
+        // ∂R_v/∂v = M + h²(K_Φ + K_t) + h C_t, with q = q_n + h v.
+        let lam: Vec<f64> = big_l.iter().map(|x| x / h).collect();
+        self.terms
+            .fill(s, t1, q, v, &lam, (h * h, h * h, h), &mut self.a_vals);
+        s.forces(t1, q, v, &mut self.f);
+        s.jacobian(t1, q, &mut self.jac);
+        s.constraints(t1, q, &mut self.phi);
+        jp.mul_transpose_vec(&self.jac, big_l, &mut self.gtl);
+        for i in 0..n {
+            self.rhs[i] = -(self.mv[i] - h * self.f[i] + self.gtl[i]);
+        }
+        self.constraint_rows(s, jp, (t1, h), (q, v, &diff), formulation);
+    }
+
+    /// The constraint rows `rhs[n..]` of `−R` for the formulation: `−Φ(t⁺, q⁺)/h`
+    /// (index 3), `−(Φ_q v⁺ + Φ_t)` (index 2), `−h (Φ_q a − γ)` with
+    /// `a = (v⁺ − v_n)/h` (index 1); `diff = v⁺ − v_n`, `Φ` and `Φ_q` already evaluated.
+    fn constraint_rows(
+        &mut self,
+        s: &dyn MechanicalSystem,
+        jp: &SparsityPattern,
+        (t1, h): (f64, f64),
+        (q, v, diff): (&[f64], &[f64], &[f64]),
+        formulation: Formulation,
+    ) {
+        let (n, m) = (q.len(), self.phi.len());
+        match formulation {
+            Formulation::Index3 => {
+                for r in 0..m {
+                    self.rhs[n + r] = -self.phi[r] / h;
+                }
+            }
+            Formulation::Index2 => {
+                // Φ_q(q⁺) v⁺ + Φ_t = 0 (simplified Newton: the h (Φ_q v)_q term dropped).
+                let mut gv = vec![0.0; m];
+                jp.mul_vec(&self.jac, v, &mut gv, false);
+                let mut pt = vec![0.0; m];
+                s.phi_t(t1, q, &mut pt);
+                for r in 0..m {
+                    self.rhs[n + r] = -(gv[r] + pt[r]);
+                }
+            }
+            Formulation::Index1 => {
+                // h·(Φ_q a − γ) with a = (v⁺ − v_n)/h.
+                let mut gd = vec![0.0; m];
+                jp.mul_vec(&self.jac, diff, &mut gd, false);
+                let mut gamma = vec![0.0; m];
+                s.curvature(t1, q, v, &mut gamma);
+                for r in 0..m {
+                    self.rhs[n + r] = -(gd[r] - h * gamma[r]);
+                }
+            }
+        }
+    }
+}
+
+/// Add the Newton correction `(Δv, ΔΛ)` in `delta` to `(v, Λ)`; returns `‖Δv‖∞` and the
+/// size `‖v‖∞` of the corrected velocity.
+fn apply_correction(delta: &[f64], v: &mut [f64], big_l: &mut [f64]) -> (f64, f64) {
+    let n = v.len();
+    for i in 0..n {
+        v[i] += delta[i];
+    }
+    for r in 0..big_l.len() {
+        big_l[r] += delta[n + r];
+    }
+    let size = v.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+    let dv = delta[..n].iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+    (dv, size)
 }
 
 /// Backward Euler for index-1 and index-3 systems.
@@ -205,62 +297,15 @@ impl ImplicitEuler {
             for i in 0..n {
                 q[i] = qn[i] + h * v[i];
             }
-            let n_mass = w.terms.n_mass;
-            s.mass(&q, &mut w.a_vals[..n_mass]);
-            let diff: Vec<f64> = (0..n).map(|i| v[i] - vn[i]).collect();
-            mp.mul_vec(&w.a_vals[..n_mass], &diff, &mut w.mv, true);
-            // ∂R_v/∂v = M + h²(K_Φ + K_t) + h C_t, with q = q_n + h v.
-            let lam: Vec<f64> = big_l.iter().map(|x| x / h).collect();
-            w.terms
-                .fill(s, t1, &q, &v, &lam, (h * h, h * h, h), &mut w.a_vals);
-            s.forces(t1, &q, &v, &mut w.f);
-            s.jacobian(t1, &q, &mut w.jac);
-            s.constraints(t1, &q, &mut w.phi);
-            jp.mul_transpose_vec(&w.jac, &big_l, &mut w.gtl);
-            for i in 0..n {
-                w.rhs[i] = -(w.mv[i] - h * w.f[i] + w.gtl[i]);
-            }
-            match self.p.formulation {
-                Formulation::Index3 => {
-                    for r in 0..m {
-                        w.rhs[n + r] = -w.phi[r] / h;
-                    }
-                }
-                Formulation::Index2 => {
-                    // Φ_q(q⁺) v⁺ + Φ_t = 0 (simplified Newton: the h (Φ_q v)_q term dropped).
-                    let mut gv = vec![0.0; m];
-                    jp.mul_vec(&w.jac, &v, &mut gv, false);
-                    let mut pt = vec![0.0; m];
-                    s.phi_t(t1, &q, &mut pt);
-                    for r in 0..m {
-                        w.rhs[n + r] = -(gv[r] + pt[r]);
-                    }
-                }
-                Formulation::Index1 => {
-                    // h·(Φ_q a − γ) with a = (v⁺ − v_n)/h.
-                    let mut gd = vec![0.0; m];
-                    jp.mul_vec(&w.jac, &diff, &mut gd, false);
-                    let mut gamma = vec![0.0; m];
-                    s.curvature(t1, &q, &v, &mut gamma);
-                    for r in 0..m {
-                        w.rhs[n + r] = -(gd[r] - h * gamma[r]);
-                    }
-                }
-            }
+            let form = self.p.formulation;
+            w.assemble(s, (&mp, &jp), (t1, h), (&q, &v, &vn), &big_l, form);
             w.kkt
                 .factorize(&w.a_vals, &w.jac, None)
                 .map_err(|e| kkt_failure(s, state.t, &q, e))?;
             w.kkt
                 .solve(&mut w.rhs)
                 .map_err(|e| kkt_failure(s, state.t, &q, e))?;
-            for i in 0..n {
-                v[i] += w.rhs[i];
-            }
-            for r in 0..m {
-                big_l[r] += w.rhs[n + r];
-            }
-            let size = v.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
-            let dv = w.rhs[..n].iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+            let (dv, size) = apply_correction(&w.rhs, &mut v, &mut big_l);
             // At the round-off floor of a badly scaled KKT system (Andrews: M entries
             // 1e-7 … 1e-5 next to Φ_q entries 1e-2) the correction is already below 1e-9
             // relative and no longer halves (`crate::roundoff`): converged.

@@ -193,53 +193,17 @@ impl Method for MoreauJean {
         let mut big_l: Vec<f64> = rhs[n..].to_vec();
         // Contacts: active rows, Delassus matrix, LCP.
         if k > 0 {
-            let mut g = vec![0.0; k];
-            let mut gq = vec![0.0; k * n];
-            s.gaps(tm, &qm, &mut g);
-            s.gap_jacobian(tm, &qm, &mut gq);
-            let active: Vec<usize> = (0..k).filter(|&i| g[i] <= 0.0).collect();
-            if !active.is_empty() {
-                let e = s.restitution();
-                let na = active.len();
-                let mut cols: Vec<Vec<f64>> = Vec::with_capacity(na);
-                for &i in &active {
-                    let mut c = vec![0.0; n + m];
-                    c[..n].copy_from_slice(&gq[i * n..(i + 1) * n]);
-                    kkt.solve(&mut c)
-                        .map_err(|er| kkt_failure(s, tm, &qm, er))?;
-                    cols.push(c);
-                }
-                let dotg = |i: usize, x: &[f64]| (0..n).map(|c| gq[i * n + c] * x[c]).sum::<f64>();
-                let mut w = vec![0.0; na * na];
-                let mut b = vec![0.0; na];
-                for (a, &i) in active.iter().enumerate() {
-                    b[a] = dotg(i, &v) + e * dotg(i, &state.v);
-                    for (c, col) in cols.iter().enumerate() {
-                        w[a * na + c] = dotg(i, &col[..n]);
-                    }
-                }
-                let mut imp = vec![0.0; na];
-                let sweeps =
-                    pgs(&w, &b, &mut imp, self.p.lcp_tol, self.p.lcp_max_iter).map_err(|res| {
-                        StepError::NewtonDiverged {
-                            t: t0,
-                            iterations: self.p.lcp_max_iter,
-                            residual: res,
-                            tol: self.p.lcp_tol,
-                        }
-                    })?;
-                report.newton_iterations += sweeps;
-                if imp.iter().any(|&x| x > 0.0) {
-                    self.impacts += 1;
-                }
-                for (a, col) in cols.iter().enumerate() {
-                    for i in 0..n {
-                        v[i] += imp[a] * col[i];
-                    }
-                    for r in 0..m {
-                        big_l[r] += imp[a] * col[n + r];
-                    }
-                }
+            let (sweeps, impact) = contact_impulses(
+                kkt,
+                s,
+                &self.p,
+                (t0, tm, &qm),
+                &state.v,
+                (&mut v, &mut big_l),
+            )?;
+            report.newton_iterations += sweeps;
+            if impact {
+                self.impacts += 1;
             }
         }
         let mut q: Vec<f64> = (0..n).map(|i| qm[i] + 0.5 * h * v[i]).collect();
@@ -272,6 +236,69 @@ impl Method for MoreauJean {
         }
         s
     }
+}
+
+/// The contact impulses of one step (called when the problem has unilateral rows). The
+/// rows with `g_i(q_m) ≤ 0` are active; with `K` the bilateral KKT matrix already factored
+/// at `q_m`, `[x_a; y_a] = K⁻¹ [G_aᵀ; 0]` per active row, the Delassus matrix
+/// `W_ab = G_a x_b` and `b_a = G_a v_free + e G_a v_n`, the LCP `0 ≤ P ⊥ W P + b ≥ 0` is
+/// solved by [`pgs`] and the impulses added: `v += Σ P_a x_a`, `Λ += Σ P_a y_a`.
+/// Returns the PGS sweeps and whether any impulse is positive (an impact); no active row:
+/// `(0, false)`.
+fn contact_impulses(
+    kkt: &mut KktSolver,
+    s: &dyn MechanicalSystem,
+    p: &MoreauJeanParams,
+    (t0, tm, qm): (f64, f64, &[f64]),
+    vn: &[f64],
+    (v, big_l): (&mut [f64], &mut [f64]),
+) -> Result<(usize, bool), StepError> {
+    let (n, m, k) = (v.len(), big_l.len(), s.unilateral_rows());
+    let mut g = vec![0.0; k];
+    let mut gq = vec![0.0; k * n];
+    s.gaps(tm, qm, &mut g);
+    s.gap_jacobian(tm, qm, &mut gq);
+    let active: Vec<usize> = (0..k).filter(|&i| g[i] <= 0.0).collect();
+    if active.is_empty() {
+        return Ok((0, false));
+    }
+    let e = s.restitution();
+    let na = active.len();
+    let mut cols: Vec<Vec<f64>> = Vec::with_capacity(na);
+    for &i in &active {
+        let mut c = vec![0.0; n + m];
+        c[..n].copy_from_slice(&gq[i * n..(i + 1) * n]);
+        kkt.solve(&mut c).map_err(|er| kkt_failure(s, tm, qm, er))?;
+        cols.push(c);
+    }
+    let dotg = |i: usize, x: &[f64]| (0..n).map(|c| gq[i * n + c] * x[c]).sum::<f64>();
+    let mut w = vec![0.0; na * na];
+    let mut b = vec![0.0; na];
+    for (a, &i) in active.iter().enumerate() {
+        b[a] = dotg(i, v) + e * dotg(i, vn);
+        for (c, col) in cols.iter().enumerate() {
+            w[a * na + c] = dotg(i, &col[..n]);
+        }
+    }
+    let mut imp = vec![0.0; na];
+    let sweeps = pgs(&w, &b, &mut imp, p.lcp_tol, p.lcp_max_iter).map_err(|res| {
+        StepError::NewtonDiverged {
+            t: t0,
+            iterations: p.lcp_max_iter,
+            residual: res,
+            tol: p.lcp_tol,
+        }
+    })?;
+    let impact = imp.iter().any(|&x| x > 0.0);
+    for (a, col) in cols.iter().enumerate() {
+        for i in 0..n {
+            v[i] += imp[a] * col[i];
+        }
+        for r in 0..m {
+            big_l[r] += imp[a] * col[n + r];
+        }
+    }
+    Ok((sweeps, impact))
 }
 
 /// Why the simplified projection stopped.

@@ -137,42 +137,42 @@ impl Priority {
         s.curvature(t, q, v, &mut gamma);
         s.constraints(t, q, &mut phi);
         s.phi_t(t, q, &mut pt);
-        let (xi, w) = (self.p.xi, self.p.omega_n);
-        let b: Vec<f64> = (0..m)
-            .map(|r| {
-                let phidot = (0..n).map(|c| j[r * n + c] * v[c]).sum::<f64>() + pt[r];
-                gamma[r] - 2.0 * xi * w * phidot - w * w * phi[r]
-            })
-            .collect();
-        // Forward solve L x = rhs; backward Lᵀ x = rhs.
-        let fwd = |rhs: &[f64]| {
-            let mut x = rhs.to_vec();
-            for i in 0..n {
-                for k in 0..i {
-                    x[i] -= l[i * n + k] * x[k];
-                }
-                x[i] /= l[i * n + i];
-            }
-            x
-        };
-        let bwd = |rhs: &[f64]| {
-            let mut x = rhs.to_vec();
-            for i in (0..n).rev() {
-                for k in i + 1..n {
-                    x[i] -= l[k * n + i] * x[k];
-                }
-                x[i] /= l[i * n + i];
-            }
-            x
-        };
-        let mut y = fwd(&f);
+        let b = feedback_targets(&j, v, (&gamma, &phi, &pt), self.p.xi, self.p.omega_n);
+        let mut y = forward(&l, n, &f);
         // A = J L⁻ᵀ, row r = (L⁻¹ J_rᵀ)ᵀ.
-        let a_rows: Vec<Vec<f64>> = (0..m).map(|r| fwd(&j[r * n..(r + 1) * n])).collect();
+        let a_rows: Vec<Vec<f64>> = (0..m)
+            .map(|r| forward(&l, n, &j[r * n..(r + 1) * n]))
+            .collect();
         let prio = match self.p.mode {
             PriorityMode::Flat => vec![0u8; m],
             PriorityMode::Hierarchical => s.priorities().unwrap_or_else(|| vec![0u8; m]),
         };
-        let mut levels: Vec<u8> = prio.clone();
+        self.task_priority(&a_rows, &b, &prio, &mut y)
+            .map_err(fail)?;
+        let acc = backward(&l, n, &y);
+        let lambda = multipliers(&j, &mdense, &f, &acc, m).map_err(fail)?;
+        Ok((acc, lambda))
+    }
+
+    /// The task-priority recursion of the module documentation on the mass-scaled
+    /// acceleration `y` (rows `a_rows` of `A = J L⁻ᵀ`, targets `b`, priority `prio[r]` per
+    /// row), levels in increasing order from `P = I`:
+    ///
+    /// ```text
+    /// Ã = A_k P,   y ← y + Ã⁺ (b_k − A_k y),   P ← P − Ã⁺ Ã
+    /// ```
+    ///
+    /// with `⁺` the pseudo-inverse at level 0 and the damped one `σ/(σ² + μ²)`,
+    /// `μ = damping ‖A_k‖_F`, below.
+    fn task_priority(
+        &self,
+        a_rows: &[Vec<f64>],
+        b: &[f64],
+        prio: &[u8],
+        y: &mut [f64],
+    ) -> Result<(), driftlab_solver::SolverError> {
+        let (n, m) = (y.len(), a_rows.len());
+        let mut levels: Vec<u8> = prio.to_vec();
         levels.sort_unstable();
         levels.dedup();
         let mut proj: Vec<f64> = (0..n * n)
@@ -198,7 +198,7 @@ impl Priority {
                 .sqrt();
             let mu = if first { 0.0 } else { self.p.damping * size };
             first = false;
-            let (pinv, _) = damped_pseudo_inverse(k, n, &at, mu, size).map_err(fail)?;
+            let (pinv, _) = damped_pseudo_inverse(k, n, &at, mu, size)?;
             for c in 0..n {
                 y[c] += (0..k).map(|i| pinv[c * k + i] * res[i]).sum::<f64>();
             }
@@ -209,23 +209,75 @@ impl Priority {
                 }
             }
         }
-        let acc = bwd(&y);
-        // λ = (Jᵀ)⁺ (f − M a).
-        let mut jt = vec![0.0; n * m];
-        for r in 0..m {
-            for c in 0..n {
-                jt[c * m + r] = j[r * n + c];
-            }
-        }
-        let (jtp, _) = pseudo_inverse(n, m, &jt).map_err(fail)?;
-        let resid: Vec<f64> = (0..n)
-            .map(|i| f[i] - (0..n).map(|c| mdense[i * n + c] * acc[c]).sum::<f64>())
-            .collect();
-        let lambda = (0..m)
-            .map(|r| (0..n).map(|i| jtp[r * n + i] * resid[i]).sum())
-            .collect();
-        Ok((acc, lambda))
+        Ok(())
     }
+}
+
+/// The per-row Baumgarte targets `b = γ − 2ξω_n Φ̇ − ω_n² Φ` with `Φ̇ = Φ_q v + Φ_t`
+/// (seed 001 §3.3.3); `j` is the dense row-major `m × n` Jacobian.
+fn feedback_targets(
+    j: &[f64],
+    v: &[f64],
+    (gamma, phi, pt): (&[f64], &[f64], &[f64]),
+    xi: f64,
+    w: f64,
+) -> Vec<f64> {
+    let (n, m) = (v.len(), phi.len());
+    (0..m)
+        .map(|r| {
+            let phidot = (0..n).map(|c| j[r * n + c] * v[c]).sum::<f64>() + pt[r];
+            gamma[r] - 2.0 * xi * w * phidot - w * w * phi[r]
+        })
+        .collect()
+}
+
+/// Forward substitution `L x = rhs` with the dense row-major lower-triangular `L` (n × n).
+fn forward(l: &[f64], n: usize, rhs: &[f64]) -> Vec<f64> {
+    let mut x = rhs.to_vec();
+    for i in 0..n {
+        for k in 0..i {
+            x[i] -= l[i * n + k] * x[k];
+        }
+        x[i] /= l[i * n + i];
+    }
+    x
+}
+
+/// Backward substitution `Lᵀ x = rhs` with the dense row-major lower-triangular `L`.
+fn backward(l: &[f64], n: usize, rhs: &[f64]) -> Vec<f64> {
+    let mut x = rhs.to_vec();
+    for i in (0..n).rev() {
+        for k in i + 1..n {
+            x[i] -= l[k * n + i] * x[k];
+        }
+        x[i] /= l[i * n + i];
+    }
+    x
+}
+
+/// The multipliers that go with the acceleration: `λ = (Jᵀ)⁺ (f − M a)`, with `j` the
+/// dense `m × n` Jacobian and `mdense` the dense `n × n` mass matrix (row-major).
+fn multipliers(
+    j: &[f64],
+    mdense: &[f64],
+    f: &[f64],
+    acc: &[f64],
+    m: usize,
+) -> Result<Vec<f64>, driftlab_solver::SolverError> {
+    let n = f.len();
+    let mut jt = vec![0.0; n * m];
+    for r in 0..m {
+        for c in 0..n {
+            jt[c * m + r] = j[r * n + c];
+        }
+    }
+    let (jtp, _) = pseudo_inverse(n, m, &jt)?;
+    let resid: Vec<f64> = (0..n)
+        .map(|i| f[i] - (0..n).map(|c| mdense[i * n + c] * acc[c]).sum::<f64>())
+        .collect();
+    Ok((0..m)
+        .map(|r| (0..n).map(|i| jtp[r * n + i] * resid[i]).sum())
+        .collect())
 }
 
 /// Declared properties of `priority`.

@@ -23,6 +23,7 @@
 
 use crate::dynamics::{add_kkt_stats, kkt_failure, kkt_start, KktChoice};
 use driftlab_core::method::unsupported;
+use driftlab_core::MechanicalSystem;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
     State, StepError, StepReport, SystemForm, SystemRef,
@@ -145,63 +146,7 @@ impl Method for Rattle {
         };
         let mut phi = vec![0.0; m];
         let mut rhs = vec![0.0; n + m];
-        let mut previous = f64::INFINITY;
-        let qscale = 1.0 + q.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
-        // SHAKE stops on its residual, not on a correction: the kernel's η test is off
-        // (tol 0) and an iteration reports 0 once ‖Φ‖ ≤ tol, or once the residual is at
-        // the round-off floor of Φ for large coordinates (a 1000-link chain reaches
-        // |q| = 1000: Φ = |d|² − ℓ² carries ≈ 1e-13 of cancellation): below
-        // 1e-9 (1 + ‖q‖∞) and no longer halving (`crate::roundoff`).
-        let mut kernel = NewtonKernel::new(NewtonOptions {
-            tol: 0.0,
-            max_iter: self.p.max_iter + 1,
-            floor: 0.0,
-            predict: false,
-            carry_eta: false,
-            stop_on_growth: false,
-        });
-        let tol = self.p.tol;
-        let mut res = f64::NAN;
-        let solved = kernel.solve(|k| {
-            if k > 1 {
-                // Correction along M⁻¹ Φ_q(q_n)ᵀ: [M Gₙᵀ; Gₙ 0][δq; μ] = [0; −Φ(q)].
-                rhs[..n].iter_mut().for_each(|x| *x = 0.0);
-                for r in 0..m {
-                    rhs[n + r] = -phi[r];
-                }
-                kkt.solve(&mut rhs)
-                    .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
-                for i in 0..n {
-                    q[i] += rhs[i];
-                }
-            }
-            s.constraints(t1, &q, &mut phi);
-            res = phi.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
-            if res.is_nan() {
-                return Ok(f64::NAN);
-            }
-            if res <= tol
-                || crate::roundoff::stalled(res, previous, qscale, crate::roundoff::NEWTON)
-            {
-                return Ok(0.0);
-            }
-            previous = res;
-            Ok(res)
-        });
-        // The first call only evaluates the residual of the predictor.
-        report.newton_iterations = kernel.counters.iterations.saturating_sub(1);
-        match solved {
-            Ok(_) => {}
-            Err(NewtonFailure::Iteration(e)) => return Err(e),
-            Err(_) => {
-                return Err(StepError::NewtonDiverged {
-                    t: t0,
-                    iterations: report.newton_iterations,
-                    residual: res,
-                    tol: self.p.tol,
-                })
-            }
-        }
+        report.newton_iterations = shake(kkt, s, &self.p, state, t1, &mut q, (&mut phi, &mut rhs))?;
         let v_half: Vec<f64> = (0..n).map(|i| (q[i] - state.q[i]) / h).collect();
         // Velocity: [M G⁺ᵀ; G⁺ 0][v⁺; ½h μ] = [M v½ + ½h f⁺; −Φ_t].
         let mut jac1 = vec![0.0; jp.nnz()];
@@ -223,17 +168,8 @@ impl Method for Rattle {
             .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
         report.factorizations += 1;
         state.v.copy_from_slice(&rhs[..n]);
-        // The multiplier and acceleration consistent with (q_{n+1}, v_{n+1}): the same
-        // factorization, right-hand side [f⁺; γ⁺] (one extra solve). RATTLE's own λ_n and
-        // μ_n are only O(h) approximations of λ(t); this one is O(h²) like q and v.
-        s.forces(t1, &q, &state.v, &mut f);
-        rhs[..n].copy_from_slice(&f);
-        s.curvature(t1, &q, &state.v, &mut phi);
-        rhs[n..].copy_from_slice(&phi);
-        kkt.solve(&mut rhs)
-            .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
-        state.a.copy_from_slice(&rhs[..n]);
-        state.lambda.copy_from_slice(&rhs[n..]);
+        // The multiplier and acceleration consistent with (q_{n+1}, v_{n+1}).
+        consistent_acceleration(kkt, s, state, (t1, &q), (&mut f, &mut phi, &mut rhs))?;
         state.q = q;
         state.t = t1;
         self.stats.steps += 1;
@@ -251,6 +187,111 @@ impl Method for Rattle {
         }
         s
     }
+}
+
+/// SHAKE: the simplified Newton iteration for the position multiplier. With the KKT
+/// matrix `[[M, Gₙᵀ], [Gₙ, 0]]` factored at `q_n` (`Gₙ = Φ_q(q_n)`), each correction solves
+///
+/// ```text
+/// [M Gₙᵀ; Gₙ 0][δq; μ] = [0; −Φ(t_{n+1}, q)],   q ← q + δq
+/// ```
+///
+/// so `q` stays in the affine family `q̂ − ½h² M⁻¹ Gₙᵀ λ`. Stops once `‖Φ‖∞ ≤ tol` or at
+/// the round-off floor (`crate::roundoff`); returns the corrections made (the first
+/// kernel call only evaluates the predictor's residual). `phi` and `rhs` are work
+/// space of lengths `m` and `n + m`.
+fn shake(
+    kkt: &mut KktSolver,
+    s: &dyn MechanicalSystem,
+    p: &RattleParams,
+    state: &State,
+    t1: f64,
+    q: &mut [f64],
+    (phi, rhs): (&mut [f64], &mut [f64]),
+) -> Result<usize, StepError> {
+    let (n, m, t0) = (q.len(), phi.len(), state.t);
+    let mut previous = f64::INFINITY;
+    let qscale = 1.0 + q.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+    // SHAKE stops on its residual, not on a correction: the kernel's η test is off
+    // (tol 0) and an iteration reports 0 once ‖Φ‖ ≤ tol, or once the residual is at
+    // the round-off floor of Φ for large coordinates (a 1000-link chain reaches
+    // |q| = 1000: Φ = |d|² − ℓ² carries ≈ 1e-13 of cancellation): below
+    // 1e-9 (1 + ‖q‖∞) and no longer halving (`crate::roundoff`).
+    let mut kernel = NewtonKernel::new(NewtonOptions {
+        tol: 0.0,
+        max_iter: p.max_iter + 1,
+        floor: 0.0,
+        predict: false,
+        carry_eta: false,
+        stop_on_growth: false,
+    });
+    let tol = p.tol;
+    let mut res = f64::NAN;
+    let solved = kernel.solve(|k| {
+        if k > 1 {
+            // Correction along M⁻¹ Φ_q(q_n)ᵀ: [M Gₙᵀ; Gₙ 0][δq; μ] = [0; −Φ(q)].
+            rhs[..n].iter_mut().for_each(|x| *x = 0.0);
+            for r in 0..m {
+                rhs[n + r] = -phi[r];
+            }
+            kkt.solve(rhs)
+                .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
+            for i in 0..n {
+                q[i] += rhs[i];
+            }
+        }
+        s.constraints(t1, q, phi);
+        res = phi.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+        if res.is_nan() {
+            return Ok(f64::NAN);
+        }
+        if res <= tol || crate::roundoff::stalled(res, previous, qscale, crate::roundoff::NEWTON) {
+            return Ok(0.0);
+        }
+        previous = res;
+        Ok(res)
+    });
+    // The first call only evaluates the residual of the predictor.
+    let iterations = kernel.counters.iterations.saturating_sub(1);
+    match solved {
+        Ok(_) => Ok(iterations),
+        Err(NewtonFailure::Iteration(e)) => Err(e),
+        Err(_) => Err(StepError::NewtonDiverged {
+            t: t0,
+            iterations,
+            residual: res,
+            tol: p.tol,
+        }),
+    }
+}
+
+/// The multiplier and acceleration consistent with `(q_{n+1}, v_{n+1})`, with the KKT
+/// matrix already factored at `q_{n+1}` for the velocity step (one extra solve):
+///
+/// ```text
+/// [M⁺ G⁺ᵀ; G⁺ 0][a_{n+1}; λ_{n+1}] = [f(t_{n+1}, q_{n+1}, v_{n+1}); γ(t_{n+1}, q_{n+1}, v_{n+1})]
+/// ```
+///
+/// RATTLE's own λ_n and μ_n are only O(h) approximations of λ(t); this one is O(h²) like
+/// q and v. Reads `state.v` (already `v_{n+1}`) and writes `state.a`, `state.lambda`;
+/// `state.q` is still `q_n` (named in a failure). `f`, `gamma`, `rhs` are work space.
+fn consistent_acceleration(
+    kkt: &mut KktSolver,
+    s: &dyn MechanicalSystem,
+    state: &mut State,
+    (t1, q): (f64, &[f64]),
+    (f, gamma, rhs): (&mut [f64], &mut [f64], &mut [f64]),
+) -> Result<(), StepError> {
+    let n = q.len();
+    s.forces(t1, q, &state.v, f);
+    rhs[..n].copy_from_slice(f);
+    s.curvature(t1, q, &state.v, gamma);
+    rhs[n..].copy_from_slice(gamma);
+    kkt.solve(rhs)
+        .map_err(|e| kkt_failure(s, state.t, &state.q, e))?;
+    state.a.copy_from_slice(&rhs[..n]);
+    state.lambda.copy_from_slice(&rhs[n..]);
+    Ok(())
 }
 
 /// This method's catalog line: id, declared properties, build from a spec's parameter

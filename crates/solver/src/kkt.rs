@@ -180,44 +180,97 @@ fn slot_of(col_ptr: &[usize], row_idx: &[usize], i: usize, j: usize) -> usize {
     lo + row_idx[lo..hi].partition_point(|&r| r < i)
 }
 
+/// The compressed-column layout `(col_ptr, row_idx)` of the lower triangle of the KKT
+/// matrix `K = [[A, Bᵀ], [B, −C]]`: the `A` entries `(i, j)` as `(row i, col j)`, the `B`
+/// entries `(r, c)` as `(row n + r, col c)`, and the whole diagonal (the `C` block and
+/// any `A` diagonal the pattern leaves out), rows sorted and unique within each column.
+/// `SolverError::Pattern` for an `A` entry outside the lower triangle of `n × n` or a `B`
+/// entry outside `m × n`.
+fn lower_triangle_layout(pattern: &KktPattern) -> Result<(Vec<usize>, Vec<usize>), SolverError> {
+    let (n, m) = (pattern.n, pattern.m);
+    let dim = n + m;
+    let mut pos: Vec<(usize, usize)> =
+        Vec::with_capacity(pattern.a_lower.len() + pattern.b.len() + dim);
+    for &(i, j) in &pattern.a_lower {
+        if i >= n || j > i {
+            return Err(SolverError::Pattern(format!(
+                "A entry ({i}, {j}) is not in the lower triangle of a {n}×{n} block"
+            )));
+        }
+        pos.push((j, i));
+    }
+    for &(r, c) in &pattern.b {
+        if r >= m || c >= n {
+            return Err(SolverError::Pattern(format!(
+                "B entry ({r}, {c}) outside {m}×{n}"
+            )));
+        }
+        pos.push((c, n + r));
+    }
+    for d in 0..dim {
+        pos.push((d, d));
+    }
+    // (col, row) sorted and unique → compressed columns of the lower triangle.
+    pos.sort_unstable();
+    pos.dedup();
+    let mut col_ptr = vec![0usize; dim + 1];
+    let mut row_idx = Vec::with_capacity(pos.len());
+    for &(c, r) in &pos {
+        col_ptr[c + 1] += 1;
+        row_idx.push(r);
+    }
+    for c in 0..dim {
+        col_ptr[c + 1] += col_ptr[c];
+    }
+    Ok((col_ptr, row_idx))
+}
+
+/// The sparse LDLᵀ backend for the lower-triangle layout `(col_ptr, row_idx)` of a KKT
+/// matrix with an `n × n` `A` block: the symbolic analysis (AMD ordering, elimination
+/// tree), the factor's value storage, the scratch for a numeric factorization or a
+/// one-column solve with parallelism `par`, and the expected pivot signs (`+` on the `A`
+/// block, `−` on the constraint block).
+fn sparse_backend(
+    n: usize,
+    col_ptr: &[usize],
+    row_idx: &[usize],
+    par: Par,
+) -> Result<Backend, SolverError> {
+    let dim = col_ptr.len() - 1;
+    let sym = SymbolicSparseColMat::<usize>::new_checked(
+        dim,
+        dim,
+        col_ptr.to_vec(),
+        None,
+        row_idx.to_vec(),
+    );
+    let symbolic = factorize_symbolic_cholesky(
+        sym.as_ref(),
+        Side::Lower,
+        SymmetricOrdering::Amd,
+        CholeskySymbolicParams::default(),
+    )
+    .map_err(|e| SolverError::Symbolic(format!("{e:?}")))?;
+    let req = StackReq::any_of(&[
+        symbolic.factorize_numeric_ldlt_scratch::<f64>(par, Spec::<LdltParams, f64>::default()),
+        symbolic.solve_in_place_scratch::<f64>(1, par),
+    ]);
+    let l_values = vec![0.0; symbolic.len_val()];
+    let signs = (0..dim).map(|d| if d < n { 1i8 } else { -1i8 }).collect();
+    Ok(Backend::Sparse {
+        symbolic: Box::new(symbolic),
+        l_values,
+        buffer: MemBuffer::new(req),
+        signs,
+    })
+}
+
 impl KktSolver {
     /// Lay out the pattern and run the symbolic analysis (once).
     pub fn new(pattern: &KktPattern, opts: KktOptions) -> Result<Self, SolverError> {
         let (n, m) = (pattern.n, pattern.m);
         let dim = n + m;
-        let mut pos: Vec<(usize, usize)> =
-            Vec::with_capacity(pattern.a_lower.len() + pattern.b.len() + dim);
-        for &(i, j) in &pattern.a_lower {
-            if i >= n || j > i {
-                return Err(SolverError::Pattern(format!(
-                    "A entry ({i}, {j}) is not in the lower triangle of a {n}×{n} block"
-                )));
-            }
-            pos.push((j, i));
-        }
-        for &(r, c) in &pattern.b {
-            if r >= m || c >= n {
-                return Err(SolverError::Pattern(format!(
-                    "B entry ({r}, {c}) outside {m}×{n}"
-                )));
-            }
-            pos.push((c, n + r));
-        }
-        for d in 0..dim {
-            pos.push((d, d));
-        }
-        // (col, row) sorted and unique → compressed columns of the lower triangle.
-        pos.sort_unstable();
-        pos.dedup();
-        let mut col_ptr = vec![0usize; dim + 1];
-        let mut row_idx = Vec::with_capacity(pos.len());
-        for &(c, r) in &pos {
-            col_ptr[c + 1] += 1;
-            row_idx.push(r);
-        }
-        for c in 0..dim {
-            col_ptr[c + 1] += col_ptr[c];
-        }
+        let (col_ptr, row_idx) = lower_triangle_layout(pattern)?;
         let a_slot = pattern
             .a_lower
             .iter()
@@ -241,36 +294,9 @@ impl KktSolver {
         };
         let backend = match backend {
             KktBackend::SparseLdlt => {
-                let sym = SymbolicSparseColMat::<usize>::new_checked(
-                    dim,
-                    dim,
-                    col_ptr.clone(),
-                    None,
-                    row_idx.clone(),
-                );
-                let symbolic = factorize_symbolic_cholesky(
-                    sym.as_ref(),
-                    Side::Lower,
-                    SymmetricOrdering::Amd,
-                    CholeskySymbolicParams::default(),
-                )
-                .map_err(|e| SolverError::Symbolic(format!("{e:?}")))?;
+                let sparse = sparse_backend(n, &col_ptr, &row_idx, par)?;
                 stats.symbolic_analyses += 1;
-                let req = StackReq::any_of(&[
-                    symbolic.factorize_numeric_ldlt_scratch::<f64>(
-                        par,
-                        Spec::<LdltParams, f64>::default(),
-                    ),
-                    symbolic.solve_in_place_scratch::<f64>(1, par),
-                ]);
-                let l_values = vec![0.0; symbolic.len_val()];
-                let signs = (0..dim).map(|d| if d < n { 1i8 } else { -1i8 }).collect();
-                Backend::Sparse {
-                    symbolic: Box::new(symbolic),
-                    l_values,
-                    buffer: MemBuffer::new(req),
-                    signs,
-                }
+                sparse
             }
             KktBackend::DenseLu | KktBackend::Auto => Backend::Dense {
                 lu: crate::dense::SmallLu::new(dim),
