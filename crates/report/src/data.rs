@@ -210,6 +210,30 @@ fn annotations_of(spec_text: &str) -> Vec<Annotation> {
         .collect()
 }
 
+/// The names of the numeric method parameters set in any of `runs`, sorted, each once.
+pub(crate) fn param_names(runs: &[&Run]) -> Vec<String> {
+    let mut names: Vec<String> = runs
+        .iter()
+        .flat_map(|r| r.method_params().into_iter().map(|(k, _)| k))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// How many distinct values the method parameter `name` takes over `runs` (only positive
+/// values counted when `positive_only`).
+pub(crate) fn distinct_values(runs: &[&Run], name: &str, positive_only: bool) -> usize {
+    let mut v: Vec<f64> = runs
+        .iter()
+        .filter_map(|r| r.method_param(name))
+        .filter(|x| !positive_only || *x > 0.0)
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    v.len()
+}
+
 fn derr(path: &Path, e: impl std::fmt::Display) -> ReportError {
     ReportError::Data {
         path: path.display().to_string(),
@@ -277,84 +301,130 @@ fn read_parquet(path: &Path) -> Result<DataFrame, ReportError> {
 fn load_runs(dir: &Path) -> Result<Vec<Run>, ReportError> {
     let rp = dir.join("runs.parquet");
     let df = read_parquet(&rp)?;
-    let c = Cols { df: &df, path: &rp };
-    let n = df.height();
-    let (cell, problem, pparams, method, variant) = (
-        c.u64(runs::CELL)?,
-        c.string(runs::PROBLEM)?,
-        c.string(runs::PROBLEM_PARAMS)?,
-        c.string(runs::METHOD)?,
-        c.string(runs::VARIANT)?,
-    );
-    let params = c.string(runs::PARAMS)?;
-    let (h, t_end, status, fail_time, fail_reason, steps) = (
-        c.f64(runs::H)?,
-        c.f64(runs::T_END)?,
-        c.string(runs::STATUS)?,
-        c.f64(runs::FAIL_TIME)?,
-        c.str(runs::FAIL_REASON)?,
-        c.u64(runs::STEPS)?,
-    );
-    let (mp, mv, ma, me) = (
-        c.f64(runs::MAX_POS_RESIDUAL)?,
-        c.f64(runs::MAX_VEL_RESIDUAL)?,
-        c.f64(runs::MAX_ACC_RESIDUAL)?,
-        c.f64(runs::MAX_ENERGY_REL_ERROR)?,
-    );
-    let (eq, ev, el) = (
-        c.f64(runs::ERR_Q)?,
-        c.f64(runs::ERR_V)?,
-        c.f64(runs::ERR_LAMBDA)?,
-    );
-    let (fq, fv, fl) = (
-        c.f64(runs::FINAL_ERR_Q)?,
-        c.f64(runs::FINAL_ERR_V)?,
-        c.f64(runs::FINAL_ERR_LAMBDA)?,
-    );
-    let scd = c.f64(runs::SCD)?;
-    // Results written before error-controlled steps existed have no `rtol` column.
-    let rtol = match df.column(runs::RTOL.name) {
-        Ok(_) => c.f64(runs::RTOL)?,
-        Err(_) => vec![None; n],
-    };
-    // Results written before failures were tagged have no `fail_kind` column.
-    let fail_kind = match df.column(runs::FAIL_KIND.name) {
-        Ok(_) => c.str(runs::FAIL_KIND)?,
-        Err(_) => vec![None; n],
-    };
-    let deferred = c.f64(runs::FINAL_DEFERRED_RESIDUAL)?;
-    let (fac, newton, proj, wall) = (
-        c.u64(runs::FACTORIZATIONS)?,
-        c.u64(runs::NEWTON_ITERATIONS)?,
-        c.u64(runs::PROJECTION_ITERATIONS)?,
-        c.f64(runs::WALL_SECONDS)?,
-    );
-    let step_seconds = c.f64(runs::STEP_SECONDS)?;
-    let measures = runs::MEASURES
-        .iter()
-        .map(|m| c.f64(*m))
-        .collect::<Result<Vec<_>, _>>()?;
-    let (dq, dv, dl) = (
-        c.f64(runs::DECLARED_ORDER_Q)?,
-        c.f64(runs::DECLARED_ORDER_V)?,
-        c.f64(runs::DECLARED_ORDER_LAMBDA)?,
-    );
-    let rows = (0..n)
-        .map(|i| Run {
-            cell: cell[i],
-            problem: problem[i].clone(),
-            problem_params: pparams[i].clone(),
-            method: method[i].clone(),
-            variant: variant[i].clone(),
-            params: params[i].clone(),
-            h: h[i].unwrap_or(f64::NAN),
-            rtol: rtol[i],
-            t_end: t_end[i].unwrap_or(f64::NAN),
-            ok: status[i] == "ok",
-            fail_time: fail_time[i],
-            fail_kind: fail_kind[i].clone(),
-            fail_reason: fail_reason[i].clone(),
-            steps: steps[i],
+    let cols = RunColumns::read(&Cols { df: &df, path: &rp })?;
+    Ok((0..df.height()).map(|i| cols.row(i)).collect())
+}
+
+/// The columns of `runs.parquet`, each read whole, from which the [`Run`] rows are cut.
+struct RunColumns {
+    cell: Vec<u64>,
+    problem: Vec<String>,
+    pparams: Vec<String>,
+    method: Vec<String>,
+    variant: Vec<String>,
+    params: Vec<String>,
+    h: Vec<Option<f64>>,
+    rtol: Vec<Option<f64>>,
+    t_end: Vec<Option<f64>>,
+    status: Vec<String>,
+    fail_time: Vec<Option<f64>>,
+    fail_kind: Vec<Option<String>>,
+    fail_reason: Vec<Option<String>>,
+    steps: Vec<u64>,
+    /// Max position, velocity, acceleration residual and relative energy error.
+    maxima: [Vec<Option<f64>>; 4],
+    /// Max-over-run errors in q, v, λ.
+    err: [Vec<Option<f64>>; 3],
+    /// Final errors in q, v, λ.
+    final_err: [Vec<Option<f64>>; 3],
+    scd: Vec<Option<f64>>,
+    deferred: Vec<Option<f64>>,
+    /// Factorizations, Newton iterations, projection iterations.
+    counters: [Vec<u64>; 3],
+    wall: Vec<Option<f64>>,
+    step_seconds: Vec<Option<f64>>,
+    measures: Vec<Vec<Option<f64>>>,
+    /// Declared orders in q, v, λ.
+    declared: [Vec<Option<f64>>; 3],
+}
+
+impl RunColumns {
+    /// Read every column of [`runs`]; `rtol` and `fail_kind`, missing from results written
+    /// before they existed, read as all `None`.
+    fn read(c: &Cols<'_>) -> Result<Self, ReportError> {
+        let n = c.df.height();
+        Ok(Self {
+            cell: c.u64(runs::CELL)?,
+            problem: c.string(runs::PROBLEM)?,
+            pparams: c.string(runs::PROBLEM_PARAMS)?,
+            method: c.string(runs::METHOD)?,
+            variant: c.string(runs::VARIANT)?,
+            params: c.string(runs::PARAMS)?,
+            h: c.f64(runs::H)?,
+            t_end: c.f64(runs::T_END)?,
+            status: c.string(runs::STATUS)?,
+            fail_time: c.f64(runs::FAIL_TIME)?,
+            fail_reason: c.str(runs::FAIL_REASON)?,
+            steps: c.u64(runs::STEPS)?,
+            maxima: [
+                c.f64(runs::MAX_POS_RESIDUAL)?,
+                c.f64(runs::MAX_VEL_RESIDUAL)?,
+                c.f64(runs::MAX_ACC_RESIDUAL)?,
+                c.f64(runs::MAX_ENERGY_REL_ERROR)?,
+            ],
+            err: [
+                c.f64(runs::ERR_Q)?,
+                c.f64(runs::ERR_V)?,
+                c.f64(runs::ERR_LAMBDA)?,
+            ],
+            final_err: [
+                c.f64(runs::FINAL_ERR_Q)?,
+                c.f64(runs::FINAL_ERR_V)?,
+                c.f64(runs::FINAL_ERR_LAMBDA)?,
+            ],
+            scd: c.f64(runs::SCD)?,
+            // Results written before error-controlled steps existed have no `rtol` column.
+            rtol: match c.df.column(runs::RTOL.name) {
+                Ok(_) => c.f64(runs::RTOL)?,
+                Err(_) => vec![None; n],
+            },
+            // Results written before failures were tagged have no `fail_kind` column.
+            fail_kind: match c.df.column(runs::FAIL_KIND.name) {
+                Ok(_) => c.str(runs::FAIL_KIND)?,
+                Err(_) => vec![None; n],
+            },
+            deferred: c.f64(runs::FINAL_DEFERRED_RESIDUAL)?,
+            counters: [
+                c.u64(runs::FACTORIZATIONS)?,
+                c.u64(runs::NEWTON_ITERATIONS)?,
+                c.u64(runs::PROJECTION_ITERATIONS)?,
+            ],
+            wall: c.f64(runs::WALL_SECONDS)?,
+            step_seconds: c.f64(runs::STEP_SECONDS)?,
+            measures: runs::MEASURES
+                .iter()
+                .map(|m| c.f64(*m))
+                .collect::<Result<Vec<_>, _>>()?,
+            declared: [
+                c.f64(runs::DECLARED_ORDER_Q)?,
+                c.f64(runs::DECLARED_ORDER_V)?,
+                c.f64(runs::DECLARED_ORDER_LAMBDA)?,
+            ],
+        })
+    }
+
+    /// Row `i` as a [`Run`] (a missing `h`, `t_end` or wall time reads as NaN).
+    fn row(&self, i: usize) -> Run {
+        let [mp, mv, ma, me] = &self.maxima;
+        let [eq, ev, el] = &self.err;
+        let [fq, fv, fl] = &self.final_err;
+        let [fac, newton, proj] = &self.counters;
+        let [dq, dv, dl] = &self.declared;
+        Run {
+            cell: self.cell[i],
+            problem: self.problem[i].clone(),
+            problem_params: self.pparams[i].clone(),
+            method: self.method[i].clone(),
+            variant: self.variant[i].clone(),
+            params: self.params[i].clone(),
+            h: self.h[i].unwrap_or(f64::NAN),
+            rtol: self.rtol[i],
+            t_end: self.t_end[i].unwrap_or(f64::NAN),
+            ok: self.status[i] == "ok",
+            fail_time: self.fail_time[i],
+            fail_kind: self.fail_kind[i].clone(),
+            fail_reason: self.fail_reason[i].clone(),
+            steps: self.steps[i],
             max_pos_residual: mp[i],
             max_vel_residual: mv[i],
             max_acc_residual: ma[i],
@@ -365,20 +435,19 @@ fn load_runs(dir: &Path) -> Result<Vec<Run>, ReportError> {
             final_err_q: fq[i],
             final_err_v: fv[i],
             final_err_lambda: fl[i],
-            scd: scd[i],
-            final_deferred_residual: deferred[i],
+            scd: self.scd[i],
+            final_deferred_residual: self.deferred[i],
             factorizations: fac[i],
             newton_iterations: newton[i],
             projection_iterations: proj[i],
-            wall_seconds: wall[i].unwrap_or(f64::NAN),
-            step_seconds: step_seconds[i].unwrap_or(f64::NAN),
+            wall_seconds: self.wall[i].unwrap_or(f64::NAN),
+            step_seconds: self.step_seconds[i].unwrap_or(f64::NAN),
             declared_q: dq[i],
             declared_v: dv[i],
             declared_lambda: dl[i],
-            measures: measures.iter().map(|m| m[i]).collect(),
-        })
-        .collect();
-    Ok(rows)
+            measures: self.measures.iter().map(|m| m[i]).collect(),
+        }
+    }
 }
 
 /// The sampled traces of an experiment folder (empty without `traces.parquet`), read
@@ -542,6 +611,23 @@ impl Results {
             }
         }
         v
+    }
+
+    /// The runs of problem key `key` at step `h`, grouped by method (methods in
+    /// alphabetical order, runs in stored order): the cells a sweep or map figure compares.
+    pub(crate) fn runs_by_method(&self, key: &str, h: f64) -> Vec<(&str, Vec<&Run>)> {
+        let runs: Vec<&Run> = self
+            .runs
+            .iter()
+            .filter(|r| r.problem_key() == key && (r.h - h).abs() <= 1e-12 * h)
+            .collect();
+        let mut methods: Vec<&str> = runs.iter().map(|r| r.method.as_str()).collect();
+        methods.sort_unstable();
+        methods.dedup();
+        methods
+            .into_iter()
+            .map(|m| (m, runs.iter().copied().filter(|r| r.method == m).collect()))
+            .collect()
     }
 
     /// Distinct step sizes of a problem key, ascending.

@@ -2,10 +2,11 @@
 //! declared slopes, and the trajectory in the plane. Each is drawn once per backend
 //! (PNG bitmap, SVG) and the SVG converted to PDF.
 
-use crate::data::{Results, Run, Trace};
+use crate::data::{distinct_values, param_names, Order, Results, Run, Trace};
 use crate::error::ReportError;
 use crate::pdf::svg_to_pdf;
 use crate::style::{slug, Colours, FAMILY};
+use plotters::coord::ranged1d::{Ranged, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -97,124 +98,176 @@ fn range(vals: impl Iterator<Item = f64>, log: bool) -> Option<(f64, f64)> {
     })
 }
 
-fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> Result<(), String>
-where
-    DB::ErrorType: 'static,
-{
-    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+/// An axis range, low to high.
+type Span = (f64, f64);
+
+/// The x and y ranges of a panel (squared up around their centre for equal-aspect
+/// panels); `Err` says what is missing when there is nothing to draw on an axis.
+fn axis_ranges(p: &Panel) -> Result<(Span, Span), &'static str> {
     let pts = || {
         p.lines
             .iter()
             .flat_map(|l| l.points.iter().chain(&l.failed_at))
     };
-    let Some(mut xr) = range(pts().map(|q| q.0), p.log_x) else {
-        area.titled(&format!("{} (no data)", p.title), (FAMILY, 18))
-            .map_err(e)?;
-        return Ok(());
-    };
-    let Some(mut yr) = range(pts().map(|q| q.1), p.log_y) else {
-        area.titled(&format!("{} (no positive data)", p.title), (FAMILY, 18))
-            .map_err(e)?;
-        return Ok(());
-    };
+    let mut xr = range(pts().map(|q| q.0), p.log_x).ok_or("no data")?;
+    let mut yr = range(pts().map(|q| q.1), p.log_y).ok_or("no positive data")?;
     if p.equal {
         let span = (xr.1 - xr.0).max(yr.1 - yr.0) / 2.0;
         let (cx, cy) = ((xr.0 + xr.1) / 2.0, (yr.0 + yr.1) / 2.0);
         xr = (cx - span, cx + span);
         yr = (cy - span, cy + span);
     }
+    Ok((xr, yr))
+}
+
+fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let (xr, yr) = match axis_ranges(p) {
+        Ok(r) => r,
+        Err(missing) => {
+            area.titled(&format!("{} ({missing})", p.title), (FAMILY, 18))
+                .map_err(e)?;
+            return Ok(());
+        }
+    };
     let mut b = ChartBuilder::on(area);
     b.caption(&p.title, (FAMILY, 18))
         .margin(12)
         .x_label_area_size(42)
         .y_label_area_size(78);
-    macro_rules! body {
-        ($chart:expr) => {{
-            let mut chart = $chart;
-            chart
-                .configure_mesh()
-                .x_desc(p.xlabel.as_str())
-                .y_desc(p.ylabel.as_str())
-                .label_style((FAMILY, 13))
-                .axis_desc_style((FAMILY, 14))
-                .x_label_formatter(&|v| fmt_tick(snap(*v, xr, p.log_x)))
-                .y_label_formatter(&|v| fmt_tick(snap(*v, yr, p.log_y)))
-                .light_line_style(RGBColor(235, 235, 235))
-                .draw()
-                .map_err(e)?;
-            for l in &p.lines {
-                let c = l.colour;
-                let ok: Vec<(f64, f64)> = l
-                    .points
-                    .iter()
-                    .copied()
-                    .filter(|(x, y)| {
-                        x.is_finite()
-                            && y.is_finite()
-                            && (!p.log_y || *y > 0.0)
-                            && (!p.log_x || *x > 0.0)
-                    })
-                    .collect();
-                let anno = match l.stroke {
-                    Stroke::Solid => chart
-                        .draw_series(LineSeries::new(ok.clone(), c.stroke_width(2)))
-                        .map_err(e)?,
-                    Stroke::Dashed => chart
-                        .draw_series(DashedLineSeries::new(ok.clone(), 8, 5, c.stroke_width(2)))
-                        .map_err(e)?,
-                    Stroke::Dotted => chart
-                        .draw_series(DashedLineSeries::new(ok.clone(), 2, 4, c.stroke_width(2)))
-                        .map_err(e)?,
-                    Stroke::Markers => {
-                        chart
-                            .draw_series(LineSeries::new(ok.clone(), c.stroke_width(1)))
-                            .map_err(e)?;
-                        chart
-                            .draw_series(ok.iter().map(|pt| Circle::new(*pt, 4, c.filled())))
-                            .map_err(e)?
-                    }
-                };
-                if !l.label.is_empty() {
-                    let style = l.stroke;
-                    anno.label(l.label.as_str())
-                        .legend(move |(x, y)| match style {
-                            Stroke::Markers => Circle::new((x + 10, y), 4, c.filled()).into_dyn(),
-                            _ => PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                                .into_dyn(),
-                        });
-                }
-                chart
-                    .draw_series(
-                        l.failed_at
-                            .iter()
-                            .map(|pt| Cross::new(*pt, 7, c.stroke_width(3))),
-                    )
-                    .map_err(e)?;
-            }
-            if p.lines.iter().any(|l| !l.label.is_empty()) {
-                chart
-                    .configure_series_labels()
-                    .label_font((FAMILY, 13))
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(RGBColor(180, 180, 180))
-                    .position(SeriesLabelPosition::UpperLeft)
-                    .draw()
-                    .map_err(e)?;
-            }
-        }};
-    }
     match (p.log_x, p.log_y) {
-        (true, true) => body!(b
-            .build_cartesian_2d((xr.0..xr.1).log_scale(), (yr.0..yr.1).log_scale())
-            .map_err(e)?),
-        (false, true) => body!(b
-            .build_cartesian_2d(xr.0..xr.1, (yr.0..yr.1).log_scale())
-            .map_err(e)?),
-        (true, false) => body!(b
-            .build_cartesian_2d((xr.0..xr.1).log_scale(), yr.0..yr.1)
-            .map_err(e)?),
-        (false, false) => body!(b.build_cartesian_2d(xr.0..xr.1, yr.0..yr.1).map_err(e)?),
+        (true, true) => draw_chart(
+            b.build_cartesian_2d((xr.0..xr.1).log_scale(), (yr.0..yr.1).log_scale())
+                .map_err(e)?,
+            p,
+            xr,
+            yr,
+        ),
+        (false, true) => draw_chart(
+            b.build_cartesian_2d(xr.0..xr.1, (yr.0..yr.1).log_scale())
+                .map_err(e)?,
+            p,
+            xr,
+            yr,
+        ),
+        (true, false) => draw_chart(
+            b.build_cartesian_2d((xr.0..xr.1).log_scale(), yr.0..yr.1)
+                .map_err(e)?,
+            p,
+            xr,
+            yr,
+        ),
+        (false, false) => draw_chart(
+            b.build_cartesian_2d(xr.0..xr.1, yr.0..yr.1).map_err(e)?,
+            p,
+            xr,
+            yr,
+        ),
     }
+}
+
+/// A panel's mesh (axis labels, ticks), its curves and, when any curve is labelled, the
+/// legend, on a chart with linear or logarithmic axes spanning `xr` × `yr`.
+fn draw_chart<'a, DB, X, Y>(
+    mut chart: ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    p: &Panel,
+    xr: Span,
+    yr: Span,
+) -> Result<(), String>
+where
+    DB: DrawingBackend + 'a,
+    DB::ErrorType: 'static,
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    chart
+        .configure_mesh()
+        .x_desc(p.xlabel.as_str())
+        .y_desc(p.ylabel.as_str())
+        .label_style((FAMILY, 13))
+        .axis_desc_style((FAMILY, 14))
+        .x_label_formatter(&|v| fmt_tick(snap(*v, xr, p.log_x)))
+        .y_label_formatter(&|v| fmt_tick(snap(*v, yr, p.log_y)))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(e)?;
+    for l in &p.lines {
+        draw_line(&mut chart, l, p)?;
+    }
+    if p.lines.iter().any(|l| !l.label.is_empty()) {
+        chart
+            .configure_series_labels()
+            .label_font((FAMILY, 13))
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(180, 180, 180))
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(e)?;
+    }
+    Ok(())
+}
+
+/// One curve of panel `p` in its stroke (points that cannot be drawn on the panel's axes
+/// left out), its legend entry if labelled, and a × where a failed run stopped.
+fn draw_line<'a, DB, X, Y>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    l: &Line,
+    p: &Panel,
+) -> Result<(), String>
+where
+    DB: DrawingBackend + 'a,
+    DB::ErrorType: 'static,
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let c = l.colour;
+    let ok: Vec<(f64, f64)> = l
+        .points
+        .iter()
+        .copied()
+        .filter(|(x, y)| {
+            x.is_finite() && y.is_finite() && (!p.log_y || *y > 0.0) && (!p.log_x || *x > 0.0)
+        })
+        .collect();
+    let anno = match l.stroke {
+        Stroke::Solid => chart
+            .draw_series(LineSeries::new(ok.clone(), c.stroke_width(2)))
+            .map_err(e)?,
+        Stroke::Dashed => chart
+            .draw_series(DashedLineSeries::new(ok.clone(), 8, 5, c.stroke_width(2)))
+            .map_err(e)?,
+        Stroke::Dotted => chart
+            .draw_series(DashedLineSeries::new(ok.clone(), 2, 4, c.stroke_width(2)))
+            .map_err(e)?,
+        Stroke::Markers => {
+            chart
+                .draw_series(LineSeries::new(ok.clone(), c.stroke_width(1)))
+                .map_err(e)?;
+            chart
+                .draw_series(ok.iter().map(|pt| Circle::new(*pt, 4, c.filled())))
+                .map_err(e)?
+        }
+    };
+    if !l.label.is_empty() {
+        let style = l.stroke;
+        anno.label(l.label.as_str())
+            .legend(move |(x, y)| match style {
+                Stroke::Markers => Circle::new((x + 10, y), 4, c.filled()).into_dyn(),
+                _ => PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)).into_dyn(),
+            });
+    }
+    chart
+        .draw_series(
+            l.failed_at
+                .iter()
+                .map(|pt| Cross::new(*pt, 7, c.stroke_width(3))),
+        )
+        .map_err(e)?;
     Ok(())
 }
 
@@ -254,23 +307,38 @@ where
 /// Write `<stem>.png`, `<stem>.svg` and `<stem>.pdf` into `dir`.
 pub fn render(f: &Figure, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     let size = (f.width, f.panel_height * f.panels.len() as u32);
+    write_png_svg_pdf(
+        &f.stem,
+        size,
+        dir,
+        |a| draw_figure(a, f),
+        |a| draw_figure(a, f),
+    )
+}
+
+/// Draw one image of `size` pixels twice — by `png` on a bitmap saved as `<stem>.png`, by
+/// `svg` as `<stem>.svg` — and convert the SVG into `<stem>.pdf`; returns the three paths.
+/// The one writer of figure files (the figures here and the parameter maps).
+pub(crate) fn write_png_svg_pdf(
+    stem: &str,
+    size: (u32, u32),
+    dir: &Path,
+    png: impl FnOnce(DrawingArea<BitMapBackend<'_>, Shift>) -> Result<(), String>,
+    svg: impl FnOnce(DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String>,
+) -> Result<Vec<PathBuf>, ReportError> {
     let err = |m: String| ReportError::Draw {
-        figure: f.stem.clone(),
+        figure: stem.to_string(),
         message: m,
     };
-    let png = dir.join(format!("{}.png", f.stem));
-    draw_figure(BitMapBackend::new(&png, size).into_drawing_area(), f).map_err(err)?;
-    let mut svg = String::new();
-    draw_figure(
-        SVGBackend::with_string(&mut svg, size).into_drawing_area(),
-        f,
-    )
-    .map_err(err)?;
-    let svg_path = dir.join(format!("{}.svg", f.stem));
-    std::fs::write(&svg_path, &svg).map_err(|e| ReportError::io(&svg_path, e))?;
-    let pdf = dir.join(format!("{}.pdf", f.stem));
-    svg_to_pdf(&svg, &pdf)?;
-    Ok(vec![png, svg_path, pdf])
+    let png_path = dir.join(format!("{stem}.png"));
+    png(BitMapBackend::new(&png_path, size).into_drawing_area()).map_err(err)?;
+    let mut svg_text = String::new();
+    svg(SVGBackend::with_string(&mut svg_text, size).into_drawing_area()).map_err(err)?;
+    let svg_path = dir.join(format!("{stem}.svg"));
+    std::fs::write(&svg_path, &svg_text).map_err(|e| ReportError::io(&svg_path, e))?;
+    let pdf = dir.join(format!("{stem}.pdf"));
+    svg_to_pdf(&svg_text, &pdf)?;
+    Ok(vec![png_path, svg_path, pdf])
 }
 
 fn h_label(h: f64) -> String {
@@ -303,186 +371,252 @@ fn shown_hs(hs: &[f64]) -> Vec<f64> {
     }
 }
 
-/// Every figure of an experiment.
+/// Every figure of an experiment: per problem, the time-trace figures at the shown step
+/// sizes (residuals, energy, errors, trajectory, positions), then the figures over all its
+/// step sizes (convergence, work–precision, tolerance proportionality).
 pub fn all(res: &Results, dir: &Path, global: &Colours) -> Result<Vec<PathBuf>, ReportError> {
     let mut files = Vec::new();
     for key in res.problem_keys() {
         let runs: Vec<&Run> = res.runs.iter().filter(|r| r.problem_key() == key).collect();
-        let local = global.local(runs.iter().map(|r| (r.method.as_str(), r.variant.as_str())));
-        let colours = &local;
-        let colour = |l: &str| colours.of(l);
-        let hs = res.hs(&key);
-        let kslug = slug(&key);
+        let colours = global.local(runs.iter().map(|r| (r.method.as_str(), r.variant.as_str())));
         if !res.traces.is_empty() {
-            for h in shown_hs(&hs) {
-                let at_h: Vec<&Run> = runs
-                    .iter()
-                    .copied()
-                    .filter(|r| (r.h - h).abs() <= 1e-12 * h)
-                    .collect();
-                if at_h.len() > MAX_CURVES {
-                    // A parameter sweep: its figure is the sweep figure, not 14 overlaid traces.
-                    continue;
-                }
-                let mk =
-                    |name: &str, unit: &str, get: &dyn Fn(&Trace, usize) -> Option<f64>| Panel {
-                        title: format!("{name} — {key}, h = {}", h_label(h)),
-                        xlabel: "time t [s]".into(),
-                        ylabel: unit.into(),
-                        log_x: false,
-                        log_y: true,
-                        equal: false,
-                        lines: at_h
-                            .iter()
-                            .filter_map(|r| {
-                                let tr = res.traces.get(&r.cell)?;
-                                let pts = series(tr, get);
-                                let failed_at = if r.ok {
-                                    vec![]
-                                } else {
-                                    pts.last().copied().into_iter().collect()
-                                };
-                                Some(Line {
-                                    label: format!("{}{}", r.variant, failure_note(r)),
-                                    colour: colour(&r.variant),
-                                    points: pts,
-                                    stroke: Stroke::Solid,
-                                    failed_at,
-                                })
-                            })
-                            .collect(),
-                    };
-                let residuals = Figure {
-                    stem: format!("residuals_{kslug}_h{}", h_label(h)),
-                    panels: vec![
-                        mk("Position residual", "‖Φ(t,q)‖∞", &|t, i| t.pos[i]),
-                        mk("Velocity residual", "‖Φ_q v + Φ_t‖∞", &|t, i| {
-                            t.vel[i]
-                        }),
-                        mk("Acceleration residual", "‖Φ_q a − γ‖∞", &|t, i| t.acc[i]),
-                    ],
-                    width: 1000,
-                    panel_height: 360,
-                };
-                files.extend(render(&residuals, dir)?);
-                let has_energy = at_h.iter().any(|r| r.max_energy_rel_error.is_some());
-                if has_energy {
-                    let energy = Figure {
-                        stem: format!("energy_{kslug}_h{}", h_label(h)),
-                        panels: vec![mk(
-                            "Relative energy error",
-                            "|H − H₀| / max(|H₀|, E_scale)",
-                            &|t, i| t.energy[i],
-                        )],
-                        width: 1000,
-                        panel_height: 420,
-                    };
-                    files.extend(render(&energy, dir)?);
-                }
-                let has_exact = at_h.iter().any(|r| {
-                    res.traces
-                        .get(&r.cell)
-                        .is_some_and(|t| t.err[0].iter().any(|e| e.is_some()))
-                });
-                if has_exact {
-                    let errors = Figure {
-                        stem: format!("errors_{kslug}_h{}", h_label(h)),
-                        panels: vec![
-                            mk("Error in q", "‖q − q_exact‖∞", &|t, i| t.err[0][i]),
-                            mk("Error in v", "‖v − v_exact‖∞", &|t, i| t.err[1][i]),
-                            mk("Error in λ", "‖λ − λ_exact‖∞", &|t, i| {
-                                t.err[2][i]
-                            }),
-                        ],
-                        width: 1000,
-                        panel_height: 360,
-                    };
-                    files.extend(render(&errors, dir)?);
-                }
-                let with_q: Vec<&&Run> = at_h
-                    .iter()
-                    .filter(|r| {
-                        res.traces
-                            .get(&r.cell)
-                            .is_some_and(|t| t.q.first().is_some_and(|q| q.len() == 2))
-                    })
-                    .collect();
-                if !with_q.is_empty() {
-                    let mut lines: Vec<Line> = with_q
-                        .iter()
-                        .filter_map(|r| {
-                            let tr = res.traces.get(&r.cell)?;
-                            Some(Line {
-                                label: format!("{}{}", r.variant, failure_note(r)),
-                                colour: colour(&r.variant),
-                                points: tr
-                                    .q
-                                    .iter()
-                                    .filter(|q| q.len() == 2)
-                                    .map(|q| (q[0], q[1]))
-                                    .collect(),
-                                stroke: Stroke::Solid,
-                                failed_at: vec![],
-                            })
-                        })
-                        .collect();
-                    // The constraint circle through the stored initial position.
-                    if let Some(q0) = with_q
-                        .first()
-                        .and_then(|r| res.traces.get(&r.cell))
-                        .and_then(|t| t.q.first())
-                    {
-                        let r0 = (q0[0] * q0[0] + q0[1] * q0[1]).sqrt();
-                        let circle = (0..=360)
-                            .map(|d| (d as f64).to_radians())
-                            .map(|a| (r0 * a.cos(), r0 * a.sin()))
-                            .collect();
-                        lines.insert(
-                            0,
-                            Line {
-                                label: format!("circle |q| = {r0:.3} (Φ = 0)"),
-                                colour: RGBColor(160, 160, 160),
-                                points: circle,
-                                stroke: Stroke::Dotted,
-                                failed_at: vec![],
-                            },
-                        );
-                    }
-                    let fig = Figure {
-                        stem: format!("trajectory_{kslug}_h{}", h_label(h)),
-                        panels: vec![Panel {
-                            title: format!("Trajectory in the plane — {key}, h = {}", h_label(h)),
-                            xlabel: "x [m]".into(),
-                            ylabel: "y [m]".into(),
-                            log_x: false,
-                            log_y: false,
-                            equal: true,
-                            lines,
-                        }],
-                        width: 900,
-                        panel_height: 900,
-                    };
-                    files.extend(render(&fig, dir)?);
-                }
-                if let Some(fig) = positions(res, &key, h, &at_h, colours) {
+            for h in shown_hs(&res.hs(&key)) {
+                for fig in trace_figures(res, &key, h, &runs, &colours) {
                     files.extend(render(&fig, dir)?);
                 }
             }
         }
-        if hs.len() >= 2 {
-            let fig = convergence(res, &key, &runs, colours);
-            if !fig.panels.is_empty() {
-                files.extend(render(&fig, dir)?);
-            }
-        }
-        if let Some(fig) = work_precision(&key, &runs, colours) {
-            files.extend(render(&fig, dir)?);
-        }
-        if let Some(fig) = crate::tolerance::tolerance_proportionality(&key, &runs, colours) {
+        for fig in problem_figures(res, &key, &runs, &colours) {
             files.extend(render(&fig, dir)?);
         }
     }
     Ok(files)
+}
+
+/// The time-trace figures of problem `key` at step `h`, in order: residuals, energy error,
+/// errors against the exact solution, trajectory in the plane, positions — each where
+/// the stored traces allow it. None for a parameter sweep (more than [`MAX_CURVES`] runs).
+fn trace_figures(
+    res: &Results,
+    key: &str,
+    h: f64,
+    runs: &[&Run],
+    colours: &Colours,
+) -> Vec<Figure> {
+    let at = TracesAt {
+        res,
+        key,
+        h,
+        runs: runs
+            .iter()
+            .copied()
+            .filter(|r| (r.h - h).abs() <= 1e-12 * h)
+            .collect(),
+        colours,
+    };
+    if at.runs.len() > MAX_CURVES {
+        // A parameter sweep: its figure is the sweep figure, not 14 overlaid traces.
+        return Vec::new();
+    }
+    [
+        Some(at.residuals()),
+        at.energy(),
+        at.errors(),
+        at.trajectory(),
+        positions(res, key, h, &at.runs, colours),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// The figures of problem `key` over all its step sizes: convergence (two or more step
+/// sizes and some error to show), work–precision and tolerance proportionality.
+fn problem_figures(res: &Results, key: &str, runs: &[&Run], colours: &Colours) -> Vec<Figure> {
+    let mut figures = Vec::new();
+    if res.hs(key).len() >= 2 {
+        let fig = convergence(res, key, runs, colours);
+        if !fig.panels.is_empty() {
+            figures.push(fig);
+        }
+    }
+    figures.extend(work_precision(key, runs, colours));
+    figures.extend(crate::tolerance::tolerance_proportionality(
+        key, runs, colours,
+    ));
+    figures
+}
+
+/// The runs of one problem at one step size, with what their time-trace figures need.
+struct TracesAt<'a> {
+    res: &'a Results,
+    key: &'a str,
+    h: f64,
+    runs: Vec<&'a Run>,
+    colours: &'a Colours,
+}
+
+impl TracesAt<'_> {
+    /// The stem `<kind>_<problem>_h<h>`.
+    fn stem(&self, kind: &str) -> String {
+        format!("{kind}_{}_h{}", slug(self.key), h_label(self.h))
+    }
+
+    /// A log-y panel of the trace quantity `get` against time, one curve per run with a
+    /// stored trace (a failed run's curve ends with ×).
+    fn panel(&self, name: &str, unit: &str, get: &dyn Fn(&Trace, usize) -> Option<f64>) -> Panel {
+        Panel {
+            title: format!("{name} — {}, h = {}", self.key, h_label(self.h)),
+            xlabel: "time t [s]".into(),
+            ylabel: unit.into(),
+            log_x: false,
+            log_y: true,
+            equal: false,
+            lines: self
+                .runs
+                .iter()
+                .filter_map(|r| {
+                    let tr = self.res.traces.get(&r.cell)?;
+                    let pts = series(tr, get);
+                    let failed_at = if r.ok {
+                        vec![]
+                    } else {
+                        pts.last().copied().into_iter().collect()
+                    };
+                    Some(Line {
+                        label: format!("{}{}", r.variant, failure_note(r)),
+                        colour: self.colours.of(&r.variant),
+                        points: pts,
+                        stroke: Stroke::Solid,
+                        failed_at,
+                    })
+                })
+                .collect(),
+        }
+    }
+
+    /// Position, velocity and acceleration residuals against time.
+    fn residuals(&self) -> Figure {
+        Figure {
+            stem: self.stem("residuals"),
+            panels: vec![
+                self.panel("Position residual", "‖Φ(t,q)‖∞", &|t, i| t.pos[i]),
+                self.panel("Velocity residual", "‖Φ_q v + Φ_t‖∞", &|t, i| {
+                    t.vel[i]
+                }),
+                self.panel("Acceleration residual", "‖Φ_q a − γ‖∞", &|t, i| t.acc[i]),
+            ],
+            width: 1000,
+            panel_height: 360,
+        }
+    }
+
+    /// Relative energy error against time, when some run measured it.
+    fn energy(&self) -> Option<Figure> {
+        if !self.runs.iter().any(|r| r.max_energy_rel_error.is_some()) {
+            return None;
+        }
+        Some(Figure {
+            stem: self.stem("energy"),
+            panels: vec![self.panel(
+                "Relative energy error",
+                "|H − H₀| / max(|H₀|, E_scale)",
+                &|t, i| t.energy[i],
+            )],
+            width: 1000,
+            panel_height: 420,
+        })
+    }
+
+    /// Errors in q, v and λ against the exact solution over time, when some trace has one.
+    fn errors(&self) -> Option<Figure> {
+        let has_exact = self.runs.iter().any(|r| {
+            self.res
+                .traces
+                .get(&r.cell)
+                .is_some_and(|t| t.err[0].iter().any(|e| e.is_some()))
+        });
+        if !has_exact {
+            return None;
+        }
+        Some(Figure {
+            stem: self.stem("errors"),
+            panels: vec![
+                self.panel("Error in q", "‖q − q_exact‖∞", &|t, i| t.err[0][i]),
+                self.panel("Error in v", "‖v − v_exact‖∞", &|t, i| t.err[1][i]),
+                self.panel("Error in λ", "‖λ − λ_exact‖∞", &|t, i| {
+                    t.err[2][i]
+                }),
+            ],
+            width: 1000,
+            panel_height: 360,
+        })
+    }
+
+    /// The path of two-coordinate systems in the plane (equal aspect), with the constraint
+    /// circle through the first stored position, when some run stored its positions.
+    fn trajectory(&self) -> Option<Figure> {
+        let with_q: Vec<(&Run, &Trace)> = self
+            .runs
+            .iter()
+            .filter_map(|r| Some((*r, self.res.traces.get(&r.cell)?)))
+            .filter(|(_, t)| t.q.first().is_some_and(|q| q.len() == 2))
+            .collect();
+        let (_, first) = with_q.first()?;
+        let mut lines: Vec<Line> = with_q
+            .iter()
+            .map(|(r, tr)| Line {
+                label: format!("{}{}", r.variant, failure_note(r)),
+                colour: self.colours.of(&r.variant),
+                points: tr
+                    .q
+                    .iter()
+                    .filter(|q| q.len() == 2)
+                    .map(|q| (q[0], q[1]))
+                    .collect(),
+                stroke: Stroke::Solid,
+                failed_at: vec![],
+            })
+            .collect();
+        if let Some(q0) = first.q.first() {
+            lines.insert(0, constraint_circle(q0));
+        }
+        Some(Figure {
+            stem: self.stem("trajectory"),
+            panels: vec![Panel {
+                title: format!(
+                    "Trajectory in the plane — {}, h = {}",
+                    self.key,
+                    h_label(self.h)
+                ),
+                xlabel: "x [m]".into(),
+                ylabel: "y [m]".into(),
+                log_x: false,
+                log_y: false,
+                equal: true,
+                lines,
+            }],
+            width: 900,
+            panel_height: 900,
+        })
+    }
+}
+
+/// The constraint circle `|q| = |q0|` (Φ = 0 of a pendulum) through the initial position
+/// `q0`, dotted grey, 361 points.
+fn constraint_circle(q0: &[f64]) -> Line {
+    let r0 = (q0[0] * q0[0] + q0[1] * q0[1]).sqrt();
+    let circle = (0..=360)
+        .map(|d| (d as f64).to_radians())
+        .map(|a| (r0 * a.cos(), r0 * a.sin()))
+        .collect();
+    Line {
+        label: format!("circle |q| = {r0:.3} (Φ = 0)"),
+        colour: RGBColor(160, 160, 160),
+        points: circle,
+        stroke: Stroke::Dotted,
+        failed_at: vec![],
+    }
 }
 
 /// Most position components drawn in a positions figure.
@@ -591,12 +725,7 @@ fn work_precision(key: &str, runs: &[&Run], colours: &Colours) -> Option<Figure>
             .filter_map(|r| g(r))
             .any(|x| x.is_finite() && x > 0.0)
     })?;
-    let mut variants: Vec<String> = Vec::new();
-    for r in runs {
-        if !variants.contains(&r.variant) {
-            variants.push(r.variant.clone());
-        }
-    }
+    let variants = variants_of(runs);
     // Only worth a figure when some variant has at least two runs (a curve), and not for
     // parameter sweeps (their figures are the sweep and map figures).
     if variants.len() > MAX_CURVES
@@ -663,127 +792,62 @@ fn work_precision(key: &str, runs: &[&Run], colours: &Colours) -> Option<Figure>
     })
 }
 
-fn convergence(res: &Results, key: &str, runs: &[&Run], colours: &Colours) -> Figure {
+/// The method variants of `runs`, each once, in order of appearance.
+fn variants_of(runs: &[&Run]) -> Vec<String> {
     let mut variants: Vec<String> = Vec::new();
     for r in runs {
         if !variants.contains(&r.variant) {
             variants.push(r.variant.clone());
         }
     }
-    // Index-1 problems store x in the q columns and z in the λ columns (no velocities).
-    let index1 = runs.iter().all(|r| r.err_v.is_none());
+    variants
+}
+
+/// An error quantity of the convergence figure: name, y-axis label, value of a run.
+type Quantity = (&'static str, &'static str, fn(&Run) -> Option<f64>);
+
+/// The quantities of the convergence figure. Index-1 problems store x in the q columns
+/// and z in the λ columns (no velocities).
+fn error_quantities(index1: bool) -> [Quantity; 3] {
     let (lq, ll) = if index1 {
         ("max_t ‖x − x_exact‖∞", "max_t ‖z − z_exact‖∞")
     } else {
         ("max_t ‖q − q_exact‖∞", "max_t ‖λ − λ_exact‖∞")
     };
-    type Quantity<'a> = (&'a str, &'a str, fn(&Run) -> Option<f64>);
-    let quantities: [Quantity; 3] = [
+    [
         (if index1 { "x" } else { "q" }, lq, |r| r.err_q),
         ("v", "max_t ‖v − v_exact‖∞", |r| r.err_v),
         (if index1 { "z" } else { "lambda" }, ll, |r| {
             r.final_err_lambda
         }),
-    ];
-    let mut panels = Vec::new();
-    for (qname, ylabel, get) in quantities {
-        if runs.iter().all(|r| get(r).is_none()) {
-            continue;
-        }
-        let mut lines = Vec::new();
-        for v in &variants {
-            let c = colours.of(v);
-            let mine: Vec<&&Run> = runs.iter().filter(|r| &r.variant == v).collect();
-            let mut pts: Vec<(f64, f64)> = mine
-                .iter()
-                .filter(|r| r.ok)
-                .filter_map(|r| get(r).map(|e| (r.h, e)))
-                .collect();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let top = runs
-                .iter()
-                .filter_map(|r| get(r))
-                .filter(|x| x.is_finite())
-                .fold(0.0_f64, f64::max);
-            let failed: Vec<(f64, f64)> = mine
-                .iter()
-                .filter(|r| !r.ok)
-                .map(|r| (r.h, if top > 0.0 { top } else { 1.0 }))
-                .collect();
-            let stored_q = match qname {
-                "x" => "q",
-                "z" => "lambda",
-                other => other,
-            };
-            let order = res.orders.iter().find(|o| {
-                o.problem_params
-                    == mine
-                        .first()
-                        .map(|r| r.problem_params.clone())
-                        .unwrap_or_default()
-                    && &o.variant == v
-                    && o.quantity == stored_q
-                    && key.starts_with(&o.problem)
-            });
-            let label = match order {
-                Some(o) => match o.observed {
-                    Some(p) => format!(
-                        "{v}: observed {p:.2}, declared {}",
-                        o.expected.map_or("—".into(), |e| format!("{e}"))
-                    ),
-                    None => format!("{v}: no fit ({})", o.note),
-                },
-                None => v.clone(),
-            };
-            lines.push(Line {
-                label,
-                colour: c,
-                points: pts.clone(),
-                stroke: Stroke::Markers,
-                failed_at: failed,
-            });
-            if let Some(o) = order {
-                if let (Some(p), Some(h0), Some(h1)) = (o.observed, o.h_min, o.h_max) {
-                    let inr: Vec<&(f64, f64)> = pts
-                        .iter()
-                        .filter(|(h, _)| *h >= h0 * (1.0 - 1e-9) && *h <= h1 * (1.0 + 1e-9))
-                        .collect();
-                    if !inr.is_empty() {
-                        let n = inr.len() as f64;
-                        let mx = inr.iter().map(|q| q.0.log10()).sum::<f64>() / n;
-                        let my = inr.iter().map(|q| q.1.log10()).sum::<f64>() / n;
-                        let at = |h: f64| 10f64.powf(my + p * (h.log10() - mx));
-                        lines.push(Line {
-                            label: String::new(),
-                            colour: c,
-                            points: vec![(h0, at(h0)), (h1, at(h1))],
-                            stroke: Stroke::Dashed,
-                            failed_at: vec![],
-                        });
-                        if let Some(d) = o.expected {
-                            let ref_at = |h: f64| 10f64.powf(my + d * (h.log10() - mx));
-                            lines.push(Line {
-                                label: String::new(),
-                                colour: c,
-                                points: vec![(h0, ref_at(h0)), (h1, ref_at(h1))],
-                                stroke: Stroke::Dotted,
-                                failed_at: vec![],
-                            });
-                        }
-                    }
-                }
-            }
-        }
-        panels.push(Panel {
-            title: format!("Error in {qname} vs h — {key} (dashed: fit, dotted: declared order)"),
+    ]
+}
+
+/// Convergence: error against h, log–log, one panel per error quantity that some run has,
+/// one curve per method variant with its fitted and declared slopes
+/// ([`convergence_lines`]).
+fn convergence(res: &Results, key: &str, runs: &[&Run], colours: &Colours) -> Figure {
+    let variants = variants_of(runs);
+    let index1 = runs.iter().all(|r| r.err_v.is_none());
+    let panels = error_quantities(index1)
+        .into_iter()
+        .filter(|(_, _, get)| !runs.iter().all(|r| get(r).is_none()))
+        .map(|quantity| Panel {
+            title: format!(
+                "Error in {} vs h — {key} (dashed: fit, dotted: declared order)",
+                quantity.0
+            ),
             xlabel: "step size h [s]".into(),
-            ylabel: ylabel.into(),
+            ylabel: quantity.1.into(),
             log_x: true,
             log_y: true,
             equal: false,
-            lines,
-        });
-    }
+            lines: variants
+                .iter()
+                .flat_map(|v| convergence_lines(res, key, runs, v, quantity, colours.of(v)))
+                .collect(),
+        })
+        .collect();
     Figure {
         stem: format!("convergence_{}", slug(key)),
         panels,
@@ -792,132 +856,282 @@ fn convergence(res: &Results, key: &str, runs: &[&Run], colours: &Colours) -> Fi
     }
 }
 
+/// Variant `v`'s curves in the convergence panel of `quantity`: its errors against h
+/// (failed runs as × at the largest error of the panel) labelled with the observed and
+/// declared order, then the fitted and declared slopes of its `orders.csv` line.
+fn convergence_lines(
+    res: &Results,
+    key: &str,
+    runs: &[&Run],
+    v: &str,
+    (qname, _, get): Quantity,
+    c: RGBColor,
+) -> Vec<Line> {
+    let mine: Vec<&Run> = runs.iter().copied().filter(|r| r.variant == v).collect();
+    let mut pts: Vec<(f64, f64)> = mine
+        .iter()
+        .filter(|r| r.ok)
+        .filter_map(|r| get(r).map(|e| (r.h, e)))
+        .collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let top = runs
+        .iter()
+        .filter_map(|r| get(r))
+        .filter(|x| x.is_finite())
+        .fold(0.0_f64, f64::max);
+    let failed: Vec<(f64, f64)> = mine
+        .iter()
+        .filter(|r| !r.ok)
+        .map(|r| (r.h, if top > 0.0 { top } else { 1.0 }))
+        .collect();
+    let order = stored_order(res, key, &mine, v, qname);
+    let mut lines = vec![Line {
+        label: order_label(v, order),
+        colour: c,
+        points: pts.clone(),
+        stroke: Stroke::Markers,
+        failed_at: failed,
+    }];
+    if let Some(o) = order {
+        lines.extend(slope_lines(o, &pts, c));
+    }
+    lines
+}
+
+/// The `orders.csv` line of variant `v` (runs `mine`) for quantity `qname` on problem
+/// `key`; x and z are stored under the names q and lambda.
+fn stored_order<'a>(
+    res: &'a Results,
+    key: &str,
+    mine: &[&Run],
+    v: &str,
+    qname: &str,
+) -> Option<&'a Order> {
+    let stored_q = match qname {
+        "x" => "q",
+        "z" => "lambda",
+        other => other,
+    };
+    res.orders.iter().find(|o| {
+        o.problem_params
+            == mine
+                .first()
+                .map(|r| r.problem_params.clone())
+                .unwrap_or_default()
+            && o.variant == v
+            && o.quantity == stored_q
+            && key.starts_with(&o.problem)
+    })
+}
+
+/// A variant's legend in a convergence panel: observed and declared order, the reason
+/// there is no fit, or the bare name without an `orders.csv` line.
+fn order_label(v: &str, order: Option<&Order>) -> String {
+    match order {
+        Some(o) => match o.observed {
+            Some(p) => format!(
+                "{v}: observed {p:.2}, declared {}",
+                o.expected.map_or("—".into(), |e| format!("{e}"))
+            ),
+            None => format!("{v}: no fit ({})", o.note),
+        },
+        None => v.to_string(),
+    }
+}
+
+/// The fitted (dashed) and declared (dotted) slopes of `o` over its fit range, through
+/// the log–log centroid of the points `pts` inside that range (none without a fit or
+/// without points in the range).
+fn slope_lines(o: &Order, pts: &[(f64, f64)], c: RGBColor) -> Vec<Line> {
+    let (Some(p), Some(h0), Some(h1)) = (o.observed, o.h_min, o.h_max) else {
+        return Vec::new();
+    };
+    let inr: Vec<&(f64, f64)> = pts
+        .iter()
+        .filter(|(h, _)| *h >= h0 * (1.0 - 1e-9) && *h <= h1 * (1.0 + 1e-9))
+        .collect();
+    if inr.is_empty() {
+        return Vec::new();
+    }
+    let n = inr.len() as f64;
+    let mx = inr.iter().map(|q| q.0.log10()).sum::<f64>() / n;
+    let my = inr.iter().map(|q| q.1.log10()).sum::<f64>() / n;
+    let segment = |slope: f64, stroke: Stroke| {
+        let at = |h: f64| 10f64.powf(my + slope * (h.log10() - mx));
+        Line {
+            label: String::new(),
+            colour: c,
+            points: vec![(h0, at(h0)), (h1, at(h1))],
+            stroke,
+            failed_at: vec![],
+        }
+    };
+    let mut lines = vec![segment(p, Stroke::Dashed)];
+    if let Some(d) = o.expected {
+        lines.push(segment(d, Stroke::Dotted));
+    }
+    lines
+}
+
 /// Parameter sweeps: for every method swept over a numeric parameter (≥ 3 values at one
 /// h), max position residual, max energy error and max error in q against the
 /// parameter; failed cells are drawn as × at the top of the panel, never dropped.
 pub fn sweeps(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathBuf>, ReportError> {
     let mut files = Vec::new();
     for key in res.problem_keys() {
-        for h in res.hs(&key) {
-            let runs: Vec<&Run> = res
-                .runs
-                .iter()
-                .filter(|r| r.problem_key() == key && (r.h - h).abs() <= 1e-12 * h)
-                .collect();
-            let mut methods: Vec<&str> = runs.iter().map(|r| r.method.as_str()).collect();
-            methods.sort_unstable();
-            methods.dedup();
-            for method in methods {
-                let mine: Vec<&&Run> = runs.iter().filter(|r| r.method == method).collect();
-                let mut names: Vec<String> = mine
-                    .iter()
-                    .flat_map(|r| r.method_params().into_iter().map(|(k, _)| k))
-                    .collect();
-                names.sort();
-                names.dedup();
-                let distinct = |name: &str| {
-                    let mut v: Vec<f64> =
-                        mine.iter().filter_map(|r| r.method_param(name)).collect();
-                    v.sort_by(f64::total_cmp);
-                    v.dedup();
-                    v.len()
-                };
-                // One swept parameter: a sweep figure; two or more: the parameter map.
-                if names.iter().filter(|n| distinct(n) >= 3).count() != 1 {
+        let hs = res.hs(&key);
+        for &h in &hs {
+            for (method, mine) in res.runs_by_method(&key, h) {
+                let Some(name) = swept_parameter(&mine, hs.len()) else {
                     continue;
-                }
-                for name in names {
-                    let value = |r: &Run| r.method_param(&name);
-                    let mut vals: Vec<f64> = mine.iter().filter_map(|r| value(r)).collect();
-                    vals.sort_by(f64::total_cmp);
-                    vals.dedup();
-                    if vals.len() < 3 {
-                        continue;
-                    }
-                    // A handful of discrete variants (stages = 1, 2, 3) swept together
-                    // with the step size: the convergence figure already compares them
-                    // at every h; a sweep figure per h would repeat it, flattened.
-                    if vals.len() <= 3 && res.hs(&key).len() >= 3 {
-                        continue;
-                    }
-                    let positive = vals.iter().all(|v| *v > 0.0);
-                    let log_x = positive && vals[vals.len() - 1] / vals[0] > 100.0;
-                    let c = colours.of(method);
-                    type Metric<'a> = (&'a str, &'a str, fn(&Run) -> Option<f64>);
-                    let metrics: [Metric; 3] = [
-                        ("Max position residual", "max ‖Φ‖∞", |r| {
-                            r.max_pos_residual
-                        }),
-                        (
-                            "Max relative energy error",
-                            "max |H − H₀| / E_scale",
-                            |r| r.max_energy_rel_error,
-                        ),
-                        ("Max error in q", "max_t ‖q − q_exact‖∞", |r| {
-                            r.err_q
-                        }),
-                    ];
-                    let mut panels = Vec::new();
-                    for (title, ylabel, get) in metrics {
-                        let mut pts: Vec<(f64, f64)> = mine
-                            .iter()
-                            .filter(|r| r.ok)
-                            .filter_map(|r| Some((value(r)?, get(r)?)))
-                            .collect();
-                        if pts.is_empty() {
-                            continue;
-                        }
-                        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-                        let top = pts.iter().map(|p| p.1).fold(0.0_f64, f64::max);
-                        let failed: Vec<(f64, f64)> = mine
-                            .iter()
-                            .filter(|r| !r.ok)
-                            .filter_map(|r| Some((value(r)?, if top > 0.0 { top } else { 1.0 })))
-                            .collect();
-                        let nf = failed.len();
-                        panels.push(Panel {
-                            title: format!(
-                                "{title} vs {name} — {method} on {key}, h = {}",
-                                h_label(h)
-                            ),
-                            xlabel: name.clone(),
-                            ylabel: ylabel.into(),
-                            log_x,
-                            log_y: true,
-                            equal: false,
-                            lines: vec![Line {
-                                label: if nf > 0 {
-                                    format!("{method} ({nf} failed: ×)")
-                                } else {
-                                    method.to_string()
-                                },
-                                colour: c,
-                                points: pts,
-                                stroke: Stroke::Markers,
-                                failed_at: failed,
-                            }],
-                        });
-                    }
-                    if !panels.is_empty() {
-                        let fig = Figure {
-                            stem: format!(
-                                "sweep_{}_{}_{}_h{}",
-                                slug(&key),
-                                slug(method),
-                                slug(&name),
-                                h_label(h)
-                            ),
-                            panels,
-                            width: 1000,
-                            panel_height: 360,
-                        };
-                        files.extend(render(&fig, dir)?);
-                    }
+                };
+                let sweep = Sweep {
+                    key: &key,
+                    h,
+                    method,
+                    name: &name,
+                    runs: &mine,
+                    colour: colours.of(method),
+                };
+                if let Some(fig) = sweep.figure() {
+                    files.extend(render(&fig, dir)?);
                 }
             }
         }
     }
     Ok(files)
+}
+
+/// The one method parameter that `runs` (one method at one h) sweep over, if it takes
+/// three or more values and no other parameter does (two or more swept: the parameter
+/// map). `n_hs` is the number of step sizes of the problem: a handful of discrete variants
+/// (stages = 1, 2, 3) swept together with three or more step sizes is no sweep — the
+/// convergence figure already compares them at every h; a sweep figure per h would repeat
+/// it, flattened.
+fn swept_parameter(runs: &[&Run], n_hs: usize) -> Option<String> {
+    let names = param_names(runs);
+    let swept: Vec<&String> = names
+        .iter()
+        .filter(|n| distinct_values(runs, n, false) >= 3)
+        .collect();
+    let [name] = swept.as_slice() else {
+        return None;
+    };
+    if distinct_values(runs, name, false) <= 3 && n_hs >= 3 {
+        return None;
+    }
+    Some(name.to_string())
+}
+
+/// A metric of the sweep figure: panel title, y-axis label, value of a run.
+type Metric = (&'static str, &'static str, fn(&Run) -> Option<f64>);
+
+/// The metrics of the sweep figure, one panel each.
+const SWEEP_METRICS: [Metric; 3] = [
+    ("Max position residual", "max ‖Φ‖∞", |r| {
+        r.max_pos_residual
+    }),
+    (
+        "Max relative energy error",
+        "max |H − H₀| / E_scale",
+        |r| r.max_energy_rel_error,
+    ),
+    ("Max error in q", "max_t ‖q − q_exact‖∞", |r| {
+        r.err_q
+    }),
+];
+
+/// The runs of one method at one step size over its swept parameter `name`.
+struct Sweep<'a> {
+    key: &'a str,
+    h: f64,
+    method: &'a str,
+    name: &'a str,
+    runs: &'a [&'a Run],
+    colour: RGBColor,
+}
+
+impl Sweep<'_> {
+    /// The value of the swept parameter in a run.
+    fn value(&self, r: &Run) -> Option<f64> {
+        r.method_param(self.name)
+    }
+
+    /// The sweep figure: one panel per metric that some successful run has (none if no
+    /// metric has any); x logarithmic for positive values spanning more than 100×.
+    fn figure(&self) -> Option<Figure> {
+        let mut vals: Vec<f64> = self.runs.iter().filter_map(|r| self.value(r)).collect();
+        vals.sort_by(f64::total_cmp);
+        vals.dedup();
+        let positive = vals.iter().all(|v| *v > 0.0);
+        let log_x = positive && vals[vals.len() - 1] / vals[0] > 100.0;
+        let panels: Vec<Panel> = SWEEP_METRICS
+            .iter()
+            .filter_map(|m| self.panel(*m, log_x))
+            .collect();
+        if panels.is_empty() {
+            return None;
+        }
+        Some(Figure {
+            stem: format!(
+                "sweep_{}_{}_{}_h{}",
+                slug(self.key),
+                slug(self.method),
+                slug(self.name),
+                h_label(self.h)
+            ),
+            panels,
+            width: 1000,
+            panel_height: 360,
+        })
+    }
+
+    /// The panel of one metric against the parameter (None without a successful run
+    /// that has it): successful runs as markers, failed ones as × at the panel's top.
+    fn panel(&self, (title, ylabel, get): Metric, log_x: bool) -> Option<Panel> {
+        let mut pts: Vec<(f64, f64)> = self
+            .runs
+            .iter()
+            .filter(|r| r.ok)
+            .filter_map(|r| Some((self.value(r)?, get(r)?)))
+            .collect();
+        if pts.is_empty() {
+            return None;
+        }
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let top = pts.iter().map(|p| p.1).fold(0.0_f64, f64::max);
+        let failed: Vec<(f64, f64)> = self
+            .runs
+            .iter()
+            .filter(|r| !r.ok)
+            .filter_map(|r| Some((self.value(r)?, if top > 0.0 { top } else { 1.0 })))
+            .collect();
+        let (method, nf) = (self.method, failed.len());
+        Some(Panel {
+            title: format!(
+                "{title} vs {} — {method} on {}, h = {}",
+                self.name,
+                self.key,
+                h_label(self.h)
+            ),
+            xlabel: self.name.to_string(),
+            ylabel: ylabel.into(),
+            log_x,
+            log_y: true,
+            equal: false,
+            lines: vec![Line {
+                label: if nf > 0 {
+                    format!("{method} ({nf} failed: ×)")
+                } else {
+                    method.to_string()
+                },
+                colour: self.colour,
+                points: pts,
+                stroke: Stroke::Markers,
+                failed_at: failed,
+            }],
+        })
+    }
 }
 
 /// Numeric problem parameters of a run (`problem_params` JSON).
@@ -958,115 +1172,186 @@ pub fn scaling(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathB
     problems.dedup();
     for problem in problems {
         let runs: Vec<&Run> = res.runs.iter().filter(|r| r.problem == problem).collect();
-        let mut names: Vec<String> = runs
-            .iter()
-            .flat_map(|r| problem_params(r).into_iter().map(|(k, _)| k))
-            .collect();
-        names.sort();
-        names.dedup();
-        // A size: three or more positive integer values spanning at least a decade (not a
-        // physical parameter such as a restitution coefficient or an angle).
-        let is_size = |name: &str| {
-            let mut v: Vec<f64> = runs
-                .iter()
-                .filter_map(|r| problem_params(r).into_iter().find(|(k, _)| k == name))
-                .map(|(_, x)| x)
-                .collect();
-            v.sort_by(f64::total_cmp);
-            v.dedup();
-            v.len() >= 3
-                && v.iter().all(|x| *x >= 1.0 && x.fract() == 0.0)
-                && v[v.len() - 1] >= 10.0 * v[0]
-        };
-        let swept: Vec<&String> = names.iter().filter(|n| is_size(n)).collect();
-        let [name] = swept.as_slice() else {
+        let Some(name) = size_parameter(&runs) else {
             continue;
-        };
-        let size = |r: &Run| {
-            problem_params(r)
-                .into_iter()
-                .find(|(k, _)| k == *name)
-                .map(|(_, x)| x)
         };
         let mut hs: Vec<f64> = runs.iter().map(|r| r.h).collect();
         hs.sort_by(f64::total_cmp);
         hs.dedup_by(|a, b| (*a - *b).abs() <= 1e-12 * b.abs());
         for h in hs {
-            let at_h: Vec<&Run> = runs
-                .iter()
-                .copied()
-                .filter(|r| (r.h - h).abs() <= 1e-12 * h)
-                .collect();
-            let mut variants: Vec<&str> = at_h.iter().map(|r| r.variant.as_str()).collect();
-            variants.sort_unstable();
-            variants.dedup();
-            // The method's own time per step (metrics and observers excluded).
-            let per_step = |r: &Run| r.step_seconds / r.steps.max(1) as f64;
-            let top = at_h
-                .iter()
-                .filter(|r| r.ok)
-                .map(|r| per_step(r))
-                .fold(0.0_f64, f64::max);
-            let curve = |v: &str, get: &dyn Fn(&Run) -> Option<f64>, slope: bool| {
-                let mine: Vec<&&Run> = at_h.iter().filter(|r| r.variant == v).collect();
-                let mut points: Vec<(f64, f64)> = mine
-                    .iter()
-                    .filter(|r| r.ok)
-                    .filter_map(|r| Some((size(r)?, get(r)?)))
-                    .filter(|(_, y)| y.is_finite() && *y > 0.0)
-                    .collect();
-                points.sort_by(|a, b| a.0.total_cmp(&b.0));
-                let failed_at = mine
-                    .iter()
-                    .filter(|r| !r.ok)
-                    .filter_map(|r| size(r).map(|x| (x, top.max(f64::MIN_POSITIVE))))
-                    .collect();
-                let fitted = if slope {
-                    loglog_slope(&points).map_or(String::new(), |s| format!(" (slope {s:.2})"))
-                } else {
-                    String::new()
-                };
-                Line {
-                    label: format!("{v}{fitted}"),
-                    colour: colours.of(v),
-                    points,
-                    stroke: Stroke::Markers,
-                    failed_at,
-                }
-            };
-            let panel =
-                |title: &str, ylabel: &str, get: &dyn Fn(&Run) -> Option<f64>, slope| Panel {
-                    title: format!("{title} — {problem}, h = {}", h_label(h)),
-                    xlabel: format!("problem size `{name}`"),
-                    ylabel: ylabel.into(),
-                    log_x: true,
-                    log_y: true,
-                    equal: false,
-                    lines: variants.iter().map(|v| curve(v, get, slope)).collect(),
-                };
-            let fig = Figure {
-                stem: format!("scaling_{}_{}_h{}", slug(problem), slug(name), h_label(h)),
-                panels: vec![
-                    panel(
-                        "Step time per step (× failed)",
-                        "seconds per step",
-                        &|r| Some(per_step(r)),
-                        true,
-                    ),
-                    panel(
-                        "Largest position residual",
-                        "max ‖Φ‖∞",
-                        &|r| r.max_pos_residual,
-                        false,
-                    ),
-                ],
-                width: 1000,
-                panel_height: 420,
-            };
+            let fig = Scaling::at(problem, &name, h, &runs, colours).figure();
             files.extend(render(&fig, dir)?);
         }
     }
     Ok(files)
+}
+
+/// The numeric problem parameter `name` of a run.
+fn problem_param(r: &Run, name: &str) -> Option<f64> {
+    problem_params(r)
+        .into_iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, x)| x)
+}
+
+/// The one problem parameter of `runs` that is a size: three or more positive integer
+/// values spanning at least a decade (not a physical parameter such as a restitution
+/// coefficient or an angle). None when no parameter, or more than one, is.
+fn size_parameter(runs: &[&Run]) -> Option<String> {
+    let mut names: Vec<String> = runs
+        .iter()
+        .flat_map(|r| problem_params(r).into_iter().map(|(k, _)| k))
+        .collect();
+    names.sort();
+    names.dedup();
+    let is_size = |name: &str| {
+        let mut v: Vec<f64> = runs.iter().filter_map(|r| problem_param(r, name)).collect();
+        v.sort_by(f64::total_cmp);
+        v.dedup();
+        v.len() >= 3
+            && v.iter().all(|x| *x >= 1.0 && x.fract() == 0.0)
+            && v[v.len() - 1] >= 10.0 * v[0]
+    };
+    let swept: Vec<&String> = names.iter().filter(|n| is_size(n)).collect();
+    let [name] = swept.as_slice() else {
+        return None;
+    };
+    Some(name.to_string())
+}
+
+/// The method's own time per step (metrics and observers excluded).
+fn step_time(r: &Run) -> f64 {
+    r.step_seconds / r.steps.max(1) as f64
+}
+
+/// The runs of one problem at one step size against its size parameter `name`.
+struct Scaling<'a> {
+    problem: &'a str,
+    name: &'a str,
+    h: f64,
+    runs: Vec<&'a Run>,
+    /// Method variants, sorted, each once.
+    variants: Vec<&'a str>,
+    /// The largest time per step of a successful run (where failed runs are marked).
+    top: f64,
+    colours: &'a Colours,
+}
+
+impl<'a> Scaling<'a> {
+    /// The runs of `runs` at step `h`.
+    fn at(problem: &'a str, name: &'a str, h: f64, runs: &[&'a Run], colours: &'a Colours) -> Self {
+        let at_h: Vec<&Run> = runs
+            .iter()
+            .copied()
+            .filter(|r| (r.h - h).abs() <= 1e-12 * h)
+            .collect();
+        let mut variants: Vec<&str> = at_h.iter().map(|r| r.variant.as_str()).collect();
+        variants.sort_unstable();
+        variants.dedup();
+        let top = at_h
+            .iter()
+            .filter(|r| r.ok)
+            .map(|r| step_time(r))
+            .fold(0.0_f64, f64::max);
+        Self {
+            problem,
+            name,
+            h,
+            runs: at_h,
+            variants,
+            top,
+            colours,
+        }
+    }
+
+    /// The scaling figure: step time per step (with fitted slopes) and largest position
+    /// residual against the size.
+    fn figure(&self) -> Figure {
+        Figure {
+            stem: format!(
+                "scaling_{}_{}_h{}",
+                slug(self.problem),
+                slug(self.name),
+                h_label(self.h)
+            ),
+            panels: vec![
+                self.panel(
+                    "Step time per step (× failed)",
+                    "seconds per step",
+                    &|r| Some(step_time(r)),
+                    true,
+                ),
+                self.panel(
+                    "Largest position residual",
+                    "max ‖Φ‖∞",
+                    &|r| r.max_pos_residual,
+                    false,
+                ),
+            ],
+            width: 1000,
+            panel_height: 420,
+        }
+    }
+
+    /// A log–log panel of `get` against the size, one curve per variant.
+    fn panel(
+        &self,
+        title: &str,
+        ylabel: &str,
+        get: &dyn Fn(&Run) -> Option<f64>,
+        slope: bool,
+    ) -> Panel {
+        Panel {
+            title: format!("{title} — {}, h = {}", self.problem, h_label(self.h)),
+            xlabel: format!("problem size `{}`", self.name),
+            ylabel: ylabel.into(),
+            log_x: true,
+            log_y: true,
+            equal: false,
+            lines: self
+                .variants
+                .iter()
+                .map(|v| self.curve(v, get, slope))
+                .collect(),
+        }
+    }
+
+    /// Variant `v`'s curve of `get` against the size (positive finite values of successful
+    /// runs; failed runs as × at [`Scaling::top`]), with the fitted log–log slope in the
+    /// legend when `slope`.
+    fn curve(&self, v: &str, get: &dyn Fn(&Run) -> Option<f64>, slope: bool) -> Line {
+        let size = |r: &Run| problem_param(r, self.name);
+        let mine: Vec<&Run> = self
+            .runs
+            .iter()
+            .copied()
+            .filter(|r| r.variant == v)
+            .collect();
+        let mut points: Vec<(f64, f64)> = mine
+            .iter()
+            .filter(|r| r.ok)
+            .filter_map(|r| Some((size(r)?, get(r)?)))
+            .filter(|(_, y)| y.is_finite() && *y > 0.0)
+            .collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let failed_at = mine
+            .iter()
+            .filter(|r| !r.ok)
+            .filter_map(|r| size(r).map(|x| (x, self.top.max(f64::MIN_POSITIVE))))
+            .collect();
+        let fitted = if slope {
+            loglog_slope(&points).map_or(String::new(), |s| format!(" (slope {s:.2})"))
+        } else {
+            String::new()
+        };
+        Line {
+            label: format!("{v}{fitted}"),
+            colour: self.colours.of(v),
+            points,
+            stroke: Stroke::Markers,
+            failed_at,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -3,10 +3,11 @@
 //! (diverged) cells marked ×, and the spec's reference curves (e.g. Baumgarte's
 //! α, β < 1/(2h)) drawn on top.
 
-use crate::data::{Annotation, Results, Run};
+use crate::data::{distinct_values, param_names, Annotation, Results, Run};
 use crate::error::ReportError;
-use crate::pdf::svg_to_pdf;
+use crate::figures::write_png_svg_pdf;
 use crate::style::{slug, FAMILY};
+use plotters::coord::combinators::LogCoord;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -44,6 +45,39 @@ fn log_range(v: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo / 1.6, hi * 1.6)
 }
 
+/// The chart of one map panel: log–log in both parameters.
+type MapChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
+
+/// The plotted window of a map: parameter ranges in x and y, and the `log10` range of the
+/// panel's quantity over the successful cells (the colour scale).
+#[derive(Clone, Copy)]
+struct Window {
+    x: (f64, f64),
+    y: (f64, f64),
+    v: (f64, f64),
+}
+
+impl Window {
+    /// The window of `map` for the quantity `get`.
+    fn of(map: &Map<'_>, get: fn(&Run) -> Option<f64>) -> Self {
+        let v = map
+            .cells
+            .iter()
+            .filter(|c| c.0.ok)
+            .filter_map(|c| get(c.0))
+            .filter(|v| *v > 0.0)
+            .map(f64::log10)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+                (a.min(x), b.max(x))
+            });
+        Self {
+            x: log_range(map.cells.iter().map(|c| c.1)),
+            y: log_range(map.cells.iter().map(|c| c.2)),
+            v,
+        }
+    }
+}
+
 fn draw_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     map: &Map<'_>,
@@ -54,21 +88,8 @@ where
     DB::ErrorType: 'static,
 {
     let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
-    let vals: Vec<f64> = map
-        .cells
-        .iter()
-        .filter(|c| c.0.ok)
-        .filter_map(|c| get(c.0))
-        .filter(|v| *v > 0.0)
-        .map(f64::log10)
-        .collect();
-    let (vmin, vmax) = vals
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
-            (a.min(*x), b.max(*x))
-        });
-    let (x0, x1) = log_range(map.cells.iter().map(|c| c.1));
-    let (y0, y1) = log_range(map.cells.iter().map(|c| c.2));
+    let w = Window::of(map, get);
+    let ((x0, x1), (y0, y1), (vmin, vmax)) = (w.x, w.y, w.v);
     let title = format!(
         "{what}: log10 from {vmin:.1} (dark) to {vmax:.1} (yellow), × = failed — {}",
         map.title
@@ -88,6 +109,23 @@ where
         .axis_desc_style((FAMILY, 14))
         .draw()
         .map_err(e)?;
+    draw_cells(&mut chart, map, get, w)?;
+    draw_annotations(&mut chart, map, w)
+}
+
+/// The cells of a map: a failed cell as a black ×, a successful one as a rectangle
+/// coloured by where `log10` of its value lies in the window's colour scale.
+fn draw_cells<'a, DB: DrawingBackend + 'a>(
+    chart: &mut MapChart<'a, DB>,
+    map: &Map<'_>,
+    get: fn(&Run) -> Option<f64>,
+    w: Window,
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let (vmin, vmax) = w.v;
     let side = 14;
     for (r, x, y) in &map.cells {
         if !r.ok {
@@ -116,6 +154,19 @@ where
             ))
             .map_err(e)?;
     }
+    Ok(())
+}
+
+/// The spec's reference curves over a map, dashed, with a legend when there are any.
+fn draw_annotations<'a, DB: DrawingBackend + 'a>(
+    chart: &mut MapChart<'a, DB>,
+    map: &Map<'_>,
+    w: Window,
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
     for (k, a) in map.annotations.iter().enumerate() {
         let style = [
             RGBColor(213, 94, 0),
@@ -123,22 +174,7 @@ where
             RGBColor(0, 0, 0),
             RGBColor(0, 114, 178),
         ][k % 4];
-        let pts: Vec<(f64, f64)> = if a.y_exp == 0.0 {
-            // x^a h^c = value → vertical line.
-            let x = (a.value / map.h.powf(a.h_exp)).powf(1.0 / a.x_exp);
-            vec![(x, y0), (x, y1)]
-        } else {
-            (0..=100)
-                .map(|i| x0 * (x1 / x0).powf(i as f64 / 100.0))
-                .map(|x| {
-                    (
-                        x,
-                        (a.value / (x.powf(a.x_exp) * map.h.powf(a.h_exp))).powf(1.0 / a.y_exp),
-                    )
-                })
-                .filter(|(_, y)| *y >= y0 && *y <= y1)
-                .collect()
-        };
+        let pts = annotation_points(a, map.h, w);
         if pts.len() >= 2 {
             chart
                 .draw_series(DashedLineSeries::new(pts, 10, 6, style.stroke_width(3)))
@@ -161,6 +197,28 @@ where
     Ok(())
 }
 
+/// Points of the curve `x^x_exp · y^y_exp · h^h_exp = value` inside the window: a
+/// vertical line when `y_exp = 0`, else 101 points log-spaced in x, clipped to the y range.
+fn annotation_points(a: &Annotation, h: f64, w: Window) -> Vec<(f64, f64)> {
+    let ((x0, x1), (y0, y1)) = (w.x, w.y);
+    if a.y_exp == 0.0 {
+        // x^a h^c = value → vertical line.
+        let x = (a.value / h.powf(a.h_exp)).powf(1.0 / a.x_exp);
+        vec![(x, y0), (x, y1)]
+    } else {
+        (0..=100)
+            .map(|i| x0 * (x1 / x0).powf(i as f64 / 100.0))
+            .map(|x| {
+                (
+                    x,
+                    (a.value / (x.powf(a.x_exp) * h.powf(a.h_exp))).powf(1.0 / a.y_exp),
+                )
+            })
+            .filter(|(_, y)| *y >= y0 && *y <= y1)
+            .collect()
+    }
+}
+
 fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, map: &Map<'_>) -> Result<(), String>
 where
     DB::ErrorType: 'static,
@@ -179,94 +237,69 @@ pub fn maps(res: &Results, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     let mut files = Vec::new();
     for key in res.problem_keys() {
         for h in res.hs(&key) {
-            let runs: Vec<&Run> = res
-                .runs
-                .iter()
-                .filter(|r| r.problem_key() == key && (r.h - h).abs() <= 1e-12 * h)
-                .collect();
-            let mut methods: Vec<&str> = runs.iter().map(|r| r.method.as_str()).collect();
-            methods.sort_unstable();
-            methods.dedup();
-            for method in methods {
-                let mine: Vec<&Run> = runs
-                    .iter()
-                    .copied()
-                    .filter(|r| r.method == method)
-                    .collect();
-                let mut names: Vec<String> = mine
-                    .iter()
-                    .flat_map(|r| r.method_params().into_iter().map(|(k, _)| k))
-                    .collect();
-                names.sort();
-                names.dedup();
+            for (method, mine) in res.runs_by_method(&key, h) {
+                let names = param_names(&mine);
                 let swept: Vec<&String> = names
                     .iter()
-                    .filter(|n| {
-                        let mut v: Vec<f64> = mine
-                            .iter()
-                            .filter_map(|r| r.method_param(n))
-                            .filter(|x| *x > 0.0)
-                            .collect();
-                        v.sort_by(f64::total_cmp);
-                        v.dedup();
-                        v.len() >= 3
-                    })
+                    .filter(|n| distinct_values(&mine, n, true) >= 3)
                     .collect();
                 if swept.len() != 2 {
                     continue;
                 }
-                // x: the parameter named first by an annotation, else the alphabetically second.
-                let (xn, yn) = match res
-                    .annotations
-                    .iter()
-                    .find(|a| swept.contains(&&a.x) && swept.contains(&&a.y))
-                {
-                    Some(a) => (a.x.clone(), a.y.clone()),
-                    None => (swept[1].clone(), swept[0].clone()),
-                };
-                let cells: Vec<(&Run, f64, f64)> = mine
-                    .iter()
-                    .filter_map(|r| Some((*r, r.method_param(&xn)?, r.method_param(&yn)?)))
-                    .collect();
-                let map = Map {
-                    title: format!("{method} on {key}, h = {h:e}"),
-                    xname: xn.clone(),
-                    yname: yn.clone(),
-                    h,
-                    cells,
-                    annotations: res
-                        .annotations
-                        .iter()
-                        .filter(|a| a.x == xn && a.y == yn)
-                        .collect(),
-                };
+                let map = map_of(res, &key, h, method, &mine, &swept);
                 let stem = format!(
                     "map_{}_{}_{}_{}_h{h:e}",
                     slug(&key),
                     slug(method),
-                    slug(&xn),
-                    slug(&yn)
+                    slug(&map.xname),
+                    slug(&map.yname)
                 );
-                let size = (1000, 1300);
-                let err = |m: String| ReportError::Draw {
-                    figure: stem.clone(),
-                    message: m,
-                };
-                let png = dir.join(format!("{stem}.png"));
-                draw(BitMapBackend::new(&png, size).into_drawing_area(), &map).map_err(err)?;
-                let mut svg = String::new();
-                draw(
-                    SVGBackend::with_string(&mut svg, size).into_drawing_area(),
-                    &map,
-                )
-                .map_err(err)?;
-                let svg_path = dir.join(format!("{stem}.svg"));
-                std::fs::write(&svg_path, &svg).map_err(|e| ReportError::io(&svg_path, e))?;
-                let pdf = dir.join(format!("{stem}.pdf"));
-                svg_to_pdf(&svg, &pdf)?;
-                files.extend([png, svg_path, pdf]);
+                files.extend(write_png_svg_pdf(
+                    &stem,
+                    (1000, 1300),
+                    dir,
+                    |a| draw(a, &map),
+                    |a| draw(a, &map),
+                )?);
             }
         }
     }
     Ok(files)
+}
+
+/// The map of `method`'s runs `mine` at step `h` over its two swept parameters: x is the
+/// parameter named first by an annotation, else the alphabetically second.
+fn map_of<'a>(
+    res: &'a Results,
+    key: &str,
+    h: f64,
+    method: &str,
+    mine: &[&'a Run],
+    swept: &[&String],
+) -> Map<'a> {
+    let (xn, yn) = match res
+        .annotations
+        .iter()
+        .find(|a| swept.contains(&&a.x) && swept.contains(&&a.y))
+    {
+        Some(a) => (a.x.clone(), a.y.clone()),
+        None => (swept[1].clone(), swept[0].clone()),
+    };
+    let cells: Vec<(&Run, f64, f64)> = mine
+        .iter()
+        .filter_map(|r| Some((*r, r.method_param(&xn)?, r.method_param(&yn)?)))
+        .collect();
+    let annotations = res
+        .annotations
+        .iter()
+        .filter(|a| a.x == xn && a.y == yn)
+        .collect();
+    Map {
+        title: format!("{method} on {key}, h = {h:e}"),
+        xname: xn,
+        yname: yn,
+        h,
+        cells,
+        annotations,
+    }
 }

@@ -33,9 +33,23 @@ pub fn taylor_stable(xi: f64, wn: f64, h: f64) -> bool {
     b * b * h / 4.0 < a && a < 1.0 / h
 }
 
-/// Write the guide.
+/// Write the guide: the conversions between the engines' parameters, a table of them for
+/// typical (ξ, ω_n, h), and the best cells of the stored tuning map if there is one.
 pub fn write(b: &mut Book, all: &[Results]) {
     b.heading("Baumgarte tuning guide", 2);
+    conversions_text(b);
+    conversions_table(b);
+    if let Some(map) = all
+        .iter()
+        .find(|r| r.report.as_ref().is_some_and(|x| x.tuning_map))
+    {
+        tuning_map_table(b, map);
+    }
+}
+
+/// The prose and formulas of the guide: where each engine's conversion comes from, and
+/// why the seeds' rule of thumb does not make the explicit update stable.
+fn conversions_text(b: &mut Book) {
     b.paragraph(
         "Every engine below stabilizes a constraint by the same damped-oscillator law for its error, only in different \
          parameters. Comparing coefficients gives the conversions (MuJoCo: documentation, “Solver parameters”, reference \
@@ -58,6 +72,11 @@ pub fn write(b: &mut Book, all: &[Results]) {
          (0, 1]; there the guide is about accuracy: ERP near 1 (τ ≲ 2h) corrects in one step and reacts to noise, MuJoCo \
          recommends τ ≥ 2h.",
     );
+}
+
+/// The conversion table: for two step sizes and six (ξ, ω_n) pairs, one row of
+/// [`conversion_row`].
+fn conversions_table(b: &mut Book) {
     let mut rows = Vec::new();
     for h in [1e-3, 1e-2] {
         for (xi, wn) in [
@@ -68,29 +87,7 @@ pub fn write(b: &mut Book, all: &[Results]) {
             (0.05, 300.0),
             (3.0, 30.0),
         ] {
-            let (tau, zeta) = solref(xi, wn);
-            let (erp, cfm) = erp_cfm(xi, wn, h);
-            rows.push(vec![
-                format!("{h:.0e}"),
-                format!("{xi}"),
-                format!("{wn:.0}"),
-                format!("{:.3}", xi * wn),
-                format!("{:.3e}", tau),
-                format!("{zeta}"),
-                format!("{erp:.3}"),
-                format!("{cfm:.2e}"),
-                format!("{:.2}", wn / std::f64::consts::TAU),
-                if xi * wn < 0.5 / h && wn < 0.5 / h {
-                    "yes".into()
-                } else {
-                    "no".into()
-                },
-                if taylor_stable(xi, wn, h) {
-                    "stable".into()
-                } else {
-                    "unstable".into()
-                },
-            ]);
+            rows.push(conversion_row(xi, wn, h));
         }
     }
     b.table(
@@ -109,69 +106,103 @@ pub fn write(b: &mut Book, all: &[Results]) {
         ],
         &rows,
     );
-    if let Some(map) = all
+}
+
+/// One (ξ, ω_n, h) in every engine's parameters: α, MuJoCo's solref, ODE's ERP and CFM,
+/// Rapier's frequency, whether the seeds' rule holds and whether the explicit update is stable.
+fn conversion_row(xi: f64, wn: f64, h: f64) -> Vec<String> {
+    let (tau, zeta) = solref(xi, wn);
+    let (erp, cfm) = erp_cfm(xi, wn, h);
+    vec![
+        format!("{h:.0e}"),
+        format!("{xi}"),
+        format!("{wn:.0}"),
+        format!("{:.3}", xi * wn),
+        format!("{:.3e}", tau),
+        format!("{zeta}"),
+        format!("{erp:.3}"),
+        format!("{cfm:.2e}"),
+        format!("{:.2}", wn / std::f64::consts::TAU),
+        if xi * wn < 0.5 / h && wn < 0.5 / h {
+            "yes".into()
+        } else {
+            "no".into()
+        },
+        if taylor_stable(xi, wn, h) {
+            "stable".into()
+        } else {
+            "unstable".into()
+        },
+    ]
+}
+
+/// What the stored (ξ, ω_n, h) map supports: per step size, the cells that ran, the cells
+/// predicted stable and the three cells with the smallest max residual.
+fn tuning_map_table(b: &mut Book, map: &Results) {
+    let mut hs: Vec<f64> = map.runs.iter().map(|r| r.h).collect();
+    hs.sort_by(f64::total_cmp);
+    hs.dedup_by(|a, b| (*a - *b).abs() <= 1e-12 * b.abs());
+    let rows: Vec<Vec<String>> = hs.into_iter().flat_map(|h| best_cells(map, h)).collect();
+    b.paragraph(
+        "What the stored (ξ, ω_n, h) map supports: cells that ran, cells the \
+         exact linear region predicts stable, and the three cells with the smallest max residual at each h. Recommendation: \
+         critical damping ξ ≈ 1 with ω_n as large as the explicit region allows (ω_n h well below 1); for implicit engines \
+         the same ξ = 1 with τ = 1/ω_n ≥ 2h.",
+    );
+    b.table(
+        &[
+            "h",
+            "cells ok",
+            "predicted stable",
+            "best cells",
+            "max ‖Φ‖∞",
+        ],
+        &rows,
+    );
+}
+
+/// The tuning-map rows at step `h`: the three successful cells with the smallest max
+/// position residual, each with the counts of cells that ran and that are predicted stable.
+fn best_cells(map: &Results, h: f64) -> Vec<Vec<String>> {
+    let at: Vec<_> = map
+        .runs
         .iter()
-        .find(|r| r.report.as_ref().is_some_and(|x| x.tuning_map))
-    {
-        let mut hs: Vec<f64> = map.runs.iter().map(|r| r.h).collect();
-        hs.sort_by(f64::total_cmp);
-        hs.dedup_by(|a, b| (*a - *b).abs() <= 1e-12 * b.abs());
-        let mut rows = Vec::new();
-        for h in hs {
-            let at: Vec<_> = map
-                .runs
-                .iter()
-                .filter(|r| (r.h - h).abs() <= 1e-12 * h)
-                .collect();
-            let ok = at.iter().filter(|r| r.ok).count();
-            let mut good: Vec<_> = at
-                .iter()
-                .filter(|r| r.ok && r.max_pos_residual.is_some())
-                .collect();
-            good.sort_by(|a, b| {
-                a.max_pos_residual
-                    .unwrap_or(f64::INFINITY)
-                    .total_cmp(&b.max_pos_residual.unwrap_or(f64::INFINITY))
-            });
-            let predicted = at
-                .iter()
-                .filter(|r| {
-                    taylor_stable(
-                        r.method_param("xi").unwrap_or(f64::NAN),
-                        r.method_param("omega_n").unwrap_or(f64::NAN),
-                        h,
-                    )
-                })
-                .count();
-            for r in good.iter().take(3) {
-                rows.push(vec![
-                    format!("{h:.0e}"),
-                    format!("{}/{}", ok, at.len()),
-                    format!("{predicted}"),
-                    format!(
-                        "ξ = {}, ω_n = {}",
-                        r.method_param("xi").unwrap_or(f64::NAN),
-                        r.method_param("omega_n").unwrap_or(f64::NAN)
-                    ),
-                    format!("{:.2e}", r.max_pos_residual.unwrap_or(f64::NAN)),
-                ]);
-            }
-        }
-        b.paragraph(
-            "What the stored (ξ, ω_n, h) map supports: cells that ran, cells the \
-             exact linear region predicts stable, and the three cells with the smallest max residual at each h. Recommendation: \
-             critical damping ξ ≈ 1 with ω_n as large as the explicit region allows (ω_n h well below 1); for implicit engines \
-             the same ξ = 1 with τ = 1/ω_n ≥ 2h.",
-        );
-        b.table(
-            &[
-                "h",
-                "cells ok",
-                "predicted stable",
-                "best cells",
-                "max ‖Φ‖∞",
-            ],
-            &rows,
-        );
-    }
+        .filter(|r| (r.h - h).abs() <= 1e-12 * h)
+        .collect();
+    let ok = at.iter().filter(|r| r.ok).count();
+    let mut good: Vec<_> = at
+        .iter()
+        .filter(|r| r.ok && r.max_pos_residual.is_some())
+        .collect();
+    good.sort_by(|a, b| {
+        a.max_pos_residual
+            .unwrap_or(f64::INFINITY)
+            .total_cmp(&b.max_pos_residual.unwrap_or(f64::INFINITY))
+    });
+    let predicted = at
+        .iter()
+        .filter(|r| {
+            taylor_stable(
+                r.method_param("xi").unwrap_or(f64::NAN),
+                r.method_param("omega_n").unwrap_or(f64::NAN),
+                h,
+            )
+        })
+        .count();
+    good.iter()
+        .take(3)
+        .map(|r| {
+            vec![
+                format!("{h:.0e}"),
+                format!("{}/{}", ok, at.len()),
+                format!("{predicted}"),
+                format!(
+                    "ξ = {}, ω_n = {}",
+                    r.method_param("xi").unwrap_or(f64::NAN),
+                    r.method_param("omega_n").unwrap_or(f64::NAN)
+                ),
+                format!("{:.2e}", r.max_pos_residual.unwrap_or(f64::NAN)),
+            ]
+        })
+        .collect()
 }
