@@ -224,8 +224,8 @@ fn refuse_unsupported(
     let (nonholonomic, unilateral, prioritized) = match sys {
         SystemRef::Mechanical(s) => (
             s.nonholonomic_rows(),
-            s.unilateral_rows(),
-            s.priorities().is_some(),
+            s.unilateral().map_or(0, |u| u.rows()),
+            s.prioritized().is_some(),
         ),
         SystemRef::SemiExplicit(_) => (0, 0, false),
     };

@@ -40,6 +40,7 @@ pub use observe::{Metrics, MetricsObserver, Observer, Sample, SummaryMetrics, Tr
 pub use pattern::SparsityPattern;
 pub use state::State;
 pub use system::{
-    Dims, ExactSolution, Index1Jacobians, MechanicalSystem, ProblemInfo, ReferenceSolution,
-    ScdComponents, SemiExplicitDae, SystemForm, SystemRef,
+    ConstraintHessian, Dims, ExactSolution, Index1Jacobians, MechanicalSystem, Prioritized,
+    ProblemInfo, ReferenceSolution, ScdComponents, SemiExplicitDae, SystemForm, SystemRef,
+    TangentMatrices, Unilateral,
 };

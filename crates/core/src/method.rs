@@ -60,11 +60,11 @@ pub struct MethodInfo {
     /// projection on `Φ` has nothing to act on for such rows. Checked by [`crate::drive()`].
     pub nonholonomic: bool,
     /// Whether the method enforces unilateral rows `g(q) ≥ 0`
-    /// ([`crate::MechanicalSystem::unilateral_rows`]); the others are refused by
+    /// ([`crate::MechanicalSystem::unilateral`]); the others are refused by
     /// [`crate::drive()`] rather than silently ignoring the limits.
     pub unilateral: bool,
     /// Whether the method resolves prioritized (possibly conflicting) constraint groups
-    /// ([`crate::MechanicalSystem::priorities`]).
+    /// ([`crate::MechanicalSystem::prioritized`]).
     pub priorities: bool,
     /// The local error estimate the method returns with each step, if any: only such
     /// methods can run error-controlled (adaptive) steps in [`crate::drive()`].

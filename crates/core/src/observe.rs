@@ -79,7 +79,8 @@ impl MetricsEvaluator {
                     .energy(initial.t, &initial.q, &initial.v)
                     .unwrap_or(f64::NAN);
                 let deferred = s
-                    .priorities()
+                    .prioritized()
+                    .map(|p| p.priorities())
                     .map(|p| (0..p.len()).filter(|&r| p[r] > 0).collect())
                     .unwrap_or_default();
                 Self {

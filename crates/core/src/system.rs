@@ -125,29 +125,18 @@ pub trait MechanicalSystem: Send + Sync {
     /// Curvature term `γ = −(Φ_q v)_q v − 2 Φ_qt v − Φ_tt`, so that the acceleration
     /// constraint reads `Φ_q a = γ`.
     fn curvature(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
-    /// Lower-triangle pattern of the constraint Hessian contraction
-    /// `K(q, λ) = Σ_i λ_i ∇²Φ_i(q) = (Φ_qᵀ λ)_q`, if the problem provides it. Implicit
-    /// methods add `h² K` to their Newton matrix for quadratic convergence; without it
-    /// they use the simplified Newton matrix (the term is O(h²)).
-    fn constraint_hessian_pattern(&self) -> Option<SparsityPattern> {
+    /// The constraint Hessian contraction `K(q, λ) = Σ_i λ_i ∇²Φ_i(q)`, if the problem
+    /// provides it ([`ConstraintHessian`]; return `Some(self)`). Implicit methods add
+    /// `h² K` to their Newton matrix for quadratic convergence; without it they use the
+    /// simplified Newton matrix (the term is O(h²)).
+    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
         None
     }
-    /// Values of `K(q, λ)` in the order of [`Self::constraint_hessian_pattern`].
-    fn constraint_hessian(&self, _t: f64, _q: &[f64], _lambda: &[f64], _out: &mut [f64]) {}
-    /// Lower-triangle pattern of the problem's **symmetric tangent matrices** of the
-    /// applied forces, if it provides them: a stiffness `K_t ≈ −∂f/∂q` and a damping
-    /// `C_t ≈ −∂f/∂v` (their symmetric parts, or the stiff part of them). Implicit methods
-    /// add `K_t` and `C_t`, scaled by their step coefficients, to the Newton iteration
-    /// matrix (Arnold & Brüls 2007, §3: `S_t = β′M + γ′C_t + K_t`). Without them the
-    /// iteration is a fixed point in the stiff forces and needs `h ω_max ≲ 1`; with them a
-    /// stiff elastic body (`slider-crank`) can be stepped at the scale of its slow motion.
-    /// Dropped skew parts (gyroscopic terms) only slow convergence, never change the
-    /// converged result.
-    fn tangent_pattern(&self) -> Option<SparsityPattern> {
+    /// Symmetric tangent matrices of the applied forces, if the problem provides them
+    /// ([`TangentMatrices`]): a stiff elastic body stepped at the scale of its slow motion.
+    fn tangent(&self) -> Option<&dyn TangentMatrices> {
         None
     }
-    /// Values of `K_t` and `C_t` in the order of [`Self::tangent_pattern`].
-    fn tangent(&self, _t: f64, _q: &[f64], _v: &[f64], _k: &mut [f64], _c: &mut [f64]) {}
     /// Total energy `H(t, q, v)`, if the problem defines one.
     fn energy(&self, _t: f64, _q: &[f64], _v: &[f64]) -> Option<f64> {
         None
@@ -172,33 +161,74 @@ pub trait MechanicalSystem: Send + Sync {
     fn nonholonomic_rows(&self) -> usize {
         0
     }
-    /// Priority level of every constraint row (0 = highest), for problems whose
-    /// constraint groups may conflict (seed 001 §3.5.3: lower priorities are satisfied
-    /// only in the null space of the higher ones). `None` (default): one level, all rows
-    /// must hold. Methods that do not resolve priorities are refused by [`crate::drive()`].
-    fn priorities(&self) -> Option<Vec<u8>> {
+    /// Prioritized constraint groups ([`Prioritized`]), for problems whose groups may
+    /// conflict (seed 001 §3.5.3). `None` (default): one level, all rows must hold.
+    /// Methods that do not resolve priorities are refused by [`crate::drive()`].
+    fn prioritized(&self) -> Option<&dyn Prioritized> {
         None
     }
-    /// Number of **unilateral** rows `g(t, q) ≥ 0` (joint limits, contacts; seed 001
-    /// §3.6.1), kept apart from Φ: a method that accepts them enforces the complementarity
-    /// `0 ≤ P ⊥ g ≥ 0` with an impact law ([`Self::restitution`]). Default 0.
-    fn unilateral_rows(&self) -> usize {
-        0
-    }
-    /// Gaps `g(t, q)` (admissible when ≥ 0).
-    fn gaps(&self, _t: f64, _q: &[f64], _out: &mut [f64]) {}
-    /// Dense row-major gradient `G = g_q` (`unilateral_rows × n`).
-    fn gap_jacobian(&self, _t: f64, _q: &[f64], _out: &mut [f64]) {}
-    /// Newton's coefficient of restitution `e ∈ [0, 1]` of the unilateral rows: the
-    /// normal velocity after an impact is `−e` times the one before.
-    fn restitution(&self) -> f64 {
-        0.0
+    /// Unilateral rows `g(t, q) ≥ 0` ([`Unilateral`]: joint limits, contacts; seed 001
+    /// §3.6.1), kept apart from Φ. Methods that do not enforce them are refused by
+    /// [`crate::drive()`].
+    fn unilateral(&self) -> Option<&dyn Unilateral> {
+        None
     }
     /// A published reference state (IVP Test Set), where one exists; runs that end at its
     /// time are scored in significant correct digits (`scd` column).
     fn reference(&self) -> Option<ReferenceSolution> {
         None
     }
+}
+
+/// Opt-in capability of a [`MechanicalSystem`]: the constraint Hessian contraction
+///
+/// ```text
+/// K(q, λ) = Σ_i λ_i ∇²Φ_i(q) = (Φ_q(q)ᵀ λ)_q      (symmetric, n × n)
+/// ```
+///
+/// A problem implements it and returns `Some(self)` from
+/// [`MechanicalSystem::constraint_hessian`]; a pattern without values cannot exist.
+pub trait ConstraintHessian {
+    /// Lower-triangle pattern of `K` (fixed for the run).
+    fn pattern(&self) -> SparsityPattern;
+    /// Values of `K(q, λ)` in the order of [`Self::pattern`].
+    fn values(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut [f64]);
+}
+
+/// Opt-in capability of a [`MechanicalSystem`]: symmetric tangent matrices of the applied
+/// forces, a stiffness `K_t ≈ −∂f/∂q` and a damping `C_t ≈ −∂f/∂v` (their symmetric
+/// parts, or their stiff parts). Implicit methods add them, scaled by their step
+/// coefficients, to the Newton iteration matrix (Arnold & Brüls 2007, §3:
+/// `S_t = β′M + γ′C_t + K_t`). Without them the iteration is a fixed point in the stiff
+/// forces and needs `h ω_max ≲ 1`. Dropped skew parts (gyroscopic terms) only slow
+/// convergence, never change the converged result.
+pub trait TangentMatrices {
+    /// Lower-triangle pattern shared by `K_t` and `C_t` (fixed for the run).
+    fn pattern(&self) -> SparsityPattern;
+    /// Values of `K_t` and `C_t` in the order of [`Self::pattern`].
+    fn values(&self, t: f64, q: &[f64], v: &[f64], k: &mut [f64], c: &mut [f64]);
+}
+
+/// Opt-in capability of a [`MechanicalSystem`]: unilateral rows `g(t, q) ≥ 0` (joint
+/// limits, contacts; seed 001 §3.6.1), kept apart from Φ. A method that accepts them
+/// enforces the complementarity `0 ≤ P ⊥ g ≥ 0` with Newton's impact law.
+pub trait Unilateral {
+    /// Number of rows `k`.
+    fn rows(&self) -> usize;
+    /// Gaps `g(t, q)` (admissible when ≥ 0), length `k`.
+    fn gaps(&self, t: f64, q: &[f64], out: &mut [f64]);
+    /// Dense row-major gradient `G = g_q` (`k × n`).
+    fn gap_jacobian(&self, t: f64, q: &[f64], out: &mut [f64]);
+    /// Coefficient of restitution `e ∈ [0, 1]`: the normal velocity after an impact is
+    /// `−e` times the one before.
+    fn restitution(&self) -> f64;
+}
+
+/// Opt-in capability of a [`MechanicalSystem`]: constraint groups with priorities (seed 001
+/// §3.5.3: lower priorities are satisfied only in the null space of the higher ones).
+pub trait Prioritized {
+    /// Priority level of every constraint row (0 = highest), length `m`.
+    fn priorities(&self) -> Vec<u8>;
 }
 
 /// A semi-explicit index-1 DAE (seed 003):

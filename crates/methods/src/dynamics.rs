@@ -69,8 +69,8 @@ impl IterationTerms {
             pattern.a_lower.extend(entries);
             (start, pattern.a_lower.len() - start)
         };
-        let hessian = sys.constraint_hessian_pattern().map(|p| span(p.entries));
-        let tangent = sys.tangent_pattern().map(|p| span(p.entries));
+        let hessian = sys.constraint_hessian().map(|c| span(c.pattern().entries));
+        let tangent = sys.tangent().map(|c| span(c.pattern().entries));
         let nt = tangent.map_or(0, |(_, len)| len);
         let terms = Self {
             n_mass,
@@ -100,13 +100,13 @@ impl IterationTerms {
         (ch, ck, cc): (f64, f64, f64),
         vals: &mut [f64],
     ) {
-        if let Some((start, len)) = self.hessian {
+        if let (Some((start, len)), Some(hessian)) = (self.hessian, sys.constraint_hessian()) {
             let out = &mut vals[start..start + len];
-            sys.constraint_hessian(t, q, lambda, out);
+            hessian.values(t, q, lambda, out);
             out.iter_mut().for_each(|x| *x *= ch);
         }
-        if let Some((start, len)) = self.tangent {
-            sys.tangent(t, q, v, &mut self.k, &mut self.c);
+        if let (Some((start, len)), Some(tangent)) = (self.tangent, sys.tangent()) {
+            tangent.values(t, q, v, &mut self.k, &mut self.c);
             for (i, x) in vals[start..start + len].iter_mut().enumerate() {
                 *x = ck * self.k[i] + cc * self.c[i];
             }

@@ -466,15 +466,16 @@ impl StiffStages {
         v: &[f64],
         report: &mut StepReport,
     ) -> Result<Option<Self>, StepError> {
-        let Some(pattern) = sy.tangent_pattern() else {
+        let Some(tangent) = sy.tangent() else {
             return Ok(None);
         };
+        let pattern = tangent.pattern();
         let (n, s) = (q.len(), tb.s);
         if s * n > 1200 {
             return Ok(None);
         }
         let (mut kv, mut cv) = (vec![0.0; pattern.nnz()], vec![0.0; pattern.nnz()]);
-        sy.tangent(t, q, v, &mut kv, &mut cv);
+        tangent.values(t, q, v, &mut kv, &mut cv);
         let kd = pattern.to_dense(&kv, true);
         let cd = pattern.to_dense(&cv, true);
         let (mut a, mut lam) = (vec![0.0; n], vec![0.0; sy.dims().m]);

@@ -267,10 +267,10 @@ fn newton_matrix(fr: &Frame<'_>, ev: &mut Evaluation, x: &Unknowns) -> Vec<f64> 
             w.add(n + c, n + r, val);
         }
     }
-    if let Some(hp) = fr.hp {
+    if let (Some(hp), Some(hessian)) = (fr.hp, s.constraint_hessian()) {
         // ∂R1/∂q += h K(μ), ∂R2/∂q += K(Λ).
         for (coef, mult, row0) in [(h, &x.mu, 0usize), (1.0, &x.big_l, n)] {
-            s.constraint_hessian(t1, &x.q, mult, &mut ev.hv);
+            hessian.values(t1, &x.q, mult, &mut ev.hv);
             for (&(r, c), &val) in hp.entries.iter().zip(&ev.hv) {
                 w.add(row0 + r, c, coef * val);
                 if r != c {
@@ -324,7 +324,7 @@ impl Ggl {
         let mut x = Unknowns::predict(state, h, m);
         let mp = s.mass_pattern();
         let jp = s.jacobian_pattern();
-        let hp = s.constraint_hessian_pattern();
+        let hp = s.constraint_hessian().map(|c| c.pattern());
         let fr = Frame {
             s,
             mp: &mp,

@@ -157,7 +157,7 @@ impl Method for MoreauJean {
             return Err(driftlab_core::method::not_ready("moreau-jean", state.t));
         };
         let d = s.dims();
-        let (n, m, k) = (d.n, d.m, s.unilateral_rows());
+        let (n, m, k) = (d.n, d.m, s.unilateral().map_or(0, |u| u.rows()));
         let t0 = state.t;
         let tm = t0 + 0.5 * h;
         let qm: Vec<f64> = (0..n).map(|i| state.q[i] + 0.5 * h * state.v[i]).collect();
@@ -253,16 +253,19 @@ fn contact_impulses(
     vn: &[f64],
     (v, big_l): (&mut [f64], &mut [f64]),
 ) -> Result<(usize, bool), StepError> {
-    let (n, m, k) = (v.len(), big_l.len(), s.unilateral_rows());
+    let Some(unilateral) = s.unilateral() else {
+        return Ok((0, false));
+    };
+    let (n, m, k) = (v.len(), big_l.len(), unilateral.rows());
     let mut g = vec![0.0; k];
     let mut gq = vec![0.0; k * n];
-    s.gaps(tm, qm, &mut g);
-    s.gap_jacobian(tm, qm, &mut gq);
+    unilateral.gaps(tm, qm, &mut g);
+    unilateral.gap_jacobian(tm, qm, &mut gq);
     let active: Vec<usize> = (0..k).filter(|&i| g[i] <= 0.0).collect();
     if active.is_empty() {
         return Ok((0, false));
     }
-    let e = s.restitution();
+    let e = unilateral.restitution();
     let na = active.len();
     let mut cols: Vec<Vec<f64>> = Vec::with_capacity(na);
     for &i in &active {

@@ -145,7 +145,9 @@ impl Priority {
             .collect();
         let prio = match self.p.mode {
             PriorityMode::Flat => vec![0u8; m],
-            PriorityMode::Hierarchical => s.priorities().unwrap_or_else(|| vec![0u8; m]),
+            PriorityMode::Hierarchical => s
+                .prioritized()
+                .map_or_else(|| vec![0u8; m], |p| p.priorities()),
         };
         self.task_priority(&a_rows, &b, &prio, &mut y)
             .map_err(fail)?;

@@ -27,6 +27,7 @@
 use crate::testset::Dataset;
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, positive};
+use driftlab_core::ConstraintHessian;
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceSolution,
     ScdComponents, SparsityPattern, State,
@@ -485,25 +486,6 @@ impl MechanicalSystem for Andrews {
             out[t.row] -= (t.coef)(&self.p) * trigs.of(t).2 * w * w;
         }
     }
-    fn constraint_hessian_pattern(&self) -> Option<SparsityPattern> {
-        Some(SparsityPattern::new(7, 7, LOWER.to_vec()))
-    }
-    fn constraint_hessian(&self, _t: f64, q: &[f64], lambda: &[f64], out: &mut [f64]) {
-        out.iter_mut().for_each(|x| *x = 0.0);
-        let trigs = Trigs::at(q);
-        for t in TERMS {
-            let c = lambda[t.row] * (t.coef)(&self.p) * trigs.of(t).2;
-            for &a in t.angles {
-                for &b in t.angles {
-                    if a >= b {
-                        if let Some(k) = LOWER.iter().position(|&e| e == (a, b)) {
-                            out[k] += c;
-                        }
-                    }
-                }
-            }
-        }
-    }
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
         let mut mv = [0.0; 10];
         self.mass(q, &mut mv);
@@ -537,5 +519,30 @@ impl MechanicalSystem for Andrews {
             scd: ScdComponents::Positions,
             provenance: format!("IVP Test Set andrews: {}", self.provenance),
         })
+    }
+    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
+        Some(self)
+    }
+}
+
+impl ConstraintHessian for Andrews {
+    fn pattern(&self) -> SparsityPattern {
+        SparsityPattern::new(7, 7, LOWER.to_vec())
+    }
+    fn values(&self, _t: f64, q: &[f64], lambda: &[f64], out: &mut [f64]) {
+        out.iter_mut().for_each(|x| *x = 0.0);
+        let trigs = Trigs::at(q);
+        for t in TERMS {
+            let c = lambda[t.row] * (t.coef)(&self.p) * trigs.of(t).2;
+            for &a in t.angles {
+                for &b in t.angles {
+                    if a >= b {
+                        if let Some(k) = LOWER.iter().position(|&e| e == (a, b)) {
+                            out[k] += c;
+                        }
+                    }
+                }
+            }
+        }
     }
 }

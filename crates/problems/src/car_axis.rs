@@ -19,6 +19,7 @@
 use crate::testset::Dataset;
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, positive};
+use driftlab_core::ConstraintHessian;
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceSolution,
     ScdComponents, SparsityPattern, State,
@@ -168,17 +169,6 @@ impl MechanicalSystem for CarAxis {
         out[0] = -2.0 * (xd * v[0] + yd * v[1]) - (xdd * q[0] + ydd * q[1]);
         out[1] = -2.0 * ((v[0] - v[2]).powi(2) + (v[1] - v[3]).powi(2));
     }
-    fn constraint_hessian_pattern(&self) -> Option<SparsityPattern> {
-        Some(SparsityPattern::new(
-            4,
-            4,
-            vec![(0, 0), (1, 1), (2, 2), (3, 3), (2, 0), (3, 1)],
-        ))
-    }
-    fn constraint_hessian(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
-        let c = 2.0 * lambda[1];
-        out.copy_from_slice(&[c, c, c, c, -c, -c]);
-    }
     fn initial_state(&self) -> State {
         State::mechanical(0.0, self.y0[0..4].to_vec(), self.y0[4..8].to_vec(), 2)
     }
@@ -194,5 +184,18 @@ impl MechanicalSystem for CarAxis {
             scd: ScdComponents::All,
             provenance: format!("IVP Test Set caraxis: {}", self.provenance),
         })
+    }
+    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
+        Some(self)
+    }
+}
+
+impl ConstraintHessian for CarAxis {
+    fn pattern(&self) -> SparsityPattern {
+        SparsityPattern::new(4, 4, vec![(0, 0), (1, 1), (2, 2), (3, 3), (2, 0), (3, 1)])
+    }
+    fn values(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
+        let c = 2.0 * lambda[1];
+        out.copy_from_slice(&[c, c, c, c, -c, -c]);
     }
 }

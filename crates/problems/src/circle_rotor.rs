@@ -12,6 +12,7 @@
 
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, positive};
+use driftlab_core::ConstraintHessian;
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
 };
@@ -123,13 +124,6 @@ impl MechanicalSystem for CircleRotor {
     fn curvature(&self, _t: f64, _q: &[f64], v: &[f64], out: &mut [f64]) {
         out[0] = -2.0 * (v[0] * v[0] + v[1] * v[1]);
     }
-    fn constraint_hessian_pattern(&self) -> Option<SparsityPattern> {
-        Some(SparsityPattern::diagonal(2))
-    }
-    fn constraint_hessian(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
-        out[0] = 2.0 * lambda[0];
-        out[1] = 2.0 * lambda[0];
-    }
     fn energy(&self, _t: f64, _q: &[f64], v: &[f64]) -> Option<f64> {
         Some(0.5 * self.p.m * (v[0] * v[0] + v[1] * v[1]))
     }
@@ -150,5 +144,18 @@ impl MechanicalSystem for CircleRotor {
             v: vec![-speed * s, speed * c],
             lambda: vec![0.5 * m * w * w],
         })
+    }
+    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
+        Some(self)
+    }
+}
+
+impl ConstraintHessian for CircleRotor {
+    fn pattern(&self) -> SparsityPattern {
+        SparsityPattern::diagonal(2)
+    }
+    fn values(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
+        out[0] = 2.0 * lambda[0];
+        out[1] = 2.0 * lambda[0];
     }
 }

@@ -21,6 +21,7 @@
 
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, positive};
+use driftlab_core::ConstraintHessian;
 use driftlab_core::{Dims, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State};
 use serde::{Deserialize, Serialize};
 
@@ -272,27 +273,6 @@ impl MechanicalSystem for NFourBar {
             *o = -2.0 * ((vb[0] - va[0]).powi(2) + (vb[1] - va[1]).powi(2));
         }
     }
-    /// `Σ λ_r ∇²Φ_r`: 2λ on the diagonal of every point a row touches, −2λ coupling the
-    /// two points of a link (same coordinate).
-    fn constraint_hessian_pattern(&self) -> Option<SparsityPattern> {
-        Some(self.mass_pattern())
-    }
-    fn constraint_hessian(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
-        let np = self.points();
-        out.iter_mut().for_each(|x| *x = 0.0);
-        for i in 0..np {
-            out[2 * i] += 2.0 * lambda[i];
-            out[2 * i + 1] += 2.0 * lambda[i];
-        }
-        for i in 0..self.p.n {
-            let l = lambda[np + i];
-            for c in 0..2 {
-                out[2 * i + c] += 2.0 * l;
-                out[2 * i + 2 + c] += 2.0 * l;
-                out[2 * np + 2 * i + c] = -2.0 * l;
-            }
-        }
-    }
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
         let mp = self.mass_pattern();
         let mut mv = vec![0.0; mp.nnz()];
@@ -315,5 +295,32 @@ impl MechanicalSystem for NFourBar {
         let q = (0..np).flat_map(|i| [i as f64 * l, l]).collect();
         let v = (0..np).flat_map(|_| [self.p.v0, 0.0]).collect();
         State::mechanical(0.0, q, v, 2 * self.p.n + 1)
+    }
+    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
+        Some(self)
+    }
+}
+
+impl ConstraintHessian for NFourBar {
+    /// `Σ λ_r ∇²Φ_r`: 2λ on the diagonal of every point a row touches, −2λ coupling the
+    /// two points of a link (same coordinate).
+    fn pattern(&self) -> SparsityPattern {
+        self.mass_pattern()
+    }
+    fn values(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
+        let np = self.points();
+        out.iter_mut().for_each(|x| *x = 0.0);
+        for i in 0..np {
+            out[2 * i] += 2.0 * lambda[i];
+            out[2 * i + 1] += 2.0 * lambda[i];
+        }
+        for i in 0..self.p.n {
+            let l = lambda[np + i];
+            for c in 0..2 {
+                out[2 * i + c] += 2.0 * l;
+                out[2 * i + 2 + c] += 2.0 * l;
+                out[2 * np + 2 * i + c] = -2.0 * l;
+            }
+        }
     }
 }

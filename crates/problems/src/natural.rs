@@ -15,6 +15,7 @@
 //! constraints,
 //! so a new mechanism is a list of nodes and pieces, not new derivative code.
 
+use driftlab_core::ConstraintHessian;
 use driftlab_core::SparsityPattern;
 
 /// A 3-vector of the model: free (part of q) or fixed (ground).
@@ -466,15 +467,6 @@ impl driftlab_core::MechanicalSystem for NaturalSystem {
     fn curvature(&self, _t: f64, _q: &[f64], v: &[f64], out: &mut [f64]) {
         self.model.curvature(v, out);
     }
-    fn constraint_hessian_pattern(&self) -> Option<SparsityPattern> {
-        Some(self.hessian_pattern.clone())
-    }
-    fn constraint_hessian(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
-        out.iter_mut().for_each(|x| *x = 0.0);
-        for &(row, k, c) in &self.hessian_plan {
-            out[k] += c * lambda[row];
-        }
-    }
     /// `½ vᵀ M v − f · q` (constant forces).
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
         let mut w = vec![0.0; v.len()];
@@ -498,5 +490,20 @@ impl driftlab_core::MechanicalSystem for NaturalSystem {
             self.v0.clone(),
             self.model.rows.len(),
         )
+    }
+    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
+        Some(self)
+    }
+}
+
+impl ConstraintHessian for NaturalSystem {
+    fn pattern(&self) -> SparsityPattern {
+        self.hessian_pattern.clone()
+    }
+    fn values(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
+        out.iter_mut().for_each(|x| *x = 0.0);
+        for &(row, k, c) in &self.hessian_plan {
+            out[k] += c * lambda[row];
+        }
     }
 }

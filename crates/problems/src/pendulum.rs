@@ -16,6 +16,7 @@
 use crate::elliptic::{complete_k, sn_cn_dn};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, positive};
+use driftlab_core::ConstraintHessian;
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
 };
@@ -244,13 +245,6 @@ impl MechanicalSystem for Pendulum {
     fn curvature(&self, _t: f64, _q: &[f64], v: &[f64], out: &mut [f64]) {
         out[0] = -2.0 * (v[0] * v[0] + v[1] * v[1]);
     }
-    fn constraint_hessian_pattern(&self) -> Option<SparsityPattern> {
-        Some(SparsityPattern::diagonal(2))
-    }
-    fn constraint_hessian(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
-        out[0] = 2.0 * lambda[0];
-        out[1] = 2.0 * lambda[0];
-    }
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
         Some(0.5 * self.p.m * (v[0] * v[0] + v[1] * v[1]) + self.p.m * self.p.g * q[1])
     }
@@ -280,6 +274,19 @@ impl MechanicalSystem for Pendulum {
             v,
             lambda: vec![lambda],
         })
+    }
+    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
+        Some(self)
+    }
+}
+
+impl ConstraintHessian for Pendulum {
+    fn pattern(&self) -> SparsityPattern {
+        SparsityPattern::diagonal(2)
+    }
+    fn values(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
+        out[0] = 2.0 * lambda[0];
+        out[1] = 2.0 * lambda[0];
     }
 }
 

@@ -17,6 +17,7 @@
 use crate::pendulum::{Pendulum, PendulumParams};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self};
+use driftlab_core::Unilateral;
 use driftlab_core::{Dims, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State};
 use serde::{Deserialize, Serialize};
 
@@ -165,12 +166,6 @@ impl MechanicalSystem for PendulumLimits {
     fn curvature(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
         self.inner.curvature(t, q, v, out);
     }
-    fn constraint_hessian_pattern(&self) -> Option<SparsityPattern> {
-        self.inner.constraint_hessian_pattern()
-    }
-    fn constraint_hessian(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut [f64]) {
-        self.inner.constraint_hessian(t, q, lambda, out);
-    }
     fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
         self.inner.energy(t, q, v)
     }
@@ -180,7 +175,13 @@ impl MechanicalSystem for PendulumLimits {
     fn initial_state(&self) -> State {
         self.inner.initial_state()
     }
-    fn unilateral_rows(&self) -> usize {
+    fn unilateral(&self) -> Option<&dyn Unilateral> {
+        Some(self)
+    }
+}
+
+impl Unilateral for PendulumLimits {
+    fn rows(&self) -> usize {
         2
     }
     fn gaps(&self, _t: f64, q: &[f64], out: &mut [f64]) {

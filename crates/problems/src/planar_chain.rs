@@ -14,6 +14,7 @@
 
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, positive};
+use driftlab_core::ConstraintHessian;
 use driftlab_core::{Dims, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State};
 use serde::{Deserialize, Serialize};
 
@@ -172,29 +173,6 @@ impl MechanicalSystem for PlanarChain {
             out[i] = -2.0 * (du * du + dv * dv);
         }
     }
-    /// `Σ λ_i ∇²Φ_i`: `2(λ_j + λ_{j+1})` on the diagonal of node j, `−2λ_j` coupling
-    /// node j with node j − 1 (same coordinate).
-    fn constraint_hessian_pattern(&self) -> Option<SparsityPattern> {
-        let n = self.p.links;
-        let mut e: Vec<(usize, usize)> = (0..2 * n).map(|i| (i, i)).collect();
-        for j in 1..n {
-            e.push((2 * j, 2 * j - 2));
-            e.push((2 * j + 1, 2 * j - 1));
-        }
-        Some(SparsityPattern::new(2 * n, 2 * n, e))
-    }
-    fn constraint_hessian(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
-        let n = self.p.links;
-        for j in 0..n {
-            let d = 2.0 * (lambda[j] + if j + 1 < n { lambda[j + 1] } else { 0.0 });
-            out[2 * j] = d;
-            out[2 * j + 1] = d;
-        }
-        for j in 1..n {
-            out[2 * n + 2 * (j - 1)] = -2.0 * lambda[j];
-            out[2 * n + 2 * (j - 1) + 1] = -2.0 * lambda[j];
-        }
-    }
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
         let mut h = 0.0;
         for i in 0..self.p.links {
@@ -217,5 +195,34 @@ impl MechanicalSystem for PlanarChain {
             q.push(-(i as f64) * self.p.length * c);
         }
         State::mechanical(0.0, q, vec![0.0; 2 * n], n)
+    }
+    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
+        Some(self)
+    }
+}
+
+impl ConstraintHessian for PlanarChain {
+    /// `Σ λ_i ∇²Φ_i`: `2(λ_j + λ_{j+1})` on the diagonal of node j, `−2λ_j` coupling
+    /// node j with node j − 1 (same coordinate).
+    fn pattern(&self) -> SparsityPattern {
+        let n = self.p.links;
+        let mut e: Vec<(usize, usize)> = (0..2 * n).map(|i| (i, i)).collect();
+        for j in 1..n {
+            e.push((2 * j, 2 * j - 2));
+            e.push((2 * j + 1, 2 * j - 1));
+        }
+        SparsityPattern::new(2 * n, 2 * n, e)
+    }
+    fn values(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
+        let n = self.p.links;
+        for j in 0..n {
+            let d = 2.0 * (lambda[j] + if j + 1 < n { lambda[j + 1] } else { 0.0 });
+            out[2 * j] = d;
+            out[2 * j + 1] = d;
+        }
+        for j in 1..n {
+            out[2 * n + 2 * (j - 1)] = -2.0 * lambda[j];
+            out[2 * n + 2 * (j - 1) + 1] = -2.0 * lambda[j];
+        }
     }
 }

@@ -15,6 +15,7 @@
 
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, positive};
+use driftlab_core::Prioritized;
 use driftlab_core::{Dims, MechanicalSystem, ProblemInfo, SparsityPattern, State};
 use serde::{Deserialize, Serialize};
 
@@ -86,9 +87,6 @@ impl MechanicalSystem for PriorityConflict {
     fn dims(&self) -> Dims {
         Dims { n: 4, m: 3 }
     }
-    fn priorities(&self) -> Option<Vec<u8>> {
-        Some(vec![0, 0, 1])
-    }
     fn mass_pattern(&self) -> SparsityPattern {
         SparsityPattern::diagonal(4)
     }
@@ -138,5 +136,14 @@ impl MechanicalSystem for PriorityConflict {
     fn initial_state(&self) -> State {
         let l = self.p.length;
         State::mechanical(0.0, vec![l, 0.0, 2.0 * l, 0.0], vec![0.0; 4], 3)
+    }
+    fn prioritized(&self) -> Option<&dyn Prioritized> {
+        Some(self)
+    }
+}
+
+impl Prioritized for PriorityConflict {
+    fn priorities(&self) -> Vec<u8> {
+        vec![0, 0, 1]
     }
 }

@@ -19,6 +19,7 @@
 
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, positive};
+use driftlab_core::ConstraintHessian;
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
 };
@@ -141,13 +142,6 @@ impl MechanicalSystem for RotatingRod {
         let (s, c) = (w * t).sin_cos();
         out[0] = 2.0 * w * (v[0] * c + v[1] * s) + w * w * (q[1] * c - q[0] * s);
     }
-    /// `Φ_q` does not depend on q: the contraction is zero.
-    fn constraint_hessian_pattern(&self) -> Option<SparsityPattern> {
-        Some(SparsityPattern::diagonal(2))
-    }
-    fn constraint_hessian(&self, _t: f64, _q: &[f64], _lambda: &[f64], out: &mut [f64]) {
-        out.iter_mut().for_each(|x| *x = 0.0);
-    }
     /// The Jacobi integral `½ m (ṙ² − Ω² r²)` (conserved; the kinetic energy is not).
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
         let r2 = q[0] * q[0] + q[1] * q[1];
@@ -176,5 +170,18 @@ impl MechanicalSystem for RotatingRod {
             v: vec![rdot * c - r * w * s, rdot * s + r * w * c],
             lambda: vec![-2.0 * m * r0 * w * w * (w * t).sinh()],
         })
+    }
+    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
+        Some(self)
+    }
+}
+
+impl ConstraintHessian for RotatingRod {
+    /// `Φ_q` does not depend on q: the contraction is zero.
+    fn pattern(&self) -> SparsityPattern {
+        SparsityPattern::diagonal(2)
+    }
+    fn values(&self, _t: f64, _q: &[f64], _lambda: &[f64], out: &mut [f64]) {
+        out.iter_mut().for_each(|x| *x = 0.0);
     }
 }

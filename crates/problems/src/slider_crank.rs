@@ -45,6 +45,7 @@
 use crate::testset::Dataset;
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, positive};
+use driftlab_core::{ConstraintHessian, TangentMatrices};
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceSolution,
     ScdComponents, SparsityPattern, State,
@@ -509,50 +510,6 @@ impl MechanicalSystem for SliderCrank {
         out[1] = -d.l1 * cp1 * v1 * v1 - r * cp2 * v2 * v2 - 2.0 * v2 * sp2 * v4;
         out[2] = 0.0;
     }
-    fn constraint_hessian_pattern(&self) -> Option<SparsityPattern> {
-        Some(SparsityPattern::new(7, 7, vec![(0, 0), (1, 1), (6, 1)]))
-    }
-    fn constraint_hessian(&self, _t: f64, q: &[f64], lambda: &[f64], out: &mut [f64]) {
-        let d = &self.d;
-        let r = d.l2 + q[6];
-        let (sp1, cp1) = q[0].sin_cos();
-        let (sp2, cp2) = q[1].sin_cos();
-        let (l1, l2) = (lambda[0], lambda[1]);
-        out[0] = d.l1 * (-l1 * sp1 + l2 * cp1);
-        out[1] = r * (-l1 * sp2 + l2 * cp2);
-        out[2] = l1 * cp2 + l2 * sp2;
-    }
-    fn tangent_pattern(&self) -> Option<SparsityPattern> {
-        if !self.p.tangent_stiffness {
-            return None;
-        }
-        let mut e = Vec::new();
-        for i in 3..7 {
-            for j in 3..=i {
-                e.push((i, j));
-            }
-        }
-        Some(SparsityPattern::new(7, 7, e))
-    }
-    /// `K_t = K_q − φ₂'² M_q (+ ∇²V_nl)` and `C_t = sym(D_q)` on the elastic block: the
-    /// exact derivative of the elastic forces in q and the symmetric part in q' (the
-    /// gyroscopic `2ρφ₂'B_q` is skew and the rigid couplings are left out).
-    fn tangent(&self, _t: f64, q: &[f64], v: &[f64], k: &mut [f64], c: &mut [f64]) {
-        let fe = &self.fe;
-        let hess = self
-            .p
-            .nonlinear_stiffness
-            .then(|| self.nonlinear_hessian(&q[3..7]));
-        let w2 = v[1] * v[1];
-        let mut idx = 0;
-        for i in 0..4 {
-            for j in 0..=i {
-                k[idx] = fe.kq[i][j] - w2 * fe.mq[i][j] + hess.map_or(0.0, |h| h[i][j]);
-                c[idx] = 0.5 * (fe.dq[i][j] + fe.dq[j][i]);
-                idx += 1;
-            }
-        }
-    }
     fn initial_state(&self) -> State {
         State::mechanical(0.0, self.y0[0..7].to_vec(), self.y0[7..14].to_vec(), 3)
     }
@@ -574,6 +531,63 @@ impl MechanicalSystem for SliderCrank {
             scd: ScdComponents::Positions,
             provenance: format!("IVP Test Set crank: {provenance}"),
         })
+    }
+    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
+        Some(self)
+    }
+    fn tangent(&self) -> Option<&dyn TangentMatrices> {
+        // Offered only when the spec asks for it (`tangent_stiffness`), so that the
+        // fixed-point iteration without it can be measured too.
+        self.p
+            .tangent_stiffness
+            .then_some(self as &dyn TangentMatrices)
+    }
+}
+
+impl ConstraintHessian for SliderCrank {
+    fn pattern(&self) -> SparsityPattern {
+        SparsityPattern::new(7, 7, vec![(0, 0), (1, 1), (6, 1)])
+    }
+    fn values(&self, _t: f64, q: &[f64], lambda: &[f64], out: &mut [f64]) {
+        let d = &self.d;
+        let r = d.l2 + q[6];
+        let (sp1, cp1) = q[0].sin_cos();
+        let (sp2, cp2) = q[1].sin_cos();
+        let (l1, l2) = (lambda[0], lambda[1]);
+        out[0] = d.l1 * (-l1 * sp1 + l2 * cp1);
+        out[1] = r * (-l1 * sp2 + l2 * cp2);
+        out[2] = l1 * cp2 + l2 * sp2;
+    }
+}
+
+impl TangentMatrices for SliderCrank {
+    fn pattern(&self) -> SparsityPattern {
+        let mut e = Vec::new();
+        for i in 3..7 {
+            for j in 3..=i {
+                e.push((i, j));
+            }
+        }
+        SparsityPattern::new(7, 7, e)
+    }
+    /// `K_t = K_q − φ₂'² M_q (+ ∇²V_nl)` and `C_t = sym(D_q)` on the elastic block: the
+    /// exact derivative of the elastic forces in q and the symmetric part in q' (the
+    /// gyroscopic `2ρφ₂'B_q` is skew and the rigid couplings are left out).
+    fn values(&self, _t: f64, q: &[f64], v: &[f64], k: &mut [f64], c: &mut [f64]) {
+        let fe = &self.fe;
+        let hess = self
+            .p
+            .nonlinear_stiffness
+            .then(|| self.nonlinear_hessian(&q[3..7]));
+        let w2 = v[1] * v[1];
+        let mut idx = 0;
+        for i in 0..4 {
+            for j in 0..=i {
+                k[idx] = fe.kq[i][j] - w2 * fe.mq[i][j] + hess.map_or(0.0, |h| h[i][j]);
+                c[idx] = 0.5 * (fe.dq[i][j] + fe.dq[j][i]);
+                idx += 1;
+            }
+        }
     }
 }
 
@@ -641,9 +655,10 @@ mod tests {
             let s = crank(nonlinear);
             let q = [0.3, -0.1, 0.42, 2e-4, -5e-5, 1e-5, 2e-5];
             let v = [150.0, -60.0, -8.0, 0.3, -0.01, 0.002, 0.001];
-            let pat = s.tangent_pattern().expect("pattern");
+            let tm = s.tangent().expect("tangent");
+            let pat = tm.pattern();
             let (mut k, mut c) = (vec![0.0; pat.nnz()], vec![0.0; pat.nnz()]);
-            s.tangent(0.0, &q, &v, &mut k, &mut c);
+            tm.values(0.0, &q, &v, &mut k, &mut c);
             for (idx, &(i, j)) in pat.entries.iter().enumerate() {
                 let e = 1e-7;
                 let (mut qp, mut qm) = (q, q);

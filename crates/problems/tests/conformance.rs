@@ -116,12 +116,13 @@ fn check_mechanical(
             .collect::<Vec<f64>>()
     };
     // K(q, λ) = (Φ_qᵀ λ)_q against central differences, for a fixed λ.
-    if let Some(hp) = s.constraint_hessian_pattern() {
+    if let Some(hessian) = s.constraint_hessian() {
+        let hp = hessian.pattern();
         let lam: Vec<f64> = (0..d.m)
             .map(|i| 0.7 - 0.3 * i as f64 + v[i % v.len()])
             .collect();
         let mut hv = vec![0.0; hp.nnz()];
-        s.constraint_hessian(t, &q, &lam, &mut hv);
+        hessian.values(t, &q, &lam, &mut hv);
         let kd = hp.to_dense(&hv, true);
         prop_assert!(
             hp.entries.iter().all(|(i, j)| i >= j),
@@ -151,17 +152,17 @@ fn check_mechanical(
         }
     }
     // Unilateral gaps: G = g_q against central differences.
-    let k = s.unilateral_rows();
-    if k > 0 {
+    if let Some(unilateral) = s.unilateral() {
+        let k = unilateral.rows();
         let mut gq = vec![0.0; k * d.n];
-        s.gap_jacobian(t, &q, &mut gq);
+        unilateral.gap_jacobian(t, &q, &mut gq);
         for c in 0..d.n {
             let fd = central(
                 |s_| {
                     let mut qq = q.clone();
                     qq[c] += s_;
                     let mut g = vec![0.0; k];
-                    s.gaps(t, &qq, &mut g);
+                    unilateral.gaps(t, &qq, &mut g);
                     g
                 },
                 e,
@@ -289,7 +290,7 @@ fn initial_states_are_consistent_and_mass_is_spd() {
                 let mut phi = vec![0.0; d.m];
                 s.constraints(st.t, &st.q, &mut phi);
                 // Rows of lower priority may be unsatisfiable by design (priority-conflict).
-                if let Some(pr) = s.priorities() {
+                if let Some(pr) = s.prioritized().map(|p| p.priorities()) {
                     phi.iter_mut()
                         .zip(&pr)
                         .filter(|(_, p)| **p > 0)
