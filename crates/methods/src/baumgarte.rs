@@ -38,11 +38,11 @@
 //! `β²h/4 < α < 1/h` (in seed 002's terms `ω_n h/4 < ξ < 1/(ω_n h)`): the guidance is
 //! sufficient for the upper limit, but an under-damped choice (ξ < ω_n h/4) is unstable
 //! however small h is (test `guidance_holds_only_with_enough_damping`).
-use crate::dynamics::{add_kkt_stats, AccelerationSolver, KktChoice};
+use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
-    State, StepError, StepReport, SystemForm, SystemRef,
+    State, StepError, StepReport, SystemRef,
 };
 use serde::{Deserialize, Serialize};
 
@@ -235,14 +235,8 @@ pub fn info() -> MethodInfo {
             .into(),
         orders: DeclaredOrders { q: Some(1.0), v: Some(1.0), lambda: Some(1.0) },
         enforces: ConstraintLevels::default(),
-        implicit: false,
-        symmetric: false,
-        symplectic: false,
-        forms: vec![SystemForm::Mechanical],
         nonholonomic: true,
-        unilateral: false,
-        priorities: false,
-        error_estimate: None,
+        ..MethodInfo::default()
     }
 }
 
@@ -376,11 +370,7 @@ impl Method for Baumgarte {
         )
     }
     fn stats(&self) -> MethodStats {
-        let mut s = self.stats;
-        if let Some(k) = &self.solver {
-            add_kkt_stats(&mut s, k.stats());
-        }
-        s
+        with_kkt_stats(self.stats, self.solver.as_ref().map(|k| k.stats()))
     }
 }
 

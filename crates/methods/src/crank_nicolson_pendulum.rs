@@ -24,7 +24,7 @@ use crate::implicit_euler_pendulum::{consistent_mu, pendulum_data, PendulumData}
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
-    State, StepError, StepReport, SystemForm, SystemRef,
+    State, StepError, StepReport, SystemRef,
 };
 use driftlab_solver::dense::solve_dense;
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
@@ -123,12 +123,7 @@ pub fn info() -> MethodInfo {
         enforces: ConstraintLevels::default(),
         implicit: true,
         symmetric: true,
-        symplectic: false,
-        forms: vec![SystemForm::Mechanical],
-        nonholonomic: false,
-        unilateral: false,
-        priorities: false,
-        error_estimate: None,
+        ..MethodInfo::default()
     }
 }
 

@@ -244,6 +244,17 @@ impl AccelerationSolver {
         Ok(())
     }
 
+    /// [`Self::solve`] at `state` with the exact hidden constraint, into `state.a` and
+    /// `state.lambda`: the consistent acceleration and multipliers of `(t, q, v)`.
+    pub fn solve_state(
+        &mut self,
+        sys: &dyn MechanicalSystem,
+        state: &mut State,
+    ) -> Result<(), StepError> {
+        let State { t, q, v, a, lambda } = state;
+        self.solve(sys, *t, q, v, None, a, lambda)
+    }
+
     /// Solve `[[M, Φ_qᵀ], [Φ_q, 0]] [x; μ] = [r; 0]` with the factorization of the last
     /// [`Self::solve`]: `x = P M⁻¹ r`, the acceleration response to a force `r` that keeps
     /// the acceleration constraint (P the M-orthogonal projector onto ker Φ_q).
@@ -283,6 +294,17 @@ pub fn taylor_update(state: &mut State, h: f64) {
     state.t += h;
 }
 
+/// A method's counters with its solver's added (none before `init`).
+pub fn with_kkt_stats(
+    mut stats: driftlab_core::MethodStats,
+    kkt: Option<KktStats>,
+) -> driftlab_core::MethodStats {
+    if let Some(k) = kkt {
+        add_kkt_stats(&mut stats, k);
+    }
+    stats
+}
+
 /// Add a solver's counters to a method's.
 pub fn add_kkt_stats(stats: &mut driftlab_core::MethodStats, k: KktStats) {
     stats.symbolic_analyses += k.symbolic_analyses;
@@ -299,15 +321,7 @@ pub fn consistent_start(
     state: &mut driftlab_core::State,
 ) -> Result<driftlab_core::MethodStats, StepError> {
     let mut acc = AccelerationSolver::new(sys, choice)?;
-    acc.solve(
-        sys,
-        state.t,
-        &state.q,
-        &state.v,
-        None,
-        &mut state.a,
-        &mut state.lambda,
-    )?;
+    acc.solve_state(sys, state)?;
     let mut stats = driftlab_core::MethodStats::default();
     add_kkt_stats(&mut stats, acc.stats());
     Ok(stats)

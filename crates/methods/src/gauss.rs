@@ -26,7 +26,7 @@
 //! index-3 system directly (stage constraints `Φ(Q_i) = 0`) is
 //! [`crate::gauss_index3`].
 
-use crate::dynamics::{add_kkt_stats, AccelerationSolver, KktChoice};
+use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
 use crate::tableau::Tableau;
 use driftlab_core::method::unsupported;
 use driftlab_core::{
@@ -129,15 +129,7 @@ impl Method for Gauss {
             return Err(unsupported(&info(), sys.form()));
         };
         let mut solver = AccelerationSolver::new(s, self.p.kkt)?;
-        solver.solve(
-            s,
-            state.t,
-            &state.q,
-            &state.v,
-            None,
-            &mut state.a,
-            &mut state.lambda,
-        )?;
+        solver.solve_state(s, state)?;
         self.solver = Some(solver);
         Ok(())
     }
@@ -174,26 +166,14 @@ impl Method for Gauss {
         let (SystemRef::Mechanical(sy), Some(solver)) = (sys, self.solver.as_mut()) else {
             return Ok(());
         };
-        solver.solve(
-            sy,
-            state.t,
-            &state.q,
-            &state.v,
-            None,
-            &mut state.a,
-            &mut state.lambda,
-        )
+        solver.solve_state(sy, state)
     }
     fn restartable(&self) -> bool {
         true
     }
 
     fn stats(&self) -> MethodStats {
-        let mut s = self.stats;
-        if let Some(k) = &self.solver {
-            add_kkt_stats(&mut s, k.stats());
-        }
-        s
+        with_kkt_stats(self.stats, self.solver.as_ref().map(|k| k.stats()))
     }
 }
 
@@ -381,15 +361,7 @@ impl Stages {
             state.v[k] += h * (0..s).map(|i| tb.b[i] * self.a[i][k]).sum::<f64>();
         }
         state.t = t0 + h;
-        solver.solve(
-            sy,
-            state.t,
-            &state.q,
-            &state.v,
-            None,
-            &mut state.a,
-            &mut state.lambda,
-        )?;
+        solver.solve_state(sy, state)?;
         report.factorizations += 1;
         Ok(())
     }

@@ -31,7 +31,7 @@ use crate::tableau::Tableau;
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, State, StepError, StepReport, SystemForm, SystemRef,
+    MethodStats, ParamError, State, StepError, StepReport, SystemRef,
 };
 use driftlab_solver::dense::solve_dense;
 use serde::{Deserialize, Serialize};
@@ -189,12 +189,7 @@ pub fn info() -> MethodInfo {
         enforces: ConstraintLevels::default(),
         implicit: true,
         symmetric: true,
-        symplectic: false,
-        forms: vec![SystemForm::Mechanical],
-        nonholonomic: false,
-        unilateral: false,
-        priorities: false,
-        error_estimate: None,
+        ..MethodInfo::default()
     }
 }
 

@@ -46,11 +46,11 @@
 //! `a_n`.
 
 use crate::dynamics::newton_outcome;
-use crate::dynamics::{add_kkt_stats, consistent_start, linear_error, IterationTerms, KktChoice};
+use crate::dynamics::{consistent_start, linear_error, with_kkt_stats, IterationTerms, KktChoice};
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
-    State, StepError, StepReport, SystemForm, SystemRef,
+    State, StepError, StepReport, SystemRef,
 };
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
 use driftlab_solver::KktSolver;
@@ -166,12 +166,6 @@ pub fn info() -> MethodInfo {
         orders: DeclaredOrders { q: Some(2.0), v: Some(2.0), lambda: Some(2.0) },
         enforces: ConstraintLevels { position: true, velocity: false, acceleration: false },
         implicit: true,
-        symmetric: false,
-        symplectic: false,
-        forms: vec![SystemForm::Mechanical],
-        nonholonomic: false,
-        unilateral: false,
-        priorities: false,
         error_estimate: Some(driftlab_core::ErrorEstimate {
             order: 3,
             rule: "Zienkiewicz & Xie (1991) eq. 21 on the algorithmic acceleration: \
@@ -180,6 +174,7 @@ pub fn info() -> MethodInfo {
                 .into(),
             own_controller: false,
         }),
+        ..MethodInfo::default()
     }
 }
 
@@ -417,11 +412,10 @@ impl Method for GeneralizedAlpha {
         Ok(report)
     }
     fn stats(&self) -> MethodStats {
-        let mut s = self.stats.merged(self.init_stats);
-        if let Some(k) = &self.kkt {
-            add_kkt_stats(&mut s, k.stats());
-        }
-        s
+        with_kkt_stats(
+            self.stats.merged(self.init_stats),
+            self.kkt.as_ref().map(|k| k.stats()),
+        )
     }
 }
 

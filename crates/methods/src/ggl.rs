@@ -26,7 +26,7 @@ use crate::dynamics::KktChoice;
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, SparsityPattern, State, StepError, StepReport, SystemForm, SystemRef,
+    MethodStats, ParamError, SparsityPattern, State, StepError, StepReport, SystemRef,
 };
 use driftlab_solver::dense::solve_dense;
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
@@ -86,13 +86,7 @@ pub fn info() -> MethodInfo {
         orders: DeclaredOrders { q: Some(1.0), v: Some(1.0), lambda: Some(1.0) },
         enforces: ConstraintLevels { position: true, velocity: true, acceleration: false },
         implicit: true,
-        symmetric: false,
-        symplectic: false,
-        forms: vec![SystemForm::Mechanical],
-        nonholonomic: false,
-        unilateral: false,
-        priorities: false,
-        error_estimate: None,
+        ..MethodInfo::default()
     }
 }
 

@@ -19,7 +19,7 @@ use crate::penalty::{Penalty, PenaltyParams};
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
-    State, StepError, StepReport, SystemForm, SystemRef,
+    State, StepError, StepReport, SystemRef,
 };
 use driftlab_solver::{project_position, project_velocity, KktSolver};
 use serde::{Deserialize, Serialize};
@@ -152,14 +152,7 @@ pub fn info() -> MethodInfo {
         citation: "seed 001 §3.5.2 (混合方法)".into(),
         orders: DeclaredOrders { q: None, v: None, lambda: None },
         enforces: ConstraintLevels::default(),
-        implicit: false,
-        symmetric: false,
-        symplectic: false,
-        forms: vec![SystemForm::Mechanical],
-        nonholonomic: false,
-        unilateral: false,
-        priorities: false,
-        error_estimate: None,
+        ..MethodInfo::default()
     }
 }
 

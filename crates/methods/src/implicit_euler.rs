@@ -234,13 +234,8 @@ pub fn info() -> MethodInfo {
         orders: DeclaredOrders { q: Some(1.0), v: Some(1.0), lambda: Some(1.0) },
         enforces: ConstraintLevels { position: true, velocity: false, acceleration: false },
         implicit: true,
-        symmetric: false,
-        symplectic: false,
         forms: vec![SystemForm::SemiExplicit, SystemForm::Mechanical],
-        nonholonomic: false,
-        unilateral: false,
-        priorities: false,
-        error_estimate: None,
+        ..MethodInfo::default()
     }
 }
 

@@ -21,7 +21,7 @@ use crate::implicit_euler_pendulum::{
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, State,
-    StepError, StepReport, SystemForm, SystemRef,
+    StepError, StepReport, SystemRef,
 };
 
 /// The μ-ODE variant.
@@ -54,13 +54,7 @@ pub fn info() -> MethodInfo {
         orders: DeclaredOrders { q: Some(1.0), v: Some(1.0), lambda: Some(1.0) },
         enforces: ConstraintLevels::default(),
         implicit: true,
-        symmetric: false,
-        symplectic: false,
-        forms: vec![SystemForm::Mechanical],
-        nonholonomic: false,
-        unilateral: false,
-        priorities: false,
-        error_estimate: None,
+        ..MethodInfo::default()
     }
 }
 

@@ -26,7 +26,7 @@
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, State, StepError, StepReport, SystemForm, SystemRef,
+    MethodStats, State, StepError, StepReport, SystemRef,
 };
 use serde::{Deserialize, Serialize};
 
@@ -149,13 +149,7 @@ pub fn info() -> MethodInfo {
         orders: DeclaredOrders { q: Some(1.0), v: Some(1.0), lambda: Some(1.0) },
         enforces: ConstraintLevels { position: true, velocity: false, acceleration: false },
         implicit: true,
-        symmetric: false,
-        symplectic: false,
-        forms: vec![SystemForm::Mechanical],
-        nonholonomic: false,
-        unilateral: false,
-        priorities: false,
-        error_estimate: None,
+        ..MethodInfo::default()
     }
 }
 

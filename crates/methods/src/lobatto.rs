@@ -18,7 +18,7 @@
 //! positions only (velocity-dependent forces would need the stage velocities). The
 //! reported `(a, λ)` at `t_{n+1}` are the KKT values at `(q_{n+1}, v_{n+1})`.
 
-use crate::dynamics::{add_kkt_stats, AccelerationSolver, KktChoice};
+use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
 use crate::tableau::Tableau;
 use driftlab_core::method::unsupported;
 use driftlab_core::{
@@ -209,15 +209,7 @@ impl Method for Lobatto {
             });
         }
         let mut solver = AccelerationSolver::new(s, KktChoice::Auto)?;
-        solver.solve(
-            s,
-            state.t,
-            &state.q,
-            &state.v,
-            None,
-            &mut state.a,
-            &mut state.lambda,
-        )?;
+        solver.solve_state(s, state)?;
         self.solver = Some(solver);
         Ok(())
     }
@@ -260,15 +252,7 @@ impl Method for Lobatto {
         }
         state.t = t0 + h;
         if let Some(solver) = self.solver.as_mut() {
-            solver.solve(
-                s,
-                state.t,
-                &state.q,
-                &state.v,
-                None,
-                &mut state.a,
-                &mut state.lambda,
-            )?;
+            solver.solve_state(s, state)?;
         }
         self.stats.steps += 1;
         self.stats.newton_iterations += report.newton_iterations;
@@ -280,11 +264,7 @@ impl Method for Lobatto {
     }
 
     fn stats(&self) -> MethodStats {
-        let mut s = self.stats;
-        if let Some(k) = &self.solver {
-            add_kkt_stats(&mut s, k.stats());
-        }
-        s
+        with_kkt_stats(self.stats, self.solver.as_ref().map(|k| k.stats()))
     }
 }
 

@@ -19,12 +19,12 @@
 //! The reported λ is the bilateral impulse over h. No order is declared: between impacts
 //! the scheme is a constrained position-Verlet step, at impacts it is first order.
 
-use crate::dynamics::{add_kkt_stats, kkt_failure, kkt_start, KktChoice};
+use crate::dynamics::{kkt_failure, kkt_start, with_kkt_stats, KktChoice};
 use driftlab_core::method::unsupported;
 use driftlab_core::MechanicalSystem;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
-    State, StepError, StepReport, SystemForm, SystemRef,
+    State, StepError, StepReport, SystemRef,
 };
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::KktSolver;
@@ -96,14 +96,8 @@ pub fn info() -> MethodInfo {
         orders: DeclaredOrders { q: None, v: None, lambda: None },
         // Velocities satisfy Φ_q(q_m) v⁺ + Φ_t = 0 at the midpoint, not at q_{n+1}: O(h).
         enforces: ConstraintLevels { position: true, velocity: false, acceleration: false },
-        implicit: false,
-        symmetric: false,
-        symplectic: false,
-        forms: vec![SystemForm::Mechanical],
-        nonholonomic: false,
         unilateral: true,
-        priorities: false,
-        error_estimate: None,
+        ..MethodInfo::default()
     }
 }
 
@@ -230,11 +224,10 @@ impl Method for MoreauJean {
         Ok(report)
     }
     fn stats(&self) -> MethodStats {
-        let mut s = self.stats.merged(self.init_stats);
-        if let Some(k) = &self.kkt {
-            add_kkt_stats(&mut s, k.stats());
-        }
-        s
+        with_kkt_stats(
+            self.stats.merged(self.init_stats),
+            self.kkt.as_ref().map(|k| k.stats()),
+        )
     }
 }
 

@@ -16,11 +16,11 @@
 //! It does not converge to the DAE as h → 0 at fixed `k_p` (the penalized ODE differs
 //! by O(1/k_p)), so it declares no convergence order.
 
-use crate::dynamics::{add_kkt_stats, linear_error};
+use crate::dynamics::{linear_error, with_kkt_stats};
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
-    State, StepError, StepReport, SystemForm, SystemRef,
+    State, StepError, StepReport, SystemRef,
 };
 use driftlab_solver::{KktOptions, KktPattern, KktSolver};
 use serde::{Deserialize, Serialize};
@@ -121,14 +121,7 @@ pub fn info() -> MethodInfo {
             .into(),
         orders: DeclaredOrders { q: None, v: None, lambda: None },
         enforces: ConstraintLevels::default(),
-        implicit: false,
-        symmetric: false,
-        symplectic: false,
-        forms: vec![SystemForm::Mechanical],
-        nonholonomic: false,
-        unilateral: false,
-        priorities: false,
-        error_estimate: None,
+        ..MethodInfo::default()
     }
 }
 
@@ -186,11 +179,7 @@ impl Method for Penalty {
         }
     }
     fn stats(&self) -> MethodStats {
-        let mut s = self.stats;
-        if let Some(k) = &self.mass_solver {
-            add_kkt_stats(&mut s, k.stats());
-        }
-        s
+        with_kkt_stats(self.stats, self.mass_solver.as_ref().map(|k| k.stats()))
     }
 }
 

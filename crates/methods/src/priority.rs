@@ -25,7 +25,7 @@
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, State, StepError, StepReport, SystemForm, SystemRef,
+    MethodStats, ParamError, State, StepError, StepReport, SystemRef,
 };
 use driftlab_solver::dense::{cholesky, damped_pseudo_inverse, pseudo_inverse};
 use serde::{Deserialize, Serialize};
@@ -297,14 +297,9 @@ pub fn info() -> MethodInfo {
         orders: DeclaredOrders { q: Some(1.0), v: Some(1.0), lambda: Some(1.0) },
         // The feedback targets Φ̈ = −2ξω_nΦ̇ − ω_n²Φ, not the hidden constraint Φ_q a = γ.
         enforces: ConstraintLevels { position: false, velocity: false, acceleration: false },
-        implicit: false,
-        symmetric: false,
-        symplectic: false,
-        forms: vec![SystemForm::Mechanical],
         nonholonomic: true,
-        unilateral: false,
         priorities: true,
-        error_estimate: None,
+        ..MethodInfo::default()
     }
 }
 

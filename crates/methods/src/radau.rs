@@ -57,7 +57,7 @@ use crate::dynamics::{consistent_start, KktChoice};
 use driftlab_core::{
     method::{not_ready, unsupported},
     ConstraintLevels, DeclaredOrders, ErrorEstimate, MechanicalSystem, Method, MethodError,
-    MethodInfo, MethodStats, State, StepError, StepReport, SystemForm, SystemRef, Tolerances,
+    MethodInfo, MethodStats, State, StepError, StepReport, SystemRef, Tolerances,
 };
 use driftlab_solver::dense::{DenseComplexLu, DenseLu};
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
@@ -187,12 +187,6 @@ pub fn info() -> MethodInfo {
             acceleration: false,
         },
         implicit: true,
-        symmetric: false,
-        symplectic: false,
-        forms: vec![SystemForm::Mechanical],
-        nonholonomic: false,
-        unilateral: false,
-        priorities: false,
         error_estimate: Some(ErrorEstimate {
             order: 4,
             rule: "embedded estimate of RADAU5 (HW II (8.20)), RMS over y = (q, v, a, λ) with \
@@ -200,6 +194,7 @@ pub fn info() -> MethodInfo {
                 .into(),
             own_controller: false,
         }),
+        ..MethodInfo::default()
     }
 }
 

@@ -21,12 +21,12 @@
 //! velocity-dependent forces the scheme would have to become implicit in `v`, which this
 //! implementation does not do (it evaluates them at `v_n` and `v_{n+½}`).
 
-use crate::dynamics::{add_kkt_stats, kkt_failure, kkt_start, KktChoice};
+use crate::dynamics::{kkt_failure, kkt_start, with_kkt_stats, KktChoice};
 use driftlab_core::method::unsupported;
 use driftlab_core::MechanicalSystem;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
-    State, StepError, StepReport, SystemForm, SystemRef,
+    State, StepError, StepReport, SystemRef,
 };
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::KktSolver;
@@ -92,11 +92,7 @@ pub fn info() -> MethodInfo {
         implicit: true,
         symmetric: true,
         symplectic: true,
-        forms: vec![SystemForm::Mechanical],
-        nonholonomic: false,
-        unilateral: false,
-        priorities: false,
-        error_estimate: None,
+        ..MethodInfo::default()
     }
 }
 
@@ -181,11 +177,10 @@ impl Method for Rattle {
     }
 
     fn stats(&self) -> MethodStats {
-        let mut s = self.stats.merged(self.init_stats);
-        if let Some(k) = &self.kkt {
-            add_kkt_stats(&mut s, k.stats());
-        }
-        s
+        with_kkt_stats(
+            self.stats.merged(self.init_stats),
+            self.kkt.as_ref().map(|k| k.stats()),
+        )
     }
 }
 

@@ -12,11 +12,11 @@
 //! is what the Bertolazzi experiment shows. Global order 1 in q, v and λ (one-step Taylor
 //! with local errors O(h³) in q and O(h²) in v).
 
-use crate::dynamics::{add_kkt_stats, AccelerationSolver, KktChoice};
+use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
 use driftlab_core::method::unsupported;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, State,
-    StepError, StepReport, SystemForm, SystemRef,
+    StepError, StepReport, SystemRef,
 };
 use serde::{Deserialize, Serialize};
 
@@ -61,14 +61,8 @@ pub fn info() -> MethodInfo {
             .into(),
         orders: DeclaredOrders { q: Some(1.0), v: Some(1.0), lambda: Some(1.0) },
         enforces: ConstraintLevels { position: false, velocity: false, acceleration: true },
-        implicit: false,
-        symmetric: false,
-        symplectic: false,
-        forms: vec![SystemForm::Mechanical],
         nonholonomic: true,
-        unilateral: false,
-        priorities: false,
-        error_estimate: None,
+        ..MethodInfo::default()
     }
 }
 
@@ -106,26 +100,14 @@ impl Method for Taylor {
         let (SystemRef::Mechanical(s), Some(solver)) = (sys, self.solver.as_mut()) else {
             return Err(driftlab_core::method::not_ready("taylor", state.t));
         };
-        solver.solve(
-            s,
-            state.t,
-            &state.q,
-            &state.v,
-            None,
-            &mut state.a,
-            &mut state.lambda,
-        )
+        solver.solve_state(s, state)
     }
     fn restartable(&self) -> bool {
         true
     }
 
     fn stats(&self) -> MethodStats {
-        let mut s = self.stats;
-        if let Some(k) = &self.solver {
-            add_kkt_stats(&mut s, k.stats());
-        }
-        s
+        with_kkt_stats(self.stats, self.solver.as_ref().map(|k| k.stats()))
     }
 }
 

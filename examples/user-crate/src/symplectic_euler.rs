@@ -83,7 +83,7 @@ impl Method for SymplecticEuler {
         let (SystemRef::Mechanical(m), Some(solver)) = (sys, self.solver.as_mut()) else {
             return Err(not_ready("symplectic-euler", s.t));
         };
-        solver.solve(m, s.t, &s.q, &s.v, None, &mut s.a, &mut s.lambda)
+        solver.solve_state(m, s)
     }
     fn restartable(&self) -> bool {
         true
