@@ -34,7 +34,8 @@ pub use drive::{
 };
 pub use error::{MethodError, ParamError, RunError, StepError};
 pub use method::{
-    ConstraintLevels, DeclaredOrders, ErrorEstimate, Method, MethodInfo, MethodStats, StepReport,
+    ConstraintLevels, DeclaredOrders, ErrorEstimate, MechanicalMethod, Method, MethodInfo,
+    MethodStats, StepReport,
 };
 pub use observe::{Metrics, MetricsObserver, Observer, Sample, SummaryMetrics, TrajectoryRecorder};
 pub use pattern::SparsityPattern;

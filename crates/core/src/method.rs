@@ -2,7 +2,7 @@
 
 use crate::error::{MethodError, StepError};
 use crate::state::State;
-use crate::system::{SystemForm, SystemRef};
+use crate::system::{MechanicalSystem, SystemForm, SystemRef};
 use serde::Serialize;
 
 /// Declared global convergence orders (of the error at fixed `t` as `h → 0`), each with
@@ -235,6 +235,97 @@ pub trait Method: Send {
     /// acceleration, an integral term, a collocation polynomial) must not be restarted.
     fn restartable(&self) -> bool {
         false
+    }
+}
+
+/// A method for index-3 mechanical systems only: [`Method`]'s contract with the system
+/// already typed. Every such method implements this trait, and the one blanket
+/// `impl<T: MechanicalMethod> Method for T` does the form dispatch for all of them: another
+/// form is refused at `init` ([`MethodError::UnsupportedForm`]) and at `step`/`refresh`
+/// ([`StepError::NotReady`]), so no method matches on [`SystemRef`] itself. See [`Method`]
+/// for what each function must do.
+pub trait MechanicalMethod: Send {
+    /// Declared properties.
+    fn info(&self) -> MethodInfo;
+    /// Prepare for a run on `sys` starting at `state`.
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError>;
+    /// Advance one step of size `h`.
+    fn step(
+        &mut self,
+        sys: &dyn MechanicalSystem,
+        state: &mut State,
+        h: f64,
+    ) -> Result<StepReport, StepError>;
+    /// Recompute derived quantities after `(q, v)` were changed from outside.
+    fn refresh(
+        &mut self,
+        _sys: &dyn MechanicalSystem,
+        _state: &mut State,
+    ) -> Result<(), StepError> {
+        Ok(())
+    }
+    /// Cumulative counters.
+    fn stats(&self) -> MethodStats;
+    /// The method's own named counters ([`Method::counters`]).
+    fn counters(&self) -> Vec<(&'static str, usize)> {
+        Vec::new()
+    }
+    /// Tolerances of an error-controlled run ([`Method::set_tolerances`]).
+    fn set_tolerances(&mut self, _tol: crate::control::Tolerances) {}
+    /// Step bounds of an error-controlled run ([`Method::set_step_bounds`]).
+    fn set_step_bounds(&mut self, _h0: f64, _h_max: f64) {}
+    /// The step just taken was rejected ([`Method::reject`]).
+    fn reject(&mut self) {}
+    /// Whether the next step depends on `State` alone ([`Method::restartable`]).
+    fn restartable(&self) -> bool {
+        false
+    }
+}
+
+impl<T: MechanicalMethod> Method for T {
+    fn info(&self) -> MethodInfo {
+        MechanicalMethod::info(self)
+    }
+    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
+        match sys {
+            SystemRef::Mechanical(s) => MechanicalMethod::init(self, s, state),
+            other => Err(unsupported(&MechanicalMethod::info(self), other.form())),
+        }
+    }
+    fn step(
+        &mut self,
+        sys: SystemRef<'_>,
+        state: &mut State,
+        h: f64,
+    ) -> Result<StepReport, StepError> {
+        match sys {
+            SystemRef::Mechanical(s) => MechanicalMethod::step(self, s, state, h),
+            _ => Err(not_ready(&MechanicalMethod::info(self).id, state.t)),
+        }
+    }
+    fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
+        match sys {
+            SystemRef::Mechanical(s) => MechanicalMethod::refresh(self, s, state),
+            _ => Err(not_ready(&MechanicalMethod::info(self).id, state.t)),
+        }
+    }
+    fn stats(&self) -> MethodStats {
+        MechanicalMethod::stats(self)
+    }
+    fn counters(&self) -> Vec<(&'static str, usize)> {
+        MechanicalMethod::counters(self)
+    }
+    fn set_tolerances(&mut self, tol: crate::control::Tolerances) {
+        MechanicalMethod::set_tolerances(self, tol)
+    }
+    fn set_step_bounds(&mut self, h0: f64, h_max: f64) {
+        MechanicalMethod::set_step_bounds(self, h0, h_max)
+    }
+    fn reject(&mut self) {
+        MechanicalMethod::reject(self)
+    }
+    fn restartable(&self) -> bool {
+        MechanicalMethod::restartable(self)
     }
 }
 

@@ -39,10 +39,9 @@
 //! sufficient for the upper limit, but an under-damped choice (ξ < ω_n h/4) is unstable
 //! however small h is (test `guidance_holds_only_with_enough_damping`).
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
-use driftlab_core::method::unsupported;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
-    State, StepError, StepReport, SystemRef,
+    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
+    MethodStats, ParamError, State, StepError, StepReport,
 };
 use serde::{Deserialize, Serialize};
 
@@ -240,7 +239,7 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl Method for Baumgarte {
+impl MechanicalMethod for Baumgarte {
     fn info(&self) -> MethodInfo {
         let mut i = info();
         i.title = format!(
@@ -252,10 +251,8 @@ impl Method for Baumgarte {
         );
         i
     }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(unsupported(&info(), sys.form()));
-        };
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
         let d = s.dims();
         self.solver = Some(AccelerationSolver::new(s, self.kkt)?.with_tikhonov(self.p.tikhonov));
         self.phi = vec![0.0; d.m];
@@ -302,22 +299,20 @@ impl Method for Baumgarte {
     }
     fn step(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
         // Checked before the state is touched (an index-1 state has no v to index).
-        if self.solver.is_none() || !matches!(sys, SystemRef::Mechanical(_)) {
+        if self.solver.is_none() {
             return Err(driftlab_core::method::not_ready("baumgarte", state.t));
         }
         crate::dynamics::taylor_update(state, h);
         self.stats.steps += 1;
         if self.p.k_i > 0.0 {
-            if let SystemRef::Mechanical(s) = sys {
-                s.constraints(state.t, &state.q, &mut self.phi);
-                for r in 0..self.phi.len() {
-                    self.integral[r] += h * (self.phi[r] + self.a0[r] + self.a1[r] * state.t);
-                }
+            sys.constraints(state.t, &state.q, &mut self.phi);
+            for r in 0..self.phi.len() {
+                self.integral[r] += h * (self.phi[r] + self.a0[r] + self.a1[r] * state.t);
             }
         }
         self.refresh(sys, state)?;
@@ -331,8 +326,8 @@ impl Method for Baumgarte {
     fn restartable(&self) -> bool {
         self.p.k_i <= 0.0
     }
-    fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
-        let (SystemRef::Mechanical(s), Some(solver)) = (sys, self.solver.as_mut()) else {
+    fn refresh(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), StepError> {
+        let (s, Some(solver)) = (sys, self.solver.as_mut()) else {
             return Err(driftlab_core::method::not_ready("baumgarte", state.t));
         };
         let t = state.t;

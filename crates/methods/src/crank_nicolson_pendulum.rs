@@ -21,10 +21,9 @@
 
 use crate::dynamics::newton_outcome;
 use crate::implicit_euler_pendulum::{consistent_mu, pendulum_data, PendulumData};
-use driftlab_core::method::unsupported;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
-    State, StepError, StepReport, SystemRef,
+    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
+    MethodStats, ParamError, State, StepError, StepReport,
 };
 use driftlab_solver::dense::solve_dense;
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
@@ -146,7 +145,7 @@ impl CrankNicolsonPendulum {
     }
 }
 
-impl Method for CrankNicolsonPendulum {
+impl MechanicalMethod for CrankNicolsonPendulum {
     fn info(&self) -> MethodInfo {
         let mut i = info();
         i.title = format!(
@@ -163,10 +162,8 @@ impl Method for CrankNicolsonPendulum {
         );
         i
     }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(unsupported(&info(), sys.form()));
-        };
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
         let d = pendulum_data("crank-nicolson-pendulum", s, state)?;
         self.mu = consistent_mu(&d, state);
         self.data = Some(d);
@@ -174,7 +171,7 @@ impl Method for CrankNicolsonPendulum {
     }
     fn step(
         &mut self,
-        _sys: SystemRef<'_>,
+        _sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {

@@ -28,10 +28,9 @@
 
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
 use crate::tableau::Tableau;
-use driftlab_core::method::unsupported;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
-    State, StepError, StepReport, SystemForm, SystemRef,
+    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
+    MethodStats, ParamError, State, StepError, StepReport, SystemForm,
 };
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use serde::{Deserialize, Serialize};
@@ -120,14 +119,12 @@ fn info_for(s: usize) -> MethodInfo {
     }
 }
 
-impl Method for Gauss {
+impl MechanicalMethod for Gauss {
     fn info(&self) -> MethodInfo {
         info_for(self.p.stages)
     }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(unsupported(&info(), sys.form()));
-        };
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
         let mut solver = AccelerationSolver::new(s, self.p.kkt)?;
         solver.solve_state(s, state)?;
         self.solver = Some(solver);
@@ -135,11 +132,11 @@ impl Method for Gauss {
     }
     fn step(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
-        let (SystemRef::Mechanical(sy), Some(solver)) = (sys, self.solver.as_mut()) else {
+        let (sy, Some(solver)) = (sys, self.solver.as_mut()) else {
             return Err(driftlab_core::method::not_ready("gauss", state.t));
         };
         let tb = &self.t;
@@ -162,8 +159,8 @@ impl Method for Gauss {
         self.stats.newton_iterations += report.newton_iterations;
         Ok(report)
     }
-    fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
-        let (SystemRef::Mechanical(sy), Some(solver)) = (sys, self.solver.as_mut()) else {
+    fn refresh(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), StepError> {
+        let (sy, Some(solver)) = (sys, self.solver.as_mut()) else {
             return Ok(());
         };
         solver.solve_state(sy, state)

@@ -28,10 +28,9 @@
 
 use crate::dynamics::KktChoice;
 use crate::tableau::Tableau;
-use driftlab_core::method::unsupported;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, State, StepError, StepReport, SystemRef,
+    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
+    MethodStats, ParamError, State, StepError, StepReport,
 };
 use driftlab_solver::dense::solve_dense;
 use serde::{Deserialize, Serialize};
@@ -193,16 +192,14 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl Method for GaussIndex3 {
+impl MechanicalMethod for GaussIndex3 {
     fn info(&self) -> MethodInfo {
         let mut i = info();
         i.title = format!("{}, s = {}", i.title, self.p.stages);
         i
     }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(unsupported(&info(), sys.form()));
-        };
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
         let d = s.dims();
         if self.t.s * (d.n + d.m) > MAX_DENSE {
             return Err(MethodError::Incompatible {
@@ -217,13 +214,11 @@ impl Method for GaussIndex3 {
     }
     fn step(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
-        let SystemRef::Mechanical(sy) = sys else {
-            return Err(driftlab_core::method::not_ready("gauss-index3", state.t));
-        };
+        let sy = sys;
         let d = sy.dims();
         let (n, m, s) = (d.n, d.m, self.t.s);
         let dim = s * (n + m);

@@ -47,10 +47,9 @@
 
 use crate::dynamics::newton_outcome;
 use crate::dynamics::{consistent_start, linear_error, with_kkt_stats, IterationTerms, KktChoice};
-use driftlab_core::method::unsupported;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
-    State, StepError, StepReport, SystemRef,
+    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
+    MethodStats, ParamError, State, StepError, StepReport,
 };
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
 use driftlab_solver::KktSolver;
@@ -312,7 +311,7 @@ impl Work {
     }
 }
 
-impl Method for GeneralizedAlpha {
+impl MechanicalMethod for GeneralizedAlpha {
     fn info(&self) -> MethodInfo {
         let mut i = info();
         i.title = format!("{} = {}", i.title, self.p.rho_inf);
@@ -324,10 +323,8 @@ impl Method for GeneralizedAlpha {
     fn reject(&mut self) {
         self.acc.clone_from(&self.acc_before);
     }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(unsupported(&info(), sys.form()));
-        };
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
         let (pattern, terms) = IterationTerms::layout(s);
         self.terms = Some(terms);
         self.kkt = Some(
@@ -341,13 +338,11 @@ impl Method for GeneralizedAlpha {
     }
     fn step(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
-        let (SystemRef::Mechanical(s), Some(kkt), Some(terms)) =
-            (sys, self.kkt.as_mut(), self.terms.as_mut())
-        else {
+        let (s, Some(kkt), Some(terms)) = (sys, self.kkt.as_mut(), self.terms.as_mut()) else {
             return Err(driftlab_core::method::not_ready(
                 "generalized-alpha",
                 state.t,

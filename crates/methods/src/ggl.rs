@@ -23,10 +23,9 @@
 use crate::dynamics::consistent_start;
 use crate::dynamics::newton_outcome;
 use crate::dynamics::KktChoice;
-use driftlab_core::method::unsupported;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, SparsityPattern, State, StepError, StepReport, SystemRef,
+    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
+    MethodStats, ParamError, SparsityPattern, State, StepError, StepReport,
 };
 use driftlab_solver::dense::solve_dense;
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
@@ -367,14 +366,12 @@ impl Ggl {
     }
 }
 
-impl Method for Ggl {
+impl MechanicalMethod for Ggl {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(unsupported(&info(), sys.form()));
-        };
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
         let d = s.dims();
         if 2 * (d.n + d.m) > MAX_DENSE {
             return Err(MethodError::Incompatible {
@@ -389,14 +386,11 @@ impl Method for Ggl {
     }
     fn step(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
-        match sys {
-            SystemRef::Mechanical(s) => self.newton(s, state, h),
-            _ => Err(driftlab_core::method::not_ready("ggl", state.t)),
-        }
+        self.newton(sys, state, h)
     }
     fn stats(&self) -> MethodStats {
         self.stats

@@ -16,10 +16,9 @@
 use crate::baumgarte::{Baumgarte, BaumgarteParams};
 use crate::dynamics::{add_kkt_stats, kkt_pattern, linear_error, ConstraintsAt, KktChoice};
 use crate::penalty::{Penalty, PenaltyParams};
-use driftlab_core::method::unsupported;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
-    State, StepError, StepReport, SystemRef,
+    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
+    MethodStats, ParamError, State, StepError, StepReport,
 };
 use driftlab_solver::{project_position, project_velocity, KktSolver};
 use serde::{Deserialize, Serialize};
@@ -85,10 +84,8 @@ pub struct Hybrid {
 impl Hybrid {
     /// Pick the regime for the next step from `‖Φ(q)‖∞` at the current state and compute
     /// that regime's `(a, λ)` there (so the reported acceleration is the one used next).
-    fn choose(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Ok(());
-        };
+    fn choose(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), StepError> {
+        let s = sys;
         let mut phi = vec![0.0; state.lambda.len()];
         s.constraints(state.t, &state.q, &mut phi);
         let norm = phi.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
@@ -156,7 +153,7 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl Method for Hybrid {
+impl MechanicalMethod for Hybrid {
     fn info(&self) -> MethodInfo {
         let mut i = info();
         i.title = format!(
@@ -172,10 +169,8 @@ impl Method for Hybrid {
             ("projected_steps", self.counts.projected),
         ]
     }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(unsupported(&info(), sys.form()));
-        };
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
         self.kkt = Some(
             KktSolver::new(&kkt_pattern(s), KktChoice::Auto.options())
                 .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
@@ -187,11 +182,11 @@ impl Method for Hybrid {
     }
     fn step(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
-        let (SystemRef::Mechanical(s), Some(kkt)) = (sys, self.kkt.as_mut()) else {
+        let (s, Some(kkt)) = (sys, self.kkt.as_mut()) else {
             return Err(driftlab_core::method::not_ready("hybrid", state.t));
         };
         let project = self.next_projects;

@@ -42,8 +42,8 @@ use crate::dynamics::{consistent_start, kkt_failure, linear_error, IterationTerm
 
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Index1Jacobians, MechanicalSystem, Method, MethodError,
-    MethodInfo, MethodStats, ParamError, SparsityPattern, State, StepError, StepReport, SystemForm,
-    SystemRef,
+    MethodInfo, MethodStats, ParamError, SemiExplicitDae, SparsityPattern, State, StepError,
+    StepReport, SystemForm, SystemRef,
 };
 use driftlab_solver::dense::solve_dense;
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
@@ -335,16 +335,10 @@ impl ImplicitEuler {
 
     fn step_index1(
         &mut self,
-        sys: SystemRef<'_>,
+        s: &dyn SemiExplicitDae,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
-        let SystemRef::SemiExplicit(s) = sys else {
-            return Err(StepError::LinearSolve {
-                t: state.t,
-                detail: "implicit-euler: not an index-1 system".into(),
-            });
-        };
         let (nx, nz) = s.dims();
         let n = nx + nz;
         let t1 = state.t + h;
@@ -428,7 +422,7 @@ impl Method for ImplicitEuler {
         h: f64,
     ) -> Result<StepReport, StepError> {
         match sys {
-            SystemRef::SemiExplicit(_) => self.step_index1(sys, state, h),
+            SystemRef::SemiExplicit(s) => self.step_index1(s, state, h),
             SystemRef::Mechanical(s) => self.step_index3(s, state, h),
         }
     }

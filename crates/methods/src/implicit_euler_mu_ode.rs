@@ -18,10 +18,9 @@
 use crate::implicit_euler_pendulum::{
     consistent_mu, implicit_euler_update, pendulum_data, NoParams, PendulumData,
 };
-use driftlab_core::method::unsupported;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, State,
-    StepError, StepReport, SystemRef,
+    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
+    MethodStats, State, StepError, StepReport,
 };
 
 /// The μ-ODE variant.
@@ -58,14 +57,12 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl Method for ImplicitEulerMuOde {
+impl MechanicalMethod for ImplicitEulerMuOde {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(unsupported(&info(), sys.form()));
-        };
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
         let d = pendulum_data("implicit-euler-mu-ode", s, state)?;
         self.mu = consistent_mu(&d, state);
         self.data = Some(d);
@@ -73,7 +70,7 @@ impl Method for ImplicitEulerMuOde {
     }
     fn step(
         &mut self,
-        _sys: SystemRef<'_>,
+        _sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {

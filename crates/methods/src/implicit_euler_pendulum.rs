@@ -23,10 +23,9 @@
 //! line where its derivation has `(y_k + h v_k)`; here `A` is the exact `X² + Y² − r²`, so
 //! the scheme agrees with the Newton version `implicit-euler` to round-off (test).
 
-use driftlab_core::method::unsupported;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, State, StepError, StepReport, SystemRef,
+    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
+    MethodStats, State, StepError, StepReport,
 };
 use serde::{Deserialize, Serialize};
 
@@ -153,14 +152,12 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl Method for ImplicitEulerPendulum {
+impl MechanicalMethod for ImplicitEulerPendulum {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(unsupported(&info(), sys.form()));
-        };
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
         let d = pendulum_data("implicit-euler-pendulum", s, state)?;
         consistent_mu(&d, state);
         self.data = Some(d);
@@ -168,7 +165,7 @@ impl Method for ImplicitEulerPendulum {
     }
     fn step(
         &mut self,
-        _sys: SystemRef<'_>,
+        _sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {

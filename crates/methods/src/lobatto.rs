@@ -20,10 +20,9 @@
 
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
 use crate::tableau::Tableau;
-use driftlab_core::method::unsupported;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, State, StepError, StepReport, SystemForm, SystemRef,
+    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
+    MethodStats, ParamError, State, StepError, StepReport, SystemForm,
 };
 use serde::{Deserialize, Serialize};
 
@@ -191,14 +190,12 @@ fn info_for(s: usize) -> MethodInfo {
     }
 }
 
-impl Method for Lobatto {
+impl MechanicalMethod for Lobatto {
     fn info(&self) -> MethodInfo {
         info_for(self.p.stages)
     }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(unsupported(&info(), sys.form()));
-        };
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
         let d = s.dims();
         let dim = self.a.s * (d.n + d.m) + d.n;
         if dim > MAX_DENSE {
@@ -215,13 +212,11 @@ impl Method for Lobatto {
     }
     fn step(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(driftlab_core::method::not_ready("lobatto", state.t));
-        };
+        let s = sys;
         let d = s.dims();
         let (n, m, st) = (d.n, d.m, self.a.s);
         let dim = st * (n + m) + n;

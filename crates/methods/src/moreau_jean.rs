@@ -20,11 +20,9 @@
 //! the scheme is a constrained position-Verlet step, at impacts it is first order.
 
 use crate::dynamics::{kkt_failure, kkt_start, with_kkt_stats, KktChoice};
-use driftlab_core::method::unsupported;
-use driftlab_core::MechanicalSystem;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
-    State, StepError, StepReport, SystemRef,
+    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
+    MethodStats, ParamError, State, StepError, StepReport,
 };
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::KktSolver;
@@ -126,16 +124,14 @@ pub fn pgs(w: &[f64], b: &[f64], p: &mut [f64], tol: f64, max_iter: usize) -> Re
     Err(resid(p))
 }
 
-impl Method for MoreauJean {
+impl MechanicalMethod for MoreauJean {
     fn info(&self) -> MethodInfo {
         let mut i = info();
         i.enforces.position = self.p.project;
         i
     }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(unsupported(&info(), sys.form()));
-        };
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
         let (kkt, stats) = kkt_start(s, self.p.kkt, state)?;
         self.kkt = Some(kkt);
         self.init_stats = stats;
@@ -143,11 +139,11 @@ impl Method for MoreauJean {
     }
     fn step(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
-        let (SystemRef::Mechanical(s), Some(kkt)) = (sys, self.kkt.as_mut()) else {
+        let (s, Some(kkt)) = (sys, self.kkt.as_mut()) else {
             return Err(driftlab_core::method::not_ready("moreau-jean", state.t));
         };
         let d = s.dims();

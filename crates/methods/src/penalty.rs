@@ -17,10 +17,9 @@
 //! by O(1/k_p)), so it declares no convergence order.
 
 use crate::dynamics::{linear_error, with_kkt_stats};
-use driftlab_core::method::unsupported;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
-    State, StepError, StepReport, SystemRef,
+    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
+    MethodStats, ParamError, State, StepError, StepReport,
 };
 use driftlab_solver::{KktOptions, KktPattern, KktSolver};
 use serde::{Deserialize, Serialize};
@@ -125,7 +124,7 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl Method for Penalty {
+impl MechanicalMethod for Penalty {
     fn info(&self) -> MethodInfo {
         let mut i = info();
         i.title = format!(
@@ -134,10 +133,8 @@ impl Method for Penalty {
         );
         i
     }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(unsupported(&info(), sys.form()));
-        };
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
         let pattern = KktPattern {
             n: s.dims().n,
             m: 0,
@@ -153,13 +150,11 @@ impl Method for Penalty {
     }
     fn step(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(driftlab_core::method::not_ready("penalty", state.t));
-        };
+        let s = sys;
         for i in 0..state.q.len() {
             state.v[i] += h * state.a[i];
             state.q[i] += h * state.v[i];
@@ -172,11 +167,8 @@ impl Method for Penalty {
             ..Default::default()
         })
     }
-    fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
-        match sys {
-            SystemRef::Mechanical(s) => self.accel(s, state),
-            _ => Ok(()),
-        }
+    fn refresh(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), StepError> {
+        self.accel(sys, state)
     }
     fn stats(&self) -> MethodStats {
         with_kkt_stats(self.stats, self.mass_solver.as_ref().map(|k| k.stats()))

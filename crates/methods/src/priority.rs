@@ -22,10 +22,9 @@
 //! the step is Baumgarte stabilization with symplectic Euler: orders 1/1/1 as `baumgarte`.
 //! Dense linear algebra (small models; refused above [`MAX_DENSE`] coordinates).
 
-use driftlab_core::method::unsupported;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, State, StepError, StepReport, SystemRef,
+    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
+    MethodStats, ParamError, State, StepError, StepReport,
 };
 use driftlab_solver::dense::{cholesky, damped_pseudo_inverse, pseudo_inverse};
 use serde::{Deserialize, Serialize};
@@ -303,14 +302,12 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl Method for Priority {
+impl MechanicalMethod for Priority {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(unsupported(&info(), sys.form()));
-        };
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
         if s.dims().n > MAX_DENSE {
             return Err(MethodError::UnsupportedForm {
                 method: "priority".into(),
@@ -330,13 +327,11 @@ impl Method for Priority {
     }
     fn step(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(driftlab_core::method::not_ready("priority", state.t));
-        };
+        let s = sys;
         let mut evaluations = 1;
         let a = match self.last.take() {
             // Bitwise the same state: reuse (an exact-equality check, not a tolerance).

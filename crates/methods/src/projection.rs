@@ -29,10 +29,9 @@
 //! method's.
 
 use crate::dynamics::{add_kkt_stats, linear_error, ConstraintsAt, KktChoice};
-use driftlab_core::method::unsupported;
 use driftlab_core::{
-    MechanicalSystem, Method, MethodError, MethodInfo, MethodStats, ParamError, State, StepError,
-    StepReport, SystemForm, SystemRef,
+    MechanicalMethod, MechanicalSystem, Method, MethodError, MethodInfo, MethodStats, ParamError,
+    State, StepError, StepReport, SystemForm, SystemRef,
 };
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::{project_position, project_velocity, KktPattern, KktSolver, SolverError};
@@ -535,7 +534,7 @@ pub(crate) fn projection_error(t: f64, e: SolverError) -> StepError {
     }
 }
 
-impl Method for Projected {
+impl MechanicalMethod for Projected {
     fn info(&self) -> MethodInfo {
         let mut i = self.inner.info();
         i.nonholonomic = false; // position projection has no Φ to act on for A(q)v = 0 rows
@@ -607,14 +606,11 @@ impl Method for Projected {
         i.enforces.acceleration |= exact && p.velocity && p.acceleration;
         i.symmetric = false;
         i.symplectic = false;
+        i.forms = vec![SystemForm::Mechanical];
         i
     }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            let mut i = self.info();
-            i.forms = vec![SystemForm::Mechanical];
-            return Err(unsupported(&i, sys.form()));
-        };
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
         let d = s.dims();
         let mass = s.mass_pattern().entries;
         self.n_mass = mass.len();
@@ -632,7 +628,7 @@ impl Method for Projected {
         );
         self.metric_vals = vec![0.0; pattern.a_lower.len()];
         self.mass_vals = vec![0.0; pattern.a_lower.len()];
-        self.inner.init(sys, state)?;
+        self.inner.init(SystemRef::Mechanical(sys), state)?;
         self.h0 = s.energy(state.t, &state.q, &state.v);
         if self.p.energy && self.h0.is_none() {
             return Err(MethodError::Incompatible {
@@ -660,24 +656,22 @@ impl Method for Projected {
     }
     fn step(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
         self.steps_at_start = self.steps;
-        let mut report = self.inner.step(sys, state, h)?;
+        let mut report = self.inner.step(SystemRef::Mechanical(sys), state, h)?;
         self.steps += 1;
         if self.steps % self.p.every != 0 {
             return Ok(report);
         }
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(driftlab_core::method::not_ready("projection", state.t));
-        };
+        let s = sys;
         let t = state.t;
         self.fill_metric(s, &state.q);
         if self.p.coupled {
             report.factorizations += self.coupled_step(s, state, h)?;
-            self.inner.refresh(sys, state)?;
+            self.inner.refresh(SystemRef::Mechanical(sys), state)?;
             return Ok(report);
         }
         let Some(kkt) = self.kkt.as_mut() else {
@@ -747,7 +741,7 @@ impl Method for Projected {
             // On the factorization made for the velocity projection (mass metric).
             Self::accelerations(kkt, s, state).map_err(|e| projection_error(t, e))?;
         } else {
-            self.inner.refresh(sys, state)?;
+            self.inner.refresh(SystemRef::Mechanical(sys), state)?;
         }
         Ok(report)
     }
@@ -762,8 +756,8 @@ impl Method for Projected {
         self.steps = self.steps_at_start;
         self.inner.reject();
     }
-    fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
-        self.inner.refresh(sys, state)
+    fn refresh(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), StepError> {
+        self.inner.refresh(SystemRef::Mechanical(sys), state)
     }
     /// Restartable when projecting every step (the step counter of `every > 1` is memory).
     fn restartable(&self) -> bool {

@@ -55,9 +55,9 @@
 use crate::dae_form::DaeForm;
 use crate::dynamics::{consistent_start, KktChoice};
 use driftlab_core::{
-    method::{not_ready, unsupported},
-    ConstraintLevels, DeclaredOrders, ErrorEstimate, MechanicalSystem, Method, MethodError,
-    MethodInfo, MethodStats, State, StepError, StepReport, SystemRef, Tolerances,
+    method::not_ready, ConstraintLevels, DeclaredOrders, ErrorEstimate, MechanicalMethod,
+    MechanicalSystem, MethodError, MethodInfo, MethodStats, State, StepError, StepReport,
+    Tolerances,
 };
 use driftlab_solver::dense::{DenseComplexLu, DenseLu};
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
@@ -363,7 +363,7 @@ impl Radau {
     }
 }
 
-impl Method for Radau {
+impl MechanicalMethod for Radau {
     fn info(&self) -> MethodInfo {
         info()
     }
@@ -372,10 +372,8 @@ impl Method for Radau {
         self.apply_tolerances(tol, true);
     }
 
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(unsupported(&info(), sys.form()));
-        };
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
         let dim = 3 * s.dims().n + s.dims().m;
         if dim > MAX_DENSE_DIM {
             return Err(MethodError::Incompatible {
@@ -423,11 +421,11 @@ impl Method for Radau {
 
     fn step(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
-        let (SystemRef::Mechanical(s), Some(work)) = (sys, self.work.as_mut()) else {
+        let (s, Some(work)) = (sys, self.work.as_mut()) else {
             return Err(not_ready("radau", state.t));
         };
         commit_pending(&mut self.mem, self.params.jacobian_reuse);

@@ -22,11 +22,9 @@
 //! implementation does not do (it evaluates them at `v_n` and `v_{n+½}`).
 
 use crate::dynamics::{kkt_failure, kkt_start, with_kkt_stats, KktChoice};
-use driftlab_core::method::unsupported;
-use driftlab_core::MechanicalSystem;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, ParamError,
-    State, StepError, StepReport, SystemRef,
+    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
+    MethodStats, ParamError, State, StepError, StepReport,
 };
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::KktSolver;
@@ -96,14 +94,12 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl Method for Rattle {
+impl MechanicalMethod for Rattle {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(unsupported(&info(), sys.form()));
-        };
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
         let (kkt, stats) = kkt_start(s, self.p.kkt, state)?;
         self.kkt = Some(kkt);
         self.init_stats = stats;
@@ -111,11 +107,11 @@ impl Method for Rattle {
     }
     fn step(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
-        let (SystemRef::Mechanical(s), Some(kkt)) = (sys, self.kkt.as_mut()) else {
+        let (s, Some(kkt)) = (sys, self.kkt.as_mut()) else {
             return Err(driftlab_core::method::not_ready("rattle", state.t));
         };
         let d = s.dims();

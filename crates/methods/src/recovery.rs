@@ -31,10 +31,10 @@
 
 use crate::dynamics::{add_kkt_stats, kkt_pattern, linear_error, ConstraintsAt, KktChoice};
 use crate::projection::projection_error;
-use driftlab_core::method::{not_ready, unsupported};
+use driftlab_core::method::not_ready;
 use driftlab_core::{
-    MechanicalSystem, Method, MethodError, MethodInfo, MethodStats, ParamError, State, StepError,
-    StepReport, SystemForm, SystemRef,
+    MechanicalMethod, MechanicalSystem, Method, MethodError, MethodInfo, MethodStats, ParamError,
+    State, StepError, StepReport, SystemForm, SystemRef,
 };
 use driftlab_solver::{project_position, project_velocity, KktSolver};
 use serde::{Deserialize, Serialize};
@@ -362,7 +362,7 @@ impl Recovered {
     /// Rollback: the step again as 2^j substeps, j = 1 … max_halvings.
     fn rollback(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         s: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
@@ -374,10 +374,12 @@ impl Recovered {
             let n = 1usize << j;
             state.clone_from(&start);
             self.inner.reject();
-            self.inner.refresh(sys, state)?;
+            self.inner.refresh(SystemRef::Mechanical(sys), state)?;
             let mut ok = true;
             for k in 0..n {
-                let res = self.inner.step(sys, state, h / n as f64);
+                let res = self
+                    .inner
+                    .step(SystemRef::Mechanical(sys), state, h / n as f64);
                 state.t = start.t + (k + 1) as f64 * h / n as f64;
                 match res {
                     Ok(r) if self.within(s, state)? => add_reports(&mut report, r),
@@ -404,7 +406,7 @@ impl Recovered {
     /// Reset or relax after a step that ended outside the tolerance (`kappa` = 1: reset).
     fn correct(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         s: &dyn MechanicalSystem,
         state: &mut State,
         kappa: f64,
@@ -414,14 +416,14 @@ impl Recovered {
         let iterations = w.project(s, state, tol)?;
         move_towards(state, &w.target, kappa);
         self.count.projection_iterations += iterations;
-        self.inner.refresh(sys, state)?;
+        self.inner.refresh(SystemRef::Mechanical(sys), state)?;
         Ok(iterations)
     }
 
     /// A failed step under reset or relax: project the start and retry once.
     fn retry_from_projected_start(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         s: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
@@ -432,7 +434,7 @@ impl Recovered {
         self.inner.reject();
         self.correct(sys, s, state, 1.0)?;
         self.count.resets += 1;
-        match self.inner.step(sys, state, h) {
+        match self.inner.step(SystemRef::Mechanical(sys), state, h) {
             Ok(r) => Ok(r),
             Err(_) => {
                 state.clone_from(&start);
@@ -451,7 +453,7 @@ fn recovery_failed(t: f64, strategy: &'static str, attempts: u32, cause: String)
     }
 }
 
-impl Method for Recovered {
+impl MechanicalMethod for Recovered {
     fn info(&self) -> MethodInfo {
         let mut i = self.inner.info();
         let name = self.p.strategy.name();
@@ -470,11 +472,9 @@ impl Method for Recovered {
         i
     }
 
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(unsupported(&self.info(), sys.form()));
-        };
-        self.inner.init(sys, state)?;
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
+        self.inner.init(SystemRef::Mechanical(sys), state)?;
         self.work = Some(Work::new(s, state)?);
         self.count = Interventions::default();
         self.ramp = 0;
@@ -483,19 +483,17 @@ impl Method for Recovered {
 
     fn step(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(not_ready("recovery", state.t));
-        };
+        let s = sys;
         match self.start.as_mut() {
             Some(st) => st.clone_from(state),
             None => self.start = Some(state.clone()),
         }
         let t0 = state.t;
-        let first = self.inner.step(sys, state, h);
+        let first = self.inner.step(SystemRef::Mechanical(sys), state, h);
         state.t = t0 + h;
         let first = match first {
             Ok(r) if self.within(s, state)? => Ok(r),
@@ -545,8 +543,8 @@ impl Method for Recovered {
     fn reject(&mut self) {
         self.inner.reject();
     }
-    fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
-        self.inner.refresh(sys, state)
+    fn refresh(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), StepError> {
+        self.inner.refresh(SystemRef::Mechanical(sys), state)
     }
 
     fn restartable(&self) -> bool {

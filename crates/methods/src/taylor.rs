@@ -13,10 +13,9 @@
 //! with local errors O(h³) in q and O(h²) in v).
 
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
-use driftlab_core::method::unsupported;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo, MethodStats, State,
-    StepError, StepReport, SystemRef,
+    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
+    MethodStats, State, StepError, StepReport,
 };
 use serde::{Deserialize, Serialize};
 
@@ -66,26 +65,24 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl Method for Taylor {
+impl MechanicalMethod for Taylor {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(unsupported(&info(), sys.form()));
-        };
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
         self.solver = Some(AccelerationSolver::new(s, self.p.kkt)?.with_tikhonov(self.p.tikhonov));
         self.refresh(sys, state)?;
         Ok(())
     }
     fn step(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
         // Checked before the state is touched (an index-1 state has no v to index).
-        if self.solver.is_none() || !matches!(sys, SystemRef::Mechanical(_)) {
+        if self.solver.is_none() {
             return Err(driftlab_core::method::not_ready("taylor", state.t));
         }
         crate::dynamics::taylor_update(state, h);
@@ -96,8 +93,8 @@ impl Method for Taylor {
             ..Default::default()
         })
     }
-    fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
-        let (SystemRef::Mechanical(s), Some(solver)) = (sys, self.solver.as_mut()) else {
+    fn refresh(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), StepError> {
+        let (s, Some(solver)) = (sys, self.solver.as_mut()) else {
             return Err(driftlab_core::method::not_ready("taylor", state.t));
         };
         solver.solve_state(s, state)

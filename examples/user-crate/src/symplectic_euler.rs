@@ -9,9 +9,9 @@
 //! 2006, §I.1.2). Only Φ_q a = γ is imposed, so Φ drifts; driftlab's projection decorator
 //! (`projection = {}` in a spec) holds Φ = 0 and Φ_q v = 0 — not this file's business.
 
-use driftlab_core::method::{not_ready, unsupported};
-use driftlab_core::{params, ConstraintLevels, DeclaredOrders, Method, MethodError, MethodInfo};
-use driftlab_core::{MethodStats, State, StepError, StepReport, SystemRef};
+use driftlab_core::method::not_ready;
+use driftlab_core::{params, ConstraintLevels, DeclaredOrders, MechanicalMethod, MethodError};
+use driftlab_core::{MechanicalSystem, MethodInfo, MethodStats, State, StepError, StepReport};
 use driftlab_methods::dynamics::{add_kkt_stats, AccelerationSolver, KktChoice};
 use driftlab_methods::MethodEntry;
 use serde::{Deserialize, Serialize};
@@ -57,17 +57,21 @@ pub fn entry() -> MethodEntry {
     }
 }
 
-impl Method for SymplecticEuler {
+impl MechanicalMethod for SymplecticEuler {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else { return Err(unsupported(&info(), sys.form())) };
-        self.solver = Some(AccelerationSolver::new(s, KktChoice::default())?);
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        self.solver = Some(AccelerationSolver::new(sys, KktChoice::default())?);
         Ok(self.refresh(sys, state)?)
     }
-    fn step(&mut self, sys: SystemRef<'_>, s: &mut State, h: f64) -> Result<StepReport, StepError> {
-        if self.solver.is_none() || !matches!(sys, SystemRef::Mechanical(_)) {
+    fn step(
+        &mut self,
+        sys: &dyn MechanicalSystem,
+        s: &mut State,
+        h: f64,
+    ) -> Result<StepReport, StepError> {
+        if self.solver.is_none() {
             return Err(not_ready("symplectic-euler", s.t));
         }
         for i in 0..s.q.len() {
@@ -79,11 +83,11 @@ impl Method for SymplecticEuler {
         self.refresh(sys, s)?;
         Ok(StepReport { factorizations: 1, ..StepReport::default() })
     }
-    fn refresh(&mut self, sys: SystemRef<'_>, s: &mut State) -> Result<(), StepError> {
-        let (SystemRef::Mechanical(m), Some(solver)) = (sys, self.solver.as_mut()) else {
+    fn refresh(&mut self, sys: &dyn MechanicalSystem, s: &mut State) -> Result<(), StepError> {
+        let Some(solver) = self.solver.as_mut() else {
             return Err(not_ready("symplectic-euler", s.t));
         };
-        solver.solve_state(m, s)
+        solver.solve_state(sys, s)
     }
     fn restartable(&self) -> bool {
         true

@@ -38,9 +38,9 @@ mod session;
 
 use crate::dynamics::{consistent_start, KktChoice};
 use driftlab_core::{
-    method::{not_ready, unsupported},
-    ConstraintLevels, DeclaredOrders, ErrorEstimate, Method, MethodError, MethodInfo, MethodStats,
-    ParamError, State, StepError, StepReport, SystemForm, SystemRef, Tolerances,
+    method::not_ready, ConstraintLevels, DeclaredOrders, ErrorEstimate, MechanicalMethod,
+    MechanicalSystem, MethodError, MethodInfo, MethodStats, ParamError, State, StepError,
+    StepReport, SystemForm, Tolerances,
 };
 use formulation::{ErrorTest, Formulation, Kind};
 use serde::{Deserialize, Serialize};
@@ -194,7 +194,7 @@ impl Ida {
     }
 }
 
-impl Method for Ida {
+impl MechanicalMethod for Ida {
     fn info(&self) -> MethodInfo {
         info_for(&self.params)
     }
@@ -208,10 +208,8 @@ impl Method for Ida {
         self.bounds = (h0, if h_max.is_finite() { h_max } else { 0.0 });
     }
 
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let SystemRef::Mechanical(s) = sys else {
-            return Err(unsupported(&self.info(), sys.form()));
-        };
+    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+        let s = sys;
         let form = Formulation::new(self.params.formulation, s);
         if form.dim() > MAX_DENSE_DIM {
             return Err(MethodError::Incompatible {
@@ -242,11 +240,11 @@ impl Method for Ida {
 
     fn step(
         &mut self,
-        sys: SystemRef<'_>,
+        sys: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
-        let (SystemRef::Mechanical(s), Some(session)) = (sys, self.session.as_mut()) else {
+        let (s, Some(session)) = (sys, self.session.as_mut()) else {
             return Err(not_ready("ida", state.t));
         };
         let t = state.t;
@@ -258,7 +256,7 @@ impl Method for Ida {
         Ok(report)
     }
 
-    fn refresh(&mut self, _sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
+    fn refresh(&mut self, _sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), StepError> {
         match self.session.as_mut() {
             Some(session) => session.restart(state),
             None => Err(not_ready("ida", state.t)),
