@@ -29,6 +29,7 @@
 //! method's.
 
 use crate::dynamics::{add_kkt_stats, linear_error, ConstraintsAt, KktChoice};
+use driftlab_core::method::not_ready;
 use driftlab_core::{
     MechanicalMethod, MechanicalSystem, Method, MethodError, MethodInfo, MethodStats, ParamError,
     State, StepError, StepReport, SystemForm, SystemRef,
@@ -173,10 +174,60 @@ impl ProjectionParams {
     }
 }
 
+/// One part of a projection step. The parameters choose the parts once
+/// ([`Part::sequence`]); a step runs them in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    /// Coupled projection: one system for Δv removing the position error over the step
+    /// (instead of the position and velocity parts).
+    Coupled,
+    /// Position onto `Φ = 0` in the chosen metric: Newton to the (adaptive) tolerance, or
+    /// one linearized update, with the step factor.
+    Position,
+    /// Velocity onto `Φ_q v + Φ_t = 0` in the chosen metric.
+    Velocity,
+    /// Energy by scaling the velocity, `s = √((H₀ − U)/T)` (sequential strategy).
+    EnergyScaling,
+    /// q and v together onto `{Φ = 0, Φ_q v + Φ_t = 0, H = H₀}` (coupled strategy).
+    EnergyCoupled,
+    /// `(a, λ)` consistent with the projected `(q, v)`, on the velocity projection's
+    /// factorization (refactored when the metric is not the mass or q moved since).
+    Acceleration,
+    /// No acceleration part: the inner method recomputes what it derives from `(q, v)`.
+    InnerRefresh,
+}
+
+impl Part {
+    /// The parts that `p` asks for, in the order they run.
+    fn sequence(p: &ProjectionParams) -> Vec<Part> {
+        if p.coupled {
+            return vec![Part::Coupled, Part::InnerRefresh];
+        }
+        let mut parts = vec![Part::Position];
+        if p.velocity {
+            parts.push(Part::Velocity);
+        }
+        if p.energy {
+            parts.push(match p.energy_strategy {
+                EnergyStrategy::Sequential => Part::EnergyScaling,
+                EnergyStrategy::Coupled => Part::EnergyCoupled,
+            });
+        }
+        parts.push(if p.acceleration && p.velocity {
+            Part::Acceleration
+        } else {
+            Part::InnerRefresh
+        });
+        parts
+    }
+}
+
 /// Any method followed by projections.
 pub struct Projected {
     inner: Box<dyn Method>,
     p: ProjectionParams,
+    /// What a projection step does, in order.
+    parts: Vec<Part>,
     kkt: Option<KktSolver>,
     n_mass: usize,
     /// Values of the metric block `[M entries…, I diagonal…]` (one of the two zero).
@@ -196,6 +247,7 @@ impl Projected {
         p.validate()?;
         Ok(Self {
             inner,
+            parts: Part::sequence(&p),
             p,
             kkt: None,
             n_mass: 0,
@@ -235,6 +287,114 @@ impl Projected {
         Ok(())
     }
 
+    /// Run one part of a projection step on `state` (after the inner step), adding its
+    /// iterations and factorizations to `report`.
+    fn run_part(
+        &mut self,
+        part: Part,
+        s: &dyn MechanicalSystem,
+        state: &mut State,
+        h: f64,
+        report: &mut StepReport,
+    ) -> Result<(), StepError> {
+        let t = state.t;
+        match part {
+            Part::Coupled => report.factorizations += self.coupled_step(s, state, h)?,
+            Part::Position => self.position_part(s, state, report)?,
+            Part::Velocity => {
+                fill_metric(
+                    self.p.metric,
+                    self.n_mass,
+                    &mut self.mass_vals,
+                    &mut self.metric_vals,
+                    s,
+                    &state.q,
+                );
+                let kkt = self
+                    .kkt
+                    .as_mut()
+                    .ok_or_else(|| not_ready("projection", t))?;
+                let mut eval = ConstraintsAt { sys: s, t };
+                project_velocity(kkt, &self.metric_vals, &state.q, &mut state.v, &mut eval)
+                    .map_err(|e| projection_error(t, e))?;
+                report.factorizations += 1;
+            }
+            Part::EnergyScaling => {
+                if let Some(h0) = self.h0 {
+                    scale_to_energy(s, state, h0);
+                }
+            }
+            Part::EnergyCoupled => {
+                if let Some(h0) = self.h0 {
+                    let it = coupled_energy_projection(s, state, h0, self.p.tol, self.p.max_iter)?;
+                    self.iterations += it;
+                    report.projection_iterations += it;
+                    report.factorizations += it;
+                }
+            }
+            Part::Acceleration => self.acceleration_part(s, state, report)?,
+            Part::InnerRefresh => self.inner.refresh(SystemRef::Mechanical(s), state)?,
+        }
+        Ok(())
+    }
+
+    /// [`Part::Position`]: `project_position` with this decorator's tolerance rule,
+    /// iteration cap, step factor and linearization.
+    fn position_part(
+        &mut self,
+        s: &dyn MechanicalSystem,
+        state: &mut State,
+        report: &mut StepReport,
+    ) -> Result<(), StepError> {
+        let t = state.t;
+        let Some(kkt) = self.kkt.as_mut() else {
+            return Err(not_ready("projection", t));
+        };
+        let tol = adaptive_tolerance(&self.p, s, state);
+        let mut eval = ConstraintsAt { sys: s, t };
+        let pos = project_position(
+            kkt,
+            &self.metric_vals,
+            &mut state.q,
+            &mut eval,
+            &driftlab_solver::ProjectionParams {
+                tol,
+                max_iter: self.p.max_iter,
+                step_factor: self.p.step_factor,
+                linearized: self.p.linearized,
+            },
+        )
+        .map_err(|e| projection_error(t, e))?;
+        self.iterations += pos.iterations;
+        report.projection_iterations += pos.iterations;
+        report.factorizations += pos.iterations;
+        Ok(())
+    }
+
+    /// [`Part::Acceleration`]: the velocity projection's factorization is at the right q
+    /// with the mass metric unless the metric is Euclidean or the coupled energy part
+    /// moved q; then `[[M, Φ_qᵀ], [Φ_q, 0]]` is refactored first.
+    fn acceleration_part(
+        &mut self,
+        s: &dyn MechanicalSystem,
+        state: &mut State,
+        report: &mut StepReport,
+    ) -> Result<(), StepError> {
+        let t = state.t;
+        let Some(kkt) = self.kkt.as_mut() else {
+            return Err(not_ready("projection", t));
+        };
+        let moved = self.parts.contains(&Part::EnergyCoupled);
+        if self.p.metric != Metric::Mass || moved {
+            let mut jac = vec![0.0; s.jacobian_pattern().nnz()];
+            s.jacobian(t, &state.q, &mut jac);
+            kkt.factorize(&self.mass_vals, &jac, None)
+                .map_err(|e| linear_error(t, e))?;
+            report.factorizations += 1;
+        }
+        Self::accelerations(kkt, s, state).map_err(|e| projection_error(t, e))
+    }
+
     fn coupled_step(
         &mut self,
         s: &dyn MechanicalSystem,
@@ -243,7 +403,7 @@ impl Projected {
     ) -> Result<usize, StepError> {
         let t = state.t;
         let Some(kkt) = self.kkt.as_mut() else {
-            return Err(driftlab_core::method::not_ready("projection", t));
+            return Err(not_ready("projection", t));
         };
         let (n, m) = (state.q.len(), state.lambda.len());
         let jp = s.jacobian_pattern();
@@ -268,6 +428,21 @@ impl Projected {
             }
         }
         Ok(1)
+    }
+}
+
+/// Sequential energy projection (seed 004 §3.2.4): `v ← s v` with `H(q, s v) = H₀`, i.e.
+/// `s = √((H₀ − U)/T)`, `U = H(q, 0)`, `T = H(q, v) − U`; skipped where `T` vanishes or
+/// `H₀ < U` (no real scaling exists).
+fn scale_to_energy(s: &dyn MechanicalSystem, state: &mut State, h0: f64) {
+    let t = state.t;
+    let u = s
+        .energy(t, &state.q, &vec![0.0; state.v.len()])
+        .unwrap_or(h0);
+    let kin = s.energy(t, &state.q, &state.v).unwrap_or(h0) - u;
+    if kin > 1e-14 * h0.abs().max(s.energy_scale()) && h0 - u >= 0.0 {
+        let scale = ((h0 - u) / kin).sqrt();
+        state.v.iter_mut().for_each(|x| *x *= scale);
     }
 }
 
@@ -666,82 +841,9 @@ impl MechanicalMethod for Projected {
         if self.steps % self.p.every != 0 {
             return Ok(report);
         }
-        let s = sys;
-        let t = state.t;
-        self.fill_metric(s, &state.q);
-        if self.p.coupled {
-            report.factorizations += self.coupled_step(s, state, h)?;
-            self.inner.refresh(SystemRef::Mechanical(sys), state)?;
-            return Ok(report);
-        }
-        let Some(kkt) = self.kkt.as_mut() else {
-            return Err(driftlab_core::method::not_ready("projection", t));
-        };
-        let tol = adaptive_tolerance(&self.p, s, state);
-        let mut eval = ConstraintsAt { sys: s, t };
-        let pos = project_position(
-            kkt,
-            &self.metric_vals,
-            &mut state.q,
-            &mut eval,
-            &driftlab_solver::ProjectionParams {
-                tol,
-                max_iter: self.p.max_iter,
-                step_factor: self.p.step_factor,
-                linearized: self.p.linearized,
-            },
-        )
-        .map_err(|e| projection_error(t, e))?;
-        self.iterations += pos.iterations;
-        report.projection_iterations += pos.iterations;
-        report.factorizations += pos.iterations;
-        if self.p.velocity {
-            fill_metric(
-                self.p.metric,
-                self.n_mass,
-                &mut self.mass_vals,
-                &mut self.metric_vals,
-                s,
-                &state.q,
-            );
-            project_velocity(kkt, &self.metric_vals, &state.q, &mut state.v, &mut eval)
-                .map_err(|e| projection_error(t, e))?;
-            report.factorizations += 1;
-        }
-        if self.p.energy && self.p.energy_strategy == EnergyStrategy::Coupled {
-            if let Some(h0) = self.h0 {
-                let it = coupled_energy_projection(s, state, h0, self.p.tol, self.p.max_iter)?;
-                self.iterations += it;
-                report.projection_iterations += it;
-                report.factorizations += it;
-            }
-        } else if self.p.energy {
-            if let Some(h0) = self.h0 {
-                let u = s
-                    .energy(t, &state.q, &vec![0.0; state.v.len()])
-                    .unwrap_or(h0);
-                let kin = s.energy(t, &state.q, &state.v).unwrap_or(h0) - u;
-                if kin > 1e-14 * h0.abs().max(s.energy_scale()) && h0 - u >= 0.0 {
-                    let scale = ((h0 - u) / kin).sqrt();
-                    state.v.iter_mut().for_each(|x| *x *= scale);
-                }
-            }
-        }
-        if self.p.acceleration && self.p.velocity {
-            // The velocity projection's factorization is at the right q with the mass
-            // metric unless the metric is Euclidean or the coupled energy step moved q.
-            let moved = self.p.energy && self.p.energy_strategy == EnergyStrategy::Coupled;
-            if self.p.metric != Metric::Mass || moved {
-                let mut jac = vec![0.0; s.jacobian_pattern().nnz()];
-                s.jacobian(t, &state.q, &mut jac);
-                kkt.factorize(&self.mass_vals, &jac, None)
-                    .map_err(|e| linear_error(t, e))?;
-                report.factorizations += 1;
-            }
-            // On the factorization made for the velocity projection (mass metric).
-            Self::accelerations(kkt, s, state).map_err(|e| projection_error(t, e))?;
-        } else {
-            self.inner.refresh(SystemRef::Mechanical(sys), state)?;
+        self.fill_metric(sys, &state.q);
+        for i in 0..self.parts.len() {
+            self.run_part(self.parts[i], sys, state, h, &mut report)?;
         }
         Ok(report)
     }
