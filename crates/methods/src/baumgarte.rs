@@ -190,7 +190,9 @@ pub struct Baumgarte {
 }
 
 impl Baumgarte {
-    /// A new instance (validates the gains).
+    /// Baumgarte's stabilization with gains `p`; `ParamError` naming the field unless
+    /// `adaptive_eps > 0` (when given), `k_i ≥ 0` and the gains are valid
+    /// ([`BaumgarteParams::gains`]).
     pub fn new(p: BaumgarteParams) -> Result<Self, ParamError> {
         if let Some(e) = p.adaptive_eps {
             driftlab_core::params::positive("baumgarte", "adaptive_eps", e)?;

@@ -125,7 +125,8 @@ pub struct GeneralizedAlpha {
 }
 
 impl GeneralizedAlpha {
-    /// A new instance (validates ρ∞).
+    /// Generalized-α with spectral radius at infinity `p.rho_inf`; `ParamError` unless
+    /// `0 ≤ ρ∞ ≤ 1`.
     pub fn new(p: GeneralizedAlphaParams) -> Result<Self, ParamError> {
         if !(0.0..=1.0).contains(&p.rho_inf) {
             return Err(ParamError::OutOfRange {

@@ -258,7 +258,8 @@ pub struct Radau {
 }
 
 impl Radau {
-    /// A new instance; `ParamError` if a parameter is out of range.
+    /// Radau IIA with parameters `params`; `ParamError` naming the field unless
+    /// `rtol > 1e-15`, `atol > 0` and `max_newton ≥ 2`.
     pub fn new(params: RadauParams) -> Result<Self, driftlab_core::ParamError> {
         let bad = |field: &'static str, value: f64, fix: &str| {
             Err(driftlab_core::ParamError::OutOfRange {

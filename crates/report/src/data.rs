@@ -8,46 +8,74 @@ use std::path::{Path, PathBuf};
 
 /// One row of `runs`.
 #[derive(Clone, Debug)]
-#[allow(missing_docs)]
 pub struct Run {
+    /// Cell index within the experiment.
     pub cell: u64,
+    /// Problem id.
     pub problem: String,
+    /// Problem parameters of this cell (JSON).
     pub problem_params: String,
+    /// Method id (`+projection` when decorated).
     pub method: String,
+    /// Method label with its parameters (one curve per variant in figures).
     pub variant: String,
+    /// Method and projection parameters (JSON).
     pub params: String,
+    /// Step size (snapped so that t_end/h is an integer); error-controlled cells: the mean accepted step t_end/steps.
     pub h: f64,
     /// Relative tolerance of an error-controlled cell (`h` is then its mean step).
     pub rtol: Option<f64>,
+    /// End time.
     pub t_end: f64,
+    /// `status = ok`: the run reached its end time.
     pub ok: bool,
+    /// Last time reached before the failure (null if ok).
     pub fail_time: Option<f64>,
     /// Stable tag of the failure (`newton-diverged`, …; runs::FAIL_KIND).
     pub fail_kind: Option<String>,
+    /// The typed error's message with its numbers (null if ok).
     pub fail_reason: Option<String>,
+    /// Steps completed (accepted steps of an error-controlled cell).
     pub steps: u64,
+    /// Max over all steps of ‖Φ(t,q)‖∞ (index-1: ‖g‖∞).
     pub max_pos_residual: Option<f64>,
+    /// Max over all steps of ‖Φ_q v + Φ_t‖∞.
     pub max_vel_residual: Option<f64>,
+    /// Max over all steps of ‖Φ_q a − γ‖∞ with the method's own a.
     pub max_acc_residual: Option<f64>,
+    /// Max of |H − H0| / max(|H0|, problem energy scale).
     pub max_energy_rel_error: Option<f64>,
+    /// Max over all steps of ‖q − q_exact‖∞ (index-1: differential variables x); null without reference.
     pub err_q: Option<f64>,
+    /// Max over all steps of ‖v − v_exact‖∞.
     pub err_v: Option<f64>,
+    /// Max over all steps of ‖λ − λ_exact‖∞ (index-1: algebraic variables z).
     pub err_lambda: Option<f64>,
+    /// ‖q − q_exact‖∞ at t_end.
     pub final_err_q: Option<f64>,
+    /// ‖v − v_exact‖∞ at t_end.
     pub final_err_v: Option<f64>,
+    /// ‖λ − λ_exact‖∞ at t_end.
     pub final_err_lambda: Option<f64>,
     /// Significant correct digits against a published reference (None without one).
     pub scd: Option<f64>,
     /// Lower-priority residual at the last state (prioritized problems only).
     pub final_deferred_residual: Option<f64>,
+    /// Numeric factorizations (KKT or Newton matrices).
     pub factorizations: u64,
+    /// Newton iterations (stage equations).
     pub newton_iterations: u64,
+    /// Newton iterations of position projections.
     pub projection_iterations: u64,
+    /// Total wall time of the cell (init + steps + metrics); the median over `repeat` runs.
     pub wall_seconds: f64,
     /// Wall time inside the method's steps (median over `repeat` runs).
     pub step_seconds: f64,
+    /// The method's declared order in q (MethodInfo).
     pub declared_q: Option<f64>,
+    /// Declared order in v.
     pub declared_v: Option<f64>,
+    /// Declared order in λ.
     pub declared_lambda: Option<f64>,
     /// The values of [`runs::MEASURES`], in that order (an experiment's accuracy measure
     /// is one of them).
@@ -130,18 +158,28 @@ pub struct Trace {
 
 /// One line of `orders.csv`.
 #[derive(Clone, Debug)]
-#[allow(missing_docs)]
 pub struct Order {
+    /// Problem id.
     pub problem: String,
+    /// Problem parameters of this cell (JSON).
     pub problem_params: String,
+    /// Method label with its parameters (one curve per variant in figures).
     pub variant: String,
+    /// `q`, `v` or `lambda`.
     pub quantity: String,
+    /// Fitted slope of log(err) against log(h) (`observed_order`; none with too few points).
     pub observed: Option<f64>,
+    /// The method's declared order (`expected_order`).
     pub expected: Option<f64>,
+    /// Smallest h in the fit range.
     pub h_min: Option<f64>,
+    /// Largest h in the fit range.
     pub h_max: Option<f64>,
+    /// Points in the fit.
     pub points: u64,
+    /// Coefficient of determination of the fit.
     pub r2: Option<f64>,
+    /// Why there is no fit, if so.
     pub note: String,
 }
 
@@ -168,14 +206,20 @@ pub struct Results {
 
 /// A reference curve `x^x_exp · y^y_exp · h^h_exp = value` (see the runner's spec).
 #[derive(Clone, Debug, PartialEq)]
-#[allow(missing_docs)]
 pub struct Annotation {
+    /// Swept method parameter on the horizontal axis.
     pub x: String,
+    /// Swept method parameter on the vertical axis.
     pub y: String,
+    /// Exponent of `x`.
     pub x_exp: f64,
+    /// Exponent of `y` (0: a vertical line).
     pub y_exp: f64,
+    /// Exponent of the step size `h`.
     pub h_exp: f64,
+    /// Right-hand side of `x^x_exp · y^y_exp · h^h_exp = value`.
     pub value: f64,
+    /// Legend text of the curve.
     pub label: String,
 }
 

@@ -12,33 +12,33 @@ use std::path::Path;
 pub struct RunRecord {
     /// See [`driftlab_core::schema::runs`] for every field.
     pub experiment: String,
-    #[allow(missing_docs)]
+    /// Cell index within the experiment.
     pub cell: usize,
-    #[allow(missing_docs)]
+    /// Problem id.
     pub problem: String,
-    #[allow(missing_docs)]
+    /// Problem parameters of this cell (JSON).
     pub problem_params: String,
-    #[allow(missing_docs)]
+    /// Method id (`+projection` when decorated).
     pub method: String,
-    #[allow(missing_docs)]
+    /// Method label with its parameters (one curve per variant in figures).
     pub variant: String,
-    #[allow(missing_docs)]
+    /// Method and projection parameters (JSON).
     pub params: String,
-    #[allow(missing_docs)]
+    /// Step size (snapped so that t_end/h is an integer); error-controlled cells: the mean accepted step t_end/steps.
     pub h: f64,
-    #[allow(missing_docs)]
+    /// End time.
     pub t_end: f64,
-    #[allow(missing_docs)]
+    /// Faer threads inside the cell.
     pub threads: usize,
-    #[allow(missing_docs)]
+    /// `status = ok`: the run reached its end time.
     pub ok: bool,
-    #[allow(missing_docs)]
+    /// Last time reached before the failure (null if ok).
     pub fail_time: Option<f64>,
     /// Stable tag of the failure ([`driftlab_core::RunError::kind`], `build` or `panic`).
     pub fail_kind: Option<String>,
-    #[allow(missing_docs)]
+    /// The typed error's message with its numbers (null if ok).
     pub fail_reason: Option<String>,
-    #[allow(missing_docs)]
+    /// Steps completed (accepted steps of an error-controlled cell).
     pub steps: usize,
     /// Tolerances of an error-controlled cell.
     pub tolerances: Option<driftlab_core::Tolerances>,
@@ -52,15 +52,15 @@ pub struct RunRecord {
     pub reports: driftlab_core::StepReportSummary,
     /// The method's own named counters.
     pub counters: Vec<(&'static str, usize)>,
-    #[allow(missing_docs)]
+    /// Total wall time of the cell (init + steps + metrics); the median over `repeat` runs.
     pub wall_seconds: f64,
-    #[allow(missing_docs)]
+    /// Wall time inside the method's steps; the median over `repeat` runs.
     pub step_seconds: f64,
     /// Runs behind the times.
     pub repeat: usize,
     /// Range of the step times over the runs.
     pub step_seconds_min: f64,
-    #[allow(missing_docs)]
+    /// Largest step time over the runs.
     pub step_seconds_max: f64,
     /// Declared orders (q, v, λ).
     pub declared: driftlab_core::DeclaredOrders,

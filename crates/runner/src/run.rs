@@ -81,7 +81,7 @@ fn median(x: &mut [f64]) -> f64 {
     }
 }
 
-/// Build `cell`'s problem and method from `registry` and run them through [`drive`], feeding
+/// Build `cell`'s problem and method from `registry` and run them through [`drive()`], feeding
 /// `observers`: the one place where a cell becomes a run (the runner's rows and the CLI's
 /// `simulate` both come from here).
 pub fn drive_cell(
