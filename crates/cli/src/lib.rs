@@ -457,6 +457,12 @@ fn one_cell_spec(
     let mut spec = toml::Table::new();
     spec.insert("schema_version".into(), i64::from(SCHEMA_VERSION).into());
     spec.insert("name".into(), "simulate".into());
+    // The step budget of a direct `drive` (`Schedule::fixed`), not the spec default.
+    let budget = driftlab_core::Schedule::fixed(h, h).max_steps;
+    spec.insert(
+        "max_steps".into(),
+        i64::try_from(budget).unwrap_or(i64::MAX).into(),
+    );
     if let Some(t) = t_end {
         spec.insert("t_end".into(), t.into());
     }

@@ -160,7 +160,15 @@ impl StepReportSummary {
     pub fn add(&mut self, r: &StepReport) {
         self.newton_iterations_max = self.newton_iterations_max.max(r.newton_iterations);
         if let Some(e) = r.error {
-            self.error_max = Some(self.error_max.map_or(e, |m| m.max(e)));
+            // A NaN estimate stays NaN (f64::max would drop it).
+            let worst = |m: f64| {
+                if m.is_nan() || e.is_nan() {
+                    f64::NAN
+                } else {
+                    m.max(e)
+                }
+            };
+            self.error_max = Some(self.error_max.map_or(e, worst));
         }
     }
 }

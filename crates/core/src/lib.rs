@@ -5,8 +5,12 @@
 //! * [`system`]: the [`MechanicalSystem`] trait for the index-3 DAE
 //!   `M(q) v' = f(t, q, v) − Φ_q(t, q)ᵀ λ`, `q' = v`, `Φ(t, q) = 0`, and the
 //!   [`SemiExplicitDae`] trait for index-1 systems `x' = f(t, x, z)`, `0 = g(t, x, z)`.
-//! * [`method`]: the [`Method`] trait (a method implements one step, never a loop) and
-//!   its declared metadata [`MethodInfo`].
+//!   Optional capabilities are traits of their own behind accessors: [`ConstraintHessian`],
+//!   [`TangentMatrices`], [`Unilateral`], [`Prioritized`].
+//! * [`method`]: the [`Method`] trait (a method implements one step, never a loop), its
+//!   typed form for mechanical systems [`MechanicalMethod`], and the declared metadata
+//!   [`MethodInfo`].
+//! * [`schema`]: every column of the runs, traces and orders tables, defined once.
 //! * [`observe`]: observers that sample constraint residuals, energy and errors.
 //! * [`drive()`]: **the only time loop in the workspace**.
 //! * [`error`]: typed failures carrying the numbers that explain them.

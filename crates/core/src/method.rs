@@ -212,7 +212,7 @@ pub trait Method: Send {
     fn stats(&self) -> MethodStats;
     /// The method's own named counters beyond [`MethodStats`] (e.g. how many steps each
     /// regime of a switching method took), cumulative over the run; the runner writes
-    /// them to the runs table's `counters` column. A decorator appends its inner
+    /// them to the runs table's `counters` column. A decorator forwards its inner
     /// method's. Default: none.
     fn counters(&self) -> Vec<(&'static str, usize)> {
         Vec::new()
@@ -243,7 +243,9 @@ pub trait Method: Send {
 /// `impl<T: MechanicalMethod> Method for T` does the form dispatch for all of them: another
 /// form is refused at `init` ([`MethodError::UnsupportedForm`]) and at `step`/`refresh`
 /// ([`StepError::NotReady`]), so no method matches on [`SystemRef`] itself. See [`Method`]
-/// for what each function must do.
+/// for what each function must do. (With both traits in scope, call the shared names
+/// through one of them, e.g. `Method::info(&m)`: the blanket impl gives a
+/// `MechanicalMethod` both.)
 pub trait MechanicalMethod: Send {
     /// Declared properties.
     fn info(&self) -> MethodInfo;
@@ -283,8 +285,11 @@ pub trait MechanicalMethod: Send {
 }
 
 impl<T: MechanicalMethod> Method for T {
+    /// The declared properties, with `forms` = mechanical (what this impl accepts).
     fn info(&self) -> MethodInfo {
-        MechanicalMethod::info(self)
+        let mut i = MechanicalMethod::info(self);
+        i.forms = vec![SystemForm::Mechanical];
+        i
     }
     fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
         match sys {

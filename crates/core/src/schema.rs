@@ -104,6 +104,7 @@ pub mod runs {
         RELAXATIONS: "relaxations", Count, "1", "emergency relaxations: constraint restored over several steps (`recovery`)";
         SYMBOLIC_ANALYSES: "symbolic_analyses", Count, "1", "symbolic analyses (once per sparse structure)";
         SOLVES: "solves", Count, "1", "linear solves (incl. refinement)";
+        REFINEMENT_STEPS: "refinement_steps", Count, "1", "iterative-refinement steps of the KKT solves";
         NEWTON_MAX_PER_STEP: "newton_max_per_step", Count, "1", "most Newton iterations one accepted step took (0 without Newton)";
         ERROR_ESTIMATE_MAX: "error_estimate_max", OptReal, "1", "largest scaled local error estimate of an accepted step (≤ 1 under error control; null for methods without an estimate)";
         COUNTERS: "counters", Text, "—", "the method's own counters (JSON object, e.g. hybrid's `soft_steps`, `baumgarte_steps`, `projected_steps`; `{}` when none)";

@@ -99,7 +99,7 @@ impl ReferenceSolution {
 /// ```
 ///
 /// Derivatives are hand-coded and property-tested against central finite differences
-/// (`driftlab-problems/tests/conformance.rs`). The trait is object safe; all outputs are
+/// (`driftlab_problems::conformance`, run over the catalog and callable on any problem). The trait is object safe; all outputs are
 /// written into caller-provided slices so that a step allocates nothing.
 pub trait MechanicalSystem: Send + Sync {
     /// What the problem is.

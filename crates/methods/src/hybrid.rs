@@ -206,10 +206,10 @@ impl MechanicalMethod for Hybrid {
                 ..Default::default()
             };
             let r = project_position(kkt, &mass, &mut state.q, &mut eval, &params)
-                .map_err(|e| linear_error(t, e))?;
+                .map_err(|e| crate::projection::projection_error(t, e))?;
             s.mass(&state.q, &mut mass);
             project_velocity(kkt, &mass, &state.q, &mut state.v, &mut eval)
-                .map_err(|e| linear_error(t, e))?;
+                .map_err(|e| crate::projection::projection_error(t, e))?;
             self.iterations += r.iterations;
             report.projection_iterations = r.iterations;
             report.factorizations += r.iterations + 1;

@@ -14,6 +14,8 @@
 //! `r²h²δ² + (3gh²y + r²(h²μ − 1))δ + 3gh(v + yμh − gh) = 0`,
 //! whose root near the explicit step `δ ≈ 3hgv/r²` is taken in the cancellation-free form
 //! `δ = C / q`, `q = −½(B − √(B² − 4AC))` (B < 0). A negative discriminant fails the step.
+//! Declared global order 1 in q, v and λ (implicit Euler on an ODE), which holds only
+//! while the drifting constraint has not destroyed the solution — the point of the seed.
 
 use crate::implicit_euler_pendulum::{
     consistent_mu, implicit_euler_update, pendulum_data, NoParams, PendulumData,

@@ -22,6 +22,8 @@
 //! `x_k² + y_k² − r²` from A "on the solution" and prints `−2gh²(y_k − h v_k)` in one
 //! line where its derivation has `(y_k + h v_k)`; here `A` is the exact `X² + Y² − r²`, so
 //! the scheme agrees with the Newton version `implicit-euler` to round-off (test).
+//! Declared global order 1 in q, v and λ, as implicit Euler (BDF1) on the index-3 form
+//! (Lötstedt & Petzold, Math. Comp. 46 (1986); `implicit-euler`'s citation).
 
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,

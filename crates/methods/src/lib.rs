@@ -1,12 +1,13 @@
 //! # driftlab-methods
 //!
-//! The method catalog: one file per method (parameters, the [`Method`] implementation,
+//! The method catalog: one file per method (parameters, the [`driftlab_core::MechanicalMethod`] (or, for
+//! a method that also takes index-1 DAEs, [`Method`]) implementation,
 //! declared [`MethodInfo`] with citation), stabilizations that can wrap any method as
 //! decorators ([`projection::Projected`]), and [`catalog`] with one line per method.
 //!
 //! Adding a method: write `src/<name>.rs` with a parameter struct
-//! (`#[serde(deny_unknown_fields, default)]`), the method type implementing [`Method`]
-//! (one step; never a time loop), an `info()` with declared orders and citation, and
+//! (`#[serde(deny_unknown_fields, default)]`), the method type implementing
+//! [`driftlab_core::MechanicalMethod`] (one step; never a time loop), an `info()` with declared orders and citation, and
 //! `pub fn entry() -> MethodEntry` (id, `info`, `build` from the parameter table,
 //! `defaults`); then add `pub mod <name>;` and `<name>::entry()` to [`catalog`]. The
 //! convergence and invariant tests pick it up from the catalog. A method in a user's own

@@ -2,7 +2,8 @@
 //!
 //! The problem catalog: one file per problem (system + equations + citation + reference
 //! solution), and [`catalog`] with one line per entry. Everything else — the CLI, the
-//! runner, the conformance suite (`tests/conformance.rs`) — reads the catalog.
+//! runner, the conformance suite (`tests/conformance.rs`, over the public [`conformance`]
+//! checks) — reads the catalog.
 //!
 //! Adding a problem: write `src/<name>.rs` with a parameter struct
 //! (`#[serde(deny_unknown_fields, default)]`), the system (implement
@@ -15,6 +16,7 @@ pub mod andrews;
 pub mod bricard;
 pub mod car_axis;
 pub mod circle_rotor;
+pub mod conformance;
 pub mod consistency;
 pub mod elliptic;
 pub mod frobenius;

@@ -15,7 +15,7 @@ pub struct Cell {
     pub problem: String,
     /// Problem parameters (one sweep point).
     pub problem_params: toml::Table,
-    /// Method id (catalog).
+    /// Method id in the registry.
     pub method_id: String,
     /// Method name as reported: id plus `+projection` when decorated.
     pub method: String,
@@ -121,6 +121,16 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
                             bad(format!("[[methods]] entry {} (`{}`): {e}", mi + 1, ms.id))
                         })?;
                     let info = m.info();
+                    if !(info.id == ms.id || info.id.starts_with(&format!("{}+", ms.id))) {
+                        return Err(bad(format!(
+                            "[[methods]] entry {} (`{}`): the registry entry builds a method whose \
+                             MethodInfo::id is `{}`; rows are keyed by that id, so the entry's id \
+                             and its info().id must agree — fix the entry",
+                            mi + 1,
+                            ms.id,
+                            info.id
+                        )));
+                    }
                     let stepping = stepping_of(spec, ms).map_err(|m| {
                         bad(format!("[[methods]] entry {} (`{}`): {m}", mi + 1, ms.id))
                     })?;

@@ -1,6 +1,7 @@
 //! # driftlab-runner
 //!
-//! Experiments as data: a TOML [`spec::Spec`] expands to [`cell::Cell`]s (problem ×
+//! Experiments as data: a TOML [`spec::Spec`] expands, against a [`Registry`] of problems
+//! and methods (driftlab's catalogs plus a user's own), to [`cell::Cell`]s (problem ×
 //! method × parameters × h × threads), which run in parallel with rayon — each cell
 //! through [`driftlab_core::drive()`], the one time loop, with faer sequential inside —
 //! and become rows. The output folder (default `reports/<experiment>/`) receives
@@ -11,7 +12,8 @@
 //! * `manifest.json`: spec text and hash, git revision, versions, machine, times.
 //!
 //! A failed cell (diverged, Newton failure, unsupported form, even a panic) is a row with
-//! `status = failed`, its `fail_time` and `fail_reason`; nothing is dropped.
+//! `status = failed`, its `fail_time`, `fail_kind` (the typed error's tag) and
+//! `fail_reason`; nothing is dropped.
 
 pub mod cell;
 pub mod error;

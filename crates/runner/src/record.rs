@@ -10,7 +10,7 @@ use std::path::Path;
 /// One row of `runs`.
 #[derive(Clone, Debug, Default)]
 pub struct RunRecord {
-    /// See [`driftlab_core::schema::runs`] for every field.
+    /// Spec name (the columns are defined in [`driftlab_core::schema::runs`]).
     pub experiment: String,
     /// Cell index within the experiment.
     pub cell: usize,
@@ -58,7 +58,7 @@ pub struct RunRecord {
     pub step_seconds: f64,
     /// Runs behind the times.
     pub repeat: usize,
-    /// Range of the step times over the runs.
+    /// Smallest step time over the runs.
     pub step_seconds_min: f64,
     /// Largest step time over the runs.
     pub step_seconds_max: f64,
@@ -202,6 +202,9 @@ const WRITERS: &[(ColumnDef, Writer)] = &[
         Value::Count(r.stats.symbolic_analyses)
     }),
     (runs::SOLVES, |r| Value::Count(r.stats.solves)),
+    (runs::REFINEMENT_STEPS, |r| {
+        Value::Count(r.stats.refinement_steps)
+    }),
     (runs::NEWTON_MAX_PER_STEP, |r| {
         Value::Count(r.reports.newton_iterations_max)
     }),

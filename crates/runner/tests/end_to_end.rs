@@ -286,4 +286,19 @@ fn readme_documents_every_run_column() {
         let row = format!("| `{}` | {kind} | {} | {meaning} |", c.name, c.unit);
         assert!(readme.contains(&row), "README lacks the row\n{row}");
     }
+    // …and no row for a column the schema no longer has.
+    let table = readme
+        .split("| column | type | unit | meaning |")
+        .nth(1)
+        .unwrap_or_default();
+    let rows = table
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with("| `"))
+        .count();
+    assert_eq!(
+        rows,
+        runs::ALL.len(),
+        "README runs table rows vs schema columns"
+    );
 }

@@ -1,7 +1,8 @@
 //! # driftlab-solver
 //!
-//! Linear algebra for constrained dynamics, on faer only. It knows no problems and no
-//! methods: it sees patterns, values and closures.
+//! Linear algebra for constrained dynamics, on faer. It knows no particular problem and
+//! no method: it sees patterns, values and closures, and through [`ConstraintsAt`] the
+//! constraint functions of any `driftlab_core::MechanicalSystem`.
 //!
 //! * [`kkt`]: the saddle-point matrix `K = [[A, Bᵀ], [B, −C]]` (A = mass or iteration
 //!   matrix, B = constraint Jacobian, C = optional regularization) assembled into a fixed

@@ -1,9 +1,12 @@
 //! The user's crate end to end: its spec runs through driftlab's runner with the user's
 //! registry, every fitted order lies within ±0.15 of the declared one (the band of
-//! driftlab-runner's convergence suite), the report draws the user's problem, and the
-//! user's binary lists and describes its own entries.
+//! driftlab-runner's convergence suite), the report draws the user's problem, the user's
+//! binary lists and describes its own entries, and the user's problem passes the
+//! conformance checks driftlab's catalog problems pass.
 
-use driftlab_example_user::registry;
+use driftlab_example_user::{registry, spring_dumbbell};
+use driftlab_problems::conformance::{check_exact_solution, check_initial_state, check_mechanical};
+use driftlab_problems::Problem;
 use driftlab_runner::{run_spec, RunOptions, Spec};
 use std::path::Path;
 
@@ -65,4 +68,31 @@ fn the_users_binary_lists_and_describes_its_own_entries() {
         "0.5",
     ]);
     assert!(sim.contains("status: ok (50 steps"), "{sim}");
+}
+
+#[test]
+fn the_users_problem_passes_driftlab_conformance() {
+    let Problem::Mechanical(s) =
+        (spring_dumbbell::entry().build)(&toml::Table::new()).expect("defaults build")
+    else {
+        panic!("spring-dumbbell is a mechanical system");
+    };
+    let sys = driftlab_core::SystemRef::Mechanical(s.as_ref());
+    let mut failures: Vec<String> =
+        [check_initial_state("spring-dumbbell", sys), check_exact_solution("spring-dumbbell", sys)]
+            .into_iter()
+            .filter_map(Result::err)
+            .collect();
+    // Perturbations (dq, v, t) in the ranges the catalog suite draws from (dq ∈ [−1, 1],
+    // v ∈ [−2, 2], t ∈ [0, 3]), fixed so that the test is deterministic.
+    let states: [(&[f64], &[f64], f64); 4] = [
+        (&[0.0], &[0.0], 0.0),
+        (&[0.3, -0.8, 0.5, 0.1], &[1.5, -0.4, 0.9, -2.0, 0.7], 0.4),
+        (&[-1.0, 0.6, -0.2, 0.9], &[-1.1, 2.0, 0.3, -0.6, 1.8], 1.7),
+        (&[0.75, 0.25], &[-2.0, 1.25, -0.5], 2.9),
+    ];
+    for (dq, v, t) in states {
+        failures.extend(check_mechanical("spring-dumbbell", s.as_ref(), dq, v, t).err());
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
