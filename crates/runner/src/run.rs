@@ -107,27 +107,8 @@ pub fn drive_cell(
 
 /// Run one cell once; never panics outward (a panic in a method becomes a failed row).
 fn run_cell_once(registry: &Registry, experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
-    let mut rec = RunRecord {
-        experiment: experiment.to_string(),
-        cell: cell.index,
-        problem: cell.problem.clone(),
-        problem_params: json_of(&cell.problem_params),
-        method: cell.method.clone(),
-        variant: cell.variant.clone(),
-        params: cell.params_json(),
-        h: cell.h,
-        t_end: cell.t_end,
-        threads: cell.threads,
-        tolerances: cell.adaptive.map(|a| a.tol),
-        declared: cell.info.orders,
-        ..Default::default()
-    };
-    let empty = CellTrace {
-        cell: cell.index,
-        samples: Array2::zeros((0, 8)),
-        q: None,
-        v: None,
-    };
+    let mut rec = base_record(experiment, cell);
+    let empty = empty_trace(cell);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         driftlab_methods::set_kkt_threads(cell.threads);
         let mut metrics = MetricsObserver::new(cell.trace_stride);
@@ -162,6 +143,35 @@ fn run_cell_once(registry: &Registry, experiment: &str, cell: &Cell) -> (RunReco
             rec.fail_reason = Some(format!("internal error (panic): {msg}"));
             (rec, empty)
         }
+    }
+}
+
+/// The row of `cell` before it runs: what the cell is, nothing measured yet.
+fn base_record(experiment: &str, cell: &Cell) -> RunRecord {
+    RunRecord {
+        experiment: experiment.to_string(),
+        cell: cell.index,
+        problem: cell.problem.clone(),
+        problem_params: json_of(&cell.problem_params),
+        method: cell.method.clone(),
+        variant: cell.variant.clone(),
+        params: cell.params_json(),
+        h: cell.h,
+        t_end: cell.t_end,
+        threads: cell.threads,
+        tolerances: cell.adaptive.map(|a| a.tol),
+        declared: cell.info.orders,
+        ..Default::default()
+    }
+}
+
+/// A trace without samples.
+fn empty_trace(cell: &Cell) -> CellTrace {
+    CellTrace {
+        cell: cell.index,
+        samples: Array2::zeros((0, driftlab_core::schema::traces::SAMPLED.len())),
+        q: None,
+        v: None,
     }
 }
 
@@ -367,7 +377,20 @@ fn run_cells(
             .collect()
     });
     for c in multi {
-        results.push(pool(c.threads)?.install(|| run_cell(&opts.registry, experiment, c)));
+        // A pool that cannot start fails this cell's row, not the rows already computed.
+        results.push(match pool(c.threads) {
+            Ok(p) => p.install(|| run_cell(&opts.registry, experiment, c)),
+            Err(e) => {
+                let mut rec = base_record(experiment, c);
+                rec.fail_time = Some(0.0);
+                rec.fail_kind = Some("thread-pool".into());
+                rec.fail_reason = Some(format!(
+                    "cannot start a pool of {} threads for this cell: {e}",
+                    c.threads
+                ));
+                (rec, empty_trace(c))
+            }
+        });
         bar.inc(1);
     }
     bar.finish_and_clear();
