@@ -19,6 +19,13 @@ fn bench_steps(c: &mut Criterion) {
         for (label, id, params, proj) in [
             ("taylor", "taylor", "", None),
             ("baumgarte", "baumgarte", "xi = 1.0\nomega_n = 20.0", None),
+            (
+                "generalized-alpha",
+                "generalized-alpha",
+                "rho_inf = 0.9",
+                None,
+            ),
+            ("rattle", "rattle", "", None),
             ("taylor+projection", "taylor", "", Some("tol = 1e-10")),
         ] {
             let params: toml::Table = params.parse().expect("toml");

@@ -333,11 +333,11 @@ impl MechanicalMethod for Baumgarte {
             return Err(driftlab_core::method::not_ready("baumgarte", state.t));
         };
         let t = state.t;
+        solver.load(s, t, &state.q, &state.v);
         s.constraints(t, &state.q, &mut self.phi);
-        s.jacobian(t, &state.q, &mut self.jac);
         s.phi_t(t, &state.q, &mut self.phit);
-        s.jacobian_pattern()
-            .mul_vec(&self.jac, &state.v, &mut self.bias, false);
+        let (jp, jac) = solver.jacobian();
+        jp.mul_vec(jac, &state.v, &mut self.bias, false);
         // Φ̃ = Φ + a₀ + a₁ t (zero offsets unless `offset`), Φ̃' = Φ_q v + Φ_t + a₁.
         let norm = self
             .phi
@@ -356,11 +356,10 @@ impl MechanicalMethod for Baumgarte {
             self.bias[r] =
                 -2.0 * alpha * phidot - beta * beta * phi - self.p.k_i * self.integral[r];
         }
-        solver.solve(
+        solver.solve_loaded(
             s,
             t,
             &state.q,
-            &state.v,
             Some(&self.bias),
             &mut state.a,
             &mut state.lambda,

@@ -175,6 +175,8 @@ pub fn kkt_failure(
 pub struct AccelerationSolver {
     kkt: KktSolver,
     mass: Vec<f64>,
+    /// Φ_q's pattern, built once (a problem may assemble it on every call).
+    jp: driftlab_core::SparsityPattern,
     jac: Vec<f64>,
     f: Vec<f64>,
     gamma: Vec<f64>,
@@ -199,10 +201,12 @@ impl AccelerationSolver {
         let d = sys.dims();
         let kkt = KktSolver::new(&kkt_pattern(sys), choice.options())
             .map_err(|e| linear_error(0.0, e))?;
+        let jp = sys.jacobian_pattern();
         Ok(Self {
             kkt,
             mass: vec![0.0; sys.mass_pattern().nnz()],
-            jac: vec![0.0; sys.jacobian_pattern().nnz()],
+            jac: vec![0.0; jp.nnz()],
+            jp,
             f: vec![0.0; d.n],
             gamma: vec![0.0; d.m],
             rhs: vec![0.0; d.n + d.m],
@@ -213,7 +217,8 @@ impl AccelerationSolver {
     }
 
     /// Solve for `(a, λ)` at `(t, q, v)` with the acceleration constraint
-    /// `Φ_q a = γ + bias` (`bias = None`: the exact hidden constraint).
+    /// `Φ_q a = γ + bias` (`bias = None`: the exact hidden constraint):
+    /// [`Self::load`] then [`Self::solve_loaded`].
     #[allow(clippy::too_many_arguments)] // inputs (t, q, v, bias) and outputs (a, λ) of one KKT solve
     pub fn solve(
         &mut self,
@@ -225,10 +230,35 @@ impl AccelerationSolver {
         a: &mut [f64],
         lambda: &mut [f64],
     ) -> Result<(), StepError> {
+        self.load(sys, t, q, v);
+        self.solve_loaded(sys, t, q, bias, a, lambda)
+    }
+
+    /// Evaluate `M(q)`, `Φ_q(t, q)`, `f(t, q, v)` and `γ(t, q, v)` for the next
+    /// [`Self::solve_loaded`]; a caller that needs `Φ_q` too reads
+    /// [`Self::jacobian`] instead of evaluating it again.
+    pub fn load(&mut self, sys: &dyn MechanicalSystem, t: f64, q: &[f64], v: &[f64]) {
         sys.mass(q, &mut self.mass);
         sys.jacobian(t, q, &mut self.jac);
         sys.forces(t, q, v, &mut self.f);
         sys.curvature(t, q, v, &mut self.gamma);
+    }
+
+    /// `Φ_q` of the last [`Self::load`] and its pattern.
+    pub fn jacobian(&self) -> (&driftlab_core::SparsityPattern, &[f64]) {
+        (&self.jp, &self.jac)
+    }
+
+    /// Factor and solve with the values of the last [`Self::load`] at `(t, q)`.
+    pub fn solve_loaded(
+        &mut self,
+        sys: &dyn MechanicalSystem,
+        t: f64,
+        q: &[f64],
+        bias: Option<&[f64]>,
+        a: &mut [f64],
+        lambda: &mut [f64],
+    ) -> Result<(), StepError> {
         self.kkt
             .factorize(&self.mass, &self.jac, self.tikhonov.as_deref())
             .map_err(|e| kkt_failure(sys, t, q, e))?;

@@ -52,7 +52,7 @@ use driftlab_core::{
     MethodStats, ParamError, State, StepError, StepReport,
 };
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
-use driftlab_solver::KktSolver;
+use driftlab_solver::{KktPattern, KktSolver};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of [`GeneralizedAlpha`].
@@ -115,6 +115,7 @@ pub struct GeneralizedAlpha {
     c: AlphaCoefficients,
     kkt: Option<KktSolver>,
     terms: Option<IterationTerms>,
+    work: Option<Work>,
     acc: Vec<f64>,
     /// `a_n` before the last step, restored if the controller rejects it.
     acc_before: Vec<f64>,
@@ -142,6 +143,7 @@ impl GeneralizedAlpha {
             p,
             kkt: None,
             terms: None,
+            work: None,
             acc: Vec::new(),
             acc_before: Vec::new(),
             tol: None,
@@ -262,8 +264,11 @@ impl Iterate {
     }
 }
 
-/// Work space of one step's Newton iteration.
+/// Work space of a step's Newton iteration, allocated once at `init` with the patterns
+/// of `M` and `Φ_q` (a problem may assemble those on every call).
 struct Work {
+    mp: driftlab_core::SparsityPattern,
+    jp: driftlab_core::SparsityPattern,
     a_vals: Vec<f64>,
     jac: Vec<f64>,
     f: Vec<f64>,
@@ -274,6 +279,22 @@ struct Work {
 }
 
 impl Work {
+    fn new(s: &dyn MechanicalSystem, kkt: &KktPattern) -> Self {
+        let d = s.dims();
+        let (mp, jp) = (s.mass_pattern(), s.jacobian_pattern());
+        Self {
+            a_vals: vec![0.0; kkt.a_lower.len()],
+            jac: vec![0.0; jp.nnz()],
+            mp,
+            jp,
+            f: vec![0.0; d.n],
+            mvd: vec![0.0; d.n],
+            gtl: vec![0.0; d.n],
+            phi: vec![0.0; d.m],
+            rhs: vec![0.0; d.n + d.m],
+        }
+    }
+
     /// Assemble the Newton system at the iterate: the right-hand side
     /// `−[M v̇⁺ + Φ_qᵀ λ⁺ − f⁺; Φ(t⁺, q⁺)]` in `rhs`, `Φ_q` in `jac` and the lower values
     /// of the iteration block `S_t = β′M + K_Φ + K_t + γ′C_t` (Arnold & Brüls 2007, §3)
@@ -281,10 +302,6 @@ impl Work {
     fn assemble(
         &mut self,
         s: &dyn driftlab_core::MechanicalSystem,
-        (mp, jp): (
-            &driftlab_core::SparsityPattern,
-            &driftlab_core::SparsityPattern,
-        ),
         terms: &mut IterationTerms,
         t1: f64,
         x: &Iterate,
@@ -293,11 +310,12 @@ impl Work {
         let (n, m) = (x.q.len(), x.lam.len());
         let n_mass = terms.n_mass;
         s.mass(&x.q, &mut self.a_vals[..n_mass]);
-        mp.mul_vec(&self.a_vals[..n_mass], &x.vd, &mut self.mvd, true);
+        self.mp
+            .mul_vec(&self.a_vals[..n_mass], &x.vd, &mut self.mvd, true);
         s.forces(t1, &x.q, &x.v, &mut self.f);
         s.jacobian(t1, &x.q, &mut self.jac);
         s.constraints(t1, &x.q, &mut self.phi);
-        jp.mul_transpose_vec(&self.jac, &x.lam, &mut self.gtl);
+        self.jp.mul_transpose_vec(&self.jac, &x.lam, &mut self.gtl);
         for i in 0..n {
             self.rhs[i] = -(self.mvd[i] + self.gtl[i] - self.f[i]);
         }
@@ -328,6 +346,7 @@ impl MechanicalMethod for GeneralizedAlpha {
         let s = sys;
         let (pattern, terms) = IterationTerms::layout(s);
         self.terms = Some(terms);
+        self.work = Some(Work::new(s, &pattern));
         self.kkt = Some(
             KktSolver::new(&pattern, self.p.kkt.options())
                 .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
@@ -343,7 +362,12 @@ impl MechanicalMethod for GeneralizedAlpha {
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
-        let (s, Some(kkt), Some(terms)) = (sys, self.kkt.as_mut(), self.terms.as_mut()) else {
+        let (s, Some(kkt), Some(terms), Some(w)) = (
+            sys,
+            self.kkt.as_mut(),
+            self.terms.as_mut(),
+            self.work.as_mut(),
+        ) else {
             return Err(driftlab_core::method::not_ready(
                 "generalized-alpha",
                 state.t,
@@ -351,7 +375,7 @@ impl MechanicalMethod for GeneralizedAlpha {
         };
         let c = self.c;
         let d = s.dims();
-        let (n, m) = (d.n, d.m);
+        let n = d.n;
         let t1 = state.t + h;
         // `a_n`, restored by `reject` whether this step fails or is rejected.
         self.acc_before.clone_from(&self.acc);
@@ -364,20 +388,9 @@ impl MechanicalMethod for GeneralizedAlpha {
         let bp = (1.0 - c.alpha_m) / (h * h * c.beta * (1.0 - c.alpha_f));
         let gp = c.gamma / (h * c.beta);
         let (mut x, mut a1) = Iterate::predict(&c, h, (&qn, &vn, &vdn, &an), &state.lambda);
-        let mp = s.mass_pattern();
-        let jp = s.jacobian_pattern();
-        let mut w = Work {
-            a_vals: vec![0.0; kkt.pattern().a_lower.len()],
-            jac: vec![0.0; jp.nnz()],
-            f: vec![0.0; n],
-            mvd: vec![0.0; n],
-            gtl: vec![0.0; n],
-            phi: vec![0.0; m],
-            rhs: vec![0.0; n + m],
-        };
         let mut kernel = NewtonKernel::new(NewtonOptions::full(self.p.max_iter));
         let solved = kernel.solve(|_| {
-            w.assemble(s, (&mp, &jp), terms, t1, &x, (bp, gp));
+            w.assemble(s, terms, t1, &x, (bp, gp));
             kkt.factorize(&w.a_vals, &w.jac, None)
                 .map_err(|e| linear_error(state.t, e))?;
             kkt.solve(&mut w.rhs)

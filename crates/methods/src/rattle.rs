@@ -57,6 +57,7 @@ impl Default for RattleParams {
 pub struct Rattle {
     p: RattleParams,
     kkt: Option<KktSolver>,
+    work: Option<Work>,
     init_stats: MethodStats,
     stats: MethodStats,
 }
@@ -69,6 +70,7 @@ impl Rattle {
         Ok(Self {
             p,
             kkt: None,
+            work: None,
             init_stats: MethodStats::default(),
             stats: MethodStats::default(),
         })
@@ -102,6 +104,7 @@ impl MechanicalMethod for Rattle {
         let s = sys;
         let (kkt, stats) = kkt_start(s, self.p.kkt, state)?;
         self.kkt = Some(kkt);
+        self.work = Some(Work::new(s));
         self.init_stats = stats;
         Ok(())
     }
@@ -111,58 +114,63 @@ impl MechanicalMethod for Rattle {
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
-        let (s, Some(kkt)) = (sys, self.kkt.as_mut()) else {
+        let (s, Some(kkt), Some(w)) = (sys, self.kkt.as_mut(), self.work.as_mut()) else {
             return Err(driftlab_core::method::not_ready("rattle", state.t));
         };
-        let d = s.dims();
-        let (n, m) = (d.n, d.m);
+        let n = state.q.len();
         let (t0, t1) = (state.t, state.t + h);
-        let mp = s.mass_pattern();
-        let jp = s.jacobian_pattern();
-        let mut mass = vec![0.0; mp.nnz()];
-        let mut jac0 = vec![0.0; jp.nnz()];
-        let mut f = vec![0.0; n];
-        s.mass(&state.q, &mut mass);
-        s.jacobian(t0, &state.q, &mut jac0);
-        s.forces(t0, &state.q, &state.v, &mut f);
+        s.mass(&state.q, &mut w.mass);
+        s.jacobian(t0, &state.q, &mut w.jac);
         // Start from q_n + h v_n + ½h² a_n (a_n = M⁻¹(f_n − Gₙᵀλ) with the last multiplier);
         // every correction stays in the affine family q̂ − ½h² M⁻¹ Gₙᵀ λ.
-        let mut q: Vec<f64> = (0..n)
-            .map(|i| state.q[i] + h * state.v[i] + 0.5 * h * h * state.a[i])
-            .collect();
-        kkt.factorize(&mass, &jac0, None)
+        for i in 0..n {
+            w.q[i] = state.q[i] + h * state.v[i] + 0.5 * h * h * state.a[i];
+        }
+        kkt.factorize(&w.mass, &w.jac, None)
             .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
         let mut report = StepReport {
             factorizations: 1,
             ..Default::default()
         };
-        let mut phi = vec![0.0; m];
-        let mut rhs = vec![0.0; n + m];
-        report.newton_iterations = shake(kkt, s, &self.p, state, t1, &mut q, (&mut phi, &mut rhs))?;
-        let v_half: Vec<f64> = (0..n).map(|i| (q[i] - state.q[i]) / h).collect();
-        // Velocity: [M G⁺ᵀ; G⁺ 0][v⁺; ½h μ] = [M v½ + ½h f⁺; −Φ_t].
-        let mut jac1 = vec![0.0; jp.nnz()];
-        s.mass(&q, &mut mass);
-        s.jacobian(t1, &q, &mut jac1);
-        s.forces(t1, &q, &v_half, &mut f);
-        let mut mv = vec![0.0; n];
-        mp.mul_vec(&mass, &v_half, &mut mv, true);
+        report.newton_iterations = shake(
+            kkt,
+            s,
+            &self.p,
+            state,
+            t1,
+            &mut w.q,
+            (&mut w.phi, &mut w.rhs),
+        )?;
         for i in 0..n {
-            rhs[i] = mv[i] + 0.5 * h * f[i];
+            w.v_half[i] = (w.q[i] - state.q[i]) / h;
         }
-        s.phi_t(t1, &q, &mut phi);
-        for r in 0..m {
-            rhs[n + r] = -phi[r];
+        // Velocity: [M G⁺ᵀ; G⁺ 0][v⁺; ½h μ] = [M v½ + ½h f⁺; −Φ_t].
+        s.mass(&w.q, &mut w.mass);
+        s.jacobian(t1, &w.q, &mut w.jac);
+        s.forces(t1, &w.q, &w.v_half, &mut w.f);
+        w.mp.mul_vec(&w.mass, &w.v_half, &mut w.mv, true);
+        for i in 0..n {
+            w.rhs[i] = w.mv[i] + 0.5 * h * w.f[i];
         }
-        kkt.factorize(&mass, &jac1, None)
+        s.phi_t(t1, &w.q, &mut w.phi);
+        for (r, p) in w.rhs[n..].iter_mut().zip(&w.phi) {
+            *r = -p;
+        }
+        kkt.factorize(&w.mass, &w.jac, None)
             .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
-        kkt.solve(&mut rhs)
+        kkt.solve(&mut w.rhs)
             .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
         report.factorizations += 1;
-        state.v.copy_from_slice(&rhs[..n]);
+        state.v.copy_from_slice(&w.rhs[..n]);
         // The multiplier and acceleration consistent with (q_{n+1}, v_{n+1}).
-        consistent_acceleration(kkt, s, state, (t1, &q), (&mut f, &mut phi, &mut rhs))?;
-        state.q = q;
+        consistent_acceleration(
+            kkt,
+            s,
+            state,
+            (t1, &w.q),
+            (&mut w.f, &mut w.phi, &mut w.rhs),
+        )?;
+        std::mem::swap(&mut state.q, &mut w.q);
         state.t = t1;
         self.stats.steps += 1;
         self.stats.newton_iterations += report.newton_iterations;
@@ -177,6 +185,37 @@ impl MechanicalMethod for Rattle {
             self.stats.merged(self.init_stats),
             self.kkt.as_ref().map(|k| k.stats()),
         )
+    }
+}
+
+/// Work space of a step, allocated once at `init` with the patterns of `M` and `Φ_q`.
+struct Work {
+    mp: driftlab_core::SparsityPattern,
+    mass: Vec<f64>,
+    jac: Vec<f64>,
+    f: Vec<f64>,
+    q: Vec<f64>,
+    v_half: Vec<f64>,
+    mv: Vec<f64>,
+    phi: Vec<f64>,
+    rhs: Vec<f64>,
+}
+
+impl Work {
+    fn new(s: &dyn MechanicalSystem) -> Self {
+        let d = s.dims();
+        let mp = s.mass_pattern();
+        Self {
+            mass: vec![0.0; mp.nnz()],
+            mp,
+            jac: vec![0.0; s.jacobian_pattern().nnz()],
+            f: vec![0.0; d.n],
+            q: vec![0.0; d.n],
+            v_half: vec![0.0; d.n],
+            mv: vec![0.0; d.n],
+            phi: vec![0.0; d.m],
+            rhs: vec![0.0; d.n + d.m],
+        }
     }
 }
 
@@ -207,14 +246,17 @@ fn shake(
     // (tol 0) and an iteration reports 0 once ‖Φ‖ ≤ tol, or once the residual is at
     // the round-off floor of Φ for large coordinates (a 1000-link chain reaches
     // |q| = 1000: Φ = |d|² − ℓ² carries ≈ 1e-13 of cancellation): below
-    // 1e-9 (1 + ‖q‖∞) and no longer halving (`crate::roundoff`).
+    // 1e-9 (1 + ‖q‖∞) and no longer halving (`crate::roundoff`). A residual that grows
+    // (θ ≥ 0.99) ends the iteration at once: the frozen matrix at q_n no longer
+    // contracts (past the step's stability limit, e.g. the spinning spatial chain at
+    // h ω_max > 2), and iterating on would only overflow Φ to ∞ and report that.
     let mut kernel = NewtonKernel::new(NewtonOptions {
         tol: 0.0,
         max_iter: p.max_iter + 1,
         floor: 0.0,
         predict: false,
         carry_eta: false,
-        stop_on_growth: false,
+        stop_on_growth: true,
     });
     let tol = p.tol;
     let mut res = f64::NAN;
