@@ -35,6 +35,11 @@ pub struct Schedule {
     pub divergence_factor: f64,
     /// Error-controlled steps instead of fixed ones (`h` and `n_steps` are then unused).
     pub adaptive: Option<Adaptive>,
+    /// Evaluate the metrics (residuals, energy, errors) after every `metrics_stride`-th
+    /// step only, and after the first and the last state and whenever an observer
+    /// [`wants`](Observer::wants) the step (1 = every step). The run's maxima are then
+    /// maxima over the evaluated states; their cost is [`RunOutcome::observe_seconds`].
+    pub metrics_stride: usize,
 }
 
 /// An error-controlled schedule.
@@ -83,6 +88,7 @@ impl Schedule {
             max_steps: 50_000_000,
             divergence_factor: 1e6,
             adaptive: None,
+            metrics_stride: 1,
         }
     }
     /// Error-controlled steps over `adaptive.t_end`.
@@ -93,6 +99,7 @@ impl Schedule {
             max_steps: 50_000_000,
             divergence_factor: 1e6,
             adaptive: Some(adaptive),
+            metrics_stride: 1,
         }
     }
     /// End time.
@@ -290,6 +297,7 @@ struct Loop<'s> {
     state: State,
     last_good: State,
     evaluator: MetricsEvaluator,
+    metrics_stride: usize,
     bound: f64,
     out: RunOutcome,
 }
@@ -316,6 +324,7 @@ impl<'s> Loop<'s> {
         Self {
             sys,
             evaluator: MetricsEvaluator::new(sys, &state),
+            metrics_stride: schedule.metrics_stride.max(1),
             last_good: state.clone(),
             state,
             bound: schedule.divergence_factor * (1.0 + q0),
@@ -337,8 +346,14 @@ impl<'s> Loop<'s> {
         self.out
     }
 
-    /// Metrics of the current state to every observer.
+    /// Metrics of the current state to every observer, on the steps the metrics stride
+    /// or an observer asks for, and on the last.
     fn observe(&mut self, step: usize, last: bool, observers: &mut [&mut dyn Observer]) {
+        let due =
+            last || step % self.metrics_stride == 0 || observers.iter().any(|o| o.wants(step));
+        if !due {
+            return;
+        }
         let clock = Instant::now();
         let m = self.evaluator.evaluate(self.sys, &self.state);
         for o in observers.iter_mut() {

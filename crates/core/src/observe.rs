@@ -4,6 +4,7 @@
 //! methods); observers decide what to keep: [`MetricsObserver`] keeps maxima/finals over
 //! **every** step and a trace at a stride, [`TrajectoryRecorder`] keeps full states.
 
+use crate::pattern::SparsityPattern;
 use crate::state::State;
 use crate::system::SystemRef;
 
@@ -40,6 +41,8 @@ pub struct MetricsEvaluator {
     scale: f64,
     phi: Vec<f64>,
     jac: Vec<f64>,
+    /// Φ_q's pattern (built once: a problem may assemble it on every call).
+    pattern: SparsityPattern,
     gamma: Vec<f64>,
     phit: Vec<f64>,
     jv: Vec<f64>,
@@ -78,6 +81,7 @@ impl MetricsEvaluator {
                 let h0 = s
                     .energy(initial.t, &initial.q, &initial.v)
                     .unwrap_or(f64::NAN);
+                let pattern = s.jacobian_pattern();
                 let deferred = s
                     .prioritized()
                     .map(|p| p.priorities())
@@ -88,7 +92,8 @@ impl MetricsEvaluator {
                     h0,
                     scale: h0.abs().max(s.energy_scale()),
                     phi: vec![0.0; d.m],
-                    jac: vec![0.0; s.jacobian_pattern().nnz()],
+                    jac: vec![0.0; pattern.nnz()],
+                    pattern,
                     gamma: vec![0.0; d.m],
                     phit: vec![0.0; d.m],
                     jv: vec![0.0; d.m],
@@ -103,6 +108,7 @@ impl MetricsEvaluator {
                     scale: f64::NAN,
                     phi: vec![0.0; nz],
                     jac: Vec::new(),
+                    pattern: SparsityPattern::new(0, 0, Vec::new()),
                     gamma: Vec::new(),
                     phit: Vec::new(),
                     jv: Vec::new(),
@@ -139,7 +145,7 @@ impl MetricsEvaluator {
                 }
                 let pos = inf_norm(&self.phi);
                 s.jacobian(t, &state.q, &mut self.jac);
-                let pat = s.jacobian_pattern();
+                let pat = &self.pattern;
                 pat.mul_vec(&self.jac, &state.v, &mut self.jv, false);
                 s.phi_t(t, &state.q, &mut self.phit);
                 for (a, b) in self.jv.iter_mut().zip(&self.phit) {
@@ -210,6 +216,13 @@ pub trait Observer {
         step: usize,
         last: bool,
     );
+
+    /// Whether this observer needs the metrics of `step` even when the schedule's
+    /// metrics stride skips it (a trace sampling that step). Default: no.
+    fn wants(&self, step: usize) -> bool {
+        let _ = step;
+        false
+    }
 }
 
 /// One sampled point of a trace.
@@ -338,6 +351,10 @@ impl Observer for MetricsObserver {
             self.trace.push(*m);
         }
     }
+
+    fn wants(&self, step: usize) -> bool {
+        self.stride > 0 && step % self.stride == 0
+    }
 }
 
 /// Records full states (and their metrics) every `stride` steps.
@@ -369,5 +386,9 @@ impl Observer for TrajectoryRecorder {
         if (step % self.stride == 0 || last) && self.points.last().map(|p| p.1.t) != Some(m.t) {
             self.points.push((state.clone(), *m));
         }
+    }
+
+    fn wants(&self, step: usize) -> bool {
+        step % self.stride == 0
     }
 }

@@ -110,9 +110,12 @@ pub mod runs {
         COUNTERS: "counters", Text, "—", "the method's own counters (JSON object, e.g. hybrid's `soft_steps`, `baumgarte_steps`, `projected_steps`; `{}` when none)";
         WALL_SECONDS: "wall_seconds", Real, "s", "total wall time of the cell (init + steps + metrics); the median over `repeat` runs";
         STEP_SECONDS: "step_seconds", Real, "s", "wall time inside the method's steps; the median over `repeat` runs";
+        OBSERVE_SECONDS: "observe_seconds", Real, "s", "wall time evaluating the metrics (every `metrics_stride` steps) and feeding the observers, apart from the steps; the median over `repeat` runs";
+        METRICS_STRIDE: "metrics_stride", Count, "1", "steps between metric evaluations (spec key `metrics_stride`; 1 = every step): the maxima are over the evaluated states";
         REPEAT: "repeat", Count, "1", "runs of the cell behind the times (spec key `repeat`)";
         STEP_SECONDS_MIN: "step_seconds_min", OptReal, "s", "smallest step time over the runs";
         STEP_SECONDS_MAX: "step_seconds_max", OptReal, "s", "largest step time over the runs";
+        PEAK_HEAP_BYTES: "peak_heap_bytes", OptReal, "B", "measured peak heap bytes the cell's first run added on its thread (problem, method, solver, metrics, traces), counted by the binary's allocator (null without it); a measurement like the times, not part of the deterministic columns";
         DECLARED_ORDER_Q: "declared_order_q", OptReal, "1", "the method's declared order in q (MethodInfo)";
         DECLARED_ORDER_V: "declared_order_v", OptReal, "1", "declared order in v";
         DECLARED_ORDER_LAMBDA: "declared_order_lambda", OptReal, "1", "declared order in λ";
@@ -127,6 +130,19 @@ pub mod runs {
         MAX_ENERGY_REL_ERROR,
         MAX_POS_RESIDUAL,
         FINAL_DEFERRED_RESIDUAL,
+    ];
+
+    /// The measured columns: wall-clock times and heap use. Every other column is
+    /// bitwise identical across repeated runs and across thread counts of both kinds
+    /// (cells side by side, faer threads inside a cell) — except `cell` and `threads`
+    /// themselves (test `determinism` of the runner).
+    pub const MEASURED: [ColumnDef; 6] = [
+        WALL_SECONDS,
+        STEP_SECONDS,
+        OBSERVE_SECONDS,
+        STEP_SECONDS_MIN,
+        STEP_SECONDS_MAX,
+        PEAK_HEAP_BYTES,
     ];
 
     /// The column named `name`.

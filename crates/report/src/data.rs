@@ -71,6 +71,9 @@ pub struct Run {
     pub wall_seconds: f64,
     /// Wall time inside the method's steps (median over `repeat` runs).
     pub step_seconds: f64,
+    /// Measured peak heap bytes of the cell (`runs::PEAK_HEAP_BYTES`; `None` when not
+    /// measured).
+    pub peak_heap_bytes: Option<f64>,
     /// The method's declared order in q (MethodInfo).
     pub declared_q: Option<f64>,
     /// Declared order in v.
@@ -377,6 +380,7 @@ struct RunColumns {
     counters: [Vec<u64>; 3],
     wall: Vec<Option<f64>>,
     step_seconds: Vec<Option<f64>>,
+    peak_heap_bytes: Vec<Option<f64>>,
     measures: Vec<Vec<Option<f64>>>,
     /// Declared orders in q, v, λ.
     declared: [Vec<Option<f64>>; 3],
@@ -435,6 +439,11 @@ impl RunColumns {
             ],
             wall: c.f64(runs::WALL_SECONDS)?,
             step_seconds: c.f64(runs::STEP_SECONDS)?,
+            // Results written before heap use was measured have no `peak_heap_bytes`.
+            peak_heap_bytes: match c.df.column(runs::PEAK_HEAP_BYTES.name) {
+                Ok(_) => c.f64(runs::PEAK_HEAP_BYTES)?,
+                Err(_) => vec![None; n],
+            },
             measures: runs::MEASURES
                 .iter()
                 .map(|m| c.f64(*m))
@@ -486,6 +495,7 @@ impl RunColumns {
             projection_iterations: proj[i],
             wall_seconds: self.wall[i].unwrap_or(f64::NAN),
             step_seconds: self.step_seconds[i].unwrap_or(f64::NAN),
+            peak_heap_bytes: self.peak_heap_bytes[i],
             declared_q: dq[i],
             declared_v: dv[i],
             declared_lambda: dl[i],

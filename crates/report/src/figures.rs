@@ -1161,8 +1161,8 @@ fn loglog_slope(points: &[(f64, f64)]) -> Option<f64> {
 
 /// Scaling with problem size: where one numeric problem parameter of a problem is a size
 /// (three or more positive integers spanning a decade: links of a chain), the method's
-/// step time per step (metric evaluation excluded) and the
-/// largest position residual against it, log–log, one curve per method variant at each h,
+/// step time per step (metric evaluation excluded), the
+/// largest position residual and the measured peak heap per unit of size against it, log–log, one curve per method variant at each h,
 /// with the fitted slope in the legend (1 means cost linear in the size). Failed runs are
 /// marked at the largest time per step shown.
 pub fn scaling(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathBuf>, ReportError> {
@@ -1264,8 +1264,8 @@ impl<'a> Scaling<'a> {
         }
     }
 
-    /// The scaling figure: step time per step (with fitted slopes) and largest position
-    /// residual against the size.
+    /// The scaling figure: step time per step (with fitted slopes), largest position
+    /// residual and peak heap bytes per unit of size against the size.
     fn figure(&self) -> Figure {
         Figure {
             stem: format!(
@@ -1285,6 +1285,12 @@ impl<'a> Scaling<'a> {
                     "Largest position residual",
                     "max ‖Φ‖∞",
                     &|r| r.max_pos_residual,
+                    false,
+                ),
+                self.panel(
+                    "Measured peak heap per unit of size",
+                    "peak heap bytes / size",
+                    &|r| Some(r.peak_heap_bytes? / problem_param(r, self.name)?),
                     false,
                 ),
             ],

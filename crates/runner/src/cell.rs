@@ -41,6 +41,8 @@ pub struct Cell {
     pub threads: usize,
     /// Trace stride.
     pub trace_stride: usize,
+    /// Metrics stride (1 = every step).
+    pub metrics_stride: usize,
     /// Store q, v in traces.
     pub trace_states: bool,
     /// Step budget.
@@ -181,6 +183,7 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
                                 t_end,
                                 threads,
                                 trace_stride: stride,
+                                metrics_stride: spec.metrics_stride,
                                 trace_states: spec.trace_states,
                                 max_steps: spec.max_steps,
                                 repeat: spec.repeat,

@@ -56,6 +56,13 @@ pub struct RunRecord {
     pub wall_seconds: f64,
     /// Wall time inside the method's steps; the median over `repeat` runs.
     pub step_seconds: f64,
+    /// Wall time evaluating metrics and feeding observers.
+    pub observe_seconds: f64,
+    /// Steps between metric evaluations.
+    pub metrics_stride: usize,
+    /// Measured peak heap bytes of the cell's first run (`None` without the counting
+    /// allocator, [`crate::memory`]).
+    pub peak_heap_bytes: Option<u64>,
     /// Runs behind the times.
     pub repeat: usize,
     /// Smallest step time over the runs.
@@ -214,12 +221,17 @@ const WRITERS: &[(ColumnDef, Writer)] = &[
     (runs::COUNTERS, |r| Value::Text(counters_json(&r.counters))),
     (runs::WALL_SECONDS, |r| Value::Real(r.wall_seconds)),
     (runs::STEP_SECONDS, |r| Value::Real(r.step_seconds)),
+    (runs::OBSERVE_SECONDS, |r| Value::Real(r.observe_seconds)),
+    (runs::METRICS_STRIDE, |r| Value::Count(r.metrics_stride)),
     (runs::REPEAT, |r| Value::Count(r.repeat)),
     (runs::STEP_SECONDS_MIN, |r| {
         Value::OptReal(r.step_seconds_min)
     }),
     (runs::STEP_SECONDS_MAX, |r| {
         Value::OptReal(r.step_seconds_max)
+    }),
+    (runs::PEAK_HEAP_BYTES, |r| {
+        Value::OptReal(r.peak_heap_bytes.map_or(f64::NAN, |b| b as f64))
     }),
     (runs::DECLARED_ORDER_Q, |r| {
         Value::OptReal(r.declared.q.unwrap_or(f64::NAN))

@@ -55,17 +55,22 @@ pub struct RunSummary {
 /// Run one cell `cell.repeat` times: the record and trace of the first run, with the
 /// median wall and step times of all runs and their range.
 pub fn run_cell(registry: &Registry, experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
-    let (mut rec, trace) = run_cell_once(registry, experiment, cell);
+    let ((mut rec, trace), peak) =
+        crate::memory::measure_peak(|| run_cell_once(registry, experiment, cell));
+    rec.peak_heap_bytes = peak;
     let mut walls = vec![rec.wall_seconds];
     let mut steps = vec![rec.step_seconds];
+    let mut observes = vec![rec.observe_seconds];
     for _ in 1..cell.repeat {
         let (r, _) = run_cell_once(registry, experiment, cell);
         walls.push(r.wall_seconds);
         steps.push(r.step_seconds);
+        observes.push(r.observe_seconds);
     }
     rec.repeat = cell.repeat;
     rec.wall_seconds = median(&mut walls);
     rec.step_seconds = median(&mut steps);
+    rec.observe_seconds = median(&mut observes);
     rec.step_seconds_min = steps.first().copied().unwrap_or(f64::NAN);
     rec.step_seconds_max = steps.last().copied().unwrap_or(f64::NAN);
     (rec, trace)
@@ -97,6 +102,7 @@ pub fn drive_cell(
         None => Schedule::fixed(cell.h, cell.t_end),
     };
     schedule.max_steps = cell.max_steps;
+    schedule.metrics_stride = cell.metrics_stride;
     Ok(drive(
         problem.as_system(),
         method.as_mut(),
@@ -159,6 +165,7 @@ fn base_record(experiment: &str, cell: &Cell) -> RunRecord {
         h: cell.h,
         t_end: cell.t_end,
         threads: cell.threads,
+        metrics_stride: cell.metrics_stride,
         tolerances: cell.adaptive.map(|a| a.tol),
         declared: cell.info.orders,
         ..Default::default()
@@ -195,6 +202,7 @@ fn record_outcome(rec: &mut RunRecord, cell: &Cell, out: &RunOutcome, metrics: &
     rec.counters = out.counters.clone();
     rec.wall_seconds = out.wall_seconds();
     rec.step_seconds = out.step_seconds;
+    rec.observe_seconds = out.observe_seconds;
 }
 
 /// The cell's sampled metrics (columns of [`driftlab_core::schema::traces::SAMPLED`]) and,

@@ -75,6 +75,12 @@ pub struct Spec {
     /// Store `q`, `v` in the traces too.
     #[serde(default)]
     pub trace_states: bool,
+    /// Evaluate the metrics (residuals, energy, errors) every `metrics_stride` steps
+    /// (and at the first and last state and every traced step) instead of every step:
+    /// for large systems, whose metrics cost about as much as a step. The maxima are
+    /// then over the evaluated states; the cost is the `observe_seconds` column.
+    #[serde(default = "default_metrics_stride")]
+    pub metrics_stride: usize,
     /// Thread counts for faer inside a cell.
     #[serde(default = "default_threads")]
     pub threads: Vec<usize>,
@@ -124,6 +130,10 @@ pub struct Annotation {
     pub value: f64,
     /// Legend label.
     pub label: String,
+}
+
+fn default_metrics_stride() -> usize {
+    1
 }
 
 fn default_stride() -> usize {
@@ -305,6 +315,10 @@ pub struct SizeOverride {
     pub trace_stride: Option<usize>,
     /// Trace interval in time.
     pub trace_dt: Option<f64>,
+    /// Metrics stride.
+    pub metrics_stride: Option<usize>,
+    /// Problems (replace the spec's list in this size, e.g. smaller systems for CI).
+    pub problems: Option<Vec<ProblemSpec>>,
 }
 
 impl Spec {
@@ -348,6 +362,12 @@ impl Spec {
                     if let Some(dt) = o.trace_dt {
                         s.trace_dt = Some(dt);
                     }
+                    if let Some(k) = o.metrics_stride {
+                        s.metrics_stride = k;
+                    }
+                    if let Some(p) = &o.problems {
+                        s.problems = p.clone();
+                    }
                 }
             }
         }
@@ -386,6 +406,12 @@ impl Spec {
                 "`repeat` = {} must be between 1 and 1000 (runs per cell; the median time is recorded)",
                 self.repeat
             ));
+        }
+        if self.metrics_stride == 0 {
+            return err(
+                "`metrics_stride` = 0: give the number of steps between metric evaluations, ≥ 1 (1 = every step)"
+                    .into(),
+            );
         }
         if self.threads.is_empty() || self.threads.contains(&0) {
             return err("`threads` must list thread counts ≥ 1, e.g. threads = [1]".into());
