@@ -148,6 +148,9 @@ pub struct MethodStats {
     pub symbolic_analyses: usize,
     /// Numeric factorizations.
     pub factorizations: usize,
+    /// Of those, sparse factorizations that ran supernodal (dense blocks, which faer
+    /// parallelizes) rather than simplicial (column by column, sequential in faer).
+    pub supernodal_factorizations: usize,
     /// Linear solves (right-hand sides).
     pub solves: usize,
     /// Iterative-refinement steps in KKT solves.
@@ -172,6 +175,7 @@ impl MethodStats {
             newton_iterations: self.newton_iterations + o.newton_iterations,
             symbolic_analyses: self.symbolic_analyses + o.symbolic_analyses,
             factorizations: self.factorizations + o.factorizations,
+            supernodal_factorizations: self.supernodal_factorizations + o.supernodal_factorizations,
             solves: self.solves + o.solves,
             refinement_steps: self.refinement_steps + o.refinement_steps,
             projection_iterations: self.projection_iterations + o.projection_iterations,

@@ -68,6 +68,7 @@ pub mod runs {
         H: "h", Real, "s", "step size (snapped so that t_end/h is an integer); error-controlled cells: the mean accepted step t_end/steps";
         T_END: "t_end", Real, "s", "end time";
         THREADS: "threads", Count, "1", "faer threads inside the cell";
+        SWEEP_THREADS: "sweep_threads", Count, "1", "cells run side by side in the batch this row ran in (the run's `--threads`, or the spec's `sweep_threads` entry)";
         RTOL: "rtol", OptReal, "1", "relative tolerance of an error-controlled cell (null for fixed steps)";
         ATOL: "atol", OptReal, "problem", "absolute tolerance of an error-controlled cell (null for fixed steps)";
         STATUS: "status", Text, "—", "`ok` or `failed`";
@@ -98,6 +99,7 @@ pub mod runs {
         NEWTON_ITERATIONS: "newton_iterations", Count, "1", "Newton iterations (stage equations)";
         PROJECTION_ITERATIONS: "projection_iterations", Count, "1", "Newton iterations of position projections";
         FACTORIZATIONS: "factorizations", Count, "1", "numeric factorizations (KKT or Newton matrices)";
+        SUPERNODAL_FACTORIZATIONS: "supernodal_factorizations", Count, "1", "of those, sparse LDLᵀ factorizations faer ran supernodal (dense blocks, parallel with `threads` > 1) rather than simplicial (column by column, sequential): what bounds the in-cell speedup";
         JACOBIAN_EVALUATIONS: "jacobian_evaluations", Count, "1", "evaluations of a Newton Jacobian (finite differences or analytic)";
         ROLLBACKS: "rollbacks", Count, "1", "emergency rollbacks: steps retaken as substeps (`recovery`, seed 001 §3.5.4)";
         RESETS: "resets", Count, "1", "emergency resets: projections onto the nearest valid configuration (`recovery`)";
@@ -111,6 +113,7 @@ pub mod runs {
         WALL_SECONDS: "wall_seconds", Real, "s", "total wall time of the cell (init + steps + metrics); the median over `repeat` runs";
         STEP_SECONDS: "step_seconds", Real, "s", "wall time inside the method's steps; the median over `repeat` runs";
         OBSERVE_SECONDS: "observe_seconds", Real, "s", "wall time evaluating the metrics (every `metrics_stride` steps) and feeding the observers, apart from the steps; the median over `repeat` runs";
+        BATCH_SECONDS: "batch_seconds", Real, "s", "wall time of the side-by-side part of the batch this row ran in (every cell of the experiment with one faer thread, `sweep_threads` at a time; cells with more threads run alone after it): the side-by-side speedup is its ratio between counts";
         METRICS_STRIDE: "metrics_stride", Count, "1", "steps between metric evaluations (spec key `metrics_stride`; 1 = every step): the maxima are over the evaluated states";
         REPEAT: "repeat", Count, "1", "runs of the cell behind the times (spec key `repeat`)";
         STEP_SECONDS_MIN: "step_seconds_min", OptReal, "s", "smallest step time over the runs";
@@ -134,10 +137,11 @@ pub mod runs {
 
     /// The measured columns: wall-clock times and heap use. Every other column is
     /// bitwise identical across repeated runs and across thread counts of both kinds
-    /// (cells side by side, faer threads inside a cell) — except `cell` and `threads`
-    /// themselves (test `determinism` of the runner).
-    pub const MEASURED: [ColumnDef; 6] = [
+    /// (cells side by side, faer threads inside a cell) — except `cell`, `threads` and
+    /// `sweep_threads` themselves (test `determinism` of the runner).
+    pub const MEASURED: [ColumnDef; 7] = [
         WALL_SECONDS,
+        BATCH_SECONDS,
         STEP_SECONDS,
         OBSERVE_SECONDS,
         STEP_SECONDS_MIN,

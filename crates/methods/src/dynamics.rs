@@ -339,6 +339,7 @@ pub fn with_kkt_stats(
 pub fn add_kkt_stats(stats: &mut driftlab_core::MethodStats, k: KktStats) {
     stats.symbolic_analyses += k.symbolic_analyses;
     stats.factorizations += k.factorizations;
+    stats.supernodal_factorizations += k.supernodal_factorizations;
     stats.solves += k.solves;
     stats.refinement_steps += k.refinement_steps;
 }

@@ -74,6 +74,13 @@ pub struct Run {
     /// Measured peak heap bytes of the cell (`runs::PEAK_HEAP_BYTES`; `None` when not
     /// measured).
     pub peak_heap_bytes: Option<f64>,
+    /// faer threads inside the cell (`runs::THREADS`).
+    pub threads: usize,
+    /// Cells side by side in the row's batch (`runs::SWEEP_THREADS`; `None` in results
+    /// written before thread sweeps).
+    pub sweep_threads: Option<usize>,
+    /// Wall time of the row's batch (`runs::BATCH_SECONDS`).
+    pub batch_seconds: Option<f64>,
     /// The method's declared order in q (MethodInfo).
     pub declared_q: Option<f64>,
     /// Declared order in v.
@@ -381,6 +388,8 @@ struct RunColumns {
     wall: Vec<Option<f64>>,
     step_seconds: Vec<Option<f64>>,
     peak_heap_bytes: Vec<Option<f64>>,
+    /// (faer threads in the cell, cells side by side, the batch's wall time).
+    threads: [Vec<Option<f64>>; 3],
     measures: Vec<Vec<Option<f64>>>,
     /// Declared orders in q, v, λ.
     declared: [Vec<Option<f64>>; 3],
@@ -439,6 +448,18 @@ impl RunColumns {
             ],
             wall: c.f64(runs::WALL_SECONDS)?,
             step_seconds: c.f64(runs::STEP_SECONDS)?,
+            // Results written before thread sweeps have no `sweep_threads`, `batch_seconds`.
+            threads: [
+                c.f64(runs::THREADS)?,
+                match c.df.column(runs::SWEEP_THREADS.name) {
+                    Ok(_) => c.f64(runs::SWEEP_THREADS)?,
+                    Err(_) => vec![None; n],
+                },
+                match c.df.column(runs::BATCH_SECONDS.name) {
+                    Ok(_) => c.f64(runs::BATCH_SECONDS)?,
+                    Err(_) => vec![None; n],
+                },
+            ],
             // Results written before heap use was measured have no `peak_heap_bytes`.
             peak_heap_bytes: match c.df.column(runs::PEAK_HEAP_BYTES.name) {
                 Ok(_) => c.f64(runs::PEAK_HEAP_BYTES)?,
@@ -496,6 +517,9 @@ impl RunColumns {
             wall_seconds: self.wall[i].unwrap_or(f64::NAN),
             step_seconds: self.step_seconds[i].unwrap_or(f64::NAN),
             peak_heap_bytes: self.peak_heap_bytes[i],
+            threads: self.threads[0][i].map_or(1, |x| x as usize),
+            sweep_threads: self.threads[1][i].map(|x| x as usize),
+            batch_seconds: self.threads[2][i],
             declared_q: dq[i],
             declared_v: dv[i],
             declared_lambda: dl[i],

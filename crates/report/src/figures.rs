@@ -1170,8 +1170,17 @@ pub fn scaling(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathB
     let mut problems: Vec<&str> = res.runs.iter().map(|r| r.problem.as_str()).collect();
     problems.sort_unstable();
     problems.dedup();
+    // One point per size: the cells with the fewest faer threads, of the first batch of
+    // a side-by-side sweep (the thread-scaling figure draws the rest).
+    let fewest = res.runs.iter().map(|r| r.threads).min().unwrap_or(1);
+    let first_batch = res.runs.iter().filter_map(|r| r.sweep_threads).min();
     for problem in problems {
-        let runs: Vec<&Run> = res.runs.iter().filter(|r| r.problem == problem).collect();
+        let runs: Vec<&Run> = res
+            .runs
+            .iter()
+            .filter(|r| r.problem == problem)
+            .filter(|r| r.threads == fewest && r.sweep_threads == first_batch)
+            .collect();
         let Some(name) = size_parameter(&runs) else {
             continue;
         };

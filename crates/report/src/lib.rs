@@ -21,6 +21,7 @@ pub mod maps;
 pub mod pdf;
 pub mod style;
 pub mod tables;
+pub mod threads;
 pub mod tolerance;
 pub mod tuning;
 
@@ -56,6 +57,7 @@ fn write_experiment(
     let mut files = figures::all(results, &fig_dir, colours)?;
     files.extend(figures::sweeps(results, &fig_dir, colours)?);
     files.extend(figures::scaling(results, &fig_dir, colours)?);
+    files.extend(threads::thread_scaling(results, &fig_dir, colours)?);
     files.extend(maps::maps(results, &fig_dir)?);
     files.push(tables::write_summary(results, dir)?);
     Ok(files)

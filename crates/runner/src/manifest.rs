@@ -33,6 +33,10 @@ pub struct Manifest {
     pub logical_cpus: usize,
     /// Threads running cells side by side.
     pub sweep_threads: usize,
+    /// Every count of cells side by side the run used (the spec's `sweep_threads`, or
+    /// the one `--threads`).
+    #[serde(default)]
+    pub sweep_thread_counts: Vec<usize>,
     /// Cells run.
     pub cells: usize,
     /// Cells failed.

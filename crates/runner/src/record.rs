@@ -30,6 +30,10 @@ pub struct RunRecord {
     pub t_end: f64,
     /// Faer threads inside the cell.
     pub threads: usize,
+    /// Cells run side by side in this row's batch.
+    pub sweep_threads: usize,
+    /// Wall time of this row's batch.
+    pub batch_seconds: f64,
     /// `status = ok`: the run reached its end time.
     pub ok: bool,
     /// Last time reached before the failure (null if ok).
@@ -127,6 +131,7 @@ const WRITERS: &[(ColumnDef, Writer)] = &[
     (runs::H, |r| Value::Real(r.h)),
     (runs::T_END, |r| Value::Real(r.t_end)),
     (runs::THREADS, |r| Value::Count(r.threads)),
+    (runs::SWEEP_THREADS, |r| Value::Count(r.sweep_threads)),
     (runs::RTOL, |r| {
         Value::OptReal(r.tolerances.map_or(f64::NAN, |t| t.rtol))
     }),
@@ -199,6 +204,9 @@ const WRITERS: &[(ColumnDef, Writer)] = &[
     (runs::FACTORIZATIONS, |r| {
         Value::Count(r.stats.factorizations)
     }),
+    (runs::SUPERNODAL_FACTORIZATIONS, |r| {
+        Value::Count(r.stats.supernodal_factorizations)
+    }),
     (runs::JACOBIAN_EVALUATIONS, |r| {
         Value::Count(r.stats.jacobian_evaluations)
     }),
@@ -222,6 +230,7 @@ const WRITERS: &[(ColumnDef, Writer)] = &[
     (runs::WALL_SECONDS, |r| Value::Real(r.wall_seconds)),
     (runs::STEP_SECONDS, |r| Value::Real(r.step_seconds)),
     (runs::OBSERVE_SECONDS, |r| Value::Real(r.observe_seconds)),
+    (runs::BATCH_SECONDS, |r| Value::Real(r.batch_seconds)),
     (runs::METRICS_STRIDE, |r| Value::Count(r.metrics_stride)),
     (runs::REPEAT, |r| Value::Count(r.repeat)),
     (runs::STEP_SECONDS_MIN, |r| {

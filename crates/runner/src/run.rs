@@ -309,14 +309,20 @@ pub fn run_spec(
     driftlab_methods::sequential_dense_kernels();
     let started = now_rfc3339();
     let clock = Instant::now();
-    let sweep_threads = opts.threads.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    });
-    let (rows, traces) = run_cells(&spec.name, &cells, sweep_threads, opts)?;
+    let sweeps = match &spec.sweep_threads {
+        Some(list) => list.clone(),
+        None => vec![opts.threads.unwrap_or_else(crate::spec::logical_cores)],
+    };
+    let (rows, traces) = run_batches(&spec.name, &cells, &sweeps, opts)?;
+    let sweep_threads = sweeps.iter().copied().max().unwrap_or(1);
     let failed = rows.iter().filter(|r| !r.ok).count();
-    let orders = fit_orders(&rows);
+    // Orders from the first batch (a thread sweep repeats every cell).
+    let first: Vec<RunRecord> = rows
+        .iter()
+        .filter(|r| r.sweep_threads == sweeps[0])
+        .cloned()
+        .collect();
+    let orders = fit_orders(&first);
     write_tables(&spec, &out_dir, &rows, &traces, &orders)?;
     let manifest = Manifest {
         experiment: spec.name.clone(),
@@ -324,6 +330,7 @@ pub fn run_spec(
         spec_hash: sha256_hex(text),
         size: opts.size.clone().unwrap_or_else(|| "full".into()),
         sweep_threads,
+        sweep_thread_counts: sweeps.clone(),
         cells: rows.len(),
         failed_cells: failed,
         started,
@@ -343,15 +350,45 @@ pub fn run_spec(
     })
 }
 
+/// Run every cell once per entry of `sweeps`, that many side by side: each batch's rows
+/// carry the count and the batch's wall time, and its cells are numbered after the
+/// previous batch's (cell `b·len + i`), so that traces join their rows.
+fn run_batches(
+    experiment: &str,
+    cells: &[Cell],
+    sweeps: &[usize],
+    opts: &RunOptions,
+) -> Result<(Vec<RunRecord>, Vec<CellTrace>), RunnerError> {
+    let (mut rows, mut traces) = (Vec::new(), Vec::new());
+    for (b, &k) in sweeps.iter().enumerate() {
+        let batch: Vec<Cell> = cells
+            .iter()
+            .map(|c| Cell {
+                index: b * cells.len() + c.index,
+                ..c.clone()
+            })
+            .collect();
+        let (mut r, t, seconds) = run_cells(experiment, &batch, k, opts)?;
+        for row in &mut r {
+            row.sweep_threads = k;
+            row.batch_seconds = seconds;
+        }
+        rows.extend(r);
+        traces.extend(t);
+    }
+    Ok((rows, traces))
+}
+
 /// Run `cells` on `sweep_threads` threads, sorted by cell index: cells with one faer
 /// thread side by side; cells asking for more one at a time, each owning its pool (no
-/// oversubscription, honest thread-count studies).
+/// oversubscription, honest thread-count studies). Also returns the wall time of the
+/// side-by-side part (the one `sweep_threads` speeds up).
 fn run_cells(
     experiment: &str,
     cells: &[Cell],
     sweep_threads: usize,
     opts: &RunOptions,
-) -> Result<(Vec<RunRecord>, Vec<CellTrace>), RunnerError> {
+) -> Result<(Vec<RunRecord>, Vec<CellTrace>, f64), RunnerError> {
     let pool = |threads: usize| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -374,6 +411,7 @@ fn run_cells(
     );
     bar.set_prefix(experiment.to_string());
     let (serial, multi): (Vec<&Cell>, Vec<&Cell>) = cells.iter().partition(|c| c.threads == 1);
+    let side_by_side = Instant::now();
     let mut results: Vec<(RunRecord, CellTrace)> = pool(sweep_threads)?.install(|| {
         serial
             .par_iter()
@@ -384,6 +422,7 @@ fn run_cells(
             })
             .collect()
     });
+    let side_by_side = side_by_side.elapsed().as_secs_f64();
     for c in multi {
         // A pool that cannot start fails this cell's row, not the rows already computed.
         results.push(match pool(c.threads) {
@@ -403,7 +442,8 @@ fn run_cells(
     }
     bar.finish_and_clear();
     results.sort_by_key(|(r, _)| r.cell);
-    Ok(results.into_iter().unzip())
+    let (rows, traces) = results.into_iter().unzip();
+    Ok((rows, traces, side_by_side))
 }
 
 /// `runs.parquet` and `runs.csv`, `traces.parquet` when the spec traces, `orders.csv`

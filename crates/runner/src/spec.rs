@@ -81,9 +81,15 @@ pub struct Spec {
     /// then over the evaluated states; the cost is the `observe_seconds` column.
     #[serde(default = "default_metrics_stride")]
     pub metrics_stride: usize,
-    /// Thread counts for faer inside a cell.
-    #[serde(default = "default_threads")]
+    /// Thread counts for faer inside a cell: a list, or `"all"` for 1, 2, … up to the
+    /// machine's logical cores.
+    #[serde(default = "default_threads", deserialize_with = "thread_counts")]
     pub threads: Vec<usize>,
+    /// Run the whole cell set once per entry with that many cells side by side (a list,
+    /// or `"all"`); each row records its count (`sweep_threads`) and its batch's wall
+    /// time (`batch_seconds`). Absent: once, with the command line's `--threads`.
+    #[serde(default, deserialize_with = "optional_thread_counts")]
+    pub sweep_threads: Option<Vec<usize>>,
     /// Step-count budget per cell.
     #[serde(default = "default_max_steps")]
     pub max_steps: usize,
@@ -130,6 +136,44 @@ pub struct Annotation {
     pub value: f64,
     /// Legend label.
     pub label: String,
+}
+
+/// Most threads a spec may ask for (beyond it a typo, not an oversubscription study).
+pub const MAX_THREADS: usize = 256;
+
+/// The machine's logical cores (1 if unknown).
+pub fn logical_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// A thread-count list as written, or `"all"`: `[1, 2, …, logical cores]`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ThreadCounts {
+    List(Vec<usize>),
+    Word(String),
+}
+
+impl ThreadCounts {
+    fn resolve<E: serde::de::Error>(self) -> Result<Vec<usize>, E> {
+        match self {
+            ThreadCounts::List(l) => Ok(l),
+            ThreadCounts::Word(w) if w == "all" => Ok((1..=logical_cores()).collect()),
+            ThreadCounts::Word(w) => Err(E::custom(format!(
+                "thread counts: `{w}` is neither a list of counts nor \"all\" (e.g. [1, 2] or \"all\")"
+            ))),
+        }
+    }
+}
+
+fn thread_counts<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<usize>, D::Error> {
+    ThreadCounts::deserialize(d)?.resolve()
+}
+
+fn optional_thread_counts<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Vec<usize>>, D::Error> {
+    ThreadCounts::deserialize(d)?.resolve().map(Some)
 }
 
 fn default_metrics_stride() -> usize {
@@ -413,8 +457,18 @@ impl Spec {
                     .into(),
             );
         }
-        if self.threads.is_empty() || self.threads.contains(&0) {
-            return err("`threads` must list thread counts ≥ 1, e.g. threads = [1]".into());
+        for (key, list) in [
+            ("threads", Some(&self.threads)),
+            ("sweep_threads", self.sweep_threads.as_ref()),
+        ] {
+            let Some(list) = list else { continue };
+            if list.is_empty() || list.iter().any(|&k| k == 0 || k > MAX_THREADS) {
+                return err(format!(
+                    "`{key}` = {list:?} must list thread counts between 1 and {MAX_THREADS} \
+                     (this machine has {} logical cores), e.g. {key} = [1, 2] or {key} = \"all\"",
+                    logical_cores()
+                ));
+            }
         }
         self.steps.values().map_err(|m| RunnerError::Spec {
             path: path.into(),

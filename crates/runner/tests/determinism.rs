@@ -60,7 +60,9 @@ fn run(dir: &std::path::Path, sweep_threads: usize) -> (DataFrame, DataFrame) {
         let file = std::fs::File::open(dir.join(f)).expect(f);
         ParquetReader::new(file).finish().expect("parquet")
     };
-    let measured: Vec<&str> = runs::MEASURED.iter().map(|c| c.name).collect();
+    // The measured columns, and the one knob that differs between the runs compared.
+    let mut measured: Vec<&str> = runs::MEASURED.iter().map(|c| c.name).collect();
+    measured.push(runs::SWEEP_THREADS.name);
     (
         read("runs.parquet").drop_many(measured),
         read("traces.parquet"),

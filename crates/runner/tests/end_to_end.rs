@@ -302,3 +302,59 @@ fn readme_documents_every_run_column() {
         "README runs table rows vs schema columns"
     );
 }
+
+/// Thread sweeps (issue 12): `"all"` is 1 … logical cores, `sweep_threads` runs the cell
+/// set once per count with the count and the batch time on every row and later batches'
+/// cells numbered after the earlier ones; bad counts and strides are refused, naming the
+/// key and the fix.
+#[test]
+fn thread_sweeps_repeat_the_cells_per_count_and_bad_counts_are_refused() {
+    let text = r#"
+schema_version = 1
+name = "sweep"
+t_end = 0.05
+trace_stride = 0
+threads = "all"
+sweep_threads = [1, 2]
+[steps]
+h = [0.01]
+[[problems]]
+id = "pendulum"
+[[methods]]
+id = "baumgarte"
+"#;
+    let spec = Spec::parse(text, "sweep.toml").expect("valid");
+    let cores = driftlab_runner::spec::logical_cores();
+    assert_eq!(spec.threads, (1..=cores).collect::<Vec<_>>());
+    let sum = run(text, &tmp("sweep"));
+    assert_eq!(
+        sum.rows.len(),
+        2 * cores,
+        "one row per thread count and batch"
+    );
+    for (i, r) in sum.rows.iter().enumerate() {
+        assert_eq!(r.cell, i);
+        assert_eq!(r.sweep_threads, if i < cores { 1 } else { 2 });
+        assert!(r.batch_seconds > 0.0 && r.batch_seconds.is_finite());
+    }
+    for (bad, key) in [
+        ("threads = \"all\"", "threads = [0]"),
+        ("threads = \"all\"", "threads = [1000]"),
+        ("sweep_threads = [1, 2]", "sweep_threads = []"),
+        ("trace_stride = 0", "metrics_stride = 0"),
+    ] {
+        let e = Spec::parse(&text.replace(bad, key), "sweep.toml")
+            .expect_err(key)
+            .to_string();
+        let name = key.split(' ').next().unwrap_or_default();
+        let names_the_fix = e.contains("e.g.") || e.contains("≥ 1");
+        assert!(
+            e.contains(&format!("`{name}`")) && names_the_fix,
+            "{key}: {e}"
+        );
+    }
+    let e = Spec::parse(&text.replace("\"all\"", "\"most\""), "sweep.toml")
+        .expect_err("a word other than all")
+        .to_string();
+    assert!(e.contains("most") && e.contains("\"all\""), "{e}");
+}

@@ -130,6 +130,9 @@ pub struct KktStats {
     pub symbolic_analyses: usize,
     /// Numeric factorizations.
     pub factorizations: usize,
+    /// Of those, sparse ones that ran supernodal (faer parallelizes those; its
+    /// simplicial factorization and solves are sequential).
+    pub supernodal_factorizations: usize,
     /// Solves (right-hand sides).
     pub solves: usize,
     /// Iterative-refinement steps.
@@ -555,6 +558,9 @@ impl KktSolver {
                 info?;
                 if l_values.iter().any(|x| !x.is_finite()) {
                     return Err(SolverError::Factorization("non-finite LDLᵀ factor".into()));
+                }
+                if matches!(symbolic.raw(), SymbolicCholeskyRaw::Supernodal(_)) {
+                    self.stats.supernodal_factorizations += 1;
                 }
             }
             Backend::Dense { lu } => {
