@@ -31,6 +31,11 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
+    /// Refuse a cell whose estimated memory exceeds this many bytes (suffixes K, M, G, T:
+    /// e.g. 8G) as a failed row with `fail_kind = memory`; the memory available at the
+    /// cell's start limits it in any case.
+    #[arg(long, global = true, value_name = "BYTES")]
+    memory_limit: Option<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -176,6 +181,10 @@ fn print_info(i: &MethodInfo) {
 }
 
 fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
+    if let Some(text) = &cli.memory_limit {
+        let bytes = driftlab_core::memory::parse_bytes(text).map_err(bad)?;
+        driftlab_core::memory::set_limit(Some(bytes));
+    }
     match cli.cmd {
         Cmd::List {
             what: What::Problems,
@@ -324,7 +333,12 @@ fn simulate(registry: &Registry, args: &SimulateArgs) -> Result<(), Failure> {
             .map_err(|e| Failure(format!("cannot write trace `{}`: {e}", path.display()), 1))?;
     }
     print_outcome(&out, &summary.summary, cell.h);
-    Ok(())
+    match &out.status {
+        // A run refused before allocating: the same message, and the exit status of a
+        // request that cannot be served as given.
+        RunStatus::Failed { error, .. } if error.kind() == "memory" => Err(bad(error)),
+        _ => Ok(()),
+    }
 }
 
 /// The parameter tables of a `simulate` call, from its `--set KEY=VALUE` arguments.

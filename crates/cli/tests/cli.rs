@@ -281,3 +281,61 @@ fn run_and_report_produce_figures_with_text() {
         );
     }
 }
+
+/// The memory guard (issue 12): a system too large for the limit is refused before it
+/// allocates — `simulate` exits 2 with the estimate and the limit, a spec's cell becomes
+/// a failed row with `fail_kind = memory` — and a bad `--memory-limit` is refused.
+#[test]
+fn memory_guard_refuses_before_allocating() {
+    let dir = tmp("memory");
+    let args = [
+        "--memory-limit",
+        "100M",
+        "simulate",
+        "--problem",
+        "planar-chain",
+        "--set",
+        "links=1000000",
+        "--method",
+        "generalized-alpha",
+        "--h",
+        "1e-3",
+    ];
+    let o = driftlab(&args, &dir);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("status: failed (memory)")
+            && t.contains("305.2 MiB > the limit 100.0 MiB (--memory-limit)"),
+        "{t}"
+    );
+    let spec = dir.join("big.toml");
+    std::fs::write(
+        &spec,
+        "schema_version = 1\nname = \"big\"\nt_end = 0.01\n[steps]\nh = [1e-3]\n\
+         [[problems]]\nid = \"planar-chain\"\nparams = { links = [10, 1000000] }\n\
+         [[methods]]\nid = \"baumgarte\"\n",
+    )
+    .unwrap();
+    let o = driftlab(
+        &["--memory-limit", "100M", "run", "big.toml", "--out", "out"],
+        &dir,
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let runs = std::fs::read_to_string(dir.join("out/runs.csv")).unwrap();
+    let rows: Vec<&str> = runs.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{runs}");
+    assert!(
+        rows[0].contains(",ok,"),
+        "the small chain runs: {}",
+        rows[0]
+    );
+    assert!(
+        rows[1].contains(",failed,") && rows[1].contains(",memory,"),
+        "the large one is a failed row: {}",
+        rows[1]
+    );
+    let o = driftlab(&["--memory-limit", "lots", "list", "methods"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("e.g. 8G"), "{}", text(&o));
+}

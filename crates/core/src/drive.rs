@@ -198,6 +198,25 @@ pub fn drive(
     schedule: &Schedule,
     observers: &mut [&mut dyn Observer],
 ) -> RunOutcome {
+    // Before the initial state: a system too large for memory is refused before anything
+    // of its size is allocated (its final state is then empty).
+    if let Err(e) = refuse_oversized(sys) {
+        return RunOutcome {
+            status: RunStatus::Failed {
+                t: 0.0,
+                error: e.into(),
+            },
+            steps: 0,
+            stats: method.stats(),
+            final_state: State::semi_explicit(0.0, Vec::new(), Vec::new()),
+            init_seconds: 0.0,
+            step_seconds: 0.0,
+            observe_seconds: 0.0,
+            adaptive: None,
+            reports: StepReportSummary::default(),
+            counters: method.counters(),
+        };
+    }
     let mut state = sys.initial_state();
     let clock = Instant::now();
     if let Some(a) = &schedule.adaptive {
@@ -228,6 +247,18 @@ pub fn drive(
         Some(a) => run.adaptive_steps(method, a, schedule.max_steps, observers),
     }
     run.finish(method)
+}
+
+/// Refuse a system whose state and least KKT storage alone exceed the memory limit,
+/// before the method allocates anything of its size ([`crate::memory`]).
+fn refuse_oversized(sys: SystemRef<'_>) -> Result<(), MethodError> {
+    let (n, m) = match sys {
+        SystemRef::Mechanical(s) => (s.dims().n, s.dims().m),
+        SystemRef::SemiExplicit(s) => s.dims(),
+    };
+    let what = format!("the state and KKT storage of {n} coordinates and {m} constraint rows");
+    crate::memory::check(0.0, &what, crate::memory::state_lower_bound(n, m))
+        .map_err(MethodError::Init)
 }
 
 /// Refuse a method that lacks a capability the problem or the schedule needs.

@@ -8,6 +8,25 @@ use thiserror::Error;
 #[derive(Debug, Error, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum StepError {
+    /// The run would not fit in memory: refused before allocating ([`crate::memory`]).
+    #[error(
+        "refused before allocating {what} at t = {t}: an estimated {} > the limit {} ({limit_source}); \
+         use a smaller problem, or raise the limit with --memory-limit",
+        crate::memory::human(*estimate),
+        crate::memory::human(*limit)
+    )]
+    OutOfMemory {
+        /// Time of the refusal.
+        t: f64,
+        /// What would have been allocated.
+        what: String,
+        /// Estimated bytes.
+        estimate: u64,
+        /// The limit in bytes.
+        limit: u64,
+        /// Where the limit comes from.
+        limit_source: String,
+    },
     /// A linear solve failed or was inaccurate.
     #[error("linear solve failed at t = {t}: {detail}")]
     LinearSolve {
@@ -161,6 +180,7 @@ impl StepError {
     /// reader filters failures by kind instead of parsing messages.
     pub fn kind(&self) -> &'static str {
         match self {
+            StepError::OutOfMemory { .. } => "memory",
             StepError::LinearSolve { .. } => "linear-solve",
             StepError::NewtonDiverged { .. } => "newton-diverged",
             StepError::NotReady { .. } => "not-ready",
@@ -230,6 +250,7 @@ impl MethodError {
         match self {
             MethodError::UnsupportedForm { .. } => "unsupported-form",
             MethodError::Incompatible { .. } => "incompatible",
+            MethodError::Init(StepError::OutOfMemory { .. }) => "memory",
             MethodError::Init(_) => "init",
         }
     }

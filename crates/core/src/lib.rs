@@ -23,6 +23,7 @@ pub mod control;
 pub mod drive;
 pub mod error;
 pub mod fit;
+pub mod memory;
 pub mod method;
 pub mod observe;
 pub mod params;

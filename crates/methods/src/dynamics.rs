@@ -130,6 +130,9 @@ pub fn kkt_start(
 
 /// A linear-solver failure at time `t`, as a step error.
 pub fn linear_error(t: f64, e: driftlab_solver::SolverError) -> StepError {
+    if let driftlab_solver::SolverError::OutOfMemory(e) = e {
+        return e;
+    }
     StepError::LinearSolve {
         t,
         detail: e.to_string(),
@@ -145,6 +148,9 @@ pub fn kkt_failure(
     q: &[f64],
     e: driftlab_solver::SolverError,
 ) -> StepError {
+    if let driftlab_solver::SolverError::OutOfMemory(e) = e {
+        return e;
+    }
     let mut detail = e.to_string();
     let jp = sys.jacobian_pattern();
     let mut jv = vec![0.0; jp.nnz()];

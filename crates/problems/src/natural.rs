@@ -102,8 +102,19 @@ impl NaturalModel {
     }
     /// Add `a · b = (value in the initial configuration)`.
     pub fn keep_dot(&mut self, a: Vec<(Node, f64)>, b: Vec<(Node, f64)>, label: &str) {
-        let q = self.initial_q();
-        let c = dot(&self.combo(&a, &q, false), &self.combo(&b, &q, false));
+        // The nodes' initial values directly (building the whole q per row made a model
+        // of N rows quadratic in N).
+        let initial = |terms: &[(Node, f64)]| {
+            let mut s = [0.0; 3];
+            for &(n, w) in terms {
+                let x = self.initial(n);
+                for c in 0..3 {
+                    s[c] += w * x[c];
+                }
+            }
+            s
+        };
+        let c = dot(&initial(&a), &initial(&b));
         self.rows.push(Quadratic {
             a,
             b,
@@ -241,11 +252,20 @@ impl NaturalModel {
     }
     /// Lower pattern of M (diagonal 3×3 blocks), entries merged.
     pub fn mass_pattern(&self) -> (SparsityPattern, Vec<f64>) {
+        // Blocks in order of first appearance, contributions summed in input order; the
+        // index keeps this linear (a linear search per entry took minutes at 3·10⁵ rods).
         let mut blocks: Vec<(usize, usize, f64)> = Vec::new();
+        let mut index = std::collections::HashMap::new();
         for &(i, j, mu) in &self.mass {
-            match blocks.iter_mut().find(|b| b.0 == i && b.1 == j) {
-                Some(b) => b.2 += mu,
-                None => blocks.push((i, j, mu)),
+            match index.get(&(i, j)) {
+                Some(&k) => {
+                    let b: &mut (usize, usize, f64) = &mut blocks[k];
+                    b.2 += mu;
+                }
+                None => {
+                    index.insert((i, j), blocks.len());
+                    blocks.push((i, j, mu));
+                }
             }
         }
         let mut e = Vec::new();
@@ -322,12 +342,15 @@ impl NaturalModel {
     /// Lower pattern of Σλ∇²Φ: diagonal entries of every 3×3 block coupling two free
     /// nodes of one row.
     pub fn hessian_pattern(&self) -> SparsityPattern {
+        // Blocks in order of first appearance; the set keeps this linear in the rows (a
+        // `Vec::contains` scan made the 3·10⁵-rod chain's set-up take minutes).
         let mut blocks: Vec<(usize, usize)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for r in &self.rows {
             for (i, _) in Self::free_terms(&r.a) {
                 for (j, _) in Self::free_terms(&r.b) {
                     let b = if i >= j { (i, j) } else { (j, i) };
-                    if !blocks.contains(&b) {
+                    if seen.insert(b) {
                         blocks.push(b);
                     }
                 }

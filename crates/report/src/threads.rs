@@ -17,12 +17,16 @@ use crate::style::{slug, Colours};
 use plotters::style::RGBColor;
 use std::path::{Path, PathBuf};
 
+/// Points `(threads, value)` of one curve.
+type Curve = Vec<(f64, f64)>;
+
 /// `(k, T(k))` points, one per thread count, sorted; the speedup and efficiency curves
 /// relative to the smallest count's time scaled by that count (`T(1)` when 1 is there).
-fn speedup_and_efficiency(mut pts: Vec<(f64, f64)>) -> Option<(Vec<(f64, f64)>, Vec<(f64, f64)>)> {
+fn speedup_and_efficiency(mut pts: Curve) -> Option<(Curve, Curve)> {
     pts.retain(|(k, t)| *k >= 1.0 && t.is_finite() && *t > 0.0);
     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-    pts.dedup_by(|a, b| a.0 == b.0);
+    // Thread counts are integers: one point per count.
+    pts.dedup_by(|a, b| a.0.total_cmp(&b.0).is_eq());
     let &(k0, t0) = pts.first()?;
     if pts.len() < 2 {
         return None;

@@ -98,26 +98,9 @@ pub fn measure_peak<R>(f: impl FnOnce() -> R) -> (R, Option<u64>) {
     (r, INSTALLED.load(Ordering::Relaxed).then_some(added))
 }
 
-/// Bytes of memory available to new allocations: `MemAvailable` of `/proc/meminfo`
-/// (Linux), `None` where it cannot be read.
-pub fn available_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn available_memory_is_read_on_linux() {
-        if cfg!(target_os = "linux") {
-            let b = available_bytes().expect("MemAvailable in /proc/meminfo");
-            assert!(b > 1 << 20, "{b} bytes available");
-        }
-    }
 
     #[test]
     fn peak_is_none_without_the_allocator() {

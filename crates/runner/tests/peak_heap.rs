@@ -69,3 +69,41 @@ id = "baumgarte"
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn a_chain_beyond_the_limit_is_refused_without_allocating_it() {
+    let text = r#"
+schema_version = 1
+name = "huge"
+t_end = 0.01
+[steps]
+h = [1e-3]
+[[problems]]
+id = "planar-chain"
+params = { links = [100000000] }
+[[methods]]
+id = "generalized-alpha"
+"#;
+    let spec = Spec::parse(text, "huge.toml").expect("spec");
+    let dir = std::env::temp_dir().join(format!("driftlab-test-huge-{}", std::process::id()));
+    let opts = RunOptions {
+        out_dir: Some(dir.clone()),
+        threads: Some(1),
+        ..RunOptions::default()
+    };
+    driftlab_core::memory::set_limit(Some(1 << 30));
+    let sum = run_spec(&spec, text, "huge.toml", &opts).expect("run");
+    driftlab_core::memory::set_limit(None);
+    let row = &sum.rows[0];
+    assert!(!row.ok);
+    assert_eq!(row.fail_kind.as_deref(), Some("memory"));
+    let reason = row.fail_reason.clone().unwrap_or_default();
+    // 8 (4·(3·2·10⁸ + 10⁸) + 4·3·10⁸) B = 32·10⁹ B = 29.8 GiB, against 1 GiB.
+    assert!(reason.contains("29.8 GiB > the limit 1.0 GiB"), "{reason}");
+    let peak = row.peak_heap_bytes.expect("measured");
+    assert!(
+        peak < 1 << 20,
+        "{peak} bytes allocated for a refused 10⁸-link chain"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

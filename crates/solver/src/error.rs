@@ -9,6 +9,10 @@ pub enum SolverError {
     /// The pattern is malformed (index out of range).
     #[error("invalid pattern: {0}")]
     Pattern(String),
+    /// The factor would not fit in memory: refused before allocating it
+    /// ([`driftlab_core::memory`]).
+    #[error(transparent)]
+    OutOfMemory(driftlab_core::StepError),
     /// faer's symbolic analysis failed.
     #[error("symbolic analysis failed: {0}")]
     Symbolic(String),

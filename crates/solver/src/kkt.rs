@@ -384,6 +384,14 @@ fn sparse_backend(
         symbolic.factorize_numeric_ldlt_scratch::<f64>(par, Spec::<LdltParams, f64>::default()),
         symbolic.solve_in_place_scratch::<f64>(1, par),
     ]);
+    // The fill is known now: refuse a factor that cannot fit before allocating it.
+    let factor_bytes = 8 * symbolic.len_val() as u64 + req.size_bytes() as u64;
+    driftlab_core::memory::check(
+        0.0,
+        "the sparse LDLᵀ factor and its workspace",
+        factor_bytes,
+    )
+    .map_err(SolverError::OutOfMemory)?;
     let l_values = vec![0.0; symbolic.len_val()];
     let signs = permuted
         .fwd
