@@ -115,6 +115,25 @@ fn every_unmeasured_column_is_identical_across_thread_counts_and_repeats() {
         traces_2.equals_missing(&traces_again),
         "traces differ between repeated runs"
     );
+    // What bounds the in-cell speedup on chains (experiments/thread-scaling.toml says it):
+    // faer factors every chain's KKT matrix simplicially, never supernodally.
+    let supernodal = runs_1
+        .column(runs::SUPERNODAL_FACTORIZATIONS.name)
+        .expect("supernodal_factorizations column")
+        .as_materialized_series()
+        .cast(&DataType::UInt64)
+        .expect("integer");
+    assert_eq!(supernodal.u64().expect("u64").max(), Some(0));
+    let factorizations = runs_1
+        .column(runs::FACTORIZATIONS.name)
+        .expect("factorizations column")
+        .as_materialized_series()
+        .cast(&DataType::UInt64)
+        .expect("integer");
+    assert!(
+        factorizations.u64().expect("u64").min() > Some(0),
+        "every cell factors"
+    );
     // Threads inside a cell: the rows with 1 and 2 faer threads.
     let (one, two) = (with_threads(&runs_1, 1), with_threads(&runs_1, 2));
     assert_eq!(one.height(), 16);
