@@ -110,8 +110,16 @@ pub mod runs {
         NEWTON_MAX_PER_STEP: "newton_max_per_step", Count, "1", "most Newton iterations one accepted step took (0 without Newton)";
         ERROR_ESTIMATE_MAX: "error_estimate_max", OptReal, "1", "largest scaled local error estimate of an accepted step (≤ 1 under error control; null for methods without an estimate)";
         COUNTERS: "counters", Text, "—", "the method's own counters (JSON object, e.g. hybrid's `soft_steps`, `baumgarte_steps`, `projected_steps`; `{}` when none)";
+        ENSEMBLE: "ensemble", OptText, "—", "the spec's `[ensemble]` settings (JSON: members, seed, initial noise, constraint noise, curriculum) when the row summarizes an ensemble of rollouts (seed 001 §3.6); null for a single run. The residual, energy, step and counter columns then hold the worst member (maxima) or the sum over members (steps, counters), and each member has a row in `members`";
+        MEMBERS: "members", Count, "1", "rollouts in the ensemble (0 for a single run)";
+        MEMBER_FAILURES: "member_failures", Count, "1", "members that failed (the row is `failed` when any did; `fail_kind` is the most frequent member failure)";
+        DRIFT_MEDIAN: "drift_median", OptReal, "problem", "median over members of each member's max ‖Φ(t,q)‖∞ of the unperturbed constraints (the maximum over members is `max_pos_residual`)";
+        DRIFT_P95: "drift_p95", OptReal, "problem", "95th percentile (nearest rank) over members of the same";
+        ENERGY_MEDIAN: "energy_median", OptReal, "1", "median over members of each member's max relative energy error (against its own initial energy; the maximum is `max_energy_rel_error`)";
+        ENERGY_P95: "energy_p95", OptReal, "1", "95th percentile (nearest rank) over members of the same";
+        ROLLOUT_STEPS_PER_SECOND: "rollout_steps_per_second", OptReal, "1/s", "ensemble throughput: steps of all members over the wall time of the ensemble, members run side by side on `sweep_threads` threads (median over `repeat` runs); null for a single run";
         WALL_SECONDS: "wall_seconds", Real, "s", "total wall time of the cell (init + steps + metrics); the median over `repeat` runs";
-        STEP_SECONDS: "step_seconds", Real, "s", "wall time inside the method's steps; the median over `repeat` runs";
+        STEP_SECONDS: "step_seconds", Real, "s", "wall time of the steps (the method's steps with the loop's per-step checks; fixed steps are timed as a whole less the metrics' time); the median over `repeat` runs";
         OBSERVE_SECONDS: "observe_seconds", Real, "s", "wall time evaluating the metrics (every `metrics_stride` steps) and feeding the observers, apart from the steps; the median over `repeat` runs";
         BATCH_SECONDS: "batch_seconds", Real, "s", "wall time of the side-by-side part of the batch this row ran in (every cell of the experiment with one faer thread, `sweep_threads` at a time; cells with more threads run alone after it): the side-by-side speedup is its ratio between counts";
         METRICS_STRIDE: "metrics_stride", Count, "1", "steps between metric evaluations (spec key `metrics_stride`; 1 = every step): the maxima are over the evaluated states";
@@ -139,8 +147,9 @@ pub mod runs {
     /// bitwise identical across repeated runs and across thread counts of both kinds
     /// (cells side by side, faer threads inside a cell) — except `cell`, `threads` and
     /// `sweep_threads` themselves (test `determinism` of the runner).
-    pub const MEASURED: [ColumnDef; 7] = [
+    pub const MEASURED: [ColumnDef; 8] = [
         WALL_SECONDS,
+        ROLLOUT_STEPS_PER_SECOND,
         BATCH_SECONDS,
         STEP_SECONDS,
         OBSERVE_SECONDS,
@@ -201,6 +210,30 @@ pub mod traces {
     };
 }
 
+/// `members.parquet` / `members.csv`: one row per rollout of an ensemble (a spec with
+/// `[ensemble]`), joined to its `runs` row by `cell`.
+pub mod members {
+    use super::{ColumnDef, Kind};
+    columns! {
+        EXPERIMENT: "experiment", Text, "—", "spec name";
+        CELL: "cell", Count, "1", "the ensemble's cell (its row in `runs`)";
+        MEMBER: "member", Count, "1", "member index (the episode of a curriculum or a member-decaying noise)";
+        STRENGTH: "strength", OptReal, "1", "curriculum strength s of this member (null without a curriculum or for a method without its parameters)";
+        SIGMA0: "sigma0", Real, "problem", "constraint-noise level σ at t = 0 for this member (0 without noise)";
+        STATUS: "status", Text, "—", "`ok` or `failed`";
+        FAIL_TIME: "fail_time", OptReal, "s", "last time reached before the failure (null if ok)";
+        FAIL_KIND: "fail_kind", OptText, "—", "the failure's stable tag, as in `runs` (null if ok)";
+        FAIL_REASON: "fail_reason", OptText, "—", "the typed error's message (null if ok)";
+        STEPS: "steps", Count, "1", "steps completed";
+        MAX_DRIFT: "max_drift", OptReal, "problem", "max over the evaluated states of ‖Φ(t,q)‖∞, unperturbed constraints";
+        FINAL_DRIFT: "final_drift", OptReal, "problem", "the same at the last state";
+        MAX_VEL_RESIDUAL: "max_vel_residual", OptReal, "problem", "max of ‖Φ_q v + Φ_t‖∞";
+        MAX_ENERGY_REL_ERROR: "max_energy_rel_error", OptReal, "1", "max relative energy error against the member's initial energy";
+        FINAL_ENERGY_REL_ERROR: "final_energy_rel_error", OptReal, "1", "the same at the last state";
+        STEP_SECONDS: "step_seconds", Real, "s", "wall time of the member's steps, as `runs.step_seconds` (a measurement)";
+    }
+}
+
 /// `orders.csv`: one fitted convergence order per variant and quantity where h is swept.
 pub mod orders {
     use super::{ColumnDef, Kind};
@@ -228,7 +261,7 @@ mod tests {
     /// Names are unique within a table, and the measures are runs columns of a real type.
     #[test]
     fn names_are_unique_and_measures_are_real_columns() {
-        for all in [runs::ALL, traces::ALL, orders::ALL] {
+        for all in [runs::ALL, traces::ALL, members::ALL, orders::ALL] {
             for (i, c) in all.iter().enumerate() {
                 assert!(
                     all[i + 1..].iter().all(|d| d.name != c.name),

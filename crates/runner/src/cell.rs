@@ -49,6 +49,8 @@ pub struct Cell {
     pub max_steps: usize,
     /// Runs of the cell (median time recorded).
     pub repeat: usize,
+    /// Run as an ensemble of perturbed rollouts ([`crate::ensemble`]).
+    pub ensemble: Option<crate::ensemble::EnsembleSpec>,
 }
 
 fn compact(t: &toml::Table) -> String {
@@ -187,6 +189,7 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
                                 trace_states: spec.trace_states,
                                 max_steps: spec.max_steps,
                                 repeat: spec.repeat,
+                                ensemble: spec.ensemble.clone(),
                             });
                         }
                     }

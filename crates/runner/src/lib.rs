@@ -9,6 +9,8 @@
 //! * `runs.parquet`, `runs.csv`: one row per cell (columns: [`driftlab_core::schema::runs`]);
 //! * `traces.parquet`: sampled time series per cell;
 //! * `orders.csv`: fitted convergence orders where h is swept ([`orders`]);
+//! * `members.parquet`, `members.csv`: one row per rollout when the spec runs ensembles
+//!   ([`ensemble`]; columns: [`driftlab_core::schema::members`]);
 //! * `manifest.json`: spec text and hash, git revision, versions, machine, times.
 //!
 //! A failed cell (diverged, Newton failure, unsupported form, even a panic) is a row with
@@ -16,6 +18,7 @@
 //! `fail_reason`; nothing is dropped.
 
 pub mod cell;
+pub mod ensemble;
 pub mod error;
 pub mod manifest;
 #[allow(unsafe_code)] // a GlobalAlloc impl forwarding to System; every block justified

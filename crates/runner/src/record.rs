@@ -75,6 +75,8 @@ pub struct RunRecord {
     pub step_seconds_max: f64,
     /// Declared orders (q, v, λ).
     pub declared: driftlab_core::DeclaredOrders,
+    /// The distribution over members when the row summarizes an ensemble.
+    pub ensemble: Option<crate::ensemble::EnsembleSummary>,
 }
 
 /// Sampled trace of one cell: columns `t, pos, vel, acc, energy, err_q, err_v,
@@ -227,6 +229,24 @@ const WRITERS: &[(ColumnDef, Writer)] = &[
         Value::OptReal(r.reports.error_max.unwrap_or(f64::NAN))
     }),
     (runs::COUNTERS, |r| Value::Text(counters_json(&r.counters))),
+    (runs::ENSEMBLE, |r| {
+        Value::OptText(r.ensemble.as_ref().map(|e| e.settings.clone()))
+    }),
+    (runs::MEMBERS, |r| {
+        Value::Count(r.ensemble.as_ref().map_or(0, |e| e.members))
+    }),
+    (runs::MEMBER_FAILURES, |r| {
+        Value::Count(r.ensemble.as_ref().map_or(0, |e| e.failures))
+    }),
+    (runs::DRIFT_MEDIAN, |r| ensemble_stat(r, |e| e.drift_median)),
+    (runs::DRIFT_P95, |r| ensemble_stat(r, |e| e.drift_p95)),
+    (runs::ENERGY_MEDIAN, |r| {
+        ensemble_stat(r, |e| e.energy_median)
+    }),
+    (runs::ENERGY_P95, |r| ensemble_stat(r, |e| e.energy_p95)),
+    (runs::ROLLOUT_STEPS_PER_SECOND, |r| {
+        ensemble_stat(r, |e| e.rollout_steps_per_second)
+    }),
     (runs::WALL_SECONDS, |r| Value::Real(r.wall_seconds)),
     (runs::STEP_SECONDS, |r| Value::Real(r.step_seconds)),
     (runs::OBSERVE_SECONDS, |r| Value::Real(r.observe_seconds)),
@@ -252,6 +272,11 @@ const WRITERS: &[(ColumnDef, Writer)] = &[
         Value::OptReal(r.declared.lambda.unwrap_or(f64::NAN))
     }),
 ];
+
+/// A statistic of an ensemble row (null for a single run).
+fn ensemble_stat(r: &RunRecord, get: fn(&crate::ensemble::EnsembleSummary) -> f64) -> Value {
+    Value::OptReal(r.ensemble.as_ref().map_or(f64::NAN, get))
+}
 
 /// The `counters` column: a JSON object of the method's named counters.
 fn counters_json(counters: &[(&'static str, usize)]) -> String {

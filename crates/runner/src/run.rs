@@ -97,18 +97,32 @@ pub fn drive_cell(
     let problem = registry.build_problem(&cell.problem, &cell.problem_params)?;
     let mut method =
         registry.build_method(&cell.method_id, &cell.method_params, cell.decorators())?;
+    Ok(drive(
+        problem.as_system(),
+        method.as_mut(),
+        &schedule_of(cell),
+        observers,
+    ))
+}
+
+/// The time schedule of `cell`: fixed or error-controlled steps, budget, metrics stride.
+pub(crate) fn schedule_of(cell: &Cell) -> Schedule {
     let mut schedule = match cell.adaptive {
         Some(a) => Schedule::adaptive(a),
         None => Schedule::fixed(cell.h, cell.t_end),
     };
     schedule.max_steps = cell.max_steps;
     schedule.metrics_stride = cell.metrics_stride;
-    Ok(drive(
-        problem.as_system(),
-        method.as_mut(),
-        &schedule,
-        observers,
-    ))
+    schedule
+}
+
+/// The message of a caught panic.
+pub(crate) fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "panic".into())
 }
 
 /// Run one cell once; never panics outward (a panic in a method becomes a failed row).
@@ -139,11 +153,7 @@ fn run_cell_once(registry: &Registry, experiment: &str, cell: &Cell) -> (RunReco
             (rec, empty)
         }
         Err(panic) => {
-            let msg = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "panic".into());
+            let msg = panic_message(&panic);
             rec.fail_time = Some(0.0);
             rec.fail_kind = Some("panic".into());
             rec.fail_reason = Some(format!("internal error (panic): {msg}"));
@@ -313,7 +323,12 @@ pub fn run_spec(
         Some(list) => list.clone(),
         None => vec![opts.threads.unwrap_or_else(crate::spec::logical_cores)],
     };
-    let (rows, traces) = run_batches(&spec.name, &cells, &sweeps, opts)?;
+    let Batch {
+        rows,
+        traces,
+        members,
+        ..
+    } = run_batches(&spec.name, &cells, &sweeps, opts)?;
     let sweep_threads = sweeps.iter().copied().max().unwrap_or(1);
     let failed = rows.iter().filter(|r| !r.ok).count();
     // Orders from the first batch (a thread sweep repeats every cell).
@@ -324,6 +339,11 @@ pub fn run_spec(
         .collect();
     let orders = fit_orders(&first);
     write_tables(&spec, &out_dir, &rows, &traces, &orders)?;
+    if spec.ensemble.is_some() {
+        let mut df = crate::ensemble::members_frame(&spec.name, &members)?;
+        write_parquet(&mut df, &out_dir.join("members.parquet"))?;
+        write_csv(&mut df, &out_dir.join("members.csv"))?;
+    }
     let manifest = Manifest {
         experiment: spec.name.clone(),
         spec_text: text.to_string(),
@@ -350,6 +370,16 @@ pub fn run_spec(
     })
 }
 
+/// The rows of a run of cells: summaries, traces, ensemble members, and the wall time
+/// of the side-by-side part.
+#[derive(Default)]
+struct Batch {
+    rows: Vec<RunRecord>,
+    traces: Vec<CellTrace>,
+    members: Vec<crate::ensemble::MemberRecord>,
+    side_by_side: f64,
+}
+
 /// Run every cell once per entry of `sweeps`, that many side by side: each batch's rows
 /// carry the count and the batch's wall time, and its cells are numbered after the
 /// previous batch's (cell `b·len + i`), so that traces join their rows.
@@ -358,8 +388,8 @@ fn run_batches(
     cells: &[Cell],
     sweeps: &[usize],
     opts: &RunOptions,
-) -> Result<(Vec<RunRecord>, Vec<CellTrace>), RunnerError> {
-    let (mut rows, mut traces) = (Vec::new(), Vec::new());
+) -> Result<Batch, RunnerError> {
+    let mut all = Batch::default();
     for (b, &k) in sweeps.iter().enumerate() {
         let batch: Vec<Cell> = cells
             .iter()
@@ -368,38 +398,33 @@ fn run_batches(
                 ..c.clone()
             })
             .collect();
-        let (mut r, t, seconds) = run_cells(experiment, &batch, k, opts)?;
-        for row in &mut r {
+        let mut done = run_cells(experiment, &batch, k, opts)?;
+        for row in &mut done.rows {
             row.sweep_threads = k;
-            row.batch_seconds = seconds;
+            row.batch_seconds = done.side_by_side;
         }
-        rows.extend(r);
-        traces.extend(t);
+        all.rows.extend(done.rows);
+        all.traces.extend(done.traces);
+        all.members.extend(done.members);
     }
-    Ok((rows, traces))
+    Ok(all)
 }
 
-/// Run `cells` on `sweep_threads` threads, sorted by cell index: cells with one faer
-/// thread side by side; cells asking for more one at a time, each owning its pool (no
-/// oversubscription, honest thread-count studies). Also returns the wall time of the
-/// side-by-side part (the one `sweep_threads` speeds up).
-fn run_cells(
-    experiment: &str,
-    cells: &[Cell],
-    sweep_threads: usize,
-    opts: &RunOptions,
-) -> Result<(Vec<RunRecord>, Vec<CellTrace>, f64), RunnerError> {
-    let pool = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .map_err(|e| RunnerError::Write {
-                path: "thread pool".into(),
-                message: e.to_string(),
-            })
-    };
+/// A rayon pool of `threads` threads.
+fn pool(threads: usize) -> Result<rayon::ThreadPool, RunnerError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| RunnerError::Write {
+            path: "thread pool".into(),
+            message: e.to_string(),
+        })
+}
+
+/// The progress bar of a run of `cells`.
+fn progress_bar(experiment: &str, cells: usize, opts: &RunOptions) -> ProgressBar {
     let bar = if opts.progress {
-        ProgressBar::new(cells.len() as u64)
+        ProgressBar::new(cells as u64)
     } else {
         ProgressBar::hidden()
     };
@@ -410,7 +435,24 @@ fn run_cells(
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar.set_prefix(experiment.to_string());
-    let (serial, multi): (Vec<&Cell>, Vec<&Cell>) = cells.iter().partition(|c| c.threads == 1);
+    bar
+}
+
+/// Run `cells` on `sweep_threads` threads, sorted by cell index: cells with one faer
+/// thread side by side; cells asking for more one at a time, each owning its pool (no
+/// oversubscription, honest thread-count studies); ensembles one at a time, their
+/// members side by side on `sweep_threads` threads (an honest throughput). Also returns
+/// the wall time of the side-by-side part (the one `sweep_threads` speeds up).
+fn run_cells(
+    experiment: &str,
+    cells: &[Cell],
+    sweep_threads: usize,
+    opts: &RunOptions,
+) -> Result<Batch, RunnerError> {
+    let bar = progress_bar(experiment, cells.len(), opts);
+    let (ensembles, single): (Vec<&Cell>, Vec<&Cell>) =
+        cells.iter().partition(|c| c.ensemble.is_some());
+    let (serial, multi): (Vec<&Cell>, Vec<&Cell>) = single.iter().partition(|c| c.threads == 1);
     let side_by_side = Instant::now();
     let mut results: Vec<(RunRecord, CellTrace)> = pool(sweep_threads)?.install(|| {
         serial
@@ -424,26 +466,59 @@ fn run_cells(
     });
     let side_by_side = side_by_side.elapsed().as_secs_f64();
     for c in multi {
-        // A pool that cannot start fails this cell's row, not the rows already computed.
-        results.push(match pool(c.threads) {
-            Ok(p) => p.install(|| run_cell(&opts.registry, experiment, c)),
-            Err(e) => {
-                let mut rec = base_record(experiment, c);
-                rec.fail_time = Some(0.0);
-                rec.fail_kind = Some("thread-pool".into());
-                rec.fail_reason = Some(format!(
-                    "cannot start a pool of {} threads for this cell: {e}",
-                    c.threads
-                ));
-                (rec, empty_trace(c))
-            }
-        });
+        results.push(run_alone(experiment, c, c.threads, |c| {
+            run_cell(&opts.registry, experiment, c)
+        }));
+        bar.inc(1);
+    }
+    let mut members = Vec::new();
+    for c in ensembles {
+        let mut m = Vec::new();
+        results.push(run_alone(experiment, c, sweep_threads, |c| {
+            let ens = c.ensemble.as_ref().map(|e| (*e).clone());
+            let (rec, mem) = match ens {
+                Some(e) => {
+                    crate::ensemble::run_ensemble(&opts.registry, base_record(experiment, c), c, &e)
+                }
+                None => (base_record(experiment, c), Vec::new()),
+            };
+            m = mem;
+            (rec, empty_trace(c))
+        }));
+        members.extend(m);
         bar.inc(1);
     }
     bar.finish_and_clear();
     results.sort_by_key(|(r, _)| r.cell);
     let (rows, traces) = results.into_iter().unzip();
-    Ok((rows, traces, side_by_side))
+    Ok(Batch {
+        rows,
+        traces,
+        members,
+        side_by_side,
+    })
+}
+
+/// Run `cell` with `run` on a pool of its own of `threads` threads; a pool that cannot
+/// start fails this cell's row, not the rows already computed.
+fn run_alone(
+    experiment: &str,
+    cell: &Cell,
+    threads: usize,
+    run: impl FnOnce(&Cell) -> (RunRecord, CellTrace) + Send,
+) -> (RunRecord, CellTrace) {
+    match pool(threads) {
+        Ok(p) => p.install(|| run(cell)),
+        Err(e) => {
+            let mut rec = base_record(experiment, cell);
+            rec.fail_time = Some(0.0);
+            rec.fail_kind = Some("thread-pool".into());
+            rec.fail_reason = Some(format!(
+                "cannot start a pool of {threads} threads for this cell: {e}"
+            ));
+            (rec, empty_trace(cell))
+        }
+    }
 }
 
 /// `runs.parquet` and `runs.csv`, `traces.parquet` when the spec traces, `orders.csv`

@@ -113,6 +113,8 @@ pub struct Spec {
     pub annotations: Vec<Annotation>,
     /// How the combined report uses this experiment (driftlab_core::report_spec).
     pub report: Option<driftlab_core::report_spec::ReportSpec>,
+    /// Run every cell as an ensemble of seeded, perturbed rollouts ([`crate::ensemble`]).
+    pub ensemble: Option<crate::ensemble::EnsembleSpec>,
 }
 
 /// A reference curve `x^x_exp · y^y_exp · h^h_exp = value` in the plane of two swept method
@@ -363,6 +365,8 @@ pub struct SizeOverride {
     pub metrics_stride: Option<usize>,
     /// Problems (replace the spec's list in this size, e.g. smaller systems for CI).
     pub problems: Option<Vec<ProblemSpec>>,
+    /// Ensemble members (replaces `ensemble.members`).
+    pub members: Option<usize>,
 }
 
 impl Spec {
@@ -411,6 +415,9 @@ impl Spec {
                     }
                     if let Some(p) = &o.problems {
                         s.problems = p.clone();
+                    }
+                    if let (Some(k), Some(e)) = (o.members, s.ensemble.as_mut()) {
+                        e.members = k;
                     }
                 }
             }
@@ -480,7 +487,38 @@ impl Spec {
                 message: m,
             })?;
         }
+        if let Some(e) = &self.ensemble {
+            self.validate_ensemble(e).map_err(|m| RunnerError::Spec {
+                path: path.into(),
+                message: m,
+            })?;
+        }
         Ok(())
+    }
+
+    /// The `[ensemble]` table's own checks, and a curriculum that scales a parameter
+    /// some method of the spec is given.
+    fn validate_ensemble(&self, e: &crate::ensemble::EnsembleSpec) -> Result<(), String> {
+        e.validate()?;
+        if self.steps.adaptive.is_some() {
+            return Err("`[ensemble]` runs fixed steps (the noise is held per step h): give `[steps] h = [..]`, not `adaptive`".into());
+        }
+        let Some(c) = &e.curriculum else {
+            return Ok(());
+        };
+        let scaled = self
+            .methods
+            .iter()
+            .any(|m| c.params.keys().any(|k| m.params.contains_key(k)));
+        if scaled {
+            return Ok(());
+        }
+        Err(format!(
+            "`ensemble.curriculum.params` = {:?} names no parameter given to any [[methods]] entry; \
+             give the soft methods' stiffness in their params (e.g. penalty `k_p`, baumgarte `omega_n`) \
+             — the curriculum scales the given value",
+            c.params.keys().collect::<Vec<_>>()
+        ))
     }
 }
 

@@ -1,0 +1,423 @@
+//! Batched ensembles: the reinforcement-learning workload of seed 001 §3.6 and §3.12
+//! ("optimize for RL training: batching").
+//!
+//! A spec with an `[ensemble]` table turns every cell into `members` independent rollouts
+//! of its problem and method, run side by side on the runner's pool. Member `i` differs
+//! from the others only through seeded perturbations ([`noise`]), each a pure function of
+//! `(seed, i)`, so an ensemble is reproducible bit for bit on any number of threads:
+//!
+//! * initial-state noise `q₀ + N(0, σ_q²)`, `v₀ + N(0, σ_v²)`, projected back onto the
+//!   constraint manifold ([`perturbed::perturbed_initial_state`]);
+//! * constraint noise `C + N(0, σ²)`, `σ(x) = σ₀ e^{−x/τ}` over time or episodes
+//!   ([`noise::NoiseSchedule`], [`perturbed::Perturbed`]);
+//! * a constraint-strength curriculum over episodes for the soft methods (penalty,
+//!   Baumgarte, hybrid), as the seed's listing writes it ([`noise::Curriculum`]).
+//!
+//! The cell's `runs` row summarizes the distribution over members (median, p95 and max
+//! of drift and energy error, failures) and the throughput in rollout steps per second;
+//! each member gets a row of `members` ([`driftlab_core::schema::members`]). Drift is
+//! measured on the unperturbed constraints: the noise moves the target the method
+//! enforces, not the mechanism.
+
+pub mod noise;
+pub mod perturbed;
+mod table;
+
+use crate::cell::Cell;
+use crate::record::RunRecord;
+use crate::registry::Registry;
+use driftlab_core::{drive, MechanicalSystem, MethodStats, Metrics, Observer, State, SystemRef};
+use noise::{Curriculum, NoiseSchedule, Purpose, Stream};
+use perturbed::{ConstraintNoise, InitialNoise, Perturbed};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+pub use table::members_frame;
+
+/// Most members an ensemble may have.
+pub const MAX_MEMBERS: usize = 1 << 24;
+
+/// The spec's `[ensemble]` table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnsembleSpec {
+    /// Rollouts per cell (1 … 2²⁴).
+    pub members: usize,
+    /// Seed of every member's streams.
+    #[serde(default)]
+    pub seed: u64,
+    /// Initial-state noise (none by default).
+    #[serde(default)]
+    pub initial: InitialNoise,
+    /// Constraint noise `C + N(0, σ²)` (none by default).
+    pub constraint_noise: Option<NoiseSchedule>,
+    /// Constraint-strength curriculum over members (episodes).
+    pub curriculum: Option<Curriculum>,
+}
+
+impl EnsembleSpec {
+    /// `Err` naming the field and the fix.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.members == 0 || self.members > MAX_MEMBERS {
+            return Err(format!(
+                "`ensemble.members` = {}: give the number of rollouts, 1 … {MAX_MEMBERS}",
+                self.members
+            ));
+        }
+        self.initial.validate()?;
+        if let Some(n) = &self.constraint_noise {
+            n.validate()?;
+        }
+        if let Some(c) = &self.curriculum {
+            c.validate()?;
+        }
+        Ok(())
+    }
+
+    /// The settings as JSON (the `ensemble` column).
+    pub fn json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// The distribution over members that a `runs` row of an ensemble carries.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EnsembleSummary {
+    /// [`EnsembleSpec::json`].
+    pub settings: String,
+    /// Members.
+    pub members: usize,
+    /// Members that failed.
+    pub failures: usize,
+    /// Median over members of their max drift.
+    pub drift_median: f64,
+    /// 95th percentile of the same.
+    pub drift_p95: f64,
+    /// Median over members of their max relative energy error.
+    pub energy_median: f64,
+    /// 95th percentile of the same.
+    pub energy_p95: f64,
+    /// Σ member steps / ensemble wall time.
+    pub rollout_steps_per_second: f64,
+}
+
+/// One member's rollout.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MemberRecord {
+    /// The ensemble's cell.
+    pub cell: usize,
+    /// Member index.
+    pub member: usize,
+    /// Curriculum strength, where it applied.
+    pub strength: Option<f64>,
+    /// σ at t = 0.
+    pub sigma0: f64,
+    /// Reached the end time.
+    pub ok: bool,
+    /// Last time reached before a failure.
+    pub fail_time: Option<f64>,
+    /// Failure tag.
+    pub fail_kind: Option<String>,
+    /// Failure message.
+    pub fail_reason: Option<String>,
+    /// Steps completed.
+    pub steps: usize,
+    /// Max ‖Φ‖∞ of the unperturbed constraints over the evaluated states.
+    pub max_drift: f64,
+    /// ‖Φ‖∞ at the last state.
+    pub final_drift: f64,
+    /// Max ‖Φ_q v + Φ_t‖∞.
+    pub max_vel_residual: f64,
+    /// Max relative energy error.
+    pub max_energy: f64,
+    /// Relative energy error at the last state.
+    pub final_energy: f64,
+    /// Method counters.
+    pub stats: MethodStats,
+    /// Wall time inside the steps.
+    pub step_seconds: f64,
+}
+
+/// Measures a member on the unperturbed problem at the states the loop evaluates.
+struct DriftObserver<'a> {
+    inner: &'a dyn MechanicalSystem,
+    phi: Vec<f64>,
+    rec: MemberRecord,
+}
+
+impl Observer for DriftObserver<'_> {
+    fn observe(&mut self, _: SystemRef<'_>, s: &State, m: &Metrics, _: usize, last: bool) {
+        self.inner.constraints(s.t, &s.q, &mut self.phi);
+        let holonomic = self.phi.len() - self.inner.nonholonomic_rows();
+        let drift = self.phi[..holonomic].iter().fold(0.0_f64, |a, x| {
+            if x.is_nan() {
+                f64::NAN
+            } else {
+                a.max(x.abs())
+            }
+        });
+        let r = &mut self.rec;
+        r.max_drift = nan_max(r.max_drift, drift);
+        r.max_vel_residual = nan_max(r.max_vel_residual, m.vel_residual);
+        r.max_energy = nan_max(r.max_energy, m.energy_rel_error);
+        if last {
+            r.final_drift = drift;
+            r.final_energy = m.energy_rel_error;
+        }
+    }
+}
+
+/// `max` that keeps a NaN (a non-finite state is worse than any number) but starts from
+/// an undefined (NaN) accumulator.
+fn nan_max(acc: f64, x: f64) -> f64 {
+    match (acc.is_nan(), x.is_nan()) {
+        (true, _) => x,
+        (false, true) => x,
+        (false, false) => acc.max(x),
+    }
+}
+
+/// The member's record before it runs.
+fn member_base(cell: &Cell, ens: &EnsembleSpec, member: usize) -> MemberRecord {
+    MemberRecord {
+        cell: cell.index,
+        member,
+        sigma0: ens.constraint_noise.map_or(0.0, |n| n.sigma(0.0, member)),
+        max_drift: f64::NAN,
+        final_drift: f64::NAN,
+        max_vel_residual: f64::NAN,
+        max_energy: f64::NAN,
+        final_energy: f64::NAN,
+        ..Default::default()
+    }
+}
+
+/// A member that failed before its first step (`kind`, `reason`).
+fn member_failed(mut rec: MemberRecord, kind: &str, reason: String) -> MemberRecord {
+    rec.fail_time = Some(0.0);
+    rec.fail_kind = Some(kind.into());
+    rec.fail_reason = Some(reason);
+    rec
+}
+
+/// Run member `member` of `cell`'s ensemble: build, perturb, drive, measure.
+pub fn run_member(
+    registry: &Registry,
+    cell: &Cell,
+    ens: &EnsembleSpec,
+    member: usize,
+) -> MemberRecord {
+    let mut rec = member_base(cell, ens, member);
+    let mut params = cell.method_params.clone();
+    if let Some(c) = &ens.curriculum {
+        match c.apply(&cell.method_params, member) {
+            Ok((p, true)) => {
+                params = p;
+                rec.strength = Some(c.strength(member));
+            }
+            Ok((_, false)) => {}
+            Err(e) => return member_failed(rec, "build", e),
+        }
+    }
+    let problem = match registry.build_problem(&cell.problem, &cell.problem_params) {
+        Ok(p) => p,
+        Err(e) => return member_failed(rec, "build", e.to_string()),
+    };
+    let SystemRef::Mechanical(sys) = problem.as_system() else {
+        let reason = format!(
+            "ensembles perturb mechanical problems (q, v, Φ); `{}` is an index-1 DAE",
+            cell.problem
+        );
+        return member_failed(rec, "unsupported-form", reason);
+    };
+    let mut method = match registry.build_method(&cell.method_id, &params, cell.decorators()) {
+        Ok(m) => m,
+        Err(e) => return member_failed(rec, "build", e.to_string()),
+    };
+    let initial = match perturbed::perturbed_initial_state(sys, &ens.initial, ens.seed, member) {
+        Ok(s) => s,
+        Err(e) => return member_failed(rec, "initial-state", e),
+    };
+    let noise = ens.constraint_noise.map(|schedule| ConstraintNoise {
+        schedule,
+        member,
+        stream: Stream::new(ens.seed, member as u64, Purpose::Constraint),
+        h: cell.h,
+    });
+    let perturbed = Perturbed::new(sys, initial, noise);
+    let mut obs = DriftObserver {
+        inner: sys,
+        phi: vec![0.0; sys.dims().m],
+        rec,
+    };
+    let schedule = crate::run::schedule_of(cell);
+    let out = drive(
+        SystemRef::Mechanical(&perturbed),
+        method.as_mut(),
+        &schedule,
+        &mut [&mut obs],
+    );
+    let mut rec = obs.rec;
+    rec.ok = out.status == driftlab_core::RunStatus::Ok;
+    if let driftlab_core::RunStatus::Failed { t, error } = &out.status {
+        rec.fail_time = Some(*t);
+        rec.fail_kind = Some(error.kind().into());
+        rec.fail_reason = Some(format!("member {member}: {error}"));
+    }
+    rec.steps = out.steps;
+    rec.stats = out.stats;
+    rec.step_seconds = out.step_seconds;
+    rec
+}
+
+/// Run member `member`, a panic becoming its failed row.
+fn run_member_caught(
+    registry: &Registry,
+    cell: &Cell,
+    ens: &EnsembleSpec,
+    member: usize,
+) -> MemberRecord {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_member(registry, cell, ens, member)
+    }))
+    .unwrap_or_else(|panic| {
+        let msg = crate::run::panic_message(&panic);
+        member_failed(
+            member_base(cell, ens, member),
+            "panic",
+            format!("member {member}: internal error (panic): {msg}"),
+        )
+    })
+}
+
+/// Every member of `cell`'s ensemble on the current rayon pool, in member order, and
+/// the wall time of the whole.
+fn run_members(registry: &Registry, cell: &Cell, ens: &EnsembleSpec) -> (Vec<MemberRecord>, f64) {
+    let clock = Instant::now();
+    let members: Vec<MemberRecord> = (0..ens.members)
+        .into_par_iter()
+        .map(|i| run_member_caught(registry, cell, ens, i))
+        .collect();
+    (members, clock.elapsed().as_secs_f64())
+}
+
+/// Run `cell` as the ensemble `ens`, `cell.repeat` times for the throughput (the members
+/// of the first run are the data; the runs are deterministic): the summary row and the
+/// member rows.
+pub fn run_ensemble(
+    registry: &Registry,
+    rec: RunRecord,
+    cell: &Cell,
+    ens: &EnsembleSpec,
+) -> (RunRecord, Vec<MemberRecord>) {
+    let (members, wall) = run_members(registry, cell, ens);
+    let mut walls = vec![wall];
+    for _ in 1..cell.repeat {
+        walls.push(run_members(registry, cell, ens).1);
+    }
+    walls.sort_by(f64::total_cmp);
+    let wall = walls[walls.len() / 2];
+    let mut rec = summarize(rec, ens, &members, wall);
+    rec.repeat = cell.repeat;
+    rec.step_seconds_min = f64::NAN;
+    rec.step_seconds_max = f64::NAN;
+    (rec, members)
+}
+
+/// Nearest-rank percentile `p` (0 < p ≤ 1) of `x` ignoring NaN (NaN if none).
+pub fn percentile(x: &[f64], p: f64) -> f64 {
+    let mut v: Vec<f64> = x.iter().copied().filter(|x| !x.is_nan()).collect();
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let rank = (p * v.len() as f64).ceil().max(1.0) as usize;
+    v[rank.min(v.len()) - 1]
+}
+
+/// The ensemble's `runs` row from its members and its wall time.
+fn summarize(
+    mut rec: RunRecord,
+    ens: &EnsembleSpec,
+    members: &[MemberRecord],
+    wall: f64,
+) -> RunRecord {
+    let drift: Vec<f64> = members.iter().map(|m| m.max_drift).collect();
+    let energy: Vec<f64> = members.iter().map(|m| m.max_energy).collect();
+    let max = |f: fn(&MemberRecord) -> f64| members.iter().map(f).fold(f64::NAN, nan_max);
+    rec.summary.max_pos_residual = max(|m| m.max_drift);
+    rec.summary.final_pos_residual = max(|m| m.final_drift);
+    rec.summary.max_vel_residual = max(|m| m.max_vel_residual);
+    rec.summary.max_energy_rel_error = max(|m| m.max_energy);
+    rec.summary.final_energy_rel_error = max(|m| m.final_energy);
+    rec.steps = members.iter().map(|m| m.steps).sum();
+    rec.stats = members
+        .iter()
+        .fold(MethodStats::default(), |a, m| a.merged(m.stats));
+    rec.stats.steps = rec.steps;
+    rec.step_seconds = members.iter().map(|m| m.step_seconds).sum();
+    rec.wall_seconds = wall;
+    let failed: Vec<&MemberRecord> = members.iter().filter(|m| !m.ok).collect();
+    rec.ok = failed.is_empty();
+    if let Some(first) = failed.first() {
+        rec.fail_time = failed.iter().filter_map(|m| m.fail_time).reduce(f64::min);
+        rec.fail_kind = most_frequent(failed.iter().filter_map(|m| m.fail_kind.as_deref()));
+        rec.fail_reason = Some(format!(
+            "{} of {} members failed; first: {}",
+            failed.len(),
+            members.len(),
+            first.fail_reason.as_deref().unwrap_or("unknown")
+        ));
+    }
+    rec.ensemble = Some(EnsembleSummary {
+        settings: ens.json(),
+        members: members.len(),
+        failures: failed.len(),
+        drift_median: percentile(&drift, 0.5),
+        drift_p95: percentile(&drift, 0.95),
+        energy_median: percentile(&energy, 0.5),
+        energy_p95: percentile(&energy, 0.95),
+        rollout_steps_per_second: rec.steps as f64 / wall,
+    });
+    rec
+}
+
+/// The most frequent tag (the first to reach the top count on ties).
+fn most_frequent<'a>(tags: impl Iterator<Item = &'a str>) -> Option<String> {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for t in tags {
+        match counts.iter_mut().find(|(k, _)| *k == t) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((t, 1)),
+        }
+    }
+    let top = counts.iter().map(|(_, n)| *n).max()?;
+    counts
+        .iter()
+        .find(|(_, n)| *n == top)
+        .map(|(k, _)| k.to_string())
+}
+
+#[cfg(test)]
+#[allow(clippy::float_cmp)] // the values compared are exact (formulas at exact points)
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let x: Vec<f64> = (1..=20).map(f64::from).collect();
+        assert_eq!(percentile(&x, 0.5), 10.0);
+        assert_eq!(percentile(&x, 0.95), 19.0);
+        assert_eq!(percentile(&x, 1.0), 20.0);
+        assert_eq!(percentile(&[f64::NAN, 3.0], 0.5), 3.0);
+        assert!(percentile(&[], 0.5).is_nan());
+    }
+
+    #[test]
+    fn most_frequent_tag_wins_and_ties_go_to_the_first() {
+        let tags = ["a", "b", "b", "a", "c"];
+        assert_eq!(most_frequent(tags.into_iter()), Some("a".into()));
+        assert_eq!(most_frequent(["x", "y", "y"].into_iter()), Some("y".into()));
+        assert_eq!(most_frequent(std::iter::empty()), None);
+    }
+}
