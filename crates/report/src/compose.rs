@@ -390,6 +390,7 @@ fn experiment_section(b: &mut Book, res: &Results) {
     b.paragraph(&findings(res));
     catalog_entries(b, &manifest(&res.dir));
     runs_table(b, res);
+    ensemble_table(b, res);
     experiment_figures(b, res);
     b.md_only(&format!(
         "Full tables: [{0}/summary.md]({0}/summary.md)",
@@ -451,6 +452,55 @@ fn runs_table(b: &mut Book, res: &Results) {
             "factor.",
             "Newton",
             "wall [s]",
+        ],
+        &rows,
+    );
+}
+
+/// The "Ensembles" table: per ensemble row, the distribution over its members of the
+/// drift (unperturbed ‖Φ‖∞, each member's max) and the relative energy error, the
+/// failures, and the throughput on the threads that ran the members.
+fn ensemble_table(b: &mut Book, res: &Results) {
+    let rows: Vec<Vec<String>> = res
+        .runs
+        .iter()
+        .filter_map(|r| Some((r, r.ensemble?)))
+        .map(|(r, e)| {
+            vec![
+                r.problem_key(),
+                r.variant.clone(),
+                r.step_label(),
+                r.sweep_threads.map_or("—".into(), |k| k.to_string()),
+                format!("{}/{}", e.failures, e.members),
+                e3(e.drift[0]),
+                e3(e.drift[1]),
+                e3(r.max_pos_residual),
+                e3(e.energy[0]),
+                e3(e.energy[1]),
+                e3(r.max_energy_rel_error),
+                e.throughput.map_or("—".into(), |x| format!("{x:.3e}")),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    b.heading("Ensembles: distributions over members and throughput", 3);
+    b.paragraph("Per ensemble: failed members of all; each member's max drift ‖Φ‖∞ on the unperturbed constraints and max relative energy error, as median, 95th percentile (nearest rank) and max over members; rollout steps per second with the members side by side on the given threads (median of the spec's repeats).");
+    b.table(
+        &[
+            "problem",
+            "method",
+            "h",
+            "threads",
+            "failed",
+            "drift med",
+            "drift p95",
+            "drift max",
+            "energy med",
+            "energy p95",
+            "energy max",
+            "steps/s",
         ],
         &rows,
     );

@@ -74,6 +74,8 @@ pub struct Run {
     /// Measured peak heap bytes of the cell (`runs::PEAK_HEAP_BYTES`; `None` when not
     /// measured).
     pub peak_heap_bytes: Option<f64>,
+    /// The distribution over members when the row summarizes an ensemble.
+    pub ensemble: Option<EnsembleStats>,
     /// faer threads inside the cell (`runs::THREADS`).
     pub threads: usize,
     /// Cells side by side in the row's batch (`runs::SWEEP_THREADS`; `None` in results
@@ -145,6 +147,22 @@ impl Run {
             format!("{} {}", self.problem, self.problem_params)
         }
     }
+}
+
+/// An ensemble row's distribution over members (the runs columns `members` …
+/// `rollout_steps_per_second`; the maxima are the row's own maxima).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EnsembleStats {
+    /// Rollouts.
+    pub members: u64,
+    /// Failed rollouts.
+    pub failures: u64,
+    /// Median and 95th percentile of the members' max drift.
+    pub drift: [Option<f64>; 2],
+    /// Median and 95th percentile of the members' max relative energy error.
+    pub energy: [Option<f64>; 2],
+    /// Rollout steps per second.
+    pub throughput: Option<f64>,
 }
 
 /// A sampled trace of one cell.
@@ -388,6 +406,8 @@ struct RunColumns {
     wall: Vec<Option<f64>>,
     step_seconds: Vec<Option<f64>>,
     peak_heap_bytes: Vec<Option<f64>>,
+    /// members, member_failures, drift median and p95, energy median and p95, throughput.
+    ensemble: [Vec<Option<f64>>; 7],
     /// (faer threads in the cell, cells side by side, the batch's wall time).
     threads: [Vec<Option<f64>>; 3],
     measures: Vec<Vec<Option<f64>>>,
@@ -465,6 +485,24 @@ impl RunColumns {
                 Ok(_) => c.f64(runs::PEAK_HEAP_BYTES)?,
                 Err(_) => vec![None; n],
             },
+            // Results written before ensembles have none of their columns.
+            ensemble: [
+                runs::MEMBERS,
+                runs::MEMBER_FAILURES,
+                runs::DRIFT_MEDIAN,
+                runs::DRIFT_P95,
+                runs::ENERGY_MEDIAN,
+                runs::ENERGY_P95,
+                runs::ROLLOUT_STEPS_PER_SECOND,
+            ]
+            .map(|def| match c.df.column(def.name) {
+                Ok(_) => c.f64(def),
+                Err(_) => Ok(vec![None; n]),
+            })
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()?
+            .try_into()
+            .unwrap_or_else(|_| std::array::from_fn(|_| vec![None; n])),
             measures: runs::MEASURES
                 .iter()
                 .map(|m| c.f64(*m))
@@ -474,6 +512,19 @@ impl RunColumns {
                 c.f64(runs::DECLARED_ORDER_V)?,
                 c.f64(runs::DECLARED_ORDER_LAMBDA)?,
             ],
+        })
+    }
+
+    /// Row `i`'s ensemble statistics (`None` for a single run).
+    fn ensemble_of(&self, i: usize) -> Option<EnsembleStats> {
+        let [members, failures, dm, dp, em, ep, tp] = &self.ensemble;
+        let members = members[i].filter(|&k| k > 0.0)? as u64;
+        Some(EnsembleStats {
+            members,
+            failures: failures[i].map_or(0, |k| k as u64),
+            drift: [dm[i], dp[i]],
+            energy: [em[i], ep[i]],
+            throughput: tp[i],
         })
     }
 
@@ -517,6 +568,7 @@ impl RunColumns {
             wall_seconds: self.wall[i].unwrap_or(f64::NAN),
             step_seconds: self.step_seconds[i].unwrap_or(f64::NAN),
             peak_heap_bytes: self.peak_heap_bytes[i],
+            ensemble: self.ensemble_of(i),
             threads: self.threads[0][i].map_or(1, |x| x as usize),
             sweep_threads: self.threads[1][i].map(|x| x as usize),
             batch_seconds: self.threads[2][i],

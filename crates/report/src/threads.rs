@@ -8,6 +8,9 @@
 //! * **Cells side by side** (spec `sweep_threads`, the runner's pool): `T` is the wall
 //!   time of the whole batch (`batch_seconds`), one curve for the experiment.
 //!
+//! * **Ensemble members side by side** (spec `[ensemble]` with `sweep_threads`): `T` is
+//!   the inverse throughput, seconds per rollout step, one curve per method, problem and h.
+//!
 //! A figure appears only where some curve has two thread counts or more.
 
 use crate::data::{Results, Run};
@@ -82,10 +85,48 @@ fn in_cell(runs: &[&Run], colours: &Colours) -> (Vec<Line>, Vec<Line>) {
     (s_lines, e_lines)
 }
 
+/// Ensemble curves: per (variant, problem, h), the time per rollout step (the inverse
+/// throughput) against the threads running the members side by side.
+fn ensembles(runs: &[&Run], colours: &Colours) -> (Vec<Line>, Vec<Line>) {
+    let rows: Vec<&Run> = runs
+        .iter()
+        .copied()
+        .filter(|r| r.ensemble.is_some())
+        .collect();
+    let mut keys: Vec<(String, String, u64)> = rows
+        .iter()
+        .map(|r| (r.variant.clone(), r.problem_key(), r.h.to_bits()))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    let (mut s_lines, mut e_lines) = (Vec::new(), Vec::new());
+    for (variant, problem, h) in keys {
+        let pts = rows
+            .iter()
+            .filter(|r| r.variant == variant && r.problem_key() == problem && r.h.to_bits() == h)
+            .filter_map(|r| {
+                let k = r.sweep_threads? as f64;
+                let throughput = r.ensemble?.throughput?;
+                Some((k, 1.0 / throughput))
+            })
+            .collect();
+        let Some((s, e)) = speedup_and_efficiency(pts) else {
+            continue;
+        };
+        let label = format!("{variant}, {problem}, h = {:.0e}", f64::from_bits(h));
+        let colour = colours.of(&variant);
+        s_lines.push(markers(&label, colour, s));
+        e_lines.push(markers("", colour, e));
+    }
+    (s_lines, e_lines)
+}
+
 /// Side-by-side curve: the batch wall time against the cells run side by side.
 fn side_by_side(runs: &[&Run]) -> (Vec<Line>, Vec<Line>) {
+    // Ensembles run one at a time after the side-by-side part: not in the batch time.
     let pts = runs
         .iter()
+        .filter(|r| r.ensemble.is_none())
         .filter_map(|r| Some((r.sweep_threads? as f64, r.batch_seconds?)))
         .collect();
     match speedup_and_efficiency(pts) {
@@ -152,7 +193,25 @@ pub fn thread_scaling(
     let runs: Vec<&Run> = res.runs.iter().collect();
     let (cell_s, cell_e) = in_cell(&runs, colours);
     let (side_s, side_e) = side_by_side(&runs);
+    let (ens_s, ens_e) = ensembles(&runs, colours);
     let mut panels = Vec::new();
+    if !ens_s.is_empty() {
+        let x = "threads running the members side by side";
+        panels.push(panel(
+            "Ensemble throughput speedup: rollout steps per second, T(1) / T(k)",
+            x,
+            "speedup S",
+            ens_s,
+            false,
+        ));
+        panels.push(panel(
+            "Ensemble parallel efficiency: S / k",
+            x,
+            "efficiency E",
+            ens_e,
+            true,
+        ));
+    }
     if !cell_s.is_empty() {
         let x = "faer threads inside the cell";
         panels.push(panel(

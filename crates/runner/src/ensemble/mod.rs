@@ -13,12 +13,15 @@
 //! * a constraint-strength curriculum over episodes for the soft methods (penalty,
 //!   Baumgarte, hybrid), as the seed's listing writes it ([`noise::Curriculum`]).
 //!
+//! [`action`] projects a raw command onto the feasible velocities (seed 001 §3.6.3).
+//!
 //! The cell's `runs` row summarizes the distribution over members (median, p95 and max
 //! of drift and energy error, failures) and the throughput in rollout steps per second;
 //! each member gets a row of `members` ([`driftlab_core::schema::members`]). Drift is
 //! measured on the unperturbed constraints: the noise moves the target the method
 //! enforces, not the mechanism.
 
+pub mod action;
 pub mod noise;
 pub mod perturbed;
 mod table;
