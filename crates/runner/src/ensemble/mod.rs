@@ -37,14 +37,14 @@ use serde::{Deserialize, Serialize};
 use std::time::Instant;
 pub use table::members_frame;
 
-/// Most members an ensemble may have.
-pub const MAX_MEMBERS: usize = 1 << 24;
+/// Most members an ensemble may have (each keeps a member row of about 200 bytes).
+pub const MAX_MEMBERS: usize = 1 << 20;
 
 /// The spec's `[ensemble]` table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EnsembleSpec {
-    /// Rollouts per cell (1 … 2²⁴).
+    /// Rollouts per cell (1 … 2²⁰).
     pub members: usize,
     /// Seed of every member's streams.
     #[serde(default)]
