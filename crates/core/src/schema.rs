@@ -22,6 +22,34 @@ pub enum Kind {
     RealList,
 }
 
+impl Kind {
+    /// How the README's column tables name the type.
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Text => "text",
+            Kind::OptText => "text or null",
+            Kind::Count => "count",
+            Kind::Real => "real",
+            Kind::OptReal => "real or null",
+            Kind::RealList => "list of reals",
+        }
+    }
+}
+
+impl ColumnDef {
+    /// The column's row in a README table: `| name | type | unit | meaning |`, with `|`
+    /// in the meaning escaped as Markdown tables need.
+    pub fn readme_row(&self) -> String {
+        format!(
+            "| `{}` | {} | {} | {} |",
+            self.name,
+            self.kind.label(),
+            self.unit,
+            self.meaning.replace('|', "\\|")
+        )
+    }
+}
+
 /// One column: its name in Parquet and CSV, the type of its values, its unit and what it
 /// holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

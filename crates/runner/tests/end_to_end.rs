@@ -269,21 +269,11 @@ id = "taylor"
 /// reference; the failure message gives the expected row).
 #[test]
 fn readme_documents_every_run_column() {
-    use driftlab_core::schema::{runs, Kind};
+    use driftlab_core::schema::runs;
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
     for c in runs::ALL {
-        let kind = match c.kind {
-            Kind::Text => "text",
-            Kind::OptText => "text or null",
-            Kind::Count => "count",
-            Kind::Real => "real",
-            Kind::OptReal => "real or null",
-            Kind::RealList => "list of reals",
-        };
-        // A `|` inside a cell is escaped, as Markdown tables need.
-        let meaning = c.meaning.replace('|', "\\|");
-        let row = format!("| `{}` | {kind} | {} | {meaning} |", c.name, c.unit);
+        let row = c.readme_row();
         assert!(readme.contains(&row), "README lacks the row\n{row}");
     }
     // …and no row for a column the schema no longer has.

@@ -318,24 +318,10 @@ fn bad_ensembles_are_refused_naming_the_field() {
 /// The README's members table is the schema's, row for row.
 #[test]
 fn readme_documents_every_member_column() {
-    use driftlab_core::schema::Kind;
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
         .expect("README");
     for c in members::ALL {
-        let kind = match c.kind {
-            Kind::Text => "text",
-            Kind::OptText => "text or null",
-            Kind::Count => "count",
-            Kind::Real => "real",
-            Kind::OptReal => "real or null",
-            Kind::RealList => "list of reals",
-        };
-        let row = format!(
-            "| `{}` | {kind} | {} | {} |",
-            c.name,
-            c.unit,
-            c.meaning.replace('|', "\\|")
-        );
+        let row = c.readme_row();
         assert!(readme.contains(&row), "README lacks the row\n{row}");
     }
 }
