@@ -139,6 +139,9 @@ pub struct KktStats {
     pub refinement_steps: usize,
     /// Pivots replaced by faer's dynamic regularization (should stay 0).
     pub dynamic_regularizations: usize,
+    /// Factorizations skipped because the matrix equalled, bit for bit, the one whose
+    /// factor was in hand (not counted in `factorizations`).
+    pub reused_factorizations: usize,
 }
 
 enum Backend {
@@ -168,6 +171,8 @@ pub struct KktSolver {
     b_slot: Vec<usize>,
     diag_slot: Vec<usize>,
     exact: Vec<f64>,
+    /// The values of the factor in hand while the next matrix is assembled.
+    previous: Vec<f64>,
     norm_k: f64,
     /// Refinement stops once the relative residual is at most this: the rounding error
     /// of the residual itself (see [`KktSolver::solve`]).
@@ -457,6 +462,7 @@ impl KktSolver {
             b_slot,
             diag_slot,
             exact: vec![0.0; nnz],
+            previous: vec![0.0; nnz],
             norm_k: 0.0,
             target,
             factorized: false,
@@ -501,7 +507,9 @@ impl KktSolver {
         b_vals: &[f64],
         c_diag: Option<&[f64]>,
     ) -> Result<(), SolverError> {
+        let had_factor = self.factorized;
         self.factorized = false;
+        std::mem::swap(&mut self.exact, &mut self.previous);
         self.exact.iter_mut().for_each(|x| *x = 0.0);
         for (&s, &v) in self.a_slot.iter().zip(a_vals) {
             self.exact[s] += v;
@@ -513,6 +521,20 @@ impl KktSolver {
             for (r, &v) in c.iter().enumerate() {
                 self.exact[self.diag_slot[self.n + r]] -= v;
             }
+        }
+        // The same matrix, bit for bit, as the factor in hand (RATTLE's velocity step and
+        // the next step's SHAKE both factor K(q_{n+1})): keep the factor, which a new
+        // factorization would reproduce exactly.
+        if had_factor
+            && self
+                .exact
+                .iter()
+                .zip(&self.previous)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+        {
+            self.factorized = true;
+            self.stats.reused_factorizations += 1;
+            return Ok(());
         }
         let scale = (0..self.n)
             .map(|d| self.exact[self.diag_slot[d]].abs())
