@@ -2,17 +2,10 @@
 //! workspace larger than the limit are refused before they are allocated. (Its own test
 //! binary: the limit is process-wide.)
 
-use driftlab_solver::{KktBackend, KktOptions, KktPattern, KktSolver, SolverError};
+use driftlab_solver::{KktBackend, KktOptions, KktSolver, SolverError};
 
-/// A 1-D chain KKT pattern: `A` diagonal of size n, `B` the differences of neighbours.
-fn chain(n: usize) -> KktPattern {
-    KktPattern {
-        n,
-        m: n - 1,
-        a_lower: (0..n).map(|i| (i, i)).collect(),
-        b: (0..n - 1).flat_map(|r| [(r, r), (r, r + 1)]).collect(),
-    }
-}
+mod common;
+use common::chain;
 
 #[test]
 fn a_factor_over_the_limit_is_refused_with_its_estimate() {

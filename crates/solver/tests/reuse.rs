@@ -2,17 +2,10 @@
 //! factor it would produce is the same): RATTLE factors K(q_{n+1}) for its velocity step
 //! and again for the next step's SHAKE. A changed value refactors.
 
-use driftlab_solver::{KktBackend, KktOptions, KktPattern, KktSolver};
+use driftlab_solver::{KktBackend, KktOptions, KktSolver};
 
-/// `n` unit masses in a chain of `n − 1` difference constraints.
-fn chain(n: usize) -> KktPattern {
-    KktPattern {
-        n,
-        m: n - 1,
-        a_lower: (0..n).map(|i| (i, i)).collect(),
-        b: (0..n - 1).flat_map(|r| [(r, r), (r, r + 1)]).collect(),
-    }
-}
+mod common;
+use common::chain;
 
 #[test]
 fn an_identical_matrix_reuses_its_factor_and_a_changed_one_does_not() {
