@@ -123,6 +123,11 @@ impl Default for KktOptions {
     }
 }
 
+/// Whether `a` and `b` hold the same numbers bit for bit.
+fn bitwise_equal(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
 /// Counters of a KKT solver.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct KktStats {
@@ -499,16 +504,8 @@ impl KktSolver {
         self.stats
     }
 
-    /// Numeric factorization for new values of `A` (lower entries in pattern order), `B`
-    /// (pattern order) and the diagonal `C` (`None` = zero).
-    pub fn factorize(
-        &mut self,
-        a_vals: &[f64],
-        b_vals: &[f64],
-        c_diag: Option<&[f64]>,
-    ) -> Result<(), SolverError> {
-        let had_factor = self.factorized;
-        self.factorized = false;
+    /// `exact` ← the values of `K` (the previous ones kept in `previous`).
+    fn assemble_exact(&mut self, a_vals: &[f64], b_vals: &[f64], c_diag: Option<&[f64]>) {
         std::mem::swap(&mut self.exact, &mut self.previous);
         self.exact.iter_mut().for_each(|x| *x = 0.0);
         for (&s, &v) in self.a_slot.iter().zip(a_vals) {
@@ -522,16 +519,23 @@ impl KktSolver {
                 self.exact[self.diag_slot[self.n + r]] -= v;
             }
         }
+    }
+
+    /// Numeric factorization for new values of `A` (lower entries in pattern order), `B`
+    /// (pattern order) and the diagonal `C` (`None` = zero).
+    pub fn factorize(
+        &mut self,
+        a_vals: &[f64],
+        b_vals: &[f64],
+        c_diag: Option<&[f64]>,
+    ) -> Result<(), SolverError> {
+        let had_factor = self.factorized;
+        self.factorized = false;
+        self.assemble_exact(a_vals, b_vals, c_diag);
         // The same matrix, bit for bit, as the factor in hand (RATTLE's velocity step and
         // the next step's SHAKE both factor K(q_{n+1})): keep the factor, which a new
         // factorization would reproduce exactly.
-        if had_factor
-            && self
-                .exact
-                .iter()
-                .zip(&self.previous)
-                .all(|(a, b)| a.to_bits() == b.to_bits())
-        {
+        if had_factor && bitwise_equal(&self.exact, &self.previous) {
             self.factorized = true;
             self.stats.reused_factorizations += 1;
             return Ok(());
