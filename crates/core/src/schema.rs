@@ -141,10 +141,10 @@ pub mod runs {
         ENSEMBLE: "ensemble", OptText, "—", "the spec's `[ensemble]` settings (JSON: members, seed, initial noise, constraint noise, curriculum) when the row summarizes an ensemble of rollouts (seed 001 §3.6); null for a single run. The residual, energy, step and counter columns then hold the worst member (maxima) or the sum over members (steps, counters), and each member has a row in `members`";
         MEMBERS: "members", Count, "1", "rollouts in the ensemble (0 for a single run)";
         MEMBER_FAILURES: "member_failures", Count, "1", "members that failed (the row is `failed` when any did; `fail_kind` is the most frequent member failure)";
-        DRIFT_MEDIAN: "drift_median", OptReal, "problem", "median over members of each member's max ‖Φ(t,q)‖∞ of the unperturbed constraints (the maximum over members is `max_pos_residual`)";
-        DRIFT_P95: "drift_p95", OptReal, "problem", "95th percentile (nearest rank) over members of the same";
-        ENERGY_MEDIAN: "energy_median", OptReal, "1", "median over members of each member's max relative energy error (against its own initial energy; the maximum is `max_energy_rel_error`)";
-        ENERGY_P95: "energy_p95", OptReal, "1", "95th percentile (nearest rank) over members of the same";
+        DRIFT_MEDIAN: "drift_median", OptReal, "problem", "median over the members that reached t_end of each member's max ‖Φ(t,q)‖∞ of the unperturbed constraints (failed members are counted in `member_failures`; the maximum over all members is `max_pos_residual`)";
+        DRIFT_P95: "drift_p95", OptReal, "problem", "95th percentile (nearest rank) over the members that reached t_end of the same";
+        ENERGY_MEDIAN: "energy_median", OptReal, "1", "median over the members that reached t_end of each member's max relative energy error (against its own initial energy; the maximum over all members is `max_energy_rel_error`)";
+        ENERGY_P95: "energy_p95", OptReal, "1", "95th percentile (nearest rank) over the members that reached t_end of the same";
         ROLLOUT_STEPS_PER_SECOND: "rollout_steps_per_second", OptReal, "1/s", "ensemble throughput: steps of all members over the wall time of the ensemble, members run side by side on `sweep_threads` threads (median over `repeat` runs); null for a single run";
         WALL_SECONDS: "wall_seconds", Real, "s", "total wall time of the cell (init + steps + metrics); the median over `repeat` runs";
         STEP_SECONDS: "step_seconds", Real, "s", "wall time of the steps (the method's steps with the loop's per-step checks; fixed steps are timed as a whole less the metrics' time); the median over `repeat` runs";

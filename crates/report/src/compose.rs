@@ -486,7 +486,7 @@ fn ensemble_table(b: &mut Book, res: &Results) {
         return;
     }
     b.heading("Ensembles: distributions over members and throughput", 3);
-    b.paragraph("Per ensemble: failed members of all; each member's max drift ‖Φ‖∞ on the unperturbed constraints and max relative energy error, as median, 95th percentile (nearest rank) and max over members; rollout steps per second with the members side by side on the given threads (median of the spec's repeats).");
+    b.paragraph("Per ensemble: failed members of all; each member's max drift ‖Φ‖∞ on the unperturbed constraints and max relative energy error, as median and 95th percentile (nearest rank) over the members that reached t_end and max over all members; rollout steps per second with the members side by side on the given threads (median of the spec's repeats).");
     b.table(
         &[
             "problem",

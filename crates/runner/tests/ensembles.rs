@@ -155,8 +155,26 @@ fn summaries_are_the_statistics_of_the_member_rows() {
         let mine = all.filter(&mask).expect("filter");
         assert_eq!(mine.height(), 24);
         assert_eq!(e.members, 24);
-        let drift = floats(&mine, members::MAX_DRIFT.name);
-        let energy = floats(&mine, members::MAX_ENERGY_REL_ERROR.name);
+        // Median and p95 over the members that reached t_end, the max over all.
+        let all_drift = floats(&mine, members::MAX_DRIFT.name);
+        let ok: Vec<bool> = mine
+            .column(members::STATUS.name)
+            .expect("status")
+            .as_materialized_series()
+            .str()
+            .expect("str")
+            .iter()
+            .map(|s| s == Some("ok"))
+            .collect();
+        let of_ok = |v: Vec<f64>| -> Vec<f64> {
+            v.into_iter()
+                .zip(&ok)
+                .filter(|(_, &k)| k)
+                .map(|(x, _)| x)
+                .collect()
+        };
+        let drift = of_ok(all_drift.clone());
+        let energy = of_ok(floats(&mine, members::MAX_ENERGY_REL_ERROR.name));
         assert_eq!(e.drift_median.to_bits(), percentile(&drift, 0.5).to_bits());
         assert_eq!(e.drift_p95.to_bits(), percentile(&drift, 0.95).to_bits());
         assert_eq!(
@@ -164,7 +182,7 @@ fn summaries_are_the_statistics_of_the_member_rows() {
             percentile(&energy, 0.5).to_bits()
         );
         assert_eq!(e.energy_p95.to_bits(), percentile(&energy, 0.95).to_bits());
-        let max = drift.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let max = all_drift.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         assert_eq!(row.summary.max_pos_residual.to_bits(), max.to_bits());
         let statuses = mine
             .column(members::STATUS.name)
@@ -323,5 +341,44 @@ fn readme_documents_every_member_column() {
     for c in members::ALL {
         let row = c.readme_row();
         assert!(readme.contains(&row), "README lacks the row\n{row}");
+    }
+}
+
+/// A member that fails is a counted failure, not a sample of the distribution: penalty
+/// far past its explicit stability limit (ωh ≈ 2√k_p h = 63) diverges in every member; the
+/// row is failed with the members' most frequent failure, and median and p95 are null.
+#[test]
+fn failed_members_are_counted_not_sampled() {
+    let text = SPEC
+        .replace("members = 24", "members = 5")
+        .replace("h = [1e-3]", "h = [1e-2]")
+        .replace(
+            "curriculum = { params = { k_p = 1.0, omega_n = 0.5 }, warmup = 4, episodes = 16 }",
+            "",
+        )
+        .replace(
+            "params = { k_p = 1e5, k_d = 50.0 }",
+            "params = { k_p = 1e7, k_d = 0.0 }",
+        );
+    let dir = tmp("ens-failed");
+    let sum = run(&text, &dir, 2);
+    let penalty: Vec<_> = sum.rows.iter().filter(|r| r.method == "penalty").collect();
+    assert_eq!(penalty.len(), 2);
+    for r in penalty {
+        let e = r.ensemble.as_ref().expect("ensemble");
+        assert!(!r.ok);
+        assert_eq!(e.failures, 5);
+        assert_eq!(
+            r.fail_kind.as_deref(),
+            Some("diverged"),
+            "{:?}",
+            r.fail_reason
+        );
+        assert!(r
+            .fail_reason
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("5 of 5 members failed"));
+        assert!(e.drift_median.is_nan() && e.energy_p95.is_nan());
     }
 }

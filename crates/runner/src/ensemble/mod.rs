@@ -345,8 +345,18 @@ fn summarize(
     members: &[MemberRecord],
     wall: f64,
 ) -> RunRecord {
-    let drift: Vec<f64> = members.iter().map(|m| m.max_drift).collect();
-    let energy: Vec<f64> = members.iter().map(|m| m.max_energy).collect();
+    // The distribution is over the members that reached t_end: a failed member's maxima
+    // cover only the states evaluated before its failure (the failure itself is counted).
+    let drift: Vec<f64> = members
+        .iter()
+        .filter(|m| m.ok)
+        .map(|m| m.max_drift)
+        .collect();
+    let energy: Vec<f64> = members
+        .iter()
+        .filter(|m| m.ok)
+        .map(|m| m.max_energy)
+        .collect();
     let max = |f: fn(&MemberRecord) -> f64| members.iter().map(f).fold(f64::NAN, nan_max);
     rec.summary.max_pos_residual = max(|m| m.max_drift);
     rec.summary.final_pos_residual = max(|m| m.final_drift);
