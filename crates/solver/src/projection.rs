@@ -108,7 +108,7 @@ pub fn project_position(
     let m = kkt.dim() - n;
     let q_star = q.to_vec();
     let mut phi = vec![0.0; m];
-    let mut jac = vec![0.0; kkt.pattern().b.len()];
+    let mut jac = vec![0.0; kkt.b_len()];
     let mut diff = vec![0.0; n];
     let mut rhs = vec![0.0; n + m];
     // The projection stops on its residual, not on a correction: the kernel's η test is
@@ -178,7 +178,7 @@ pub fn project_velocity(
 ) -> Result<ProjectionReport, SolverError> {
     let n = v.len();
     let m = kkt.dim() - n;
-    let mut jac = vec![0.0; kkt.pattern().b.len()];
+    let mut jac = vec![0.0; kkt.b_len()];
     eval.jacobian(q, &mut jac);
     kkt.factorize(mass, &jac, None)?;
     let mut rhs = vec![0.0; n + m];

@@ -1,0 +1,534 @@
+//! The KKT (saddle-point) matrix and its factorization.
+//!
+//! ```text
+//!       ⎡ A   Bᵀ ⎤        A: n × n symmetric (mass matrix, or a Newton iteration matrix)
+//!   K = ⎢        ⎥        B: m × n (constraint Jacobian Φ_q)
+//!       ⎣ B  −C  ⎦        C: m × m diagonal, ≥ 0 (zero for exact constraints)
+//! ```
+//!
+//! The pattern is fixed when the solver is built: the lower triangle of `K` is laid out
+//! in compressed-column form once, each input entry gets its slot, and the sparse
+//! symbolic analysis (AMD ordering + elimination tree) runs **once**. Every
+//! [`KktSolver::factorize`] only scatters values and runs the numeric LDLᵀ.
+//!
+//! **Why a shift and refinement.** LDLᵀ without pivoting may meet a zero pivot on the
+//! constraint block of a saddle-point matrix. With `C` replaced by `C + δI` (`δ > 0`
+//! small) the matrix is quasi-definite, which has an LDLᵀ factorization for every
+//! symmetric ordering (Vanderbei 1995, SIAM J. Optim. 5(1) 100–113). The shifted factor
+//! is then used as a preconditioner: iterative refinement against the exact `K`
+//! contracts the error by about `δ ‖(B A⁻¹ Bᵀ)⁻¹‖` per step, so two or three steps
+//! reach round-off. The faer sign-aware dynamic regularization (`+` on the `A` block, `−`
+//! on the constraint block) is kept as a safety net and its count reported.
+//! A solve whose relative residual stays above `accept` is an error
+//! ([`SolverError::Inaccurate`]), which is how a rank-deficient `Φ_q` shows up.
+
+mod layout;
+mod sparse;
+
+use crate::error::SolverError;
+use faer::sparse::{SymbolicSparseColMat, SymbolicSparseColMatRef};
+use faer::Par;
+use sparse::SparseLdlt;
+
+thread_local! {
+    static KKT_THREADS: std::cell::Cell<usize> = const { std::cell::Cell::new(1) };
+}
+
+/// Set the number of faer threads used by KKT solvers **created afterwards on this
+/// thread** (1 = sequential, the default). The runner sets it per sweep cell: cells that
+/// run side by side use 1, so that rayon over cells and faer inside a cell never
+/// oversubscribe the cores.
+pub fn set_kkt_threads(n: usize) {
+    KKT_THREADS.with(|c| c.set(n.max(1)));
+}
+
+/// Make faer's process-wide parallelism sequential. faer's dense solvers (the LU of
+/// [`crate::dense::DenseLu`] above [`crate::dense::SMALL_LU_MAX_DIM`], the SVD of the
+/// pseudo-inverses) read it, and its default is every core through rayon: inside a sweep
+/// cell that oversubscribes the cores and puts another cell's threads into this cell's
+/// timing (a 96 × 96 LU took 244 µs that way against 146 µs for the sequential small
+/// LU, `cargo bench -p driftlab-solver`). The workspace's parallelism is explicit instead:
+/// cells side by side in the runner's pool, faer threads inside a cell through
+/// [`set_kkt_threads`]. The runner and the CLI call this once at start.
+pub fn sequential_dense_kernels() {
+    faer::set_global_parallelism(Par::Seq);
+}
+
+fn current_par() -> Par {
+    match KKT_THREADS.with(|c| c.get()) {
+        0 | 1 => Par::Seq,
+        n => Par::rayon(n),
+    }
+}
+
+/// Block sizes and entry positions of a KKT matrix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KktPattern {
+    /// Size of the `A` block (velocity unknowns).
+    pub n: usize,
+    /// Size of the constraint block (multipliers).
+    pub m: usize,
+    /// Lower-triangle entries `(i, j)`, `i ≥ j`, of `A`.
+    pub a_lower: Vec<(usize, usize)>,
+    /// Entries `(r, c)` of `B` (`r < m`, `c < n`).
+    pub b: Vec<(usize, usize)>,
+}
+
+/// Which factorization backs the solver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum KktBackend {
+    /// Chosen by size: [`KktBackend::DenseLu`] up to [`DENSE_MAX_DIM`] unknowns `n + m`,
+    /// [`KktBackend::SparseLdlt`] above. The default.
+    #[default]
+    Auto,
+    /// faer sparse LDLᵀ (AMD ordering, symbolic analysis once).
+    SparseLdlt,
+    /// Dense LU with partial pivoting of the assembled `K` (allocation-free,
+    /// [`crate::dense::SmallLu`]).
+    DenseLu,
+}
+
+/// Largest `n + m` that [`KktBackend::Auto`] factors densely. Measured (experiment
+/// `kkt-crossover`, planar chain, experiments profile, this 2-core machine, median of 3):
+/// Baumgarte's step — one factorization and one solve, the rest identical on both paths —
+/// takes 0.56× the sparse path's time with the dense one at n + m = 3, 0.73× at 6, 0.84×
+/// at 12, 1.31× at 24 and 2.2× at 48; generalized-α's two factorizations per step:
+/// 0.84×, 0.83×, 0.90×, 1.17×, 2.0×. The crossover lies between 12 and 24.
+pub const DENSE_MAX_DIM: usize = 16;
+
+/// Tuning of the KKT solver.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KktOptions {
+    /// Backend.
+    pub backend: KktBackend,
+    /// Relative quasi-definite shift `δ / max|A_ii|` added to the constraint block of
+    /// the *factored* matrix only (the solution is refined against the exact `K`).
+    pub shift: f64,
+    /// Maximum iterative-refinement steps per solve.
+    pub max_refinement: usize,
+    /// Largest accepted relative residual `‖Kx − b‖∞ / (‖K‖∞‖x‖∞ + ‖b‖∞)`.
+    pub accept: f64,
+}
+
+impl Default for KktOptions {
+    fn default() -> Self {
+        Self {
+            backend: KktBackend::Auto,
+            shift: 1e-12,
+            max_refinement: 10,
+            accept: 1e-13,
+        }
+    }
+}
+
+/// Counters of a KKT solver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KktStats {
+    /// Symbolic analyses (1 for a sparse solver).
+    pub symbolic_analyses: usize,
+    /// Numeric factorizations.
+    pub factorizations: usize,
+    /// Of those, sparse ones that ran supernodal (faer parallelizes those; its
+    /// simplicial factorization and solves are sequential).
+    pub supernodal_factorizations: usize,
+    /// Solves (right-hand sides).
+    pub solves: usize,
+    /// Iterative-refinement steps.
+    pub refinement_steps: usize,
+    /// Pivots replaced by faer's dynamic regularization in simplicial factorizations
+    /// (should stay 0; faer's supernodal path does not report them).
+    pub dynamic_regularizations: usize,
+    /// Factorizations skipped because the matrix equalled, bit for bit, the one whose
+    /// factor was in hand (not counted in `factorizations`).
+    pub reused_factorizations: usize,
+}
+
+/// The factorization, and the triangle of `K` whose values the solver stores.
+enum Backend {
+    /// faer's sparse LDLᵀ; the triangle is laid out in its fill-reducing order.
+    Sparse(Box<SparseLdlt>),
+    /// Dense LU of the assembled `K`; the triangle is the lower one in the original order.
+    Dense {
+        tri: SymbolicSparseColMat<usize>,
+        lu: crate::dense::SmallLu,
+    },
+}
+
+impl Backend {
+    /// The stored triangle (its values are [`KktSolver`]'s `exact`).
+    fn triangle(&self) -> SymbolicSparseColMatRef<'_, usize> {
+        match self {
+            Backend::Sparse(s) => s.tri.as_ref(),
+            Backend::Dense { tri, .. } => tri.as_ref(),
+        }
+    }
+
+    /// `fwd[k]`: the original unknown at position `k` of the triangle (`None`: identity).
+    fn ordering(&self) -> Option<&[usize]> {
+        match self {
+            Backend::Sparse(s) => Some(&s.fwd),
+            Backend::Dense { .. } => None,
+        }
+    }
+
+    /// Solve in place with the factor in hand, `x` in the triangle's order.
+    fn solve_in_place(&mut self, x: &mut [f64], par: Par) {
+        match self {
+            Backend::Sparse(s) => s.solve_in_place(x, par),
+            Backend::Dense { lu, .. } => lu.solve(x),
+        }
+    }
+}
+
+/// The stored value of the entry `(n + r, n + r)` of `K`, `−C_rr` (`0.0 + …`: the value a
+/// zeroed slot accumulates, −0.0 becoming +0.0).
+fn c_entry(c_diag: Option<&[f64]>, r: usize) -> f64 {
+    0.0 + c_diag.map_or(0.0, |c| 0.0 - c[r])
+}
+
+/// A KKT solver with a fixed pattern: build once, [`factorize`](Self::factorize) per
+/// step or Newton iterate, [`solve`](Self::solve) any number of right-hand sides.
+///
+/// It stores `K` once — the values of one triangle, in the sparse backend's fill-reducing
+/// order — beside the factor; the positions `(i, j)` of the input entries are turned into
+/// slots of that triangle when the solver is built and not kept, except `A`'s, which
+/// [`Self::mul_a`] needs.
+pub struct KktSolver {
+    n: usize,
+    m: usize,
+    /// The `A` entries of the pattern (for [`Self::mul_a`]).
+    a_lower: Vec<(usize, usize)>,
+    opts: KktOptions,
+    par: Par,
+    /// Where the input entries of `A`, of `B` and the diagonal of `C` live in the
+    /// triangle.
+    a_slot: Vec<usize>,
+    b_slot: Vec<usize>,
+    c_slot: Vec<usize>,
+    /// No two input entries share a slot: values are written in place (see `assemble`).
+    distinct: bool,
+    /// The exact (unshifted) values of the triangle. The sparse factorization reads them
+    /// with the shift subtracted on the `C` diagonal, which is written back afterwards.
+    exact: Vec<f64>,
+    norm_k: f64,
+    /// Refinement stops once the relative residual is at most this: the rounding error
+    /// of the residual itself (see [`KktSolver::solve`]).
+    target: f64,
+    factorized: bool,
+    backend: Backend,
+    stats: KktStats,
+    work_b: Vec<f64>,
+    work_x: Vec<f64>,
+    work_r: Vec<f64>,
+}
+
+impl KktSolver {
+    /// Lay out the pattern and run the symbolic analysis (once).
+    pub fn new(pattern: &KktPattern, opts: KktOptions) -> Result<Self, SolverError> {
+        let (n, m) = (pattern.n, pattern.m);
+        let dim = n + m;
+        let lower = layout::lower_triangle(pattern)?;
+        let target = layout::residual_rounding(lower.as_ref());
+        let par = current_par();
+        let mut stats = KktStats::default();
+        let backend = match opts.backend {
+            KktBackend::Auto if dim <= DENSE_MAX_DIM => KktBackend::DenseLu,
+            KktBackend::Auto => KktBackend::SparseLdlt,
+            b => b,
+        };
+        let (backend, moved) = match backend {
+            KktBackend::SparseLdlt => {
+                let (sparse, moved) = SparseLdlt::new(n, lower.as_ref(), par)?;
+                stats.symbolic_analyses += 1;
+                (Backend::Sparse(Box::new(sparse)), Some(moved))
+            }
+            KktBackend::DenseLu | KktBackend::Auto => (
+                Backend::Dense {
+                    tri: lower.clone(),
+                    lu: crate::dense::SmallLu::new(dim),
+                },
+                None,
+            ),
+        };
+        // Slots of the input entries in the lower triangle, then in the stored one.
+        let at = |i: usize, j: usize| {
+            let s = layout::slot_of(lower.as_ref(), i, j);
+            moved.as_ref().map_or(s, |p| p[s])
+        };
+        let a_slot: Vec<usize> = pattern.a_lower.iter().map(|&(i, j)| at(i, j)).collect();
+        let b_slot: Vec<usize> = pattern.b.iter().map(|&(r, c)| at(n + r, c)).collect();
+        let c_slot: Vec<usize> = (n..dim).map(|d| at(d, d)).collect();
+        let nnz = lower.compute_nnz();
+        drop(moved);
+        drop(lower);
+        let distinct = layout::all_distinct(&[&a_slot, &b_slot, &c_slot], nnz);
+        Ok(Self {
+            n,
+            m,
+            a_lower: pattern.a_lower.clone(),
+            opts,
+            par,
+            a_slot,
+            b_slot,
+            c_slot,
+            distinct,
+            exact: vec![0.0; nnz],
+            norm_k: 0.0,
+            target,
+            factorized: false,
+            backend,
+            stats,
+            work_b: vec![0.0; dim],
+            work_x: vec![0.0; dim],
+            work_r: vec![0.0; dim],
+        })
+    }
+
+    /// Dimension `n + m`.
+    pub fn dim(&self) -> usize {
+        self.n + self.m
+    }
+
+    /// Number of `B` entries of the pattern (the length of `b_vals` in
+    /// [`Self::factorize`]).
+    pub fn b_len(&self) -> usize {
+        self.b_slot.len()
+    }
+
+    /// `y = A x` for the symmetric `A` block given by its lower values `a_vals`.
+    pub fn mul_a(&self, a_vals: &[f64], x: &[f64], y: &mut [f64]) {
+        y.iter_mut().for_each(|v| *v = 0.0);
+        for (&(i, j), &v) in self.a_lower.iter().zip(a_vals) {
+            y[i] += v * x[j];
+            if i != j {
+                y[j] += v * x[i];
+            }
+        }
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> KktStats {
+        self.stats
+    }
+
+    /// `exact` ← the values of `K`; returns whether any changed bit for bit. With
+    /// distinct slots every value is written in place and compared on the way (no copy
+    /// of the previous matrix is kept); otherwise the entries sharing a slot are summed
+    /// and the matrix counts as changed.
+    fn assemble(&mut self, a_vals: &[f64], b_vals: &[f64], c_diag: Option<&[f64]>) -> bool {
+        if !self.distinct {
+            self.exact.iter_mut().for_each(|x| *x = 0.0);
+            for (&s, &v) in self
+                .a_slot
+                .iter()
+                .zip(a_vals)
+                .chain(self.b_slot.iter().zip(b_vals))
+            {
+                self.exact[s] += v;
+            }
+            for (r, &s) in self.c_slot.iter().enumerate() {
+                self.exact[s] = c_entry(c_diag, r);
+            }
+            return true;
+        }
+        let mut changed = false;
+        let mut put = |s: usize, v: f64| {
+            // `0.0 + v`: the value a zeroed slot accumulates (−0.0 becomes +0.0).
+            let v = 0.0 + v;
+            changed |= self.exact[s].to_bits() != v.to_bits();
+            self.exact[s] = v;
+        };
+        for (&s, &v) in self
+            .a_slot
+            .iter()
+            .zip(a_vals)
+            .chain(self.b_slot.iter().zip(b_vals))
+        {
+            put(s, v);
+        }
+        for (r, &s) in self.c_slot.iter().enumerate() {
+            put(s, c_entry(c_diag, r));
+        }
+        changed
+    }
+
+    /// Numeric factorization for new values of `A` (lower entries in pattern order), `B`
+    /// (pattern order) and the diagonal `C` (`None` = zero).
+    pub fn factorize(
+        &mut self,
+        a_vals: &[f64],
+        b_vals: &[f64],
+        c_diag: Option<&[f64]>,
+    ) -> Result<(), SolverError> {
+        let had_factor = self.factorized;
+        self.factorized = false;
+        let changed = self.assemble(a_vals, b_vals, c_diag);
+        // The same matrix, bit for bit, as the factor in hand (RATTLE's velocity step and
+        // the next step's SHAKE both factor K(q_{n+1})): keep the factor, which a new
+        // factorization would reproduce exactly.
+        if had_factor && !changed {
+            self.factorized = true;
+            self.stats.reused_factorizations += 1;
+            return Ok(());
+        }
+        // max |A_ii| (a diagonal the pattern leaves out is zero).
+        let scale = self
+            .a_lower
+            .iter()
+            .zip(&self.a_slot)
+            .filter(|((i, j), _)| i == j)
+            .map(|(_, &s)| self.exact[s].abs())
+            .fold(0.0_f64, f64::max)
+            .max(f64::MIN_POSITIVE);
+        // The shift must be small against the Schur complement B A⁻¹ Bᵀ ~ ‖B‖²/‖A‖, not
+        // against A (an iteration matrix β'M with β' ~ 1/h² would otherwise drown it).
+        let b_max = b_vals.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+        let schur_scale = if b_max > 0.0 {
+            b_max * b_max / scale
+        } else {
+            scale
+        };
+        self.norm_k = layout::sym_inf_norm(self.backend.triangle(), &self.exact, &mut self.work_r);
+        let shift = self.opts.shift * schur_scale;
+        let reg = (
+            1e-8 * scale.min(schur_scale),
+            1e-14 * scale.min(schur_scale),
+        );
+        match &mut self.backend {
+            Backend::Sparse(sparse) => {
+                for &s in &self.c_slot {
+                    self.exact[s] -= shift;
+                }
+                let done = sparse.factorize(&self.exact, reg, self.par);
+                // `exact` holds K again: the C diagonal as `assemble` wrote it.
+                for (r, &s) in self.c_slot.iter().enumerate() {
+                    self.exact[s] = c_entry(c_diag, r);
+                }
+                let done = done?;
+                self.stats.supernodal_factorizations += usize::from(done.supernodal);
+                self.stats.dynamic_regularizations += done.dynamic_regularizations;
+            }
+            Backend::Dense { tri, lu } => {
+                let dim = self.n + self.m;
+                let (col_ptr, row_idx) = (tri.col_ptr(), tri.row_idx());
+                let k = lu.matrix_mut();
+                k.iter_mut().for_each(|x| *x = 0.0);
+                for j in 0..dim {
+                    for s in col_ptr[j]..col_ptr[j + 1] {
+                        let i = row_idx[s];
+                        k[j * dim + i] = self.exact[s];
+                        k[i * dim + j] = self.exact[s];
+                    }
+                }
+                lu.factor()?;
+            }
+        }
+        self.stats.factorizations += 1;
+        self.factorized = true;
+        Ok(())
+    }
+
+    /// `y = K x` with the exact (unshifted) values of the last factorization.
+    pub fn mul(&self, x: &[f64], y: &mut [f64]) {
+        let tri = self.backend.triangle();
+        match self.backend.ordering() {
+            None => layout::sym_mul(tri, &self.exact, x, y),
+            Some(fwd) => {
+                let xp: Vec<f64> = fwd.iter().map(|&o| x[o]).collect();
+                let mut yp = vec![0.0; xp.len()];
+                layout::sym_mul(tri, &self.exact, &xp, &mut yp);
+                for (&o, &v) in fwd.iter().zip(&yp) {
+                    y[o] = v;
+                }
+            }
+        }
+    }
+
+    /// Solve `K x = b` in place (`rhs` = `[b_v; b_λ]` in, `[x_v; x_λ]` out) with
+    /// iterative refinement; returns the final relative residual
+    /// `‖b − Kx‖∞ / (‖K‖∞‖x‖∞ + ‖b‖∞)`.
+    ///
+    /// Refinement stops when that residual is at or below the rounding error of computing
+    /// it, `k ε` with `k` the most entries in a row of `K` (Higham, *Accuracy and
+    /// Stability of Numerical Algorithms*, 2nd ed., 2002, §3.1: a sum of `k` products
+    /// carries a relative error up to `γ_k ≈ k ε`), or stops improving by half, or after
+    /// `max_refinement` steps. Below `k ε` a further step only chases the noise of the
+    /// residual: it cost one solve and one product per system (about a third of a
+    /// Baumgarte step on the 10³-link chain) and changed nothing measurable.
+    ///
+    /// The whole refinement runs in the stored triangle's order: `b` is permuted in
+    /// once and `x` out once.
+    pub fn solve(&mut self, rhs: &mut [f64]) -> Result<f64, SolverError> {
+        if !self.factorized {
+            return Err(SolverError::NotFactorized);
+        }
+        let mut b = std::mem::take(&mut self.work_b);
+        let mut x = std::mem::take(&mut self.work_x);
+        let mut r = std::mem::take(&mut self.work_r);
+        match self.backend.ordering() {
+            Some(fwd) => b.iter_mut().zip(fwd).for_each(|(y, &o)| *y = rhs[o]),
+            None => b.copy_from_slice(rhs),
+        }
+        x.copy_from_slice(&b);
+        let outcome = self.refine(&b, &mut x, &mut r);
+        match self.backend.ordering() {
+            Some(fwd) => fwd.iter().zip(&x).for_each(|(&o, &y)| rhs[o] = y),
+            None => rhs.copy_from_slice(&x),
+        }
+        self.work_b = b;
+        self.work_x = x;
+        self.work_r = r;
+        let (rel, refinements) = outcome;
+        // A NaN or ∞ in x is a singular matrix, not an inaccurate solve: the norms above
+        // skip NaN (f64::max), so the residual would read 0 and mislead.
+        if let Some((index, &value)) = rhs.iter().enumerate().find(|(_, x)| !x.is_finite()) {
+            return Err(SolverError::NonFiniteSolution { index, value });
+        }
+        if rel.is_nan() || rel > self.opts.accept {
+            return Err(SolverError::Inaccurate {
+                residual: rel,
+                refinements,
+                accept: self.opts.accept,
+            });
+        }
+        Ok(rel)
+    }
+
+    /// `x` ← the refined solution of `K x = b` (both in the triangle's order; `x` holds
+    /// `b` on entry), `r` the residual scratch; returns the relative residual and the
+    /// refinement steps taken (see [`Self::solve`]).
+    fn refine(&mut self, b: &[f64], x: &mut [f64], r: &mut [f64]) -> (f64, usize) {
+        let norm_b = b.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+        self.backend.solve_in_place(x, self.par);
+        self.stats.solves += 1;
+        let mut rel = f64::INFINITY;
+        let mut refinements = 0;
+        loop {
+            layout::sym_mul(self.backend.triangle(), &self.exact, x, r);
+            for (ri, bi) in r.iter_mut().zip(b) {
+                *ri = bi - *ri;
+            }
+            let norm_x = x.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+            let norm_r = r.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+            let denom = self.norm_k * norm_x + norm_b;
+            let new_rel = if denom > 0.0 { norm_r / denom } else { 0.0 };
+            let stalled = new_rel.is_nan() || new_rel > 0.5 * rel;
+            rel = if new_rel.is_nan() {
+                f64::INFINITY
+            } else {
+                new_rel.min(rel)
+            };
+            if rel <= self.target || stalled || refinements >= self.opts.max_refinement {
+                break;
+            }
+            self.backend.solve_in_place(r, self.par);
+            self.stats.solves += 1;
+            for (xi, d) in x.iter_mut().zip(r.iter()) {
+                *xi += d;
+            }
+            refinements += 1;
+        }
+        self.stats.refinement_steps += refinements;
+        (rel, refinements)
+    }
+}
