@@ -4,7 +4,7 @@
 //! methods); observers decide what to keep: [`MetricsObserver`] keeps maxima/finals over
 //! **every** step and a trace at a stride, [`TrajectoryRecorder`] keeps full states.
 
-use crate::pattern::SparsityPattern;
+use crate::pattern::{ProductPattern, SparsityPattern};
 use crate::state::State;
 use crate::system::SystemRef;
 
@@ -42,7 +42,7 @@ pub struct MetricsEvaluator {
     phi: Vec<f64>,
     jac: Vec<f64>,
     /// Φ_q's pattern (built once: a problem may assemble it on every call).
-    pattern: SparsityPattern,
+    pattern: ProductPattern,
     gamma: Vec<f64>,
     phit: Vec<f64>,
     jv: Vec<f64>,
@@ -93,7 +93,7 @@ impl MetricsEvaluator {
                     scale: h0.abs().max(s.energy_scale()),
                     phi: vec![0.0; d.m],
                     jac: vec![0.0; pattern.nnz()],
-                    pattern,
+                    pattern: ProductPattern::new(pattern),
                     gamma: vec![0.0; d.m],
                     phit: vec![0.0; d.m],
                     jv: vec![0.0; d.m],
@@ -108,7 +108,7 @@ impl MetricsEvaluator {
                     scale: f64::NAN,
                     phi: vec![0.0; nz],
                     jac: Vec::new(),
-                    pattern: SparsityPattern::new(0, 0, Vec::new()),
+                    pattern: ProductPattern::new(SparsityPattern::new(0, 0, Vec::new())),
                     gamma: Vec::new(),
                     phit: Vec::new(),
                     jv: Vec::new(),
@@ -146,7 +146,7 @@ impl MetricsEvaluator {
                 let pos = inf_norm(&self.phi);
                 s.jacobian(t, &state.q, &mut self.jac);
                 let pat = &self.pattern;
-                pat.mul_vec(&self.jac, &state.v, &mut self.jv, false);
+                pat.mul_vec(&self.jac, &state.v, &mut self.jv);
                 s.phi_t(t, &state.q, &mut self.phit);
                 for (a, b) in self.jv.iter_mut().zip(&self.phit) {
                     *a += b;
@@ -159,7 +159,7 @@ impl MetricsEvaluator {
                     f64::NAN
                 } else {
                     s.curvature(t, &state.q, &state.v, &mut self.gamma);
-                    pat.mul_vec(&self.jac, &state.a, &mut self.jv, false);
+                    pat.mul_vec(&self.jac, &state.a, &mut self.jv);
                     for (a, b) in self.jv.iter_mut().zip(&self.gamma) {
                         *a -= b;
                     }

@@ -69,6 +69,47 @@ impl SparsityPattern {
     }
 }
 
+/// A pattern's entries kept for products only, in 32-bit indices when they fit: half the
+/// memory of `(usize, usize)` pairs (32 bytes per link of the planar chain's Φ_q, which
+/// the metrics hold beside the method's own copy).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ProductPattern {
+    /// Every index fits in `u32`.
+    Compact(Vec<(u32, u32)>),
+    /// Some index does not.
+    Full(SparsityPattern),
+}
+
+impl ProductPattern {
+    /// The entries of `p`, compact when its dimensions allow.
+    pub(crate) fn new(p: SparsityPattern) -> Self {
+        let fits = u32::try_from(p.nrows.max(p.ncols)).is_ok();
+        if !fits {
+            return Self::Full(p);
+        }
+        // Every entry lies inside the dimensions, so the casts are exact.
+        Self::Compact(
+            p.entries
+                .iter()
+                .map(|&(i, j)| (i as u32, j as u32))
+                .collect(),
+        )
+    }
+
+    /// `y = A x` (A given by its values `vals` in entry order).
+    pub fn mul_vec(&self, vals: &[f64], x: &[f64], y: &mut [f64]) {
+        match self {
+            Self::Full(p) => p.mul_vec(vals, x, y, false),
+            Self::Compact(entries) => {
+                y.iter_mut().for_each(|yi| *yi = 0.0);
+                for (&(i, j), &v) in entries.iter().zip(vals) {
+                    y[i as usize] += v * x[j as usize];
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
