@@ -93,5 +93,68 @@ fn bench_kernels(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_steps, bench_kernels);
+/// The floor of a step — one KKT factorization and one solve, nothing else — beside
+/// Baumgarte's whole step (one factorization and solve plus the model and the update),
+/// on the planar chain up to 10⁶ links, in the same run: their ratio is what a step
+/// spends above the floor, and the floor's own log–log slope in N is the least slope a
+/// step can have on this machine (issue 12). The factorization alternates between the
+/// Jacobians at two positions, so that the solver's reuse of an unchanged matrix never
+/// skips it.
+fn bench_floor(c: &mut Criterion) {
+    use driftlab_solver::KktSolver;
+    let mut g = c.benchmark_group("kkt floor");
+    g.sample_size(10);
+    g.measurement_time(std::time::Duration::from_secs(4));
+    for n in [1000usize, 10_000, 100_000, 1_000_000] {
+        let p = chain(n);
+        let SystemRef::Mechanical(sys) = p.as_system() else {
+            continue;
+        };
+        let d = sys.dims();
+        let state = sys.initial_state();
+        let mut kkt = KktSolver::new(
+            &driftlab_methods::dynamics::kkt_pattern(sys),
+            Default::default(),
+        )
+        .expect("layout");
+        let mut mass = vec![0.0; sys.mass_pattern().nnz()];
+        sys.mass(&state.q, &mut mass);
+        let jac_at = |scale: f64| {
+            let q: Vec<f64> = state.q.iter().map(|x| x * scale).collect();
+            let mut jac = vec![0.0; sys.jacobian_pattern().nnz()];
+            sys.jacobian(0.0, &q, &mut jac);
+            jac
+        };
+        let jacs = [jac_at(1.0), jac_at(1.0 + 1e-9)];
+        let mut rhs = vec![1.0; d.n + d.m];
+        let mut k = 0usize;
+        g.bench_with_input(BenchmarkId::new("factor+solve", n), &n, |b, _| {
+            b.iter(|| {
+                k += 1;
+                kkt.factorize(&mass, &jacs[k % 2], None).expect("factor");
+                rhs.iter_mut().for_each(|x| *x = 1.0);
+                kkt.solve(&mut rhs).expect("solve")
+            })
+        });
+        drop(kkt);
+        let params: toml::Table = "xi = 1.0\nomega_n = 20.0".parse().expect("toml");
+        let mut m: Box<dyn Method> = build("baumgarte", &params, None).expect("method builds");
+        let sys_ref: SystemRef<'_> = p.as_system();
+        let mut state = sys_ref.initial_state();
+        m.init(sys_ref, &mut state).expect("init");
+        let start = state.clone();
+        g.bench_with_input(BenchmarkId::new("baumgarte step", n), &n, |b, _| {
+            b.iter(|| {
+                // Restart every 100 steps: the regime of chain-scaling's runs (from rest).
+                if state.t > 0.1 {
+                    state.clone_from(&start);
+                }
+                m.step(sys_ref, &mut state, 1e-3).expect("step")
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_steps, bench_kernels, bench_floor);
 criterion_main!(benches);
