@@ -390,6 +390,7 @@ fn experiment_section(b: &mut Book, res: &Results) {
     b.paragraph(&findings(res));
     catalog_entries(b, &manifest(&res.dir));
     runs_table(b, res);
+    crate::scaling::table(b, res);
     ensemble_table(b, res);
     experiment_figures(b, res);
     b.md_only(&format!(

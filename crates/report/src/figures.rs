@@ -1196,7 +1196,7 @@ pub fn scaling(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathB
 }
 
 /// The numeric problem parameter `name` of a run.
-fn problem_param(r: &Run, name: &str) -> Option<f64> {
+pub(crate) fn problem_param(r: &Run, name: &str) -> Option<f64> {
     problem_params(r)
         .into_iter()
         .find(|(k, _)| k == name)
@@ -1206,7 +1206,7 @@ fn problem_param(r: &Run, name: &str) -> Option<f64> {
 /// The one problem parameter of `runs` that is a size: three or more positive integer
 /// values spanning at least a decade (not a physical parameter such as a restitution
 /// coefficient or an angle). None when no parameter, or more than one, is.
-fn size_parameter(runs: &[&Run]) -> Option<String> {
+pub(crate) fn size_parameter(runs: &[&Run]) -> Option<String> {
     let mut names: Vec<String> = runs
         .iter()
         .flat_map(|r| problem_params(r).into_iter().map(|(k, _)| k))
@@ -1229,7 +1229,7 @@ fn size_parameter(runs: &[&Run]) -> Option<String> {
 }
 
 /// The method's own time per step (metrics and observers excluded).
-fn step_time(r: &Run) -> f64 {
+pub(crate) fn step_time(r: &Run) -> f64 {
     r.step_seconds / r.steps.max(1) as f64
 }
 

@@ -19,6 +19,7 @@ pub mod error;
 pub mod figures;
 pub mod maps;
 pub mod pdf;
+pub mod scaling;
 pub mod style;
 pub mod tables;
 pub mod threads;

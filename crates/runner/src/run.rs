@@ -55,25 +55,84 @@ pub struct RunSummary {
 /// Run one cell `cell.repeat` times: the record and trace of the first run, with the
 /// median wall and step times of all runs and their range.
 pub fn run_cell(registry: &Registry, experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
+    let (first, trace) = run_measured(registry, experiment, cell);
+    let repeats = (1..cell.repeat)
+        .map(|_| run_cell_once(registry, experiment, cell).0)
+        .collect();
+    (with_repeats(first, repeats), trace)
+}
+
+/// The first run of `cell`, with its measured peak heap.
+fn run_measured(registry: &Registry, experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
     let ((mut rec, trace), peak) =
         crate::memory::measure_peak(|| run_cell_once(registry, experiment, cell));
     rec.peak_heap_bytes = peak;
+    (rec, trace)
+}
+
+/// `first` (the record of a cell's first run) with the median wall, step and observe
+/// times of it and its `repeats`, and the range of the step times.
+fn with_repeats(mut rec: RunRecord, repeats: Vec<RunRecord>) -> RunRecord {
     let mut walls = vec![rec.wall_seconds];
     let mut steps = vec![rec.step_seconds];
     let mut observes = vec![rec.observe_seconds];
-    for _ in 1..cell.repeat {
-        let (r, _) = run_cell_once(registry, experiment, cell);
+    for r in &repeats {
         walls.push(r.wall_seconds);
         steps.push(r.step_seconds);
         observes.push(r.observe_seconds);
     }
-    rec.repeat = cell.repeat;
+    rec.repeat = 1 + repeats.len();
     rec.wall_seconds = median(&mut walls);
     rec.step_seconds = median(&mut steps);
     rec.observe_seconds = median(&mut observes);
     rec.step_seconds_min = steps.first().copied().unwrap_or(f64::NAN);
     rec.step_seconds_max = steps.last().copied().unwrap_or(f64::NAN);
-    (rec, trace)
+    rec
+}
+
+/// Run the one-thread `cells` side by side on the current pool, each `repeat` times, the
+/// repeats as separate work items (repeat-major: every cell's first run, then every
+/// cell's second, …) so that a large cell's repeats spread over the workers instead of
+/// holding one of them to the end of the batch; `done` is called once per cell, when its
+/// last repeat finishes.
+fn run_side_by_side(
+    registry: &Registry,
+    experiment: &str,
+    cells: &[&Cell],
+    done: impl Fn() + Sync,
+) -> Vec<(RunRecord, CellTrace)> {
+    let rounds = cells.iter().map(|c| c.repeat.max(1)).max().unwrap_or(1);
+    let items: Vec<(usize, usize)> = (0..rounds)
+        .flat_map(|k| (0..cells.len()).map(move |i| (k, i)))
+        .filter(|&(k, i)| k < cells[i].repeat.max(1))
+        .collect();
+    let mut runs: Vec<(usize, usize, RunRecord, Option<CellTrace>)> = items
+        .par_iter()
+        .map(|&(k, i)| {
+            let run = if k == 0 {
+                let (rec, trace) = run_measured(registry, experiment, cells[i]);
+                (i, k, rec, Some(trace))
+            } else {
+                (i, k, run_cell_once(registry, experiment, cells[i]).0, None)
+            };
+            if k + 1 == cells[i].repeat.max(1) {
+                done();
+            }
+            run
+        })
+        .collect();
+    runs.sort_by_key(|&(i, k, ..)| (i, k));
+    let mut out = Vec::with_capacity(cells.len());
+    let mut runs = runs.into_iter().peekable();
+    while let Some((i, _, first, trace)) = runs.next() {
+        let mut repeats = Vec::new();
+        while let Some((_, _, rec, _)) = runs.next_if(|r| r.0 == i) {
+            repeats.push(rec);
+        }
+        let trace = trace.unwrap_or_else(|| empty_trace(cells[i]));
+        out.push((with_repeats(first, repeats), trace));
+    }
+    out
 }
 
 /// Median of `x` (sorted in place).
@@ -454,16 +513,8 @@ fn run_cells(
         cells.iter().partition(|c| c.ensemble.is_some());
     let (serial, multi): (Vec<&Cell>, Vec<&Cell>) = single.iter().partition(|c| c.threads == 1);
     let side_by_side = Instant::now();
-    let mut results: Vec<(RunRecord, CellTrace)> = pool(sweep_threads)?.install(|| {
-        serial
-            .par_iter()
-            .map(|c| {
-                let r = run_cell(&opts.registry, experiment, c);
-                bar.inc(1);
-                r
-            })
-            .collect()
-    });
+    let mut results: Vec<(RunRecord, CellTrace)> = pool(sweep_threads)?
+        .install(|| run_side_by_side(&opts.registry, experiment, &serial, || bar.inc(1)));
     let side_by_side = side_by_side.elapsed().as_secs_f64();
     for c in multi {
         results.push(run_alone(experiment, c, c.threads, |c| {

@@ -15,6 +15,7 @@ name = "determinism"
 t_end = 0.02
 trace_stride = 5
 threads = [1, 2]
+repeat = 2
 
 [steps]
 h = [1e-3, 5e-4]
@@ -56,6 +57,19 @@ fn run(dir: &std::path::Path, sweep_threads: usize) -> (DataFrame, DataFrame) {
         "every cell runs: {:?}",
         sum.rows.iter().map(|r| &r.fail_reason).collect::<Vec<_>>()
     );
+    // Every cell ran twice (side by side its repeats are separate work items): the row
+    // carries the count and the median step time lies within the runs' range.
+    for r in &sum.rows {
+        assert_eq!(r.repeat, 2, "cell {}", r.cell);
+        assert!(
+            r.step_seconds_min <= r.step_seconds && r.step_seconds <= r.step_seconds_max,
+            "cell {}: {} ≤ {} ≤ {}",
+            r.cell,
+            r.step_seconds_min,
+            r.step_seconds,
+            r.step_seconds_max
+        );
+    }
     let read = |f: &str| {
         let file = std::fs::File::open(dir.join(f)).expect(f);
         ParquetReader::new(file).finish().expect("parquet")
