@@ -427,9 +427,14 @@ fn simplified_newton_generalized_alpha_matches_full_newton() {
         s.constraints(1.0, &simp.final_state.q, &mut phi);
         let res = phi.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
         assert!(res <= 1e-10, "{pid}: ‖Φ‖∞ = {res:e}");
-        // One factorization per step (plus the initial acceleration solve).
+        // One factorization per step (plus the initial acceleration solve), plus the
+        // KKT solver's failed attempts at the unshifted matrix (counted: they cost a
+        // factorization each), which its back-off limits to calls 1, 3, 7, 15, 31, 63 and
+        // then one in 64 (on the chains every attempt with generalized-α's iteration
+        // matrix fails: faer regularizes a pivot, measured).
+        let attempts = 6 + 1001 / 64;
         assert!(
-            simp.stats.factorizations <= 1000 + 1,
+            simp.stats.factorizations <= 1000 + 1 + attempts,
             "{pid}: {:?}",
             simp.stats
         );
