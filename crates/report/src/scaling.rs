@@ -2,8 +2,7 @@
 //! each method variant's time per step at the smallest size from 10³ on, the log–log
 //! slope of time per step against the size decade by decade and from 10³ to the largest
 //! size, and the measured peak heap per unit of size at the largest size. The decade
-//! slopes show where the cost stops being linear, and so whether a slope above 1 comes
-//! from the method or from the working set leaving the caches.
+//! slopes show where the cost stops being linear.
 
 use crate::book::Book;
 use crate::data::{Results, Run};
@@ -108,9 +107,8 @@ pub fn table(b: &mut Book, res: &Results) {
          from 10³ on; the log–log slope of the time per step against the size between \
          consecutive sizes from there (1 is linear cost) and from the smallest to the largest; \
          the measured peak heap per unit of size at the largest size; failed runs at any size. \
-         A slope above 1 only where the working set outgrows the caches is the memory \
-         hierarchy, not the method: the factorization alone scales the same way \
-         (`cargo bench -p driftlab-methods --bench step -- \"kkt floor\"`).",
+         The cost of one KKT factorization and solve alone, the floor a step stands on, is \
+         measured by `cargo bench -p driftlab-methods --bench step -- \"kkt floor\"`.",
     );
     b.table(
         &[
