@@ -188,6 +188,15 @@ impl Backend {
     }
 }
 
+/// The kind of the sparse factor in hand and what another factorization of the same
+/// matrix needs.
+#[derive(Clone, Copy, Debug)]
+struct InHand {
+    unshifted: bool,
+    shift: f64,
+    reg: (f64, f64),
+}
+
 /// A retry schedule: due now; after a failure, due again only after 2, 4, … up to 64
 /// calls; a success makes it due every call again.
 #[derive(Clone, Copy, Debug)]
@@ -257,6 +266,11 @@ pub struct KktSolver {
     norm_k: f64,
     /// When the sparse factorization next tries `K` unshifted.
     exact_attempt: Backoff,
+    /// The sparse factor in hand: whether it is of `K` unshifted, and the shift and
+    /// the regularization of the last factorization, for [`Self::other_factor`].
+    in_hand: Option<InHand>,
+    /// The `C` diagonal while a shifted factorization runs.
+    c_saved: Vec<f64>,
     /// Refinement stops once the relative residual is at most this: the rounding error
     /// of the residual itself (see [`KktSolver::solve`]).
     target: f64,
@@ -321,6 +335,8 @@ impl KktSolver {
             exact: vec![0.0; nnz],
             norm_k: 0.0,
             exact_attempt: Backoff::default(),
+            in_hand: None,
+            c_saved: vec![0.0; m],
             target,
             factorized: false,
             backend,
@@ -409,11 +425,13 @@ impl KktSolver {
     ) -> Result<(), SolverError> {
         let had_factor = self.factorized;
         self.factorized = false;
+        let in_hand = self.in_hand.take();
         let changed = self.assemble(a_vals, b_vals, c_diag);
         // The same matrix, bit for bit, as the factor in hand (RATTLE's velocity step and
         // the next step's SHAKE both factor K(q_{n+1})): keep the factor, which a new
         // factorization would reproduce exactly.
         if had_factor && !changed {
+            self.in_hand = in_hand;
             self.factorized = true;
             self.stats.reused_factorizations += 1;
             return Ok(());
@@ -458,6 +476,11 @@ impl KktSolver {
                 let done = match first {
                     Some(Ok(f)) if f.dynamic_regularizations == 0 => {
                         self.exact_attempt.succeeded();
+                        self.in_hand = Some(InHand {
+                            unshifted: true,
+                            shift,
+                            reg,
+                        });
                         f
                     }
                     first => {
@@ -467,7 +490,13 @@ impl KktSolver {
                         if attempt {
                             self.exact_attempt.failed();
                         }
-                        self.factorize_shifted(shift, reg, c_diag)?
+                        let f = self.factorize_shifted(shift, reg)?;
+                        self.in_hand = Some(InHand {
+                            unshifted: false,
+                            shift,
+                            reg,
+                        });
+                        f
                     }
                 };
                 self.stats.supernodal_factorizations += usize::from(done.supernodal);
@@ -492,26 +521,57 @@ impl KktSolver {
         Ok(())
     }
 
+    /// Replace the sparse factor in hand by the other kind, once per factorization: an
+    /// unshifted factor by the shifted one; a shifted factor by `K` unshifted with
+    /// faer's regularization of the pivots that need it. False when there is none to
+    /// try (dense backend, supernodal, already tried) or it fails.
+    fn other_factor(&mut self) -> bool {
+        let Some(h) = self.in_hand.take() else {
+            return false;
+        };
+        let Backend::Sparse(sparse) = &mut self.backend else {
+            return false;
+        };
+        if sparse.is_supernodal() {
+            return false;
+        }
+        self.stats.factorizations += 1;
+        self.factorized = false;
+        if h.unshifted {
+            self.exact_attempt.failed();
+            self.factorized = self.factorize_shifted(h.shift, h.reg).is_ok();
+        } else {
+            // `K` unshifted with faer's sign-aware regularization of the pivots that
+            // need it (the shift on those pivots only).
+            let exact = sparse.factorize(&self.exact, h.reg, self.par);
+            if let Ok(f) = &exact {
+                self.stats.dynamic_regularizations += f.dynamic_regularizations;
+            }
+            self.factorized = exact.is_ok();
+        }
+        self.factorized
+    }
+
     /// The sparse factorization of `K` with `shift` subtracted on the `C` diagonal (the
     /// quasi-definite matrix, see the module doc); `exact` holds `K` again afterwards.
     fn factorize_shifted(
         &mut self,
         shift: f64,
         reg: (f64, f64),
-        c_diag: Option<&[f64]>,
     ) -> Result<sparse::Factored, SolverError> {
         let Backend::Sparse(sparse) = &mut self.backend else {
             return Err(SolverError::Factorization(
                 "a shifted factorization needs the sparse backend".into(),
             ));
         };
-        for &s in &self.c_slot {
+        for (saved, &s) in self.c_saved.iter_mut().zip(&self.c_slot) {
+            *saved = self.exact[s];
             self.exact[s] -= shift;
         }
         let done = sparse.factorize(&self.exact, reg, self.par);
-        // The C diagonal as `assemble` wrote it.
-        for (r, &s) in self.c_slot.iter().enumerate() {
-            self.exact[s] = c_entry(c_diag, r);
+        // The C diagonal as it was, bit for bit.
+        for (&saved, &s) in self.c_saved.iter().zip(&self.c_slot) {
+            self.exact[s] = saved;
         }
         let done = done?;
         self.stats.dynamic_regularizations += done.dynamic_regularizations;
@@ -560,7 +620,16 @@ impl KktSolver {
             None => b.copy_from_slice(rhs),
         }
         x.copy_from_slice(&b);
-        let outcome = self.refine(&b, &mut x, &mut r);
+        let mut outcome = self.refine(&b, &mut x, &mut r);
+        let failed = |rel: f64| rel.is_nan() || rel > self.opts.accept;
+        if failed(outcome.0) && self.other_factor() {
+            // The refinement stalled above `accept` with the factor in hand: the other
+            // kind replaces it for this and later solves with this matrix (measured: the
+            // falling spatial chain at 10⁵ links, h = 1e-3, stalls at 1.2e-12 with the
+            // shifted factor at t = 0.017 and reaches `accept` with the other).
+            x.copy_from_slice(&b);
+            outcome = self.refine(&b, &mut x, &mut r);
+        }
         match self.backend.ordering() {
             Some(fwd) => fwd.iter().zip(&x).for_each(|(&o, &y)| rhs[o] = y),
             None => rhs.copy_from_slice(&x),
@@ -625,7 +694,45 @@ impl KktSolver {
 
 #[cfg(test)]
 mod tests {
-    use super::Backoff;
+    use super::{Backoff, KktBackend, KktOptions, KktPattern, KktSolver};
+
+    /// The replacement a stalled solve falls back to: an unshifted factor gives way to
+    /// the shifted one and a shifted one to `K` unshifted with faer's regularization,
+    /// each once per factorization, counted, and either solves the chain to round-off.
+    #[test]
+    fn the_other_factor_replaces_the_one_in_hand_once_and_still_solves() {
+        let n = 60;
+        let pattern = KktPattern {
+            n,
+            m: n - 1,
+            a_lower: (0..n).map(|i| (i, i)).collect(),
+            b: (0..n - 1).flat_map(|r| [(r, r), (r, r + 1)]).collect(),
+        };
+        let opts = KktOptions {
+            backend: KktBackend::SparseLdlt,
+            ..KktOptions::default()
+        };
+        let mut kkt = KktSolver::new(&pattern, opts).expect("solver");
+        let mass: Vec<f64> = (0..n).map(|i| 1.0 + (i % 3) as f64).collect();
+        let jac: Vec<f64> = (0..n - 1).flat_map(|_| [1.0, -1.0]).collect();
+        let b: Vec<f64> = (0..2 * n - 1).map(|i| (i as f64).cos()).collect();
+        // Round 1: the unshifted factor is in hand. Round 2 (a changed matrix): the
+        // replacement's failed attempt makes the back-off skip this call, so the shifted
+        // factor is in hand.
+        let mass2: Vec<f64> = mass.iter().map(|m| m * 1.5).collect();
+        for (masses, unshifted) in [(&mass, true), (&mass2, false)] {
+            kkt.factorize(masses, &jac, None).expect("factor");
+            let in_hand = kkt.in_hand.expect("a sparse factor in hand");
+            assert_eq!(in_hand.unshifted, unshifted);
+            let count = kkt.stats().factorizations;
+            assert!(kkt.other_factor(), "the other kind factors");
+            assert_eq!(kkt.stats().factorizations, count + 1);
+            assert!(!kkt.other_factor(), "once per factorization");
+            let mut x = b.clone();
+            let rel = kkt.solve(&mut x).expect("solve");
+            assert!(rel <= 1e-15, "relative residual {rel:e}");
+        }
+    }
 
     #[test]
     fn backoff_attempts_at_calls_1_3_7_15_31_63_then_every_64th() {
