@@ -1167,23 +1167,7 @@ fn loglog_slope(points: &[(f64, f64)]) -> Option<f64> {
 /// marked at the largest time per step shown.
 pub fn scaling(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathBuf>, ReportError> {
     let mut files = Vec::new();
-    let mut problems: Vec<&str> = res.runs.iter().map(|r| r.problem.as_str()).collect();
-    problems.sort_unstable();
-    problems.dedup();
-    // One point per size: the cells with the fewest faer threads, of the first batch of
-    // a side-by-side sweep (the thread-scaling figure draws the rest).
-    let fewest = res.runs.iter().map(|r| r.threads).min().unwrap_or(1);
-    let first_batch = res.runs.iter().filter_map(|r| r.sweep_threads).min();
-    for problem in problems {
-        let runs: Vec<&Run> = res
-            .runs
-            .iter()
-            .filter(|r| r.problem == problem)
-            .filter(|r| r.threads == fewest && r.sweep_threads == first_batch)
-            .collect();
-        let Some(name) = size_parameter(&runs) else {
-            continue;
-        };
+    for (problem, name, runs) in sized_runs(res) {
         let mut hs: Vec<f64> = runs.iter().map(|r| r.h).collect();
         hs.sort_by(f64::total_cmp);
         hs.dedup_by(|a, b| (*a - *b).abs() <= 1e-12 * b.abs());
@@ -1193,6 +1177,30 @@ pub fn scaling(res: &Results, dir: &Path, colours: &Colours) -> Result<Vec<PathB
         }
     }
     Ok(files)
+}
+
+/// Per problem with a size parameter (see [`size_parameter`]): the problem, the
+/// parameter's name and its runs — one point per size: the cells with the fewest faer
+/// threads, of the first batch of a side-by-side sweep (the thread-scaling figure draws
+/// the rest). Shared by the scaling figure and the report's cost-against-size table.
+pub(crate) fn sized_runs(res: &Results) -> Vec<(&str, String, Vec<&Run>)> {
+    let mut problems: Vec<&str> = res.runs.iter().map(|r| r.problem.as_str()).collect();
+    problems.sort_unstable();
+    problems.dedup();
+    let fewest = res.runs.iter().map(|r| r.threads).min().unwrap_or(1);
+    let first_batch = res.runs.iter().filter_map(|r| r.sweep_threads).min();
+    problems
+        .into_iter()
+        .filter_map(|problem| {
+            let runs: Vec<&Run> = res
+                .runs
+                .iter()
+                .filter(|r| r.problem == problem)
+                .filter(|r| r.threads == fewest && r.sweep_threads == first_batch)
+                .collect();
+            size_parameter(&runs).map(|name| (problem, name, runs))
+        })
+        .collect()
 }
 
 /// The numeric problem parameter `name` of a run.
@@ -1206,7 +1214,7 @@ pub(crate) fn problem_param(r: &Run, name: &str) -> Option<f64> {
 /// The one problem parameter of `runs` that is a size: three or more positive integer
 /// values spanning at least a decade (not a physical parameter such as a restitution
 /// coefficient or an angle). None when no parameter, or more than one, is.
-pub(crate) fn size_parameter(runs: &[&Run]) -> Option<String> {
+fn size_parameter(runs: &[&Run]) -> Option<String> {
     let mut names: Vec<String> = runs
         .iter()
         .flat_map(|r| problem_params(r).into_iter().map(|(k, _)| k))

@@ -6,29 +6,15 @@
 
 use crate::book::Book;
 use crate::data::{Results, Run};
-use crate::figures::{problem_param, size_parameter, step_time};
+use crate::figures::{problem_param, sized_runs, step_time};
 
 /// Sizes below this are left out of the slopes (fixed costs per step dominate there).
 const SMALLEST: f64 = 1e3;
 
 /// The table's rows of `res` (none when no problem has a size parameter).
 pub fn rows(res: &Results) -> Vec<Vec<String>> {
-    let fewest = res.runs.iter().map(|r| r.threads).min().unwrap_or(1);
-    let first_batch = res.runs.iter().filter_map(|r| r.sweep_threads).min();
-    let mut problems: Vec<&str> = res.runs.iter().map(|r| r.problem.as_str()).collect();
-    problems.sort_unstable();
-    problems.dedup();
     let mut out = Vec::new();
-    for problem in problems {
-        let runs: Vec<&Run> = res
-            .runs
-            .iter()
-            .filter(|r| r.problem == problem && r.threads == fewest)
-            .filter(|r| r.sweep_threads == first_batch)
-            .collect();
-        let Some(name) = size_parameter(&runs) else {
-            continue;
-        };
+    for (problem, name, runs) in sized_runs(res) {
         let mut variants: Vec<(&str, u64)> = runs
             .iter()
             .map(|r| (r.variant.as_str(), r.h.to_bits()))
@@ -74,6 +60,7 @@ fn row(problem: &str, variant: &str, name: &str, runs: &[&Run]) -> Vec<String> {
     vec![
         problem.to_string(),
         variant.to_string(),
+        runs.first().map_or_else(dash, |r| r.step_label()),
         first.map_or_else(dash, |p| format!("{:.3} @ {:.0e}", p.1 * 1e3, p.0)),
         if decades.is_empty() { dash() } else { decades },
         overall.map_or_else(dash, |s| format!("{s:.2}")),
@@ -114,6 +101,7 @@ pub fn table(b: &mut Book, res: &Results) {
         &[
             "problem",
             "method",
+            "h",
             "ms/step @ size",
             "slope per step of size",
             "slope overall",
