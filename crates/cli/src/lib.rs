@@ -69,6 +69,10 @@ enum Cmd {
         /// Named size from the spec's `sizes` tables (e.g. quick); default full.
         #[arg(long)]
         size: Option<String>,
+        /// Continue the interrupted sweep in the output folder: the cells its journal
+        /// recorded are kept, the rest run (the spec, size and threads must be the same).
+        #[arg(long)]
+        resume: bool,
     },
     /// Simulate one problem with one method and print (or write) the trajectory.
     Simulate(SimulateArgs),
@@ -86,6 +90,10 @@ enum Cmd {
         /// Threads running cells side by side.
         #[arg(long)]
         threads: Option<usize>,
+        /// Continue an interrupted run: experiments already complete are kept, an
+        /// interrupted one continues from its journal, the others run.
+        #[arg(long)]
+        resume: bool,
     },
     /// Build figures for every result folder under DIR from stored results only.
     Report {
@@ -210,6 +218,7 @@ fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
             out,
             threads,
             size,
+            resume,
         } => {
             let (s, text) = Spec::load(&spec).map_err(bad)?;
             let sum = run_spec(
@@ -222,6 +231,7 @@ fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
                     size,
                     progress: true,
                     registry: registry.clone(),
+                    resume,
                 },
             )
             .map_err(bad)?;
@@ -241,7 +251,8 @@ fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
             out,
             size,
             threads,
-        } => run_experiments(registry, &dir, &out, size, threads),
+            resume,
+        } => run_experiments(registry, &dir, &out, size, threads, resume),
         Cmd::Report { dir } => report(&dir),
     }
 }
@@ -534,6 +545,7 @@ fn run_experiments(
     out: &Path,
     size: Option<String>,
     threads: Option<usize>,
+    resume: bool,
 ) -> Result<(), Failure> {
     let mut specs: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| bad(format!("cannot read experiments folder `{}`: {e}; run from the repository root or pass --dir", dir.display())))?
@@ -553,12 +565,32 @@ fn run_experiments(
     let clock = std::time::Instant::now();
     for (i, (p, s, text)) in loaded.iter().enumerate() {
         eprintln!("[{}/{}] {} ({})", i + 1, loaded.len(), s.name, p.display());
+        let folder = out.join(&s.name);
+        let manifest = folder.join("manifest.json");
+        let earlier = (resume && manifest.exists())
+            .then(|| driftlab_runner::manifest::Manifest::read(&manifest))
+            .transpose()
+            .map_err(bad)?;
+        let wanted_size = size.clone().unwrap_or_else(|| "full".into());
+        if let Some(m) = &earlier {
+            let same =
+                m.spec_hash == driftlab_runner::manifest::sha256_hex(text) && m.size == wanted_size;
+            if same && m.status == "complete" {
+                eprintln!(
+                    "      complete already ({} cells) → {}",
+                    m.cells,
+                    folder.display()
+                );
+                continue;
+            }
+        }
         let opts = RunOptions {
-            out_dir: Some(out.join(&s.name)),
+            out_dir: Some(folder),
             threads,
             size: size.clone(),
             progress: true,
             registry: registry.clone(),
+            resume,
         };
         let sum = run_spec(s, text, &p.display().to_string(), &opts)
             .map_err(|e| Failure(e.to_string(), 1))?;

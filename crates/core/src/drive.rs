@@ -63,7 +63,7 @@ pub struct Adaptive {
 }
 
 /// Counters of an error-controlled run.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AdaptiveStats {
     /// Accepted steps.
     pub accepted: usize,
@@ -152,7 +152,7 @@ pub struct RunOutcome {
 }
 
 /// The per-step reports of a run's accepted steps, condensed.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StepReportSummary {
     /// Most Newton iterations one accepted step took (0 without Newton): how close the
     /// run came to the method's iteration limit.

@@ -3,12 +3,12 @@
 use crate::error::{MethodError, StepError};
 use crate::state::State;
 use crate::system::{MechanicalSystem, SystemForm, SystemRef};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Declared global convergence orders (of the error at fixed `t` as `h → 0`), each with
 /// the citation of where the order comes from. `None` where the method gives no value
 /// (e.g. no multipliers).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DeclaredOrders {
     /// Order in positions (or differential variables of an index-1 DAE).
     pub q: Option<f64>,
@@ -138,7 +138,7 @@ pub struct StepReport {
 }
 
 /// Cumulative counters of a method over a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MethodStats {
     /// Steps taken.
     pub steps: usize,

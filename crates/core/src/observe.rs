@@ -229,7 +229,7 @@ pub trait Observer {
 pub type Sample = Metrics;
 
 /// Maxima and final values over a run (NaN where undefined).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SummaryMetrics {
     /// max over all steps of the position residual.
     pub max_pos_residual: f64,

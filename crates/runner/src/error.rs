@@ -22,6 +22,14 @@ pub enum RunnerError {
         /// What is wrong and how to fix it.
         message: String,
     },
+    /// A sweep cannot be resumed (no manifest, another spec, another size or shard).
+    #[error("cannot resume `{path}`: {message}")]
+    Resume {
+        /// Result folder or file.
+        path: String,
+        /// What differs and what to do.
+        message: String,
+    },
     /// Writing results failed.
     #[error("cannot write `{path}`: {message}")]
     Write {

@@ -18,8 +18,10 @@
 //! `fail_reason`; nothing is dropped.
 
 pub mod cell;
+mod durable;
 pub mod ensemble;
 pub mod error;
+pub mod journal;
 pub mod manifest;
 #[allow(unsafe_code)] // a GlobalAlloc impl forwarding to System; every block justified
 pub mod memory;

@@ -1,11 +1,12 @@
 //! `manifest.json`: what produced a result folder.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::process::Command;
 
-/// Provenance of one experiment run.
-#[derive(Clone, Debug, Default, Serialize)]
+/// Provenance of one experiment run, and its progress while it runs.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Manifest {
     /// Experiment name.
     pub experiment: String,
@@ -37,6 +38,16 @@ pub struct Manifest {
     /// the one `--threads`).
     #[serde(default)]
     pub sweep_thread_counts: Vec<usize>,
+    /// `running` while the sweep runs (the tables are not written yet), `complete` when
+    /// every cell is recorded and the tables are written.
+    pub status: String,
+    /// Cells over all batches.
+    pub cells_total: usize,
+    /// Cells whose every run is recorded in the journal (updated at most once a second
+    /// while running).
+    pub cells_done: usize,
+    /// How many times the sweep was continued with `--resume`.
+    pub resumes: usize,
     /// Cells run.
     pub cells: usize,
     /// Cells failed.
@@ -77,19 +88,31 @@ impl Manifest {
         }
     }
 
-    /// Write as pretty JSON to `path`.
+    /// Write as pretty JSON to `path`, atomically (a reader never sees half of it).
     pub fn write(&self, path: &std::path::Path) -> Result<(), crate::RunnerError> {
-        let err = |message: String| crate::RunnerError::Write {
+        let json = serde_json::to_string_pretty(self).map_err(|e| crate::RunnerError::Write {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        crate::journal::write_atomically(path, |f| {
+            std::io::Write::write_all(f, json.as_bytes()).map_err(|e| e.to_string())
+        })
+    }
+
+    /// Read the manifest at `path`.
+    pub fn read(path: &std::path::Path) -> Result<Self, crate::RunnerError> {
+        let err = |message: String| crate::RunnerError::Resume {
             path: path.display().to_string(),
             message,
         };
-        let json = serde_json::to_string_pretty(self).map_err(|e| err(e.to_string()))?;
-        std::fs::write(path, json).map_err(|e| err(e.to_string()))
+        let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+        serde_json::from_str(&text).map_err(|e| err(format!("not a driftlab manifest: {e}")))
     }
 }
 
 /// What the catalog says of one problem or method of an experiment.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct CatalogNote {
     /// `problem` or `method`.
     pub kind: String,
@@ -133,6 +156,54 @@ pub fn git_state() -> (String, bool) {
     (rev, dirty)
 }
 
+/// Where two spec texts differ, as `key.path: recorded → now` (up to three places), or
+/// `None` when their TOML values are equal (comments and layout aside).
+pub fn spec_difference(recorded: &str, now: &str) -> Option<String> {
+    let parse = |t: &str| t.parse::<toml::Table>().map(toml::Value::Table);
+    let (Ok(a), Ok(b)) = (parse(recorded), parse(now)) else {
+        return (recorded != now).then(|| "the spec text (one side is not valid TOML)".into());
+    };
+    let mut found = Vec::new();
+    differences("", &a, &b, &mut found);
+    (!found.is_empty()).then(|| found.join("; "))
+}
+
+/// Push into `out` (up to three) the paths below `path` where `a` and `b` differ.
+fn differences(path: &str, a: &toml::Value, b: &toml::Value, out: &mut Vec<String>) {
+    use toml::Value;
+    if out.len() >= 3 || a == b {
+        return;
+    }
+    let at = |k: &str| {
+        if path.is_empty() {
+            k.to_string()
+        } else {
+            format!("{path}.{k}")
+        }
+    };
+    match (a, b) {
+        (Value::Table(x), Value::Table(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for k in keys {
+                match (x.get(k), y.get(k)) {
+                    (Some(u), Some(v)) => differences(&at(k), u, v, out),
+                    (Some(u), None) => out.push(format!("{}: {u} → (removed)", at(k))),
+                    (None, Some(v)) => out.push(format!("{}: (absent) → {v}", at(k))),
+                    (None, None) => {}
+                }
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (u, v)) in x.iter().zip(y).enumerate() {
+                differences(&format!("{path}[{i}]"), u, v, out);
+            }
+        }
+        _ => out.push(format!("{path}: {a} → {b}")),
+    }
+}
+
 /// CPU model from `/proc/cpuinfo` (Linux), else `unknown`.
 pub fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
@@ -172,6 +243,17 @@ pub fn now_rfc3339() -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn spec_difference_names_the_key() {
+        let a = "name = \"x\"\n[steps]\nh = [1e-3]\n[[methods]]\nid = \"taylor\"\n";
+        let b = "name = \"x\"  # same\n[steps]\nh = [2e-3]\n[[methods]]\nid = \"rattle\"\n";
+        assert_eq!(super::spec_difference(a, a), None);
+        assert_eq!(
+            super::spec_difference(a, b).as_deref(),
+            Some("methods[0].id: \"taylor\" → \"rattle\"; steps.h[0]: 0.001 → 0.002")
+        );
+    }
+
     #[test]
     fn hash_is_sha256() {
         assert_eq!(

@@ -8,7 +8,7 @@ use polars::prelude::*;
 use std::path::Path;
 
 /// One row of `runs`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct RunRecord {
     /// Spec name (the columns are defined in [`driftlab_core::schema::runs`]).
     pub experiment: String,
@@ -55,7 +55,7 @@ pub struct RunRecord {
     /// The accepted steps' reports, condensed.
     pub reports: driftlab_core::StepReportSummary,
     /// The method's own named counters.
-    pub counters: Vec<(&'static str, usize)>,
+    pub counters: Vec<(String, usize)>,
     /// Total wall time of the cell (init + steps + metrics); the median over `repeat` runs.
     pub wall_seconds: f64,
     /// Wall time inside the method's steps; the median over `repeat` runs.
@@ -81,7 +81,7 @@ pub struct RunRecord {
 
 /// Sampled trace of one cell: columns `t, pos, vel, acc, energy, err_q, err_v,
 /// err_lambda` of an `(samples × 8)` array, plus optional states.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CellTrace {
     /// Cell index.
     pub cell: usize,
@@ -279,10 +279,10 @@ fn ensemble_stat(r: &RunRecord, get: fn(&crate::ensemble::EnsembleSummary) -> f6
 }
 
 /// The `counters` column: a JSON object of the method's named counters.
-fn counters_json(counters: &[(&'static str, usize)]) -> String {
+fn counters_json(counters: &[(String, usize)]) -> String {
     let map: serde_json::Map<String, serde_json::Value> = counters
         .iter()
-        .map(|&(k, v)| (k.to_string(), v.into()))
+        .map(|(k, v)| (k.clone(), (*v).into()))
         .collect();
     serde_json::Value::Object(map).to_string()
 }
@@ -413,29 +413,24 @@ pub fn traces_frame(rows: &[RunRecord], traces: &[CellTrace]) -> Result<DataFram
     })
 }
 
-fn werr(path: &Path, e: impl std::fmt::Display) -> RunnerError {
-    RunnerError::Write {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    }
-}
-
-/// Write a frame as Parquet.
+/// Write a frame as Parquet, atomically.
 pub fn write_parquet(df: &mut DataFrame, path: &Path) -> Result<(), RunnerError> {
-    let f = std::fs::File::create(path).map_err(|e| werr(path, e))?;
-    ParquetWriter::new(f)
-        .finish(df)
-        .map_err(|e| werr(path, e))?;
-    Ok(())
+    crate::journal::write_atomically(path, |f| {
+        ParquetWriter::new(f)
+            .finish(df)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    })
 }
 
-/// Write a frame as CSV (header, full float precision).
+/// Write a frame as CSV (header, full float precision), atomically.
 pub fn write_csv(df: &mut DataFrame, path: &Path) -> Result<(), RunnerError> {
-    let f = std::fs::File::create(path).map_err(|e| werr(path, e))?;
-    CsvWriter::new(f)
-        .include_header(true)
-        .finish(df)
-        .map_err(|e| werr(path, e))
+    crate::journal::write_atomically(path, |f| {
+        CsvWriter::new(f)
+            .include_header(true)
+            .finish(df)
+            .map_err(|e| e.to_string())
+    })
 }
 
 #[cfg(test)]

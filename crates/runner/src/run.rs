@@ -1,7 +1,9 @@
 //! Running an experiment: cells in parallel (rayon), each through the one time loop.
 
 use crate::cell::{expand, json_of, Cell};
+use crate::durable::Durable;
 use crate::error::RunnerError;
+use crate::journal::{Header, Journal, Recorded, RunItem};
 use crate::manifest::{now_rfc3339, sha256_hex, Manifest};
 use crate::orders::{fit_orders, OrderRow};
 use crate::record::{runs_frame, traces_frame, write_csv, write_parquet, CellTrace, RunRecord};
@@ -31,6 +33,9 @@ pub struct RunOptions {
     pub progress: bool,
     /// The problems and methods the spec may name (default: driftlab's catalogs).
     pub registry: Registry,
+    /// Continue the interrupted sweep in the output folder: runs its journal recorded
+    /// are taken, not recomputed; the spec, size and thread counts must be the same.
+    pub resume: bool,
 }
 
 /// What a run produced.
@@ -52,14 +57,35 @@ pub struct RunSummary {
     pub orders: Vec<OrderRow>,
 }
 
-/// Run one cell `cell.repeat` times: the record and trace of the first run, with the
-/// median wall and step times of all runs and their range.
-pub fn run_cell(registry: &Registry, experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
-    let (first, trace) = run_measured(registry, experiment, cell);
-    let repeats = (1..cell.repeat)
-        .map(|_| run_cell_once(registry, experiment, cell).0)
-        .collect();
-    (with_repeats(first, repeats), trace)
+/// The `k`-th run of `cell` as a journal item: the first run measured (peak heap) and
+/// with its trace, the others for their times.
+fn run_item(registry: &Registry, experiment: &str, cell: &Cell, k: usize) -> RunItem {
+    let (record, trace) = if k == 0 {
+        let (rec, trace) = run_measured(registry, experiment, cell);
+        (rec, Some(trace))
+    } else {
+        (run_cell_once(registry, experiment, cell).0, None)
+    };
+    RunItem {
+        cell: cell.index,
+        repeat: k,
+        record,
+        trace,
+        members: Vec::new(),
+    }
+}
+
+/// The row and trace of `cell` from its runs (`items`, any order): the first run's
+/// record and trace with the median times of all runs.
+fn combine(cell: &Cell, mut items: Vec<RunItem>) -> (RunRecord, CellTrace) {
+    items.sort_by_key(|i| i.repeat);
+    let mut items = items.into_iter();
+    let Some(first) = items.next() else {
+        return (RunRecord::default(), empty_trace(cell));
+    };
+    let trace = first.trace.unwrap_or_else(|| empty_trace(cell));
+    let repeats = items.map(|i| i.record).collect();
+    (with_repeats(first.record, repeats), trace)
 }
 
 /// The first run of `cell`, with its measured peak heap.
@@ -93,46 +119,45 @@ fn with_repeats(mut rec: RunRecord, repeats: Vec<RunRecord>) -> RunRecord {
 /// Run the one-thread `cells` side by side on the current pool, each `repeat` times, the
 /// repeats as separate work items (repeat-major: every cell's first run, then every
 /// cell's second, …) so that a large cell's repeats spread over the workers instead of
-/// holding one of them to the end of the batch; `done` is called once per cell, when its
-/// last repeat finishes.
+/// holding one of them to the end of the batch. Every item goes through `durable` (taken
+/// from the journal if recorded, else run and recorded); `done` is called once per cell,
+/// when its last repeat finishes. `None` when the journal failed.
 fn run_side_by_side(
     registry: &Registry,
     experiment: &str,
     cells: &[&Cell],
+    durable: &Durable,
     done: impl Fn() + Sync,
-) -> Vec<(RunRecord, CellTrace)> {
+) -> Option<Vec<(RunRecord, CellTrace)>> {
     let rounds = cells.iter().map(|c| c.repeat.max(1)).max().unwrap_or(1);
     let items: Vec<(usize, usize)> = (0..rounds)
         .flat_map(|k| (0..cells.len()).map(move |i| (k, i)))
         .filter(|&(k, i)| k < cells[i].repeat.max(1))
         .collect();
-    let mut runs: Vec<(usize, usize, RunRecord, Option<CellTrace>)> = items
+    let runs: Option<Vec<(usize, RunItem)>> = items
         .par_iter()
         .map(|&(k, i)| {
-            let run = if k == 0 {
-                let (rec, trace) = run_measured(registry, experiment, cells[i]);
-                (i, k, rec, Some(trace))
-            } else {
-                (i, k, run_cell_once(registry, experiment, cells[i]).0, None)
-            };
-            if k + 1 == cells[i].repeat.max(1) {
+            let runs = cells[i].repeat.max(1);
+            let item = durable.run(cells[i], k, runs, || {
+                run_item(registry, experiment, cells[i], k)
+            })?;
+            if k + 1 == runs {
                 done();
             }
-            run
+            Some((i, item))
         })
         .collect();
-    runs.sort_by_key(|&(i, k, ..)| (i, k));
-    let mut out = Vec::with_capacity(cells.len());
-    let mut runs = runs.into_iter().peekable();
-    while let Some((i, _, first, trace)) = runs.next() {
-        let mut repeats = Vec::new();
-        while let Some((_, _, rec, _)) = runs.next_if(|r| r.0 == i) {
-            repeats.push(rec);
-        }
-        let trace = trace.unwrap_or_else(|| empty_trace(cells[i]));
-        out.push((with_repeats(first, repeats), trace));
+    let mut per_cell: Vec<Vec<RunItem>> = vec![Vec::new(); cells.len()];
+    for (i, item) in runs? {
+        per_cell[i].push(item);
     }
-    out
+    Some(
+        per_cell
+            .into_iter()
+            .zip(cells)
+            .map(|(items, cell)| combine(cell, items))
+            .collect(),
+    )
 }
 
 /// Median of `x` (sorted in place).
@@ -268,7 +293,11 @@ fn record_outcome(rec: &mut RunRecord, cell: &Cell, out: &RunOutcome, metrics: &
     rec.summary = metrics.summary;
     rec.stats = out.stats;
     rec.reports = out.reports;
-    rec.counters = out.counters.clone();
+    rec.counters = out
+        .counters
+        .iter()
+        .map(|&(k, n)| (k.to_string(), n))
+        .collect();
     rec.wall_seconds = out.wall_seconds();
     rec.step_seconds = out.step_seconds;
     rec.observe_seconds = out.observe_seconds;
@@ -359,6 +388,10 @@ fn write_orders(rows: &[OrderRow], path: &Path) -> Result<(), RunnerError> {
 }
 
 /// Run `spec` (read from `path`, with `text` its source) and write the result folder.
+///
+/// Every finished run of a cell is recorded in the folder's journal as it finishes
+/// ([`crate::journal`]); with `opts.resume` the runs an interrupted sweep recorded are
+/// taken from it instead of recomputed (the spec, size and thread counts must match).
 pub fn run_spec(
     spec: &Spec,
     text: &str,
@@ -376,19 +409,20 @@ pub fn run_spec(
         message: e.to_string(),
     })?;
     driftlab_methods::sequential_dense_kernels();
-    let started = now_rfc3339();
     let clock = Instant::now();
-    let sweeps = match &spec.sweep_threads {
-        Some(list) => list.clone(),
-        None => vec![opts.threads.unwrap_or_else(crate::spec::logical_cores)],
+    let earlier = match opts.resume {
+        true => resumable(&out_dir, text)?,
+        false => None,
     };
+    let sweeps = sweep_counts(&spec, opts, earlier.as_ref());
+    let batches = batch_cells(&cells, &sweeps);
+    let durable = start_durable(&spec, text, opts, &out_dir, &cells, &batches, earlier)?;
     let Batch {
         rows,
         traces,
         members,
         ..
-    } = run_batches(&spec.name, &cells, &sweeps, opts)?;
-    let sweep_threads = sweeps.iter().copied().max().unwrap_or(1);
+    } = run_batches(&spec.name, &batches, opts, &durable)?;
     let failed = rows.iter().filter(|r| !r.ok).count();
     // Orders from the first batch (a thread sweep repeats every cell).
     let first: Vec<RunRecord> = rows
@@ -403,21 +437,7 @@ pub fn run_spec(
         write_parquet(&mut df, &out_dir.join("members.parquet"))?;
         write_csv(&mut df, &out_dir.join("members.csv"))?;
     }
-    let manifest = Manifest {
-        experiment: spec.name.clone(),
-        spec_text: text.to_string(),
-        spec_hash: sha256_hex(text),
-        size: opts.size.clone().unwrap_or_else(|| "full".into()),
-        sweep_threads,
-        sweep_thread_counts: sweeps.clone(),
-        cells: rows.len(),
-        failed_cells: failed,
-        started,
-        finished: now_rfc3339(),
-        catalog: catalog_notes(&opts.registry, &cells),
-        ..Manifest::of_this_build()
-    };
-    manifest.write(&out_dir.join("manifest.json"))?;
+    durable.complete(rows.len(), failed, now_rfc3339())?;
     Ok(RunSummary {
         name: spec.name.clone(),
         out_dir,
@@ -427,6 +447,119 @@ pub fn run_spec(
         rows,
         orders,
     })
+}
+
+/// The manifest of the interrupted run in `out_dir` (`None` when the folder holds no
+/// run: a sweep killed before it wrote anything, or the first attempt of a cluster task,
+/// starts afresh), if `text` is the spec it ran; otherwise the differences are named.
+fn resumable(out_dir: &Path, text: &str) -> Result<Option<Manifest>, RunnerError> {
+    let path = out_dir.join("manifest.json");
+    if !path.exists() {
+        return Ok(None);
+    }
+    let earlier = Manifest::read(&path)?;
+    if earlier.spec_hash != sha256_hex(text) {
+        let what = crate::manifest::spec_difference(&earlier.spec_text, text)
+            .unwrap_or_else(|| "comments or layout only, but the hash covers the text".into());
+        return Err(RunnerError::Resume {
+            path: out_dir.display().to_string(),
+            message: format!(
+                "the spec changed since the interrupted run ({what}); resume with the spec as it was, or rerun without --resume to start afresh"
+            ),
+        });
+    }
+    Ok(Some(earlier))
+}
+
+/// The counts of cells side by side, one batch each: the spec's `sweep_threads`, else
+/// `--threads`, else (resuming) the interrupted run's, else all cores.
+fn sweep_counts(spec: &Spec, opts: &RunOptions, earlier: Option<&Manifest>) -> Vec<usize> {
+    if let Some(list) = &spec.sweep_threads {
+        return list.clone();
+    }
+    match (opts.threads, earlier) {
+        (Some(k), _) => vec![k],
+        (None, Some(m)) if !m.sweep_thread_counts.is_empty() => m.sweep_thread_counts.clone(),
+        _ => vec![crate::spec::logical_cores()],
+    }
+}
+
+/// Every cell once per entry of `sweeps`, numbered after the previous batch's (cell
+/// `b·len + i`), so that traces join their rows and journal items name one run.
+fn batch_cells(cells: &[Cell], sweeps: &[usize]) -> Vec<(usize, Vec<Cell>)> {
+    sweeps
+        .iter()
+        .enumerate()
+        .map(|(b, &k)| {
+            let batch = cells
+                .iter()
+                .map(|c| Cell {
+                    index: b * cells.len() + c.index,
+                    ..c.clone()
+                })
+                .collect();
+            (k, batch)
+        })
+        .collect()
+}
+
+/// Open the journal (new, or continued with its recorded runs) and write the manifest
+/// with the sweep `running`.
+fn start_durable(
+    spec: &Spec,
+    text: &str,
+    opts: &RunOptions,
+    out_dir: &Path,
+    cells: &[Cell],
+    batches: &[(usize, Vec<Cell>)],
+    earlier: Option<Manifest>,
+) -> Result<Durable, RunnerError> {
+    let sweeps: Vec<usize> = batches.iter().map(|(k, _)| *k).collect();
+    let all = batches.iter().flat_map(|(_, b)| b);
+    let runs_per_cell = all
+        .map(|c| {
+            (
+                c.index,
+                if c.ensemble.is_some() {
+                    1
+                } else {
+                    c.repeat.max(1)
+                },
+            )
+        })
+        .collect();
+    let header = Header {
+        spec_hash: sha256_hex(text),
+        size: opts.size.clone().unwrap_or_else(|| "full".into()),
+        sweep_thread_counts: sweeps.clone(),
+        cells_total: cells.len() * sweeps.len(),
+        shard: None,
+    };
+    let (journal, recorded) = match earlier {
+        Some(_) => Journal::resume(out_dir, &header)?,
+        None => (Journal::create(out_dir, &header)?, Recorded::new()),
+    };
+    let manifest = Manifest {
+        experiment: spec.name.clone(),
+        spec_text: text.to_string(),
+        spec_hash: header.spec_hash.clone(),
+        size: header.size.clone(),
+        sweep_threads: sweeps.iter().copied().max().unwrap_or(1),
+        sweep_thread_counts: sweeps,
+        status: "running".into(),
+        cells_total: header.cells_total,
+        resumes: earlier.as_ref().map_or(0, |m| m.resumes + 1),
+        started: earlier.map_or_else(now_rfc3339, |m| m.started),
+        catalog: catalog_notes(&opts.registry, cells),
+        ..Manifest::of_this_build()
+    };
+    Durable::new(
+        journal,
+        recorded,
+        manifest,
+        out_dir.join("manifest.json"),
+        &runs_per_cell,
+    )
 }
 
 /// The rows of a run of cells: summaries, traces, ensemble members, and the wall time
@@ -439,27 +572,19 @@ struct Batch {
     side_by_side: f64,
 }
 
-/// Run every cell once per entry of `sweeps`, that many side by side: each batch's rows
-/// carry the count and the batch's wall time, and its cells are numbered after the
-/// previous batch's (cell `b·len + i`), so that traces join their rows.
+/// Run each batch's cells, that many side by side: each batch's rows carry the count and
+/// the batch's wall time.
 fn run_batches(
     experiment: &str,
-    cells: &[Cell],
-    sweeps: &[usize],
+    batches: &[(usize, Vec<Cell>)],
     opts: &RunOptions,
+    durable: &Durable,
 ) -> Result<Batch, RunnerError> {
     let mut all = Batch::default();
-    for (b, &k) in sweeps.iter().enumerate() {
-        let batch: Vec<Cell> = cells
-            .iter()
-            .map(|c| Cell {
-                index: b * cells.len() + c.index,
-                ..c.clone()
-            })
-            .collect();
-        let mut done = run_cells(experiment, &batch, k, opts)?;
+    for (k, batch) in batches {
+        let mut done = run_cells(experiment, batch, *k, opts, durable)?;
         for row in &mut done.rows {
-            row.sweep_threads = k;
+            row.sweep_threads = *k;
             row.batch_seconds = done.side_by_side;
         }
         all.rows.extend(done.rows);
@@ -501,42 +626,44 @@ fn progress_bar(experiment: &str, cells: usize, opts: &RunOptions) -> ProgressBa
 /// thread side by side; cells asking for more one at a time, each owning its pool (no
 /// oversubscription, honest thread-count studies); ensembles one at a time, their
 /// members side by side on `sweep_threads` threads (an honest throughput). Also returns
-/// the wall time of the side-by-side part (the one `sweep_threads` speeds up).
+/// the wall time of the side-by-side part (the one `sweep_threads` speeds up). Every run
+/// goes through `durable`.
 fn run_cells(
     experiment: &str,
     cells: &[Cell],
     sweep_threads: usize,
     opts: &RunOptions,
+    durable: &Durable,
 ) -> Result<Batch, RunnerError> {
     let bar = progress_bar(experiment, cells.len(), opts);
     let (ensembles, single): (Vec<&Cell>, Vec<&Cell>) =
         cells.iter().partition(|c| c.ensemble.is_some());
     let (serial, multi): (Vec<&Cell>, Vec<&Cell>) = single.iter().partition(|c| c.threads == 1);
+    let registry = &opts.registry;
     let side_by_side = Instant::now();
-    let mut results: Vec<(RunRecord, CellTrace)> = pool(sweep_threads)?
-        .install(|| run_side_by_side(&opts.registry, experiment, &serial, || bar.inc(1)));
+    let results = pool(sweep_threads)?
+        .install(|| run_side_by_side(registry, experiment, &serial, durable, || bar.inc(1)));
+    let mut results = results.ok_or_else(|| durable.failure())?;
     let side_by_side = side_by_side.elapsed().as_secs_f64();
     for c in multi {
-        results.push(run_alone(experiment, c, c.threads, |c| {
-            run_cell(&opts.registry, experiment, c)
-        }));
+        let runs = c.repeat.max(1);
+        let row = run_alone(experiment, c, c.threads, |c| {
+            let items: Option<Vec<RunItem>> = (0..runs)
+                .map(|k| durable.run(c, k, runs, || run_item(registry, experiment, c, k)))
+                .collect();
+            Some(combine(c, items?))
+        });
+        results.push(row.ok_or_else(|| durable.failure())?);
         bar.inc(1);
     }
     let mut members = Vec::new();
     for c in ensembles {
-        let mut m = Vec::new();
-        results.push(run_alone(experiment, c, sweep_threads, |c| {
-            let ens = c.ensemble.as_ref().map(|e| (*e).clone());
-            let (rec, mem) = match ens {
-                Some(e) => {
-                    crate::ensemble::run_ensemble(&opts.registry, base_record(experiment, c), c, &e)
-                }
-                None => (base_record(experiment, c), Vec::new()),
-            };
-            m = mem;
-            (rec, empty_trace(c))
-        }));
-        members.extend(m);
+        let item = run_alone(experiment, c, sweep_threads, |c| {
+            let item = durable.run(c, 0, 1, || run_ensemble_item(registry, experiment, c))?;
+            members.extend(item.members);
+            Some((item.record, empty_trace(c)))
+        });
+        results.push(item.ok_or_else(|| durable.failure())?);
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -550,14 +677,31 @@ fn run_cells(
     })
 }
 
+/// An ensemble cell run whole (all its repeats) as one journal item, its members inside.
+fn run_ensemble_item(registry: &Registry, experiment: &str, cell: &Cell) -> RunItem {
+    let base = base_record(experiment, cell);
+    let (record, members) = match cell.ensemble.as_ref() {
+        Some(e) => crate::ensemble::run_ensemble(registry, base, cell, e),
+        None => (base, Vec::new()),
+    };
+    RunItem {
+        cell: cell.index,
+        repeat: 0,
+        record,
+        trace: None,
+        members,
+    }
+}
+
 /// Run `cell` with `run` on a pool of its own of `threads` threads; a pool that cannot
-/// start fails this cell's row, not the rows already computed.
+/// start fails this cell's row, not the rows already computed. `None` when `run` could
+/// not record its result.
 fn run_alone(
     experiment: &str,
     cell: &Cell,
     threads: usize,
-    run: impl FnOnce(&Cell) -> (RunRecord, CellTrace) + Send,
-) -> (RunRecord, CellTrace) {
+    run: impl FnOnce(&Cell) -> Option<(RunRecord, CellTrace)> + Send,
+) -> Option<(RunRecord, CellTrace)> {
     match pool(threads) {
         Ok(p) => p.install(|| run(cell)),
         Err(e) => {
@@ -567,7 +711,7 @@ fn run_alone(
             rec.fail_reason = Some(format!(
                 "cannot start a pool of {threads} threads for this cell: {e}"
             ));
-            (rec, empty_trace(cell))
+            Some((rec, empty_trace(cell)))
         }
     }
 }

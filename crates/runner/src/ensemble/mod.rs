@@ -84,7 +84,7 @@ impl EnsembleSpec {
 }
 
 /// The distribution over members that a `runs` row of an ensemble carries.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct EnsembleSummary {
     /// [`EnsembleSpec::json`].
     pub settings: String,
@@ -105,7 +105,7 @@ pub struct EnsembleSummary {
 }
 
 /// One member's rollout.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MemberRecord {
     /// The ensemble's cell.
     pub cell: usize,
