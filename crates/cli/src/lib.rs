@@ -9,9 +9,12 @@
 //! }
 //! ```
 //!
-//! Bad input (unknown id, unknown or invalid parameter, malformed spec) prints a message
-//! naming the field and the fix and exits with status 2; a run whose cells fail is not an
-//! error of the command (failed cells are rows in the results).
+//! Exit status: 0 when the command did its work; 2 for bad input, refused before anything
+//! runs (unknown id, unknown or invalid parameter, malformed spec, a step count beyond the
+//! budget, a size beyond memory, a resume against another spec), with a message naming
+//! the field and the fix; 1 when `simulate`'s run fails on the way (its summary is
+//! printed) or results cannot be written. A sweep whose cells fail is not an error of
+//! `run` (failed cells are rows in the results, with their `fail_kind`).
 
 use clap::{Parser, Subcommand, ValueEnum};
 use driftlab_core::{MethodInfo, RunOutcome, RunStatus, TrajectoryRecorder};
@@ -348,7 +351,12 @@ fn simulate(registry: &Registry, args: &SimulateArgs) -> Result<(), Failure> {
         // A run refused before allocating: the same message, and the exit status of a
         // request that cannot be served as given.
         RunStatus::Failed { error, .. } if error.kind() == "memory" => Err(bad(error)),
-        _ => Ok(()),
+        // A run that failed on the way: its summary above, and exit status 1.
+        RunStatus::Failed { t, error } => Err(Failure(
+            format!("the run failed at t = {t} ({}): {error}", error.kind()),
+            1,
+        )),
+        RunStatus::Ok => Ok(()),
     }
 }
 

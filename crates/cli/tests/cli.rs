@@ -339,3 +339,61 @@ fn memory_guard_refuses_before_allocating() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("e.g. 8G"), "{}", text(&o));
 }
+
+/// Provenance (issue 13): started inside another git repository, a run records the
+/// revision of the source the binary was built from, not the folder's.
+#[test]
+fn manifest_records_the_source_revision_not_the_folders() {
+    let foreign = tmp("foreign-repo");
+    let git = |dir: &Path, args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let Some(source) = git(&root(), &["rev-parse", "HEAD"]) else {
+        eprintln!("no git checkout of the source: nothing to compare with");
+        return;
+    };
+    git(&foreign, &["init", "-q"]).unwrap();
+    git(
+        &foreign,
+        &[
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "user.name=t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "x",
+        ],
+    )
+    .unwrap();
+    let foreign_rev = git(&foreign, &["rev-parse", "HEAD"]).unwrap();
+    let spec = root().join("experiments/seed003-index1.toml");
+    let o = driftlab(
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--out",
+            "out",
+            "--size",
+            "quick",
+        ],
+        &foreign,
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(foreign.join("out/manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(m["git_revision"], source.as_str());
+    assert_ne!(m["git_revision"], foreign_rev.as_str());
+    assert_eq!(m["driftlab_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(m["status"], "complete");
+}

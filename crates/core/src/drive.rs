@@ -25,8 +25,11 @@ use std::time::Instant;
 pub struct Schedule {
     /// Step size.
     pub h: f64,
-    /// Number of steps.
+    /// Number of steps (saturating at `usize::MAX` for an interval no budget covers).
     pub n_steps: usize,
+    /// The steps the interval asks for, `t_end / h`, as a real number: what the budget
+    /// check compares and reports (it cannot overflow).
+    pub steps_asked: f64,
     /// Refuse to run more steps than this (a failed run, not a hang).
     pub max_steps: usize,
     /// A run whose `‖q‖∞` exceeds `divergence_factor · (1 + ‖q₀‖∞)` has diverged: it
@@ -81,10 +84,11 @@ impl Schedule {
     /// Steps of size exactly `h` up to `t_end` (the step count is `round(t_end / h)`;
     /// callers choose `h` that divides the interval — the runner snaps `h` so).
     pub fn fixed(h: f64, t_end: f64) -> Self {
-        let n = (t_end / h).round().max(0.0) as usize;
+        let asked = (t_end / h).round().max(0.0);
         Self {
             h,
-            n_steps: n,
+            n_steps: asked as usize,
+            steps_asked: asked,
             max_steps: 50_000_000,
             divergence_factor: 1e6,
             adaptive: None,
@@ -96,6 +100,7 @@ impl Schedule {
         Self {
             h: adaptive.h0,
             n_steps: 0,
+            steps_asked: 0.0,
             max_steps: 50_000_000,
             divergence_factor: 1e6,
             adaptive: Some(adaptive),
@@ -230,11 +235,13 @@ pub fn drive(
         run.fail(run.state.t, e);
         return run.finish(method);
     }
-    if schedule.adaptive.is_none() && schedule.n_steps > schedule.max_steps {
+    if schedule.adaptive.is_none()
+        && (schedule.steps_asked.is_nan() || schedule.steps_asked > schedule.max_steps as f64)
+    {
         let t0 = run.state.t;
-        let e = StepError::StepBudget {
-            t: t0,
-            t_end: schedule.t_end(t0),
+        let e = StepError::StepsBeyondBudget {
+            steps: schedule.steps_asked,
+            h: schedule.h,
             budget: schedule.max_steps,
         };
         run.fail(t0, e);

@@ -2,6 +2,7 @@
 //! them into a `failed` row with `fail_time`, `fail_kind` (the variant's tag) and
 //! `fail_reason` (its message), never a panic.
 
+use crate::fail_kind::FailKind;
 use thiserror::Error;
 
 /// A step could not be completed.
@@ -139,6 +140,17 @@ pub enum StepError {
         /// Budget.
         budget: usize,
     },
+    /// A fixed-step interval needs more steps than the budget allows (refused before the
+    /// first step).
+    #[error("the interval needs t_end / h = {steps:e} steps of h = {h:e}, beyond the step budget of {budget}: raise h, shorten t_end, or raise max_steps")]
+    StepsBeyondBudget {
+        /// Steps asked for (a real number: no overflow however large).
+        steps: f64,
+        /// Step size.
+        h: f64,
+        /// Budget.
+        budget: usize,
+    },
     /// The emergency recovery of a `+rollback`/`+reset`/`+relax` decorator could not bring
     /// the step back within its tolerance.
     #[error("recovery by {strategy} failed at t = {t} after {attempts} attempt(s): {cause}")]
@@ -179,21 +191,28 @@ impl StepError {
     /// The variant as a stable kebab-case tag (the runs table's `fail_kind`), so that a
     /// reader filters failures by kind instead of parsing messages.
     pub fn kind(&self) -> &'static str {
+        self.fail_kind().tag()
+    }
+
+    /// The variant's kind in the closed set of [`FailKind`]s.
+    pub fn fail_kind(&self) -> FailKind {
         match self {
-            StepError::OutOfMemory { .. } => "memory",
-            StepError::LinearSolve { .. } => "linear-solve",
-            StepError::NewtonDiverged { .. } => "newton-diverged",
-            StepError::NotReady { .. } => "not-ready",
-            StepError::StageIterationDiverged { .. } => "stage-iteration-diverged",
-            StepError::ProjectionFailed { .. } => "projection-failed",
-            StepError::NonFinite { .. } => "non-finite",
-            StepError::Diverged { .. } => "diverged",
-            StepError::NewtonSlow { .. } => "newton-slow",
-            StepError::StepSizeUnderflow { .. } => "step-size-underflow",
-            StepError::StepBudget { .. } => "step-budget",
-            StepError::RecoveryFailed { .. } => "recovery-failed",
-            StepError::MissingEstimate { .. } => "missing-estimate",
-            StepError::External { .. } => "external",
+            StepError::OutOfMemory { .. } => FailKind::Memory,
+            StepError::LinearSolve { .. } => FailKind::LinearSolve,
+            StepError::NewtonDiverged { .. } => FailKind::NewtonDiverged,
+            StepError::NotReady { .. } => FailKind::NotReady,
+            StepError::StageIterationDiverged { .. } => FailKind::StageIterationDiverged,
+            StepError::ProjectionFailed { .. } => FailKind::ProjectionFailed,
+            StepError::NonFinite { .. } => FailKind::NonFinite,
+            StepError::Diverged { .. } => FailKind::Diverged,
+            StepError::NewtonSlow { .. } => FailKind::NewtonSlow,
+            StepError::StepSizeUnderflow { .. } => FailKind::StepSizeUnderflow,
+            StepError::StepBudget { .. } | StepError::StepsBeyondBudget { .. } => {
+                FailKind::StepBudget
+            }
+            StepError::RecoveryFailed { .. } => FailKind::RecoveryFailed,
+            StepError::MissingEstimate { .. } => FailKind::MissingEstimate,
+            StepError::External { .. } => FailKind::External,
         }
     }
 
@@ -247,11 +266,16 @@ impl MethodError {
     /// The variant as a stable kebab-case tag (the runs table's `fail_kind`); the step
     /// error of a failed initialization is in the message.
     pub fn kind(&self) -> &'static str {
+        self.fail_kind().tag()
+    }
+
+    /// The variant's kind in the closed set of [`FailKind`]s.
+    pub fn fail_kind(&self) -> FailKind {
         match self {
-            MethodError::UnsupportedForm { .. } => "unsupported-form",
-            MethodError::Incompatible { .. } => "incompatible",
-            MethodError::Init(StepError::OutOfMemory { .. }) => "memory",
-            MethodError::Init(_) => "init",
+            MethodError::UnsupportedForm { .. } => FailKind::UnsupportedForm,
+            MethodError::Incompatible { .. } => FailKind::Incompatible,
+            MethodError::Init(StepError::OutOfMemory { .. }) => FailKind::Memory,
+            MethodError::Init(_) => FailKind::Init,
         }
     }
 }
@@ -274,6 +298,14 @@ impl RunError {
         match self {
             RunError::Setup(e) => e.kind(),
             RunError::Step(e) => e.kind(),
+        }
+    }
+
+    /// The failure's kind in the closed set of [`FailKind`]s.
+    pub fn fail_kind(&self) -> FailKind {
+        match self {
+            RunError::Setup(e) => e.fail_kind(),
+            RunError::Step(e) => e.fail_kind(),
         }
     }
 }

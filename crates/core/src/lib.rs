@@ -22,6 +22,7 @@
 pub mod control;
 pub mod drive;
 pub mod error;
+pub mod fail_kind;
 pub mod fit;
 pub mod memory;
 pub mod method;
@@ -38,6 +39,7 @@ pub use drive::{
     drive, Adaptive, AdaptiveStats, RunOutcome, RunStatus, Schedule, StepReportSummary,
 };
 pub use error::{MethodError, ParamError, RunError, StepError};
+pub use fail_kind::FailKind;
 pub use method::{
     ConstraintLevels, DeclaredOrders, ErrorEstimate, MechanicalMethod, Method, MethodInfo,
     MethodStats, StepReport,

@@ -101,7 +101,7 @@ pub mod runs {
         ATOL: "atol", OptReal, "problem", "absolute tolerance of an error-controlled cell (null for fixed steps)";
         STATUS: "status", Text, "—", "`ok` or `failed`";
         FAIL_TIME: "fail_time", OptReal, "s", "last time reached before the failure (null if ok)";
-        FAIL_KIND: "fail_kind", OptText, "—", "what failed, as a stable tag: a `StepError` or `MethodError` variant (`newton-diverged`, `step-size-underflow`, `unsupported-form`, …), `build` (parameters refused when the cell was built), `thread-pool` (its threads could not start) or `panic` (null if ok)";
+        FAIL_KIND: "fail_kind", OptText, "—", "what failed, as one tag of the closed set `FailKind` (`newton-diverged`, `linear-solve`, `step-budget`, `memory`, `panic`, …; the README's table of failure kinds lists them all) (null if ok)";
         FAIL_REASON: "fail_reason", OptText, "—", "the typed error's message with its numbers (null if ok)";
         STEPS: "steps", Count, "1", "steps completed (accepted steps of an error-controlled cell)";
         REJECTED_STEPS: "rejected_steps", Count, "1", "steps rejected by the error test (0 for fixed steps)";

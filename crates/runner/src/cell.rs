@@ -158,6 +158,14 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
                     };
                     for (h, adaptive) in points {
                         let n = (t_end / h).round().max(1.0);
+                        if adaptive.is_none() && (n.is_nan() || n > spec.max_steps as f64) {
+                            return Err(bad(format!(
+                                "[[problems]] entry {} (`{}`): h = {h:e} over t_end = {t_end:e} needs {n:e} steps, beyond max_steps = {}; raise `[steps] h`, shorten `t_end`, or raise `max_steps`",
+                                pi + 1,
+                                ps.id,
+                                spec.max_steps
+                            )));
+                        }
                         let stride = match (spec.trace_dt, adaptive) {
                             // Error-controlled cells trace every accepted step (and the
                             // output times, which the loop hits exactly).

@@ -2,7 +2,6 @@
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::process::Command;
 
 /// Provenance of one experiment run, and its progress while it runs.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -16,10 +15,13 @@ pub struct Manifest {
     pub spec_hash: String,
     /// Size applied (`full`, `quick`, …).
     pub size: String,
-    /// `git rev-parse HEAD` of the working directory (or `unknown`).
+    /// `git rev-parse HEAD` of the source the binary was built from, embedded at build
+    /// time (`unknown` for a build outside a git checkout).
     pub git_revision: String,
-    /// Uncommitted changes to tracked files.
+    /// The source had uncommitted changes to tracked files when the binary was built.
     pub git_dirty: bool,
+    /// The binary that ran (its path at run time).
+    pub binary: String,
     /// driftlab version.
     pub driftlab_version: String,
     /// Resolved dependency versions (from Cargo.lock at build time).
@@ -65,10 +67,12 @@ impl Manifest {
     /// The fields that describe this build and machine (git state, versions, rustc,
     /// profile, CPU); the run's own fields are left empty for the caller.
     pub fn of_this_build() -> Self {
-        let (git_revision, git_dirty) = git_state();
         Self {
-            git_revision,
-            git_dirty,
+            git_revision: env!("DRIFTLAB_GIT_REVISION").into(),
+            git_dirty: env!("DRIFTLAB_GIT_DIRTY") == "true",
+            binary: std::env::current_exe()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| "unknown".into()),
             driftlab_version: env!("CARGO_PKG_VERSION").into(),
             crate_versions: env!("DRIFTLAB_DEP_VERSIONS")
                 .split(',')
@@ -134,26 +138,6 @@ pub fn sha256_hex(text: &str) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
-}
-
-/// `(revision, dirty)` of the git work tree containing the current directory.
-pub fn git_state() -> (String, bool) {
-    let rev = Command::new("git")
-        .args(["rev-parse", "HEAD"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success());
-    let rev = rev
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|| "unknown".into());
-    let dirty = Command::new("git")
-        .args(["status", "--porcelain", "--untracked-files=no"])
-        .output()
-        .ok()
-        .map(|o| !o.stdout.is_empty())
-        .unwrap_or(false);
-    (rev, dirty)
 }
 
 /// Where two spec texts differ, as `key.path: recorded → now` (up to three places), or

@@ -3,6 +3,7 @@
 
 use crate::error::RunnerError;
 use driftlab_core::schema::{runs, traces, ColumnDef, Kind};
+use driftlab_core::FailKind;
 use ndarray::Array2;
 use polars::prelude::*;
 use std::path::Path;
@@ -39,7 +40,7 @@ pub struct RunRecord {
     /// Last time reached before the failure (null if ok).
     pub fail_time: Option<f64>,
     /// Stable tag of the failure ([`driftlab_core::RunError::kind`], `build` or `panic`).
-    pub fail_kind: Option<String>,
+    pub fail_kind: Option<FailKind>,
     /// The typed error's message with its numbers (null if ok).
     pub fail_reason: Option<String>,
     /// Steps completed (accepted steps of an error-controlled cell).
@@ -146,7 +147,9 @@ const WRITERS: &[(ColumnDef, Writer)] = &[
     (runs::FAIL_TIME, |r| {
         Value::OptReal(r.fail_time.unwrap_or(f64::NAN))
     }),
-    (runs::FAIL_KIND, |r| Value::OptText(r.fail_kind.clone())),
+    (runs::FAIL_KIND, |r| {
+        Value::OptText(r.fail_kind.map(|k| k.tag().to_string()))
+    }),
     (runs::FAIL_REASON, |r| Value::OptText(r.fail_reason.clone())),
     (runs::STEPS, |r| Value::Count(r.steps)),
     (runs::REJECTED_STEPS, |r| {

@@ -10,7 +10,7 @@ use crate::record::{runs_frame, traces_frame, write_csv, write_parquet, CellTrac
 use crate::registry::Registry;
 use crate::spec::Spec;
 use driftlab_core::{
-    drive, MetricsObserver, Observer, ParamError, RunOutcome, RunStatus, Schedule,
+    drive, FailKind, MetricsObserver, Observer, ParamError, RunOutcome, RunStatus, Schedule,
     TrajectoryRecorder,
 };
 use indicatif::{ProgressBar, ProgressStyle};
@@ -232,14 +232,14 @@ fn run_cell_once(registry: &Registry, experiment: &str, cell: &Cell) -> (RunReco
         }
         Ok(Err(e)) => {
             rec.fail_time = Some(0.0);
-            rec.fail_kind = Some("build".into());
+            rec.fail_kind = Some(FailKind::Build);
             rec.fail_reason = Some(e.to_string());
             (rec, empty)
         }
         Err(panic) => {
             let msg = panic_message(&panic);
             rec.fail_time = Some(0.0);
-            rec.fail_kind = Some("panic".into());
+            rec.fail_kind = Some(FailKind::Panic);
             rec.fail_reason = Some(format!("internal error (panic): {msg}"));
             (rec, empty)
         }
@@ -281,7 +281,7 @@ fn record_outcome(rec: &mut RunRecord, cell: &Cell, out: &RunOutcome, metrics: &
     rec.ok = out.status == RunStatus::Ok;
     if let RunStatus::Failed { t, error } = &out.status {
         rec.fail_time = Some(*t);
-        rec.fail_kind = Some(error.kind().into());
+        rec.fail_kind = Some(error.fail_kind());
         rec.fail_reason = Some(error.to_string());
     }
     rec.steps = out.steps;
@@ -399,6 +399,18 @@ pub fn run_spec(
     opts: &RunOptions,
 ) -> Result<RunSummary, RunnerError> {
     let spec = spec.sized(opts.size.as_deref(), path)?;
+    if let Some(k) = opts
+        .threads
+        .filter(|&k| k == 0 || k > crate::spec::MAX_THREADS)
+    {
+        return Err(RunnerError::Spec {
+            path: path.into(),
+            message: format!(
+                "--threads {k}: give the cells to run side by side, 1 … {}",
+                crate::spec::MAX_THREADS
+            ),
+        });
+    }
     let cells = expand(&spec, path, &opts.registry)?;
     let out_dir = opts
         .out_dir
@@ -707,7 +719,7 @@ fn run_alone(
         Err(e) => {
             let mut rec = base_record(experiment, cell);
             rec.fail_time = Some(0.0);
-            rec.fail_kind = Some("thread-pool".into());
+            rec.fail_kind = Some(FailKind::ThreadPool);
             rec.fail_reason = Some(format!(
                 "cannot start a pool of {threads} threads for this cell: {e}"
             ));

@@ -395,8 +395,19 @@ impl Spec {
         let mut s = self.clone();
         match size {
             None | Some("full") => {}
+            Some(name) if !self.sizes.is_empty() && !self.sizes.contains_key(name) => {
+                let mut known: Vec<&str> = self.sizes.keys().map(String::as_str).collect();
+                known.push("full");
+                return Err(RunnerError::Spec {
+                    path: path.into(),
+                    message: format!(
+                        "--size `{name}`: this spec defines the sizes {}; use one of them",
+                        known.join(", ")
+                    ),
+                });
+            }
             Some(name) => {
-                // A spec without this size runs as written.
+                // A spec without sizes runs as written at every size.
                 if let Some(o) = self.sizes.get(name) {
                     if let Some(t) = o.t_end {
                         s.t_end = Some(t);
@@ -436,8 +447,18 @@ impl Spec {
         if self.schema_version != SCHEMA_VERSION {
             return err(format!("schema_version = {} is not supported; this driftlab reads schema_version = {SCHEMA_VERSION}", self.schema_version));
         }
-        if self.name.is_empty() || self.name.contains(['/', '\\']) {
-            return err("`name` must be a non-empty folder name without slashes".into());
+        if self.name.is_empty()
+            || self.name.contains(['/', '\\', '\0'])
+            || self.name == "."
+            || self.name == ".."
+        {
+            return err(format!(
+                "`name` = {:?} must be a folder name inside the output root: non-empty, without slashes, not `.` or `..`",
+                self.name
+            ));
+        }
+        if self.max_steps == 0 {
+            return err("`max_steps` = 0: give the most steps a cell may take, ≥ 1".into());
         }
         if let Some(t) = self.t_end {
             if !(t.is_finite() && t > 0.0) {

@@ -130,7 +130,7 @@ id = "implicit-euler-pendulum"
             .unwrap();
         (
             r.ok,
-            r.fail_kind.clone().unwrap_or_default(),
+            r.fail_kind.map(|k| k.tag()).unwrap_or_default(),
             r.fail_reason.clone().unwrap_or_default(),
         )
     };

@@ -96,7 +96,7 @@ id = "generalized-alpha"
     driftlab_core::memory::set_limit(None);
     let row = &sum.rows[0];
     assert!(!row.ok);
-    assert_eq!(row.fail_kind.as_deref(), Some("memory"));
+    assert_eq!(row.fail_kind, Some(driftlab_core::FailKind::Memory));
     let reason = row.fail_reason.clone().unwrap_or_default();
     // 8 (4·(3·2·10⁸ + 10⁸) + 4·3·10⁸) B = 32·10⁹ B = 29.8 GiB, against 1 GiB.
     assert!(reason.contains("29.8 GiB > the limit 1.0 GiB"), "{reason}");

@@ -29,7 +29,9 @@ mod table;
 use crate::cell::Cell;
 use crate::record::RunRecord;
 use crate::registry::Registry;
-use driftlab_core::{drive, MechanicalSystem, MethodStats, Metrics, Observer, State, SystemRef};
+use driftlab_core::{
+    drive, FailKind, MechanicalSystem, MethodStats, Metrics, Observer, State, SystemRef,
+};
 use noise::{Curriculum, NoiseSchedule, Purpose, Stream};
 use perturbed::{ConstraintNoise, InitialNoise, Perturbed};
 use rayon::prelude::*;
@@ -120,7 +122,7 @@ pub struct MemberRecord {
     /// Last time reached before a failure.
     pub fail_time: Option<f64>,
     /// Failure tag.
-    pub fail_kind: Option<String>,
+    pub fail_kind: Option<FailKind>,
     /// Failure message.
     pub fail_reason: Option<String>,
     /// Steps completed.
@@ -196,9 +198,9 @@ fn member_base(cell: &Cell, ens: &EnsembleSpec, member: usize) -> MemberRecord {
 }
 
 /// A member that failed before its first step (`kind`, `reason`).
-fn member_failed(mut rec: MemberRecord, kind: &str, reason: String) -> MemberRecord {
+fn member_failed(mut rec: MemberRecord, kind: FailKind, reason: String) -> MemberRecord {
     rec.fail_time = Some(0.0);
-    rec.fail_kind = Some(kind.into());
+    rec.fail_kind = Some(kind);
     rec.fail_reason = Some(reason);
     rec
 }
@@ -219,27 +221,27 @@ pub fn run_member(
                 rec.strength = Some(c.strength(member));
             }
             Ok((_, false)) => {}
-            Err(e) => return member_failed(rec, "build", e),
+            Err(e) => return member_failed(rec, FailKind::Build, e),
         }
     }
     let problem = match registry.build_problem(&cell.problem, &cell.problem_params) {
         Ok(p) => p,
-        Err(e) => return member_failed(rec, "build", e.to_string()),
+        Err(e) => return member_failed(rec, FailKind::Build, e.to_string()),
     };
     let SystemRef::Mechanical(sys) = problem.as_system() else {
         let reason = format!(
             "ensembles perturb mechanical problems (q, v, Φ); `{}` is an index-1 DAE",
             cell.problem
         );
-        return member_failed(rec, "unsupported-form", reason);
+        return member_failed(rec, FailKind::UnsupportedForm, reason);
     };
     let mut method = match registry.build_method(&cell.method_id, &params, cell.decorators()) {
         Ok(m) => m,
-        Err(e) => return member_failed(rec, "build", e.to_string()),
+        Err(e) => return member_failed(rec, FailKind::Build, e.to_string()),
     };
     let initial = match perturbed::perturbed_initial_state(sys, &ens.initial, ens.seed, member) {
         Ok(s) => s,
-        Err(e) => return member_failed(rec, "initial-state", e),
+        Err(e) => return member_failed(rec, FailKind::InitialState, e),
     };
     let noise = ens.constraint_noise.map(|schedule| ConstraintNoise {
         schedule,
@@ -264,7 +266,7 @@ pub fn run_member(
     rec.ok = out.status == driftlab_core::RunStatus::Ok;
     if let driftlab_core::RunStatus::Failed { t, error } = &out.status {
         rec.fail_time = Some(*t);
-        rec.fail_kind = Some(error.kind().into());
+        rec.fail_kind = Some(error.fail_kind());
         rec.fail_reason = Some(format!("member {member}: {error}"));
     }
     rec.steps = out.steps;
@@ -287,7 +289,7 @@ fn run_member_caught(
         let msg = crate::run::panic_message(&panic);
         member_failed(
             member_base(cell, ens, member),
-            "panic",
+            FailKind::Panic,
             format!("member {member}: internal error (panic): {msg}"),
         )
     })
@@ -374,7 +376,7 @@ fn summarize(
     rec.ok = failed.is_empty();
     if let Some(first) = failed.first() {
         rec.fail_time = failed.iter().filter_map(|m| m.fail_time).reduce(f64::min);
-        rec.fail_kind = most_frequent(failed.iter().filter_map(|m| m.fail_kind.as_deref()));
+        rec.fail_kind = most_frequent(failed.iter().filter_map(|m| m.fail_kind));
         rec.fail_reason = Some(format!(
             "{} of {} members failed; first: {}",
             failed.len(),
@@ -396,8 +398,8 @@ fn summarize(
 }
 
 /// The most frequent tag (the first to reach the top count on ties).
-fn most_frequent<'a>(tags: impl Iterator<Item = &'a str>) -> Option<String> {
-    let mut counts: Vec<(&str, usize)> = Vec::new();
+fn most_frequent<T: PartialEq + Copy>(tags: impl Iterator<Item = T>) -> Option<T> {
+    let mut counts: Vec<(T, usize)> = Vec::new();
     for t in tags {
         match counts.iter_mut().find(|(k, _)| *k == t) {
             Some((_, n)) => *n += 1,
@@ -405,10 +407,7 @@ fn most_frequent<'a>(tags: impl Iterator<Item = &'a str>) -> Option<String> {
         }
     }
     let top = counts.iter().map(|(_, n)| *n).max()?;
-    counts
-        .iter()
-        .find(|(_, n)| *n == top)
-        .map(|(k, _)| k.to_string())
+    counts.iter().find(|(_, n)| *n == top).map(|(k, _)| *k)
 }
 
 #[cfg(test)]
@@ -429,8 +428,8 @@ mod tests {
     #[test]
     fn most_frequent_tag_wins_and_ties_go_to_the_first() {
         let tags = ["a", "b", "b", "a", "c"];
-        assert_eq!(most_frequent(tags.into_iter()), Some("a".into()));
-        assert_eq!(most_frequent(["x", "y", "y"].into_iter()), Some("y".into()));
-        assert_eq!(most_frequent(std::iter::empty()), None);
+        assert_eq!(most_frequent(tags.into_iter()), Some("a"));
+        assert_eq!(most_frequent(["x", "y", "y"].into_iter()), Some("y"));
+        assert_eq!(most_frequent(std::iter::empty::<&str>()), None);
     }
 }

@@ -40,7 +40,7 @@ fn values(def: ColumnDef, experiment: &str, rows: &[MemberRecord]) -> Values {
                 .collect(),
         ),
         "fail_time" => Values::OptReal(rows.iter().map(|r| r.fail_time).collect()),
-        "fail_kind" => text(|r| r.fail_kind.clone()),
+        "fail_kind" => text(|r| r.fail_kind.map(|k| k.tag().to_string())),
         "fail_reason" => text(|r| r.fail_reason.clone()),
         "steps" => count(|r| r.steps),
         "max_drift" => real(|r| r.max_drift),

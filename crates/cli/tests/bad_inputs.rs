@@ -1,0 +1,407 @@
+//! The catalogue of bad inputs (issue 13): every case runs the `driftlab` binary and
+//! asserts its exact outcome — exit status 2 with a message naming the field and the fix
+//! before anything runs, a failed row with its typed `fail_kind`, or `simulate`'s exit
+//! status 1 for a run that fails on the way. None may panic or hang (each case is killed
+//! after [`LIMIT`]). The README's table "Bad inputs and what becomes of them" is this
+//! catalogue, row for row ([`readme_lists_every_case`]).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
+
+use driftlab_core::FailKind;
+use polars::prelude::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Longest a case may take before it counts as a hang.
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// How a case is given to the binary.
+enum Given {
+    /// `driftlab run SPEC --out DIR` with this spec text and extra arguments.
+    Spec(String, &'static [&'static str]),
+    /// `driftlab ARGS` (`{dir}` is replaced by the case's folder).
+    Args(&'static [&'static str]),
+    /// A case that needs set-up of its own: run by the function.
+    Scripted(fn(&Path) -> Ran),
+}
+
+/// What must come of it.
+enum Outcome {
+    /// Exit status 2, the message on stderr, no result table written.
+    Refused(&'static str),
+    /// Exit status 0 and a failed row of this kind whose reason contains the text.
+    FailedRow(FailKind, &'static str),
+    /// `simulate`: exit status 1, the message on stderr.
+    RunFails(&'static str),
+    /// Checked by the scripted case itself; the text says what it checks.
+    Checked(&'static str),
+}
+
+/// One bad input: what the README calls it, how it is given, what must come of it.
+struct Case {
+    input: &'static str,
+    given: Given,
+    outcome: Outcome,
+}
+
+impl Case {
+    /// The case's row in the README's table.
+    fn readme_row(&self) -> String {
+        let outcome = match &self.outcome {
+            Outcome::Refused(m) => format!("exit 2: `{m}`"),
+            Outcome::FailedRow(k, m) => format!("failed row, `fail_kind = {k}`: `{m}`"),
+            Outcome::RunFails(m) => format!("exit 1: `{m}`"),
+            Outcome::Checked(m) => (*m).to_string(),
+        };
+        format!("| {} | {} |", self.input, outcome.replace('|', "\\|"))
+    }
+}
+
+/// What a run of the binary left.
+struct Ran {
+    code: Option<i32>,
+    stderr: String,
+    out: PathBuf,
+}
+
+/// A one-cell spec: pendulum, RATTLE, h = 0.01 to t = 0.1.
+fn base() -> String {
+    "schema_version = 1\nname = \"bad\"\nt_end = 0.1\n\n[steps]\nh = [1e-2]\n\n[[problems]]\nid = \"pendulum\"\n\n[[methods]]\nid = \"rattle\"\n".into()
+}
+
+/// [`base`] with `from` replaced by `to`.
+fn with(from: &str, to: &str) -> String {
+    let b = base();
+    assert!(b.contains(from), "the base spec has no `{from}`");
+    b.replacen(from, to, 1)
+}
+
+/// [`base`] with an `[ensemble]` table.
+fn ensemble(table: &str) -> String {
+    format!("{}\n[ensemble]\n{table}\n", base())
+}
+
+fn spec(text: String) -> Given {
+    Given::Spec(text, &[])
+}
+
+/// Run the binary with `args` in `dir`, killed after [`LIMIT`].
+fn driftlab(args: &[String], dir: &Path) -> Ran {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_driftlab"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(dir.join("stderr.txt")).unwrap())
+        .spawn()
+        .expect("binary starts");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > LIMIT {
+            let _ = child.kill();
+            panic!(
+                "`driftlab {}` hangs: killed after {LIMIT:?}",
+                args.join(" ")
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Ran {
+        code: status.code(),
+        stderr: std::fs::read_to_string(dir.join("stderr.txt")).unwrap_or_default(),
+        out: dir.join("out"),
+    }
+}
+
+fn strings(args: &[&str], dir: &Path) -> Vec<String> {
+    args.iter()
+        .map(|a| a.replace("{dir}", dir.to_str().unwrap()))
+        .collect()
+}
+
+/// `driftlab run` of `text` (as `s.toml`) into `dir/out` with `extra` arguments.
+fn run_spec(text: &str, extra: &[&str], dir: &Path) -> Ran {
+    std::fs::write(dir.join("s.toml"), text).unwrap();
+    let mut args = strings(&["run", "s.toml", "--out", "out"], dir);
+    args.extend(strings(extra, dir));
+    driftlab(&args, dir)
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Every case of the catalogue.
+fn cases() -> Vec<Case> {
+    let c = |input, given, outcome| Case {
+        input,
+        given,
+        outcome,
+    };
+    use Outcome::*;
+    vec![
+        // The spec file itself.
+        c("spec file missing", Given::Args(&["run", "missing.toml"]), Refused("cannot read spec `missing.toml`: No such file or directory")),
+        c("spec file not UTF-8", Given::Scripted(not_utf8), Refused("stream did not contain valid UTF-8")),
+        c("empty spec file", spec(String::new()), Refused("missing field `schema_version`")),
+        c("malformed TOML", spec(with("[steps]", "[steps")), Refused("TOML parse error at line 5")),
+        c("unsupported `schema_version`", spec(with("schema_version = 1", "schema_version = 7")), Refused("schema_version = 7 is not supported; this driftlab reads schema_version = 1")),
+        // Unknown keys at every level.
+        c("unknown top-level key", spec(with("name = ", "nmae = ")), Refused("unknown field `nmae`, expected one of `schema_version`, `name`")),
+        c("unknown key in `[steps]`", spec(with("h = [1e-2]", "hh = [1e-2]")), Refused("unknown field `hh`, expected one of `h`, `log_range`, `adaptive`")),
+        c("unknown key in a `[[problems]]` entry", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparamz = {}")), Refused("unknown field `paramz`, expected `id` or `params`")),
+        c("unknown key in a `[[methods]]` entry", spec(with("id = \"rattle\"", "id = \"rattle\"\nparamz = {}")), Refused("unknown field `paramz`, expected one of `id`, `params`, `projection`")),
+        c("unknown key in `projection`", spec(with("id = \"rattle\"", "id = \"rattle\"\nprojection = { tool = 1e-9 }")), Refused("unknown field `tool`, expected one of `tol`")),
+        c("unknown perturbation in `[ensemble]`", spec(ensemble("members = 4\ninitial = { sigma_q = 1.0 }")), Refused("unknown field `sigma_q`, expected `q_sigma` or `v_sigma`")),
+        // Unknown ids and parameters.
+        c("unknown problem", spec(with("\"pendulum\"", "\"pendulm\"")), Refused("[[problems]] entry 1 (`pendulm`): unknown problem `pendulm`; known: pendulum")),
+        c("unknown method", spec(with("\"rattle\"", "\"ratle\"")), Refused("[[methods]] entry 1 (`ratle`): unknown method `ratle`; known: taylor")),
+        c("unknown problem parameter", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { lenght = 2.0 }")), Refused("invalid parameters for problem `pendulum`: unknown field `lenght`, expected one of `m`, `length`")),
+        // Wrong types.
+        c("a string where a list of step sizes goes", spec(with("h = [1e-2]", "h = \"big\"")), Refused("invalid type: string \"big\", expected a sequence")),
+        c("a real where a count goes", spec(with("id = \"pendulum\"", "id = \"planar-chain\"\nparams = { links = 2.5 }")), Refused("invalid type: floating point `2.5`, expected usize in `links`")),
+        // NaN, ∞, negative and zero where not allowed.
+        c("h = 0", spec(with("h = [1e-2]", "h = [0.0]")), Refused("[steps] step sizes must be finite and > 0")),
+        c("h < 0", spec(with("h = [1e-2]", "h = [-1e-2]")), Refused("[steps] step sizes must be finite and > 0")),
+        c("h = NaN", spec(with("h = [1e-2]", "h = [nan]")), Refused("[steps] step sizes must be finite and > 0")),
+        c("h = ∞", spec(with("h = [1e-2]", "h = [inf]")), Refused("[steps] step sizes must be finite and > 0")),
+        c("t_end = 0", spec(with("t_end = 0.1", "t_end = 0")), Refused("`t_end` = 0: give a finite end time > 0")),
+        c("t_end = NaN", spec(with("t_end = 0.1", "t_end = nan")), Refused("`t_end` = NaN: give a finite end time > 0")),
+        c("tolerance rtol = 0", spec(with("h = [1e-2]", "adaptive = { rtol = [0.0] }").replace("\"rattle\"", "\"radau\"")), Refused("[steps] adaptive: every rtol must be finite and > 0 (got [0.0])")),
+        c("size links = 0", spec(with("id = \"pendulum\"", "id = \"planar-chain\"\nparams = { links = 0 }")), Refused("parameter `links` of `planar-chain` = 0 is invalid: give links ≥ 1")),
+        c("size links < 0", spec(with("id = \"pendulum\"", "id = \"planar-chain\"\nparams = { links = -3 }")), Refused("invalid value: integer `-3`, expected usize in `links`")),
+        c("length < 0", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { length = -2.0 }")), Refused("parameter `length` of `pendulum` = -2 is invalid: give a finite value > 0")),
+        c("a singular mass matrix (m = 0)", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { m = 0.0 }")), Refused("parameter `m` of `pendulum` = 0 is invalid: give a finite value > 0")),
+        c("gain ω_n < 0", spec(with("id = \"rattle\"", "id = \"baumgarte\"\nparams = { omega_n = -5.0 }")), Refused("parameter `omega_n` of `baumgarte` = -5 is invalid: give a finite value ≥ 0")),
+        c("gain ω_n = NaN", spec(with("id = \"rattle\"", "id = \"baumgarte\"\nparams = { omega_n = nan }")), Refused("parameter `omega_n` of `baumgarte` = NaN is invalid: give a finite value ≥ 0")),
+        c("projection tol < 0", spec(with("id = \"rattle\"", "id = \"rattle\"\nprojection = { tol = -1.0 }")), Refused("parameter `tol` of `projection` = -1 is invalid: give a finite value > 0")),
+        // Budgets, counts and limits.
+        c("t_end / h beyond the step budget (t_end = 1e300)", spec(with("t_end = 0.1", "t_end = 1e300")), Refused("h = 1e-2 over t_end = 1e300 needs 1e302 steps, beyond max_steps = 20000000")),
+        c("max_steps = 0", spec(with("t_end = 0.1", "t_end = 0.1\nmax_steps = 0")), Refused("`max_steps` = 0: give the most steps a cell may take, ≥ 1")),
+        c("threads = [0]", spec(with("t_end = 0.1", "t_end = 0.1\nthreads = [0]")), Refused("`threads` = [0] must list thread counts between 1 and 256")),
+        c("--threads 0", Given::Spec(base(), &["--threads", "0"]), Refused("--threads 0: give the cells to run side by side, 1 … 256")),
+        c("--threads 100000 (no attempt to start them)", Given::Spec(base(), &["--threads", "100000"]), Refused("--threads 100000: give the cells to run side by side, 1 … 256")),
+        c("repeat = 0", spec(with("t_end = 0.1", "t_end = 0.1\nrepeat = 0")), Refused("`repeat` = 0 must be between 1 and 1000")),
+        c("ensemble members = 0", spec(ensemble("members = 0")), Refused("`ensemble.members` = 0: give the number of rollouts")),
+        c("ensemble σ₀ < 0", spec(ensemble("members = 4\nconstraint_noise = { sigma0 = -1.0, tau = 1.0 }")), Refused("`ensemble.constraint_noise.sigma0` = -1: give a finite noise level ≥ 0")),
+        c("ensemble τ = 0", spec(ensemble("members = 4\nconstraint_noise = { sigma0 = 0.1, tau = 0.0 }")), Refused("`ensemble.constraint_noise.tau` = 0")),
+        c("--size that the spec does not define", Given::Spec(format!("{}\n[sizes.quick]\nt_end = 0.05\n", base()), &["--size", "tiny"]), Refused("--size `tiny`: this spec defines the sizes quick, full; use one of them")),
+        c("--memory-limit that is not a size", Given::Spec(base(), &["--memory-limit", "12Q"]), Refused("memory limit `12Q`: give a positive size in bytes, optionally with K, M, G or T")),
+        // Output folder.
+        c("a name that escapes the output folder (`../evil`)", spec(with("\"bad\"", "\"../evil\"")), Refused("`name` = \"../evil\" must be a folder name inside the output root")),
+        c("the name `..`", spec(with("\"bad\"", "\"..\"")), Refused("`name` = \"..\" must be a folder name inside the output root")),
+        c("unwritable output folder", Given::Scripted(unwritable), Refused("cannot write `/proc/driftlab-forbidden`")),
+        c("output folder is a file", Given::Scripted(out_is_a_file), Refused("cannot write `s.toml`: File exists")),
+        c("full output folder (the journal on a full device)", Given::Scripted(full_device), Refused("journal.bin`: No space left on device")),
+        c("run-experiments with a missing experiments folder", Given::Args(&["run-experiments", "--dir", "missing", "--out", "out"]), Refused("cannot read experiments folder `missing`")),
+        // Resuming.
+        c("--resume against a changed spec", Given::Scripted(resume_changed_spec), Refused("the spec changed since the interrupted run (steps.h[0]: 0.01 → 0.02)")),
+        c("--resume with another --size", Given::Scripted(resume_other_size), Refused("the journal belongs to another run (--size: full → quick)")),
+        c("an interrupted write (the journal's last record cut short)", Given::Scripted(interrupted_write), Checked("the cut record is dropped and its run recomputed on `--resume`; the rows equal an uninterrupted run's")),
+        // Failures found while running: rows, not exits.
+        c("a size beyond memory (planar chain of 10⁸ links)", spec(with("id = \"pendulum\"", "id = \"planar-chain\"\nparams = { links = 100000000 }")), FailedRow(FailKind::Memory, "refused before allocating the state and KKT storage of 200000000 coordinates")),
+        c("redundant constraints (Bricard, rank Φ_q = 23 of 24)", spec(with("\"pendulum\"", "\"bricard\"").replace("h = [1e-2]", "h = [1e-3]")), FailedRow(FailKind::LinearSolve, "numerical rank 23 of 24 rows")),
+        c("inconsistent initial states (ensemble q noise σ = 100)", spec(ensemble("members = 4\ninitial = { q_sigma = 100.0 }")), FailedRow(FailKind::InitialState, "the perturbed initial state cannot be made consistent")),
+        c("Newton divergence (Radau IIA, h = 2.5 on the pendulum)", spec(with("h = [1e-2]", "h = [2.5]").replace("t_end = 0.1", "t_end = 10").replace("\"rattle\"", "\"radau\"")), FailedRow(FailKind::NewtonDiverged, "Newton did not converge at t = 0")),
+        c("step-size underflow (h_min above the step the error test needs)", spec(with("h = [1e-2]", "adaptive = { rtol = [1e-12], atol = 1e-12, h0 = 0.1, h_min = 0.05 }").replace("t_end = 0.1", "t_end = 10").replace("\"rattle\"", "\"radau\"")), FailedRow(FailKind::StepSizeUnderflow, "< h_min = 5e-2")),
+        c("a method that does not support the problem's form", spec(with("\"pendulum\"", "\"seed003-dae\"").replace("\"rattle\"", "\"taylor\"")), FailedRow(FailKind::UnsupportedForm, "does not support semi-explicit index-1 systems")),
+        c("an unstable explicit scheme (penalty on Bricard)", spec(with("\"pendulum\"", "\"bricard\"").replace("h = [1e-2]", "h = [1e-3]").replace("\"rattle\"", "\"penalty\"")), FailedRow(FailKind::Diverged, "exceeds the bound")),
+        // simulate.
+        c("simulate --t-end 1e300", Given::Args(&["simulate", "--problem", "pendulum", "--method", "rattle", "--h", "1e-2", "--t-end", "1e300"]), Refused("needs 1e302 steps, beyond max_steps = 50000000")),
+        c("simulate --h NaN", Given::Args(&["simulate", "--problem", "pendulum", "--method", "rattle", "--h", "nan"]), Refused("--h NaN: give a step size > 0")),
+        c("simulate beyond memory", Given::Args(&["simulate", "--problem", "planar-chain", "--method", "baumgarte", "--h", "1e-3", "--set", "links=100000000"]), Refused("refused before allocating")),
+        c("simulate of a run that fails", Given::Args(&["simulate", "--problem", "pendulum", "--method", "radau", "--h", "2.5"]), RunFails("the run failed at t = 0 (newton-diverged): Newton did not converge")),
+        c("simulate --trace on a full device", Given::Args(&["simulate", "--problem", "pendulum", "--method", "rattle", "--h", "1e-2", "--t-end", "0.1", "--trace", "/dev/full"]), RunFails("cannot write trace `/dev/full`: No space left on device")),
+    ]
+}
+
+fn not_utf8(dir: &Path) -> Ran {
+    std::fs::write(dir.join("s.toml"), b"\xff\xfe\x00 garbage").unwrap();
+    driftlab(&strings(&["run", "s.toml", "--out", "out"], dir), dir)
+}
+
+fn unwritable(dir: &Path) -> Ran {
+    std::fs::write(dir.join("s.toml"), base()).unwrap();
+    let args = ["run", "s.toml", "--out", "/proc/driftlab-forbidden"];
+    driftlab(&strings(&args, dir), dir)
+}
+
+fn out_is_a_file(dir: &Path) -> Ran {
+    std::fs::write(dir.join("s.toml"), base()).unwrap();
+    driftlab(&strings(&["run", "s.toml", "--out", "s.toml"], dir), dir)
+}
+
+fn full_device(dir: &Path) -> Ran {
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    std::os::unix::fs::symlink("/dev/full", dir.join("out/journal.bin")).unwrap();
+    run_spec(&base(), &[], dir)
+}
+
+fn resume_changed_spec(dir: &Path) -> Ran {
+    let first = run_spec(&base(), &[], dir);
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    run_spec(&with("h = [1e-2]", "h = [2e-2]"), &["--resume"], dir)
+}
+
+fn resume_other_size(dir: &Path) -> Ran {
+    let text = format!("{}\n[sizes.quick]\nt_end = 0.05\n", base());
+    let first = run_spec(&text, &[], dir);
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    run_spec(&text, &["--resume", "--size", "quick"], dir)
+}
+
+/// A sweep whose journal's last record is cut in half (a kill in the middle of a
+/// write): `--resume` keeps the whole records, recomputes the cut one, and the rows
+/// equal the uninterrupted run's.
+fn interrupted_write(dir: &Path) -> Ran {
+    let text = with("h = [1e-2]", "h = [1e-2, 5e-3, 2.5e-3]");
+    let first = run_spec(&text, &[], dir);
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    let runs = |d: &Path| {
+        let f = std::fs::File::open(d.join("runs.parquet")).unwrap();
+        let df = ParquetReader::new(f).finish().unwrap();
+        df.select(["cell", "status", "err_q", "max_pos_residual", "steps"])
+            .unwrap()
+    };
+    let want = runs(&first.out);
+    let journal = first.out.join("journal.bin");
+    let len = std::fs::metadata(&journal).unwrap().len();
+    let (_, items) = driftlab_runner::journal::Journal::read(&first.out).unwrap();
+    assert_eq!(items.len(), 3);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&journal)
+        .unwrap()
+        .set_len(len - 40)
+        .unwrap();
+    std::fs::remove_file(first.out.join("runs.parquet")).unwrap();
+    let again = run_spec(&text, &["--resume"], dir);
+    assert_eq!(again.code, Some(0), "{}", again.stderr);
+    assert_eq!(runs(&again.out), want, "the resumed rows differ");
+    let (_, items) = driftlab_runner::journal::Journal::read(&again.out).unwrap();
+    assert_eq!(
+        items.len(),
+        3,
+        "the cut run was recomputed and recorded again"
+    );
+    again
+}
+
+/// Run `case` in a folder of its own and check its outcome; `Err` says what differs.
+fn check(case: &Case, dir: &Path) -> Result<(), String> {
+    let ran = match &case.given {
+        Given::Spec(text, extra) => run_spec(text, extra, dir),
+        Given::Args(args) => driftlab(&strings(args, dir), dir),
+        Given::Scripted(f) => f(dir),
+    };
+    if ran.stderr.contains("panicked") || ran.code == Some(101) {
+        return Err(format!("panicked: {}", ran.stderr));
+    }
+    let says = |m: &str| {
+        if ran.stderr.contains(m) {
+            Ok(())
+        } else {
+            Err(format!("stderr lacks `{m}`:\n{}", ran.stderr))
+        }
+    };
+    match &case.outcome {
+        Outcome::Refused(m) => {
+            if ran.code != Some(2) {
+                return Err(format!("exit {:?}, not 2: {}", ran.code, ran.stderr));
+            }
+            if ran.out.join("runs.parquet").exists() && !matches!(case.given, Given::Scripted(_)) {
+                return Err("a refused input wrote results".into());
+            }
+            says(m)
+        }
+        Outcome::RunFails(m) => match ran.code {
+            Some(1) => says(m),
+            c => Err(format!("exit {c:?}, not 1: {}", ran.stderr)),
+        },
+        Outcome::FailedRow(kind, m) => failed_row(&ran, *kind, m),
+        Outcome::Checked(_) => Ok(()),
+    }
+}
+
+/// The run exited 0 and wrote one failed row of `kind` whose reason contains `m`.
+fn failed_row(ran: &Ran, kind: FailKind, m: &str) -> Result<(), String> {
+    if ran.code != Some(0) {
+        return Err(format!("exit {:?}, not 0: {}", ran.code, ran.stderr));
+    }
+    let f = std::fs::File::open(ran.out.join("runs.parquet")).map_err(|e| e.to_string())?;
+    let df = ParquetReader::new(f).finish().map_err(|e| e.to_string())?;
+    let text = |c: &str| -> Vec<String> {
+        df.column(c)
+            .unwrap()
+            .str()
+            .unwrap()
+            .iter()
+            .map(|s| s.unwrap_or("").to_string())
+            .collect()
+    };
+    let (status, kinds, reasons) = (text("status"), text("fail_kind"), text("fail_reason"));
+    if status != ["failed"] || kinds != [kind.tag()] || !reasons[0].contains(m) {
+        return Err(format!(
+            "rows: status {status:?}, fail_kind {kinds:?}, fail_reason {reasons:?}; wanted one failed row `{kind}` saying `{m}`"
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn every_bad_input_ends_as_its_catalogued_outcome() {
+    let cases = cases();
+    assert!(cases.len() >= 30, "the catalogue has {} cases", cases.len());
+    let root = std::env::temp_dir().join(format!("driftlab-bad-{}", std::process::id()));
+    let mut wrong = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let dir = root.join(format!("case-{i:02}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        if let Err(e) = check(case, &dir) {
+            wrong.push(format!("{} — {e}", case.input));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    assert!(
+        wrong.is_empty(),
+        "{} of {} cases differ:\n{}",
+        wrong.len(),
+        cases.len(),
+        wrong.join("\n\n")
+    );
+}
+
+/// The README's table is the catalogue, row for row (the failure gives the rows to
+/// paste).
+#[test]
+fn readme_lists_every_case() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let rows: Vec<String> = cases().iter().map(Case::readme_row).collect();
+    let missing: Vec<&String> = rows
+        .iter()
+        .filter(|r| !readme.contains(r.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "README lacks these rows of the bad-input table:\n{}",
+        rows.join("\n")
+    );
+    let table = readme
+        .split("| bad input | outcome |")
+        .nth(1)
+        .unwrap_or_default();
+    let listed = table
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with("| "))
+        .count();
+    assert_eq!(
+        listed,
+        rows.len(),
+        "the README's table has rows for cases no longer tested"
+    );
+}
