@@ -76,6 +76,44 @@ enum Cmd {
         /// recorded are kept, the rest run (the spec, size and threads must be the same).
         #[arg(long)]
         resume: bool,
+        /// Run only shard I of N (0 ≤ I < N) of the cells, balanced by estimated cost;
+        /// `merge` combines the shards' folders.
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+    },
+    /// Combine the folders of a sharded run (`run --shard I/N`, all N of them) into one
+    /// result folder whose rows equal an unsharded run's.
+    Merge {
+        /// The shard folders.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Result folder.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Write a Slurm job array running SPEC in shards, and a merge job after it
+    /// (OUT/slurm/submit.sh submits both).
+    Slurm {
+        /// Spec file (TOML).
+        spec: PathBuf,
+        /// Number of shards (array tasks).
+        #[arg(long, default_value_t = 4)]
+        shards: usize,
+        /// Wall-time limit per task (Slurm's form).
+        #[arg(long, default_value = "01:00:00")]
+        time: String,
+        /// CPUs per task (cells side by side in a shard).
+        #[arg(long, default_value_t = 1)]
+        cpus_per_task: usize,
+        /// Named size of the spec.
+        #[arg(long)]
+        size: Option<String>,
+        /// Slurm partition.
+        #[arg(long)]
+        partition: Option<String>,
+        /// Result folder (default reports/NAME).
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Simulate one problem with one method and print (or write) the trajectory.
     Simulate(SimulateArgs),
@@ -222,7 +260,12 @@ fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
             threads,
             size,
             resume,
+            shard,
         } => {
+            let shard = shard
+                .map(|t| driftlab_runner::shard::parse_shard(&t))
+                .transpose()
+                .map_err(bad)?;
             let (s, text) = Spec::load(&spec).map_err(bad)?;
             let sum = run_spec(
                 &s,
@@ -235,6 +278,8 @@ fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
                     progress: true,
                     registry: registry.clone(),
                     resume,
+                    shard,
+                    complete_only: false,
                 },
             )
             .map_err(bad)?;
@@ -257,7 +302,68 @@ fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
             resume,
         } => run_experiments(registry, &dir, &out, size, threads, resume),
         Cmd::Report { dir } => report(&dir),
+        Cmd::Merge { dirs, out } => {
+            let sum = driftlab_runner::shard::merge(&dirs, &out, registry).map_err(bad)?;
+            out!(
+                "{}: {} cells ({} failed) from {} shards → {}",
+                sum.name,
+                sum.cells,
+                sum.failed,
+                dirs.len(),
+                sum.out_dir.display()
+            );
+            Ok(())
+        }
+        Cmd::Slurm {
+            spec,
+            shards,
+            time,
+            cpus_per_task,
+            size,
+            partition,
+            out,
+        } => slurm(
+            &spec,
+            driftlab_runner::slurm::SlurmJob {
+                spec: spec.clone(),
+                out: PathBuf::new(),
+                shards,
+                time,
+                cpus_per_task,
+                size,
+                partition,
+                binary: PathBuf::new(),
+            },
+            out,
+        ),
     }
+}
+
+/// `slurm`: validate the spec (every size it will run), then write the job array.
+fn slurm(
+    spec: &Path,
+    mut job: driftlab_runner::slurm::SlurmJob,
+    out: Option<PathBuf>,
+) -> Result<(), Failure> {
+    let (s, _) = Spec::load(spec).map_err(bad)?;
+    s.sized(job.size.as_deref(), &spec.display().to_string())
+        .map_err(bad)?;
+    let absolute = |p: PathBuf| -> Result<PathBuf, Failure> {
+        std::path::absolute(&p).map_err(|e| bad(format!("`{}`: {e}", p.display())))
+    };
+    job.out = absolute(out.unwrap_or_else(|| PathBuf::from("reports").join(&s.name)))?;
+    job.spec = absolute(job.spec)?;
+    job.binary = std::env::current_exe()
+        .map_err(|e| Failure(format!("cannot locate this binary: {e}"), 1))?;
+    let files = job.write().map_err(bad)?;
+    for f in &files {
+        out!("{}", f.display());
+    }
+    out!(
+        "submit with: {}",
+        job.out.join("slurm").join("submit.sh").display()
+    );
+    Ok(())
 }
 
 fn describe(registry: &Registry, id: &str) -> Result<(), Failure> {
@@ -599,9 +705,10 @@ fn run_experiments(
             progress: true,
             registry: registry.clone(),
             resume,
+            shard: None,
+            complete_only: false,
         };
-        let sum = run_spec(s, text, &p.display().to_string(), &opts)
-            .map_err(|e| Failure(e.to_string(), 1))?;
+        let sum = run_spec(s, text, &p.display().to_string(), &opts).map_err(bad)?;
         eprintln!(
             "      {} cells, {} failed, {:.1} s → {}",
             sum.cells,

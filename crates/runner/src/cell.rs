@@ -2,7 +2,7 @@
 
 use crate::error::RunnerError;
 use crate::registry::Registry;
-use crate::spec::{sweep, Spec, Stepping};
+use crate::spec::{sweep, sweep_len, Spec, Stepping, MAX_CELLS};
 use driftlab_core::MethodInfo;
 
 /// One unit of work: a problem with parameters, a method with parameters, a step size,
@@ -110,6 +110,7 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
         Some(a) => a.rtols().map_err(bad)?,
         None => Vec::new(),
     };
+    count_cells(spec, hs.len().max(tols.len())).map_err(bad)?;
     let mut cells = Vec::new();
     for (pi, ps) in spec.problems.iter().enumerate() {
         for pp in sweep(&ps.params) {
@@ -206,6 +207,25 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
         }
     }
     Ok(cells)
+}
+
+/// Refuse a spec whose sweeps multiply to no cell (an empty parameter list) or to more
+/// than [`MAX_CELLS`] (counted before any cell is built), with `points` step sizes or
+/// tolerances.
+fn count_cells(spec: &Spec, points: usize) -> Result<(), String> {
+    let problems: f64 = spec.problems.iter().map(|p| sweep_len(&p.params)).sum();
+    let methods: f64 = spec.methods.iter().map(|m| sweep_len(&m.params)).sum();
+    let cells = problems * methods * points.max(1) as f64 * spec.threads.len() as f64;
+    if cells == 0.0 {
+        return Err("the spec expands to no cell: a parameter list is empty (`[]`); give each swept parameter at least one value".into());
+    }
+    if cells > MAX_CELLS as f64 {
+        return Err(format!(
+            "the spec expands to {cells:e} cells ({problems} problem variants × {methods} method variants × {points} step sizes × {} thread counts), more than {MAX_CELLS}; split the study or sweep fewer values",
+            spec.threads.len()
+        ));
+    }
+    Ok(())
 }
 
 /// Which `[steps]` entry a method entry runs (see [`crate::spec::MethodSpec::stepping`]).

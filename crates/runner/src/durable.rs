@@ -25,6 +25,9 @@ pub(crate) struct Durable {
     failed: AtomicBool,
     /// Log every item started and recorded on stderr ([`Durable::log`]).
     log: bool,
+    /// Compute the items the journal lacks (false: a merge, where a lacking item is an
+    /// error).
+    compute: bool,
 }
 
 /// The manifest as it stands, and the runs recorded per cell.
@@ -45,6 +48,7 @@ impl Durable {
         mut manifest: Manifest,
         path: PathBuf,
         runs_per_cell: &HashMap<usize, usize>,
+        compute: bool,
     ) -> Result<Self, RunnerError> {
         let mut runs_of = HashMap::new();
         for &(cell, _) in recorded.keys() {
@@ -67,6 +71,7 @@ impl Durable {
             error: Mutex::new(None),
             failed: AtomicBool::new(false),
             log: std::env::var_os("DRIFTLAB_JOURNAL_LOG").is_some(),
+            compute,
         })
     }
 
@@ -84,6 +89,18 @@ impl Durable {
             return Some(item);
         }
         if self.failed.load(Ordering::Relaxed) {
+            return None;
+        }
+        if !self.compute {
+            self.failed.store(true, Ordering::Relaxed);
+            let path = lock(&self.progress).path.display().to_string();
+            lock(&self.error).get_or_insert(RunnerError::Resume {
+                path,
+                message: format!(
+                    "run {k} of cell {} ({} / {}, h = {:e}) is in no shard's journal; rerun the shard that holds it with --resume, then merge",
+                    cell.index, cell.problem, cell.variant, cell.h
+                ),
+            });
             return None;
         }
         self.log("start", cell.index, k);

@@ -29,6 +29,8 @@ pub mod orders;
 pub mod record;
 pub mod registry;
 pub mod run;
+pub mod shard;
+pub mod slurm;
 pub mod spec;
 
 pub use error::RunnerError;

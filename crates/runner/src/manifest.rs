@@ -50,6 +50,12 @@ pub struct Manifest {
     pub cells_done: usize,
     /// How many times the sweep was continued with `--resume`.
     pub resumes: usize,
+    /// `I/N` when this folder holds shard I of N (`--shard`), else empty.
+    pub shard: String,
+    /// The shards a merged folder was combined from (`driftlab merge`).
+    pub shards: Vec<ShardNote>,
+    /// The machine's host name.
+    pub host: String,
     /// Cells run.
     pub cells: usize,
     /// Cells failed.
@@ -85,6 +91,9 @@ impl Manifest {
                 "optimized, no debug assertions".into()
             },
             cpu: cpu_model(),
+            host: std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .map(|h| h.trim().to_string())
+                .unwrap_or_else(|_| "unknown".into()),
             logical_cpus: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
@@ -112,6 +121,28 @@ impl Manifest {
         let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
         serde_json::from_str(&text).map_err(|e| err(format!("not a driftlab manifest: {e}")))
     }
+}
+
+/// One shard of a merged run, as its own manifest recorded it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ShardNote {
+    /// `I/N`.
+    pub shard: String,
+    /// The shard's folder.
+    pub dir: String,
+    /// The machine it ran on.
+    pub host: String,
+    /// Cells it ran.
+    pub cells: usize,
+    /// Of those, failed.
+    pub failed_cells: usize,
+    /// Start time (UTC).
+    pub started: String,
+    /// End time (UTC).
+    pub finished: String,
+    /// Source revision of its binary.
+    pub git_revision: String,
 }
 
 /// What the catalog says of one problem or method of an experiment.

@@ -36,6 +36,10 @@ pub struct RunOptions {
     /// Continue the interrupted sweep in the output folder: runs its journal recorded
     /// are taken, not recomputed; the spec, size and thread counts must be the same.
     pub resume: bool,
+    /// Run only shard `(I, N)` of the cells ([`crate::shard`]).
+    pub shard: Option<(usize, usize)>,
+    /// Compute nothing: every run must be in the journal (a merge of shards).
+    pub complete_only: bool,
 }
 
 /// What a run produced.
@@ -428,6 +432,10 @@ pub fn run_spec(
     };
     let sweeps = sweep_counts(&spec, opts, earlier.as_ref());
     let batches = batch_cells(&cells, &sweeps);
+    let batches = match opts.shard {
+        Some(shard) => crate::shard::keep_shard(batches, shard, &opts.registry),
+        None => batches,
+    };
     let durable = start_durable(&spec, text, opts, &out_dir, &cells, &batches, earlier)?;
     let Batch {
         rows,
@@ -545,7 +553,7 @@ fn start_durable(
         size: opts.size.clone().unwrap_or_else(|| "full".into()),
         sweep_thread_counts: sweeps.clone(),
         cells_total: cells.len() * sweeps.len(),
-        shard: None,
+        shard: opts.shard,
     };
     let (journal, recorded) = match earlier {
         Some(_) => Journal::resume(out_dir, &header)?,
@@ -559,8 +567,12 @@ fn start_durable(
         sweep_threads: sweeps.iter().copied().max().unwrap_or(1),
         sweep_thread_counts: sweeps,
         status: "running".into(),
-        cells_total: header.cells_total,
+        cells_total: batches.iter().map(|(_, b)| b.len()).sum(),
         resumes: earlier.as_ref().map_or(0, |m| m.resumes + 1),
+        shard: opts
+            .shard
+            .map_or_else(String::new, |(i, n)| format!("{i}/{n}")),
+        shards: earlier.as_ref().map_or_else(Vec::new, |m| m.shards.clone()),
         started: earlier.map_or_else(now_rfc3339, |m| m.started),
         catalog: catalog_notes(&opts.registry, cells),
         ..Manifest::of_this_build()
@@ -571,6 +583,7 @@ fn start_durable(
         manifest,
         out_dir.join("manifest.json"),
         &runs_per_cell,
+        !opts.complete_only,
     )
 }
 

@@ -551,7 +551,14 @@ impl LogRange {
             return Err(format!("[steps] {field} needs 0 < from ≤ to < ∞ and per_decade ≥ 1 (got from = {}, to = {}, per_decade = {})", r.from, r.to, r.per_decade));
         }
         let decades = (r.to / r.from).log10();
-        let n = (decades * r.per_decade as f64).round() as usize;
+        let points = (decades * r.per_decade as f64).round() + 1.0;
+        if points.is_nan() || points > MAX_RANGE_POINTS as f64 {
+            return Err(format!(
+                "[steps] {field} from {:e} to {:e} at per_decade = {} gives {points:e} points, more than {MAX_RANGE_POINTS}; narrow the range or lower per_decade",
+                r.from, r.to, r.per_decade
+            ));
+        }
+        let n = points as usize - 1;
         Ok((0..=n)
             .map(|i| r.from * 10f64.powf(i as f64 / r.per_decade as f64))
             .collect())
@@ -579,6 +586,24 @@ impl Steps {
         hs.sort_by(|a, b| b.total_cmp(a));
         Ok(hs)
     }
+}
+
+/// Most points a `log_range` may give (beyond it a typo, not a study).
+pub const MAX_RANGE_POINTS: usize = 10_000;
+
+/// Most cells a spec may expand to (beyond it a typo; split a larger study into specs).
+pub const MAX_CELLS: usize = 1_000_000;
+
+/// How many tables [`sweep`] makes of `table` (a real number: a product of list lengths
+/// that cannot overflow).
+pub fn sweep_len(table: &toml::Table) -> f64 {
+    table
+        .values()
+        .map(|v| match v {
+            toml::Value::Array(a) => a.len() as f64,
+            _ => 1.0,
+        })
+        .product()
 }
 
 /// Cartesian expansion of a parameter table whose array values sweep.
