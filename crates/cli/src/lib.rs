@@ -91,6 +91,14 @@ enum Cmd {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Compare two result folders in every column except the measured ones (times,
+    /// heap): exit 0 when they agree, 1 listing the differences.
+    Compare {
+        /// One result folder.
+        a: PathBuf,
+        /// The other.
+        b: PathBuf,
+    },
     /// Write a Slurm job array running SPEC in shards, and a merge job after it
     /// (OUT/slurm/submit.sh submits both).
     Slurm {
@@ -302,6 +310,21 @@ fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
             resume,
         } => run_experiments(registry, &dir, &out, size, threads, resume),
         Cmd::Report { dir } => report(&dir),
+        Cmd::Compare { a, b } => {
+            let diff = driftlab_runner::compare::compare(&a, &b).map_err(bad)?;
+            if diff.is_empty() {
+                out!(
+                    "`{}` and `{}` agree in every column except the measured ones",
+                    a.display(),
+                    b.display()
+                );
+                return Ok(());
+            }
+            Err(Failure(
+                format!("the results differ:\n  {}", diff.join("\n  ")),
+                1,
+            ))
+        }
         Cmd::Merge { dirs, out } => {
             let sum = driftlab_runner::shard::merge(&dirs, &out, registry).map_err(bad)?;
             out!(

@@ -260,6 +260,9 @@ pub mod members {
         FINAL_ENERGY_REL_ERROR: "final_energy_rel_error", OptReal, "1", "the same at the last state";
         STEP_SECONDS: "step_seconds", Real, "s", "wall time of the member's steps, as `runs.step_seconds` (a measurement)";
     }
+
+    /// The measured columns (everything else is bitwise reproducible).
+    pub const MEASURED: [ColumnDef; 1] = [STEP_SECONDS];
 }
 
 /// `orders.csv`: one fitted convergence order per variant and quantity where h is swept.

@@ -18,6 +18,7 @@
 //! `fail_reason`; nothing is dropped.
 
 pub mod cell;
+pub mod compare;
 mod durable;
 pub mod ensemble;
 pub mod error;

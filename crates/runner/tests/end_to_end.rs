@@ -348,3 +348,35 @@ id = "baumgarte"
         .to_string();
     assert!(e.contains("most") && e.contains("\"all\""), "{e}");
 }
+
+/// The README's table of failure kinds is `FailKind::ALL`, row for row.
+#[test]
+fn readme_documents_every_fail_kind() {
+    use driftlab_core::FailKind;
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let rows: Vec<String> = FailKind::ALL.iter().map(|k| k.readme_row()).collect();
+    let missing: Vec<&String> = rows
+        .iter()
+        .filter(|r| !readme.contains(r.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "README lacks rows; the table is\n{}",
+        rows.join("\n")
+    );
+    let table = readme
+        .split("| `fail_kind` | meaning |")
+        .nth(1)
+        .unwrap_or_default();
+    let listed = table
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with("| `"))
+        .count();
+    assert_eq!(
+        listed,
+        rows.len(),
+        "the README lists kinds that no longer exist"
+    );
+}

@@ -1,0 +1,98 @@
+//! Two result folders compared in every column except the measured ones (times, heap):
+//! how a user, a test or CI checks that a resumed, sharded or repeated sweep reproduced
+//! another (`driftlab compare A B`).
+
+use crate::error::RunnerError;
+use driftlab_core::schema::{members, runs, ColumnDef};
+use polars::prelude::*;
+use std::path::Path;
+
+/// At most this many differences are listed.
+const LIMIT: usize = 20;
+
+/// The differences between result folders `a` and `b` (empty: they agree), in
+/// `runs.parquet` and `members.parquet` without their measured columns, `traces.parquet`
+/// and `orders.csv` whole.
+pub fn compare(a: &Path, b: &Path) -> Result<Vec<String>, RunnerError> {
+    let mut out = Vec::new();
+    for (file, measured) in [
+        ("runs.parquet", &runs::MEASURED[..]),
+        ("traces.parquet", &[][..]),
+        ("members.parquet", &members::MEASURED[..]),
+    ] {
+        match (read(&a.join(file))?, read(&b.join(file))?) {
+            (None, None) => {}
+            (Some(x), Some(y)) => frames(file, &x, &y, measured, &mut out),
+            (x, _) => out.push(format!(
+                "{file} exists in only `{}`",
+                if x.is_some() { a } else { b }.display()
+            )),
+        }
+    }
+    let text = |d: &Path| std::fs::read_to_string(d.join("orders.csv")).ok();
+    if text(a) != text(b) {
+        out.push("orders.csv differs".into());
+    }
+    out.truncate(LIMIT);
+    Ok(out)
+}
+
+/// The Parquet file at `path`, if it exists.
+fn read(path: &Path) -> Result<Option<DataFrame>, RunnerError> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let err = |e: String| RunnerError::Resume {
+        path: path.display().to_string(),
+        message: format!("cannot read: {e}"),
+    };
+    let file = std::fs::File::open(path).map_err(|e| err(e.to_string()))?;
+    ParquetReader::new(file)
+        .finish()
+        .map(Some)
+        .map_err(|e| err(e.to_string()))
+}
+
+/// Push the differences of `x` and `y` (columns in `measured` left out) into `out`.
+fn frames(file: &str, x: &DataFrame, y: &DataFrame, measured: &[ColumnDef], out: &mut Vec<String>) {
+    if x.height() != y.height() {
+        out.push(format!(
+            "{file}: {} rows against {}",
+            x.height(),
+            y.height()
+        ));
+        return;
+    }
+    let names = |d: &DataFrame| -> Vec<String> {
+        d.get_column_names()
+            .into_iter()
+            .map(|n| n.to_string())
+            .filter(|n| !measured.iter().any(|m| m.name == n))
+            .collect()
+    };
+    let (nx, ny) = (names(x), names(y));
+    if nx != ny {
+        out.push(format!("{file}: columns {nx:?} against {ny:?}"));
+        return;
+    }
+    for name in &nx {
+        let (Ok(cx), Ok(cy)) = (x.column(name), y.column(name)) else {
+            continue;
+        };
+        if cx
+            .as_materialized_series()
+            .equals_missing(cy.as_materialized_series())
+        {
+            continue;
+        }
+        let row = (0..x.height()).find(|&i| cx.get(i).ok() != cy.get(i).ok());
+        out.push(match row {
+            Some(i) => format!(
+                "{file}: column `{name}` differs first in row {i}: {} against {}",
+                cx.get(i).map(|v| v.to_string()).unwrap_or_default(),
+                cy.get(i).map(|v| v.to_string()).unwrap_or_default()
+            ),
+            None => format!("{file}: column `{name}` differs"),
+        });
+    }
+}
