@@ -60,27 +60,7 @@ enum Cmd {
         id: String,
     },
     /// Run one experiment spec.
-    Run {
-        /// Spec file (TOML).
-        spec: PathBuf,
-        /// Output folder (default reports/NAME).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Threads running cells side by side (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Named size from the spec's `sizes` tables (e.g. quick); default full.
-        #[arg(long)]
-        size: Option<String>,
-        /// Continue the interrupted sweep in the output folder: the cells its journal
-        /// recorded are kept, the rest run (the spec, size and threads must be the same).
-        #[arg(long)]
-        resume: bool,
-        /// Run only shard I of N (0 ≤ I < N) of the cells, balanced by estimated cost;
-        /// `merge` combines the shards' folders.
-        #[arg(long, value_name = "I/N")]
-        shard: Option<String>,
-    },
+    Run(RunArgs),
     /// Combine the folders of a sharded run (`run --shard I/N`, all N of them) into one
     /// result folder whose rows equal an unsharded run's.
     Merge {
@@ -101,28 +81,7 @@ enum Cmd {
     },
     /// Write a Slurm job array running SPEC in shards, and a merge job after it
     /// (OUT/slurm/submit.sh submits both).
-    Slurm {
-        /// Spec file (TOML).
-        spec: PathBuf,
-        /// Number of shards (array tasks).
-        #[arg(long, default_value_t = 4)]
-        shards: usize,
-        /// Wall-time limit per task (Slurm's form).
-        #[arg(long, default_value = "01:00:00")]
-        time: String,
-        /// CPUs per task (cells side by side in a shard).
-        #[arg(long, default_value_t = 1)]
-        cpus_per_task: usize,
-        /// Named size of the spec.
-        #[arg(long)]
-        size: Option<String>,
-        /// Slurm partition.
-        #[arg(long)]
-        partition: Option<String>,
-        /// Result folder (default reports/NAME).
-        #[arg(long)]
-        out: Option<PathBuf>,
-    },
+    Slurm(SlurmArgs),
     /// Simulate one problem with one method and print (or write) the trajectory.
     Simulate(SimulateArgs),
     /// Run every experiments/*.toml, then build the figures.
@@ -150,6 +109,55 @@ enum Cmd {
         #[arg(long, default_value = "reports")]
         dir: PathBuf,
     },
+}
+
+/// `run`: one spec, optionally one shard of it, optionally resumed.
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Spec file (TOML).
+    spec: PathBuf,
+    /// Output folder (default reports/NAME).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Threads running cells side by side (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Named size from the spec's `sizes` tables (e.g. quick); default full.
+    #[arg(long)]
+    size: Option<String>,
+    /// Continue the interrupted sweep in the output folder: the cells its journal
+    /// recorded are kept, the rest run (the spec, size and threads must be the same).
+    #[arg(long)]
+    resume: bool,
+    /// Run only shard I of N (0 ≤ I < N) of the cells, balanced by estimated cost;
+    /// `merge` combines the shards' folders.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+}
+
+/// `slurm`: the job array of a sharded spec.
+#[derive(clap::Args)]
+struct SlurmArgs {
+    /// Spec file (TOML).
+    spec: PathBuf,
+    /// Number of shards (array tasks).
+    #[arg(long, default_value_t = 4)]
+    shards: usize,
+    /// Wall-time limit per task (Slurm's form).
+    #[arg(long, default_value = "01:00:00")]
+    time: String,
+    /// CPUs per task (cells side by side in a shard).
+    #[arg(long, default_value_t = 1)]
+    cpus_per_task: usize,
+    /// Named size of the spec.
+    #[arg(long)]
+    size: Option<String>,
+    /// Slurm partition.
+    #[arg(long)]
+    partition: Option<String>,
+    /// Result folder (default reports/NAME).
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 /// `simulate`: one problem, one method, one fixed step.
@@ -262,45 +270,7 @@ fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
             Ok(())
         }
         Cmd::Describe { id } => describe(registry, &id),
-        Cmd::Run {
-            spec,
-            out,
-            threads,
-            size,
-            resume,
-            shard,
-        } => {
-            let shard = shard
-                .map(|t| driftlab_runner::shard::parse_shard(&t))
-                .transpose()
-                .map_err(bad)?;
-            let (s, text) = Spec::load(&spec).map_err(bad)?;
-            let sum = run_spec(
-                &s,
-                &text,
-                &spec.display().to_string(),
-                &RunOptions {
-                    out_dir: out,
-                    threads,
-                    size,
-                    progress: true,
-                    registry: registry.clone(),
-                    resume,
-                    shard,
-                    complete_only: false,
-                },
-            )
-            .map_err(bad)?;
-            out!(
-                "{}: {} cells ({} failed) in {:.1} s → {}",
-                sum.name,
-                sum.cells,
-                sum.failed,
-                sum.seconds,
-                sum.out_dir.display()
-            );
-            Ok(())
-        }
+        Cmd::Run(args) => run_one(registry, args),
         Cmd::Simulate(args) => simulate(registry, &args),
         Cmd::RunExperiments {
             dir,
@@ -310,64 +280,88 @@ fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
             resume,
         } => run_experiments(registry, &dir, &out, size, threads, resume),
         Cmd::Report { dir } => report(&dir),
-        Cmd::Compare { a, b } => {
-            let diff = driftlab_runner::compare::compare(&a, &b).map_err(bad)?;
-            if diff.is_empty() {
-                out!(
-                    "`{}` and `{}` agree in every column except the measured ones",
-                    a.display(),
-                    b.display()
-                );
-                return Ok(());
-            }
-            Err(Failure(
-                format!("the results differ:\n  {}", diff.join("\n  ")),
-                1,
-            ))
-        }
-        Cmd::Merge { dirs, out } => {
-            let sum = driftlab_runner::shard::merge(&dirs, &out, registry).map_err(bad)?;
-            out!(
-                "{}: {} cells ({} failed) from {} shards → {}",
-                sum.name,
-                sum.cells,
-                sum.failed,
-                dirs.len(),
-                sum.out_dir.display()
-            );
-            Ok(())
-        }
-        Cmd::Slurm {
-            spec,
-            shards,
-            time,
-            cpus_per_task,
-            size,
-            partition,
-            out,
-        } => slurm(
-            &spec,
-            driftlab_runner::slurm::SlurmJob {
-                spec: spec.clone(),
-                out: PathBuf::new(),
-                shards,
-                time,
-                cpus_per_task,
-                size,
-                partition,
-                binary: PathBuf::new(),
-            },
-            out,
-        ),
+        Cmd::Compare { a, b } => compare(&a, &b),
+        Cmd::Merge { dirs, out } => merge(registry, &dirs, &out),
+        Cmd::Slurm(args) => slurm(args),
     }
 }
 
+/// `run`: one spec (or one shard of it) into its result folder.
+fn run_one(registry: &Registry, args: RunArgs) -> Result<(), Failure> {
+    let shard = args
+        .shard
+        .map(|t| driftlab_runner::shard::parse_shard(&t))
+        .transpose()
+        .map_err(bad)?;
+    let (s, text) = Spec::load(&args.spec).map_err(bad)?;
+    let opts = RunOptions {
+        out_dir: args.out,
+        threads: args.threads,
+        size: args.size,
+        progress: true,
+        registry: registry.clone(),
+        resume: args.resume,
+        shard,
+        complete_only: false,
+    };
+    let sum = run_spec(&s, &text, &args.spec.display().to_string(), &opts).map_err(bad)?;
+    out!(
+        "{}: {} cells ({} failed) in {:.1} s → {}",
+        sum.name,
+        sum.cells,
+        sum.failed,
+        sum.seconds,
+        sum.out_dir.display()
+    );
+    Ok(())
+}
+
+/// `compare`: exit 0 when the folders agree (measured columns aside), 1 with the
+/// differences.
+fn compare(a: &Path, b: &Path) -> Result<(), Failure> {
+    let diff = driftlab_runner::compare::compare(a, b).map_err(bad)?;
+    if diff.is_empty() {
+        out!(
+            "`{}` and `{}` agree in every column except the measured ones",
+            a.display(),
+            b.display()
+        );
+        return Ok(());
+    }
+    Err(Failure(
+        format!("the results differ:\n  {}", diff.join("\n  ")),
+        1,
+    ))
+}
+
+/// `merge`: shard folders into one result folder.
+fn merge(registry: &Registry, dirs: &[PathBuf], out: &Path) -> Result<(), Failure> {
+    let sum = driftlab_runner::shard::merge(dirs, out, registry).map_err(bad)?;
+    out!(
+        "{}: {} cells ({} failed) from {} shards → {}",
+        sum.name,
+        sum.cells,
+        sum.failed,
+        dirs.len(),
+        sum.out_dir.display()
+    );
+    Ok(())
+}
+
 /// `slurm`: validate the spec (every size it will run), then write the job array.
-fn slurm(
-    spec: &Path,
-    mut job: driftlab_runner::slurm::SlurmJob,
-    out: Option<PathBuf>,
-) -> Result<(), Failure> {
+fn slurm(args: SlurmArgs) -> Result<(), Failure> {
+    let spec = args.spec.as_path();
+    let mut job = driftlab_runner::slurm::SlurmJob {
+        spec: args.spec.clone(),
+        out: PathBuf::new(),
+        shards: args.shards,
+        time: args.time,
+        cpus_per_task: args.cpus_per_task,
+        size: args.size,
+        partition: args.partition,
+        binary: PathBuf::new(),
+    };
+    let out = args.out;
     let (s, _) = Spec::load(spec).map_err(bad)?;
     s.sized(job.size.as_deref(), &spec.display().to_string())
         .map_err(bad)?;

@@ -120,34 +120,10 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
             let t_end = spec.t_end.unwrap_or_else(|| prob.as_system().info().t_end);
             for (mi, ms) in spec.methods.iter().enumerate() {
                 for mp in sweep(&ms.params) {
-                    let m = registry
-                        .build_method(&ms.id, &mp, ms.decorators())
-                        .map_err(|e| {
-                            bad(format!("[[methods]] entry {} (`{}`): {e}", mi + 1, ms.id))
+                    let (info, stepping) =
+                        checked_method(spec, registry, ms, &mp).map_err(|m| {
+                            bad(format!("[[methods]] entry {} (`{}`): {m}", mi + 1, ms.id))
                         })?;
-                    let info = m.info();
-                    if !(info.id == ms.id || info.id.starts_with(&format!("{}+", ms.id))) {
-                        return Err(bad(format!(
-                            "[[methods]] entry {} (`{}`): the registry entry builds a method whose \
-                             MethodInfo::id is `{}`; rows are keyed by that id, so the entry's id \
-                             and its info().id must agree — fix the entry",
-                            mi + 1,
-                            ms.id,
-                            info.id
-                        )));
-                    }
-                    let stepping = stepping_of(spec, ms).map_err(|m| {
-                        bad(format!("[[methods]] entry {} (`{}`): {m}", mi + 1, ms.id))
-                    })?;
-                    if stepping == Stepping::Adaptive && info.error_estimate.is_none() {
-                        return Err(bad(format!(
-                            "[[methods]] entry {} (`{}`) has no local error estimate, so it cannot run \
-                             `[steps] adaptive`; use fixed steps (`h = [..]`) in another spec, or a \
-                             method with an error estimate (radau)",
-                            mi + 1,
-                            ms.id
-                        )));
-                    }
                     let variant = match &ms.label {
                         Some(l) => l.clone(),
                         None if mp.is_empty() => info.id.clone(),
@@ -158,24 +134,10 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
                         Stepping::Adaptive => step_points(spec, &tols, t_end).map_err(bad)?,
                     };
                     for (h, adaptive) in points {
-                        let n = (t_end / h).round().max(1.0);
-                        if adaptive.is_none() && (n.is_nan() || n > spec.max_steps as f64) {
-                            return Err(bad(format!(
-                                "[[problems]] entry {} (`{}`): h = {h:e} over t_end = {t_end:e} needs {n:e} steps, beyond max_steps = {}; raise `[steps] h`, shorten `t_end`, or raise `max_steps`",
-                                pi + 1,
-                                ps.id,
-                                spec.max_steps
-                            )));
-                        }
-                        let stride = match (spec.trace_dt, adaptive) {
-                            // Error-controlled cells trace every accepted step (and the
-                            // output times, which the loop hits exactly).
-                            (_, Some(_)) => {
-                                usize::from(spec.trace_stride > 0 || spec.trace_dt.is_some())
-                            }
-                            (Some(dt), None) => ((dt / (t_end / n)).round() as usize).max(1),
-                            (None, None) => spec.trace_stride,
-                        };
+                        let (n, stride) = steps_and_stride(spec, t_end, h, adaptive.is_some())
+                            .map_err(|m| {
+                                bad(format!("[[problems]] entry {} (`{}`): {m}", pi + 1, ps.id))
+                            })?;
                         for &threads in &spec.threads {
                             cells.push(Cell {
                                 index: cells.len(),
@@ -207,6 +169,61 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
         }
     }
     Ok(cells)
+}
+
+/// Build the method of entry `ms` with parameters `mp` and check that its id matches the
+/// entry's and that it can run the entry's stepping: its info and stepping.
+fn checked_method(
+    spec: &Spec,
+    registry: &Registry,
+    ms: &crate::spec::MethodSpec,
+    mp: &toml::Table,
+) -> Result<(driftlab_core::MethodInfo, Stepping), String> {
+    let m = registry
+        .build_method(&ms.id, mp, ms.decorators())
+        .map_err(|e| e.to_string())?;
+    let info = m.info();
+    if !(info.id == ms.id || info.id.starts_with(&format!("{}+", ms.id))) {
+        return Err(format!(
+            "the registry entry builds a method whose MethodInfo::id is `{}`; rows are keyed by \
+             that id, so the entry's id and its info().id must agree — fix the entry",
+            info.id
+        ));
+    }
+    let stepping = stepping_of(spec, ms)?;
+    if stepping == Stepping::Adaptive && info.error_estimate.is_none() {
+        return Err(
+            "has no local error estimate, so it cannot run `[steps] adaptive`; use fixed \
+             steps (`h = [..]`) in another spec, or a method with an error estimate (radau)"
+                .into(),
+        );
+    }
+    Ok((info, stepping))
+}
+
+/// The step count `round(t_end / h)` (refused beyond `max_steps` for fixed steps) and
+/// the trace stride of a cell.
+fn steps_and_stride(
+    spec: &Spec,
+    t_end: f64,
+    h: f64,
+    adaptive: bool,
+) -> Result<(f64, usize), String> {
+    let n = (t_end / h).round().max(1.0);
+    if !adaptive && (n.is_nan() || n > spec.max_steps as f64) {
+        return Err(format!(
+            "h = {h:e} over t_end = {t_end:e} needs {n:e} steps, beyond max_steps = {}; raise `[steps] h`, shorten `t_end`, or raise `max_steps`",
+            spec.max_steps
+        ));
+    }
+    let stride = match (spec.trace_dt, adaptive) {
+        // Error-controlled cells trace every accepted step (and the output times, which
+        // the loop hits exactly).
+        (_, true) => usize::from(spec.trace_stride > 0 || spec.trace_dt.is_some()),
+        (Some(dt), false) => ((dt / (t_end / n)).round() as usize).max(1),
+        (None, false) => spec.trace_stride,
+    };
+    Ok((n, stride))
 }
 
 /// Refuse a spec whose sweeps multiply to no cell (an empty parameter list) or to more
