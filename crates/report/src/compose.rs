@@ -160,6 +160,7 @@ pub fn write_report(root: &Path, all: &[Results]) -> Result<(PathBuf, PathBuf), 
     references_section(&mut b, &roles);
     orders_section(&mut b, all);
     crate::tuning::write(&mut b, all);
+    crate::failures::write(&mut b, all);
     for res in all {
         experiment_section(&mut b, res);
     }
@@ -537,7 +538,7 @@ fn experiment_figures(b: &mut Book, res: &Results) {
 /// machine, threads and start time; then the compiler, profile and dependency versions.
 fn provenance_section(b: &mut Book, all: &[Results], first: &serde_json::Value) {
     b.heading("Provenance", 1);
-    b.paragraph("Per experiment: the spec's SHA-256, the size it ran at, the git revision and dirty flag of the working tree, the machine, the threads running cells side by side, and the start time (UTC).");
+    b.paragraph("Per experiment: the spec's SHA-256, the size it ran at, the git revision and dirty flag of the source the binary was built from (embedded at build time), the machine, the threads running cells side by side, whether the sweep completed (and how often it was resumed, over how many shards), and the start time (UTC).");
     let rows: Vec<Vec<String>> = all
         .iter()
         .map(|res| {
@@ -550,6 +551,7 @@ fn provenance_section(b: &mut Book, all: &[Results], first: &serde_json::Value) 
                 s(&m, "git_dirty"),
                 s(&m, "cpu"),
                 s(&m, "sweep_threads"),
+                run_state(&m),
                 s(&m, "started"),
             ]
         })
@@ -563,6 +565,7 @@ fn provenance_section(b: &mut Book, all: &[Results], first: &serde_json::Value) 
             "dirty",
             "cpu",
             "threads",
+            "status",
             "started",
         ],
         &rows,
@@ -580,6 +583,24 @@ fn provenance_section(b: &mut Book, all: &[Results], first: &serde_json::Value) 
                 .join(", "))
             .unwrap_or_default()
     ));
+}
+
+/// `complete` / `running`, with the resumes and shards when there were any (results
+/// written before sweeps were journaled have no status: `—`).
+fn run_state(m: &serde_json::Value) -> String {
+    let mut out = match m["status"].as_str() {
+        Some(st) if !st.is_empty() => st.to_string(),
+        _ => "—".into(),
+    };
+    let resumes = m["resumes"].as_u64().unwrap_or(0);
+    if resumes > 0 {
+        out.push_str(&format!(", resumed {resumes}×"));
+    }
+    let shards = m["shards"].as_array().map_or(0, Vec::len);
+    if shards > 0 {
+        out.push_str(&format!(", {shards} shards"));
+    }
+    out
 }
 
 /// Lay out the book and write `report.pdf` and `index.md` (a contents list with page

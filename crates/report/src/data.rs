@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// One row of `runs`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Run {
     /// Cell index within the experiment.
     pub cell: u64,
@@ -212,7 +212,7 @@ pub struct Order {
 }
 
 /// Everything stored for one experiment.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Results {
     /// Experiment name (folder name).
     pub name: String,

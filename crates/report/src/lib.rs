@@ -16,6 +16,7 @@ pub mod book;
 pub mod compose;
 pub mod data;
 pub mod error;
+pub mod failures;
 pub mod figures;
 pub mod maps;
 pub mod pdf;
