@@ -227,8 +227,9 @@ fn run_and_report_produce_figures_with_text() {
         }
     }
     assert!(out.join("bertolazzi-pendulum/summary.md").exists());
-    // The combined report (issue 5): one PDF with the summary, the guide, one section per
-    // experiment and the provenance appendix, and its Markdown twin with the same contents.
+    // The combined report (issue 5): one PDF with the summary, the guide, the failures by
+    // kind (issue 13; bertolazzi-pendulum has failed rows), one section per experiment and
+    // the provenance appendix, and its Markdown twin with the same contents.
     let report = std::fs::read(out.join("report.pdf")).unwrap();
     assert!(report.starts_with(b"%PDF"));
     let pages = report.windows(11).filter(|w| w == b"/Type /Page").count()
@@ -237,9 +238,15 @@ fn run_and_report_produce_figures_with_text() {
     let level1: Vec<&str> = index.lines().filter(|l| l.starts_with("- ")).collect();
     assert_eq!(
         level1.len(),
-        3,
-        "title, one experiment, provenance: {level1:?}"
+        4,
+        "title, failures by kind, one experiment, provenance: {level1:?}"
     );
+    assert!(level1[1].starts_with("- Failures by kind"), "{level1:?}");
+    // Its quick size fails Baumgarte (diverged) and Taylor + projection (projection
+    // failed): one row each in the table, grouped by the tag.
+    for kind in ["| diverged | 1 |", "| projection-failed | 1 |"] {
+        assert!(index.contains(kind), "the failures table lacks `{kind}`");
+    }
     let figures = index.matches("![").count();
     // At least a page for the summary and one per two figures.
     assert!(

@@ -70,3 +70,36 @@ fn bad(name: &str, message: &str) -> ParamError {
         message: message.to_string(),
     }
 }
+
+/// The published datasets a catalog problem embeds (file name under `datasets/`, text),
+/// so that a run's manifest can record their hashes beside the spec's.
+pub fn embedded_datasets(problem_id: &str) -> Vec<(&'static str, &'static str)> {
+    match problem_id {
+        "andrews" => vec![("ivptestset_andrews.json", crate::andrews::DATASET)],
+        "car-axis" => vec![("ivptestset_caraxis.json", crate::car_axis::DATASET)],
+        "slider-crank" => vec![
+            ("ivptestset_crank.json", crate::slider_crank::DATASET),
+            (
+                "ivptestset_crank_soln_fortran.json",
+                crate::slider_crank::DATASET_FORTRAN,
+            ),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod embedded {
+    /// Every embedded dataset names a file of `datasets/` whose text it is.
+    #[test]
+    fn embedded_datasets_are_the_files() {
+        for id in ["andrews", "car-axis", "slider-crank"] {
+            for (file, text) in super::embedded_datasets(id) {
+                let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../datasets/");
+                let on_disk = std::fs::read_to_string(format!("{path}{file}")).expect(file);
+                assert_eq!(on_disk, text, "{file}");
+            }
+            assert!(!super::embedded_datasets(id).is_empty(), "{id}");
+        }
+    }
+}

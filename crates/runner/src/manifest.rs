@@ -64,6 +64,8 @@ pub struct Manifest {
     pub started: String,
     /// End time (UTC, RFC 3339).
     pub finished: String,
+    /// The published datasets the experiment's problems embed, with their SHA-256.
+    pub datasets: Vec<DatasetNote>,
     /// Metadata of every problem and method the experiment ran, from the catalogs at run
     /// time (so the report quotes the equations and citations, never retypes them).
     pub catalog: Vec<CatalogNote>,
@@ -121,6 +123,37 @@ impl Manifest {
         let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
         serde_json::from_str(&text).map_err(|e| err(format!("not a driftlab manifest: {e}")))
     }
+}
+
+/// A dataset an experiment's problems read (embedded in the binary at build time).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(default)]
+pub struct DatasetNote {
+    /// File name under `datasets/`.
+    pub file: String,
+    /// SHA-256 of its text.
+    pub sha256: String,
+    /// The problems that use it.
+    pub problems: Vec<String>,
+}
+
+/// The datasets the problems `ids` embed, each once with the problems using it.
+pub fn dataset_notes<'a>(ids: impl IntoIterator<Item = &'a str>) -> Vec<DatasetNote> {
+    let mut out: Vec<DatasetNote> = Vec::new();
+    for id in ids {
+        for (file, text) in driftlab_problems::testset::embedded_datasets(id) {
+            match out.iter_mut().find(|d| d.file == file) {
+                Some(d) if !d.problems.iter().any(|p| p == id) => d.problems.push(id.into()),
+                Some(_) => {}
+                None => out.push(DatasetNote {
+                    file: file.into(),
+                    sha256: sha256_hex(text),
+                    problems: vec![id.into()],
+                }),
+            }
+        }
+    }
+    out
 }
 
 /// One shard of a merged run, as its own manifest recorded it.
@@ -267,6 +300,22 @@ mod tests {
             super::spec_difference(a, b).as_deref(),
             Some("methods[0].id: \"taylor\" → \"rattle\"; steps.h[0]: 0.001 → 0.002")
         );
+    }
+
+    #[test]
+    fn datasets_are_listed_once_with_their_problems() {
+        let d = super::dataset_notes(["andrews", "pendulum", "andrews", "slider-crank"]);
+        let files: Vec<&str> = d.iter().map(|x| x.file.as_str()).collect();
+        assert_eq!(
+            files,
+            [
+                "ivptestset_andrews.json",
+                "ivptestset_crank.json",
+                "ivptestset_crank_soln_fortran.json"
+            ]
+        );
+        assert_eq!(d[0].problems, ["andrews"]);
+        assert_eq!(d[0].sha256.len(), 64);
     }
 
     #[test]

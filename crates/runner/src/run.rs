@@ -575,6 +575,7 @@ fn start_durable(
         shards: earlier.as_ref().map_or_else(Vec::new, |m| m.shards.clone()),
         started: earlier.map_or_else(now_rfc3339, |m| m.started),
         catalog: catalog_notes(&opts.registry, cells),
+        datasets: crate::manifest::dataset_notes(cells.iter().map(|c| c.problem.as_str())),
         ..Manifest::of_this_build()
     };
     Durable::new(
