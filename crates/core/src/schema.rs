@@ -50,6 +50,42 @@ impl ColumnDef {
     }
 }
 
+/// Whether the Markdown table under the header line `header` in `readme` holds exactly
+/// `rows` (in any order): `None` when it does, else what differs, with the rows to paste.
+/// The README's tables of columns, failure kinds and bad inputs are checked with it
+/// against the definitions they document.
+pub fn readme_table_differs(readme: &str, header: &str, rows: &[String]) -> Option<String> {
+    let Some(table) = readme.split(header).nth(1) else {
+        return Some(format!(
+            "no table headed `{header}`; it should hold\n{}",
+            rows.join("\n")
+        ));
+    };
+    let listed: Vec<&str> = table
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with("| "))
+        .collect();
+    let lacking: Vec<&String> = rows
+        .iter()
+        .filter(|r| !listed.contains(&r.as_str()))
+        .collect();
+    let extra: Vec<&&str> = listed
+        .iter()
+        .filter(|l| !rows.iter().any(|r| r == *l))
+        .collect();
+    if lacking.is_empty() && extra.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "the table headed `{header}` lacks {} rows and has {} rows too many ({:?}); it should be\n{}",
+        lacking.len(),
+        extra.len(),
+        extra,
+        rows.join("\n")
+    ))
+}
+
 /// One column: its name in Parquet and CSV, the type of its values, its unit and what it
 /// holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

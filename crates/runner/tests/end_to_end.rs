@@ -266,31 +266,17 @@ id = "taylor"
 }
 
 /// The README's runs table is the schema, row for row (the table there is the user's
-/// reference; the failure message gives the expected row).
+/// reference; the failure message gives the expected rows).
 #[test]
 fn readme_documents_every_run_column() {
-    use driftlab_core::schema::runs;
+    use driftlab_core::schema::{readme_table_differs, runs};
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
-    for c in runs::ALL {
-        let row = c.readme_row();
-        assert!(readme.contains(&row), "README lacks the row\n{row}");
+    let rows: Vec<String> = runs::ALL.iter().map(|c| c.readme_row()).collect();
+    let header = "| column | type | unit | meaning |";
+    if let Some(d) = readme_table_differs(&readme, header, &rows) {
+        panic!("{d}");
     }
-    // …and no row for a column the schema no longer has.
-    let table = readme
-        .split("| column | type | unit | meaning |")
-        .nth(1)
-        .unwrap_or_default();
-    let rows = table
-        .lines()
-        .skip(2)
-        .take_while(|l| l.starts_with("| `"))
-        .count();
-    assert_eq!(
-        rows,
-        runs::ALL.len(),
-        "README runs table rows vs schema columns"
-    );
 }
 
 /// Thread sweeps (issue 12): `"all"` is 1 … logical cores, `sweep_threads` runs the cell
@@ -352,31 +338,11 @@ id = "baumgarte"
 /// The README's table of failure kinds is `FailKind::ALL`, row for row.
 #[test]
 fn readme_documents_every_fail_kind() {
-    use driftlab_core::FailKind;
+    use driftlab_core::{schema::readme_table_differs, FailKind};
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
     let rows: Vec<String> = FailKind::ALL.iter().map(|k| k.readme_row()).collect();
-    let missing: Vec<&String> = rows
-        .iter()
-        .filter(|r| !readme.contains(r.as_str()))
-        .collect();
-    assert!(
-        missing.is_empty(),
-        "README lacks rows; the table is\n{}",
-        rows.join("\n")
-    );
-    let table = readme
-        .split("| `fail_kind` | meaning |")
-        .nth(1)
-        .unwrap_or_default();
-    let listed = table
-        .lines()
-        .skip(2)
-        .take_while(|l| l.starts_with("| `"))
-        .count();
-    assert_eq!(
-        listed,
-        rows.len(),
-        "the README lists kinds that no longer exist"
-    );
+    if let Some(d) = readme_table_differs(&readme, "| `fail_kind` | meaning |", &rows) {
+        panic!("{d}");
+    }
 }
