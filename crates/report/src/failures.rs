@@ -48,40 +48,38 @@ pub fn write(b: &mut Book, all: &[Results]) {
     b.paragraph(&format!(
         "{failed} of {total} rows failed. Each failed row keeps its typed reason as data: one \
          tag of a closed set (`fail_kind`, README \"Bad inputs and what becomes of them\"), \
-         so the failures group without parsing messages. A failure is a measurement — the \
-         limit of a method on a problem at a step size — not a fault of the run."
+         so the failures group without parsing messages; the README's table of kinds says \
+         what each means. A failure is a measurement — the limit of a method on a problem at \
+         a step size — not a fault of the run."
     ));
     let rows: Vec<Vec<String>> = groups
         .iter()
         .map(|(kind, g)| {
-            let meaning = FailKind::from_tag(kind).map_or("not a known kind", |k| k.meaning());
+            let known = if FailKind::from_tag(kind).is_some() {
+                ""
+            } else {
+                " (not a known kind)"
+            };
             let mut where_: Vec<String> = g
                 .experiments
                 .iter()
-                .take(4)
+                .take(3)
                 .map(|(n, k)| format!("{n} ({k})"))
                 .collect();
-            if g.experiments.len() > 4 {
-                where_.push(format!("{} more", g.experiments.len() - 4));
+            if g.experiments.len() > 3 {
+                where_.push(format!("{} more", g.experiments.len() - 3));
             }
-            let example: String = g.example.chars().take(140).collect();
+            let example: String = g.example.chars().take(60).collect();
             vec![
-                (*kind).to_string(),
+                format!("{kind}{known}"),
                 g.rows.to_string(),
-                meaning.to_string(),
                 where_.join(", "),
                 example,
             ]
         })
         .collect();
     b.table(
-        &[
-            "fail_kind",
-            "rows",
-            "meaning",
-            "experiments (rows)",
-            "example",
-        ],
+        &["fail_kind", "rows", "experiments (rows)", "example"],
         &rows,
     );
 }
