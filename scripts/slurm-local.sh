@@ -16,11 +16,27 @@ bin=${1:-${CARGO_TARGET_DIR:-$root/target}/debug/driftlab}
 [ -x "$bin" ] || cargo build -p driftlab-cli
 bin=$(realpath "$bin")
 
-# 1. Packages (Debian: slurmctld, slurmd, slurm-client, munge).
+# 1. Packages (Debian: slurmctld, slurmd, slurm-client, munge). The packages' own
+# service start is suppressed (a temporary policy-rc.d, the Debian mechanism for it), so
+# that every daemon running afterwards is one this script started and will stop.
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
+  policy=/usr/sbin/policy-rc.d
+  own_policy=0
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' > "$policy" && chmod +x "$policy" && own_policy=1
+  fi
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurmctld slurmd slurm-client munge >/dev/null
+  [ "$own_policy" = 1 ] && rm -f "$policy"
 fi
+# Pids of processes named $1 (from /proc: procps may be missing on a fresh machine).
+pids_of() { grep -lx "$1" /proc/[0-9]*/comm 2>/dev/null | cut -d/ -f3 | tr '\n' ' '; }
+for d in munged slurmctld slurmd; do
+  if [ -n "$(pids_of "$d")" ]; then
+    echo "slurm-local: a $d not started by this script is running (pid $(pids_of "$d")); stop it first" >&2
+    exit 1
+  fi
+done
 
 work=$(mktemp -d /tmp/driftlab-slurm.XXXXXX)
 chmod 755 "$work"

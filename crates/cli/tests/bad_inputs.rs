@@ -385,4 +385,7 @@ fn readme_lists_every_case() {
     if let Some(d) = driftlab_core::schema::readme_table_differs(&readme, header, &rows) {
         panic!("{d}");
     }
+    // The prose that counts them counts them right.
+    let count = format!("lists {} cases, each a", rows.len());
+    assert!(readme.contains(&count), "the README should say `{count}`");
 }

@@ -46,6 +46,22 @@ pub struct Header {
     pub cells_total: usize,
     /// `(index, count)` of the shard this folder holds, if sharded.
     pub shard: Option<(usize, usize)>,
+    /// The source revision of the binary that wrote it (`+dirty` for uncommitted
+    /// changes): another build may compute other numbers, so it may not continue the run.
+    pub binary: String,
+}
+
+impl Header {
+    /// The [`Header::binary`] of this build.
+    pub fn this_binary() -> String {
+        let m = crate::manifest::Manifest::of_this_build();
+        format!(
+            "{} {}{}",
+            m.driftlab_version,
+            m.git_revision,
+            if m.git_dirty { "+dirty" } else { "" }
+        )
+    }
 }
 
 impl Header {
@@ -65,6 +81,12 @@ impl Header {
             return Some(format!(
                 "cells side by side (--threads or sweep_threads): {:?} → {:?}",
                 self.sweep_thread_counts, now.sweep_thread_counts
+            ));
+        }
+        if self.binary != now.binary {
+            return Some(format!(
+                "binary: {} → {}; resume with the build that started the run",
+                self.binary, now.binary
             ));
         }
         if self.cells_total != now.cells_total {
@@ -318,6 +340,7 @@ mod tests {
             sweep_thread_counts: vec![2],
             cells_total: 3,
             shard: None,
+            binary: "0.1.0 abc".into(),
         }
     }
 
@@ -388,6 +411,16 @@ mod tests {
         };
         let e = Journal::resume(&dir, &other).expect_err("refused");
         assert!(e.to_string().contains("--size: full → quick"), "{e}");
+        let rebuilt = Header {
+            binary: "0.1.0 def+dirty".into(),
+            ..header()
+        };
+        let e = Journal::resume(&dir, &rebuilt).expect_err("refused");
+        assert!(
+            e.to_string()
+                .contains("binary: 0.1.0 abc → 0.1.0 def+dirty"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -554,6 +554,7 @@ fn start_durable(
         sweep_thread_counts: sweeps.clone(),
         cells_total: cells.len() * sweeps.len(),
         shard: opts.shard,
+        binary: Header::this_binary(),
     };
     let (journal, recorded) = match earlier {
         Some(_) => Journal::resume(out_dir, &header)?,

@@ -278,4 +278,28 @@ mod tests {
         assert_eq!((load(0), load(1)), (10.0, 10.0));
         // By index alone (alternating) the loads would be 15 and 5.
     }
+
+    proptest::proptest! {
+        /// Graham's bound for longest-processing-time-first: the largest shard load is at
+        /// most (4/3 − 1/(3n)) of the optimum, which is at least max(total/n, largest
+        /// cost); every cell gets a shard in 0 … n−1.
+        #[test]
+        fn lpt_meets_grahams_bound(
+            costs in proptest::collection::vec(0.0f64..1e6, 0..60),
+            n in 1usize..9,
+        ) {
+            let s = assign(&costs, n);
+            proptest::prop_assert_eq!(s.len(), costs.len());
+            proptest::prop_assert!(s.iter().all(|&k| k < n));
+            let mut load = vec![0.0f64; n];
+            for (c, &k) in costs.iter().zip(&s) {
+                load[k] += c;
+            }
+            let total: f64 = costs.iter().sum();
+            let largest = costs.iter().copied().fold(0.0, f64::max);
+            let bound = (4.0 / 3.0 - 1.0 / (3.0 * n as f64)) * (total / n as f64).max(largest);
+            let worst = load.iter().copied().fold(0.0, f64::max);
+            proptest::prop_assert!(worst <= bound * (1.0 + 1e-12), "{worst} > {bound}");
+        }
+    }
 }
