@@ -58,6 +58,10 @@ enum Cmd {
     Describe {
         /// Catalog id.
         id: String,
+        /// A problem parameter for the structure shown (`n`, `m`, nonzeros, rank at the
+        /// initial state), e.g. `--set links=100`; repeatable.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
     },
     /// Run one experiment spec.
     Run(RunArgs),
@@ -269,7 +273,7 @@ fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
             out!("{:<22} decorator over any method: `projection = {{ tol, max_iter, velocity }}` in a spec, --projection in simulate", "+projection");
             Ok(())
         }
-        Cmd::Describe { id } => describe(registry, &id),
+        Cmd::Describe { id, set } => describe(registry, &id, &set),
         Cmd::Run(args) => run_one(registry, args),
         Cmd::Simulate(args) => simulate(registry, &args),
         Cmd::RunExperiments {
@@ -383,9 +387,9 @@ fn slurm(args: SlurmArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn describe(registry: &Registry, id: &str) -> Result<(), Failure> {
+fn describe(registry: &Registry, id: &str, set: &[String]) -> Result<(), Failure> {
     if let Ok(e) = registry.find_problem(id) {
-        let p = (e.build)(&toml::Table::new()).map_err(bad)?;
+        let p = (e.build)(&set_table(set)?).map_err(bad)?;
         let i = p.as_system().info();
         out!("{} — {}", i.id, i.title);
         out!("  equations: {}", i.equations);
@@ -401,7 +405,13 @@ fn describe(registry: &Registry, id: &str) -> Result<(), Failure> {
         for (k, v) in (e.defaults)() {
             out!("    {k} = {v}");
         }
+        print_structure(p.as_system());
         return Ok(());
+    }
+    if !set.is_empty() {
+        return Err(bad(format!(
+            "--set is for problems (their structure at t₀); `{id}` is not a problem"
+        )));
     }
     if id == "projection" || id == "+projection" {
         out!("projection — decorator: mass-orthogonal projection of q onto Φ = 0 (Newton), then of v onto Φ_q v + Φ_t = 0");
@@ -429,6 +439,69 @@ fn describe(registry: &Registry, id: &str) -> Result<(), Failure> {
         out!("    {k} = {v}");
     }
     Ok(())
+}
+
+/// `--set key=value …` as a parameter table (values in TOML syntax, else strings).
+fn set_table(set: &[String]) -> Result<toml::Table, Failure> {
+    let mut t = toml::Table::new();
+    for kv in set {
+        let (k, v) = kv.split_once('=').ok_or_else(|| {
+            bad(format!(
+                "--set `{kv}`: write key=value, e.g. --set links=100"
+            ))
+        })?;
+        let value = format!("x = {v}")
+            .parse::<toml::Table>()
+            .ok()
+            .and_then(|t| t.get("x").cloned())
+            .unwrap_or_else(|| toml::Value::String(v.to_string()));
+        t.insert(k.trim().to_string(), value);
+    }
+    Ok(t)
+}
+
+/// The structure at the initial state: sizes, nonzeros and the rank of the Jacobian.
+fn print_structure(sys: driftlab_core::SystemRef<'_>) {
+    let index1 = matches!(sys, driftlab_core::SystemRef::SemiExplicit(_));
+    match driftlab_problems::inspect::structure(sys) {
+        Ok(s) => {
+            let (nn, mm, jac) = if index1 {
+                ("x", "z", "g_z")
+            } else {
+                ("q", "Φ", "Φ_q")
+            };
+            out!("  structure at t₀:");
+            out!(
+                "    n = {} ({nn}), m = {} ({mm}; {} nonholonomic), unilateral rows: {}",
+                s.n,
+                s.m,
+                s.nonholonomic,
+                s.unilateral
+            );
+            out!(
+                "    nonzeros: M (lower) {}, {jac} {}",
+                s.mass_nonzeros,
+                s.jacobian_nonzeros
+            );
+            match (&s.rank, s.condition()) {
+                (Some(r), Some(c)) => out!(
+                    "    rank {jac} = {} of {} (σ_max = {:.3e}, σ_min = {:.3e}, threshold {:.1e}; condition {:.3e}){}",
+                    r.rank,
+                    r.rows,
+                    r.singular_values.first().copied().unwrap_or(0.0),
+                    r.singular_values.last().copied().unwrap_or(0.0),
+                    r.threshold,
+                    c,
+                    if r.rank < r.rows { " — redundant or singular rows" } else { "" }
+                ),
+                _ => out!(
+                    "    rank {jac}: not computed (m·n > {} for a dense SVD)",
+                    driftlab_problems::inspect::MAX_DENSE_RANK_ENTRIES
+                ),
+            }
+        }
+        Err(e) => out!("  structure at t₀: {e}"),
+    }
 }
 
 /// `simulate`: the arguments become a one-cell spec that runs through the runner's

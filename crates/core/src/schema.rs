@@ -272,6 +272,13 @@ pub mod traces {
         unit: "problem",
         meaning: "velocities at the sample (only with `trace_states`)",
     };
+    /// `λ` at each sample (only with `trace_states`).
+    pub const LAMBDA: ColumnDef = ColumnDef {
+        name: "lambda",
+        kind: Kind::RealList,
+        unit: "problem",
+        meaning: "Lagrange multipliers at the sample as the method computed them (index-1: algebraic variables z; only with `trace_states`)",
+    };
 }
 
 /// `members.parquet` / `members.csv`: one row per rollout of an ensemble (a spec with

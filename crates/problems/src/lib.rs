@@ -20,6 +20,7 @@ pub mod conformance;
 pub mod consistency;
 pub mod elliptic;
 pub mod frobenius;
+pub mod inspect;
 pub mod knife_edge;
 pub mod n_four_bar;
 pub mod natural;

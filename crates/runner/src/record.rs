@@ -92,6 +92,9 @@ pub struct CellTrace {
     pub q: Option<Vec<Vec<f64>>>,
     /// `v` at each sample (when `trace_states`).
     pub v: Option<Vec<Vec<f64>>>,
+    /// `λ` at each sample (when `trace_states`).
+    #[serde(default)]
+    pub lambda: Option<Vec<Vec<f64>>>,
 }
 
 fn opt(x: f64) -> Option<f64> {
@@ -367,6 +370,13 @@ pub fn traces_frame(rows: &[RunRecord], traces: &[CellTrace]) -> Result<DataFram
     let with_states = traces.iter().any(|t| t.q.is_some());
     let mut qs: Vec<Series> = Vec::new();
     let mut vs: Vec<Series> = Vec::new();
+    let mut lambdas: Vec<Series> = Vec::new();
+    let at = |list: &Option<Vec<Vec<f64>>>, k: usize| {
+        list.as_ref()
+            .and_then(|x| x.get(k))
+            .cloned()
+            .unwrap_or_default()
+    };
     for tr in traces {
         let Some(r) = rows.iter().find(|r| r.cell == tr.cell) else {
             continue;
@@ -381,18 +391,9 @@ pub fn traces_frame(rows: &[RunRecord], traces: &[CellTrace]) -> Result<DataFram
                 data[j].push(opt(*x));
             }
             if with_states {
-                let q =
-                    tr.q.as_ref()
-                        .and_then(|q| q.get(k))
-                        .cloned()
-                        .unwrap_or_default();
-                let v =
-                    tr.v.as_ref()
-                        .and_then(|v| v.get(k))
-                        .cloned()
-                        .unwrap_or_default();
-                qs.push(Series::new("".into(), q));
-                vs.push(Series::new("".into(), v));
+                qs.push(Series::new("".into(), at(&tr.q, k)));
+                vs.push(Series::new("".into(), at(&tr.v, k)));
+                lambdas.push(Series::new("".into(), at(&tr.lambda, k)));
             }
         }
     }
@@ -409,6 +410,7 @@ pub fn traces_frame(rows: &[RunRecord], traces: &[CellTrace]) -> Result<DataFram
     if with_states {
         cols.push(Series::new(traces::Q.name.into(), qs).into());
         cols.push(Series::new(traces::V.name.into(), vs).into());
+        cols.push(Series::new(traces::LAMBDA.name.into(), lambdas).into());
     }
     DataFrame::new_infer_height(cols).map_err(|e| RunnerError::Write {
         path: "traces".into(),

@@ -277,6 +277,7 @@ fn empty_trace(cell: &Cell) -> CellTrace {
         samples: Array2::zeros((0, driftlab_core::schema::traces::SAMPLED.len())),
         q: None,
         v: None,
+        lambda: None,
     }
 }
 
@@ -329,7 +330,7 @@ fn cell_trace(cell: &Cell, metrics: &MetricsObserver, states: &TrajectoryRecorde
             samples[(i, j)] = *x;
         }
     }
-    let (q, v) = if cell.trace_states && !states.points.is_empty() {
+    let (q, v, lambda) = if cell.trace_states && !states.points.is_empty() {
         // Align states with metric samples by time.
         let pick = |f: &dyn Fn(&driftlab_core::State) -> Vec<f64>| {
             metrics
@@ -345,15 +346,20 @@ fn cell_trace(cell: &Cell, metrics: &MetricsObserver, states: &TrajectoryRecorde
                 })
                 .collect::<Vec<_>>()
         };
-        (Some(pick(&|s| s.q.clone())), Some(pick(&|s| s.v.clone())))
+        (
+            Some(pick(&|s| s.q.clone())),
+            Some(pick(&|s| s.v.clone())),
+            Some(pick(&|s| s.lambda.clone())),
+        )
     } else {
-        (None, None)
+        (None, None, None)
     };
     CellTrace {
         cell: cell.index,
         samples,
         q,
         v,
+        lambda,
     }
 }
 

@@ -8,7 +8,7 @@
 //! t_end = 50.0              # optional; default: the problem's own end time
 //! trace_stride = 100        # keep every 100th step in traces.parquet (0: none)
 //! trace_dt = 0.05           # … or sample every 0.05 time units, whatever h is
-//! trace_states = true       # also store q and v in the traces
+//! trace_states = true       # also store q, v and λ in the traces
 //! threads = [1]             # faer threads inside a cell (cells with 1 run in parallel)
 //!
 //! [steps]                   # either an explicit list …
@@ -72,7 +72,7 @@ pub struct Spec {
     /// Trace every `trace_dt` time units instead (stride `round(trace_dt / h)` per
     /// cell, so that every h gives the same sample times); overrides `trace_stride`.
     pub trace_dt: Option<f64>,
-    /// Store `q`, `v` in the traces too.
+    /// Store `q`, `v` and `λ` (as the method computed it) in the traces too.
     #[serde(default)]
     pub trace_states: bool,
     /// Evaluate the metrics (residuals, energy, errors) every `metrics_stride` steps

@@ -346,3 +346,52 @@ fn readme_documents_every_fail_kind() {
         panic!("{d}");
     }
 }
+
+/// `trace_states = true` stores q, v and λ at every sample (issue 14 item 9): the traced λ
+/// of RATTLE on the pendulum agrees with the exact multiplier of the elliptic solution to
+/// within the run's own `err_lambda` (the max over all steps), and at sample times.
+#[test]
+fn traces_store_the_multiplier_from_a_spec() {
+    let dir = tmp("trace-lambda");
+    let sum = run(
+        r#"
+schema_version = 1
+name = "trace-lambda"
+description = "λ(t) in the traces"
+t_end = 1.0
+trace_dt = 0.1
+trace_states = true
+[steps]
+h = [1e-3]
+[[problems]]
+id = "pendulum"
+params = { theta0_deg = 60.0 }
+[[methods]]
+id = "rattle"
+"#,
+        &dir,
+    );
+    assert_eq!(sum.failed, 0);
+    let err_lambda = sum.rows[0].summary.err_lambda;
+    assert!(err_lambda < 1e-4, "RATTLE λ error {err_lambda:e}");
+    let traces = ParquetReader::new(std::fs::File::open(dir.join("traces.parquet")).unwrap())
+        .finish()
+        .unwrap();
+    let t = traces.column("t").unwrap().f64().unwrap().clone();
+    let lambda = traces.column("lambda").unwrap().list().unwrap().clone();
+    let p = driftlab_problems::build("pendulum", &"theta0_deg = 60.0".parse().unwrap()).unwrap();
+    let driftlab_core::SystemRef::Mechanical(sys) = p.as_system() else {
+        panic!("pendulum is mechanical");
+    };
+    assert_eq!(t.len(), 11);
+    for k in 0..t.len() {
+        let tk = t.get(k).unwrap();
+        let series = lambda.get_as_series(k).unwrap();
+        let got = series.f64().unwrap().get(0).unwrap();
+        let exact = sys.exact(tk).unwrap().lambda[0];
+        assert!(
+            (got - exact).abs() <= err_lambda * (1.0 + 1e-12),
+            "t = {tk}: λ {got} vs exact {exact} (err_lambda {err_lambda:e})"
+        );
+    }
+}
