@@ -389,7 +389,7 @@ fn slurm(args: SlurmArgs) -> Result<(), Failure> {
 
 fn describe(registry: &Registry, id: &str, set: &[String]) -> Result<(), Failure> {
     if let Ok(e) = registry.find_problem(id) {
-        let p = (e.build)(&set_table(set)?).map_err(bad)?;
+        let p = e.instantiate(&set_table(set)?).map_err(bad)?;
         let i = p.as_system().info();
         out!("{} — {}", i.id, i.title);
         out!("  equations: {}", i.equations);

@@ -160,6 +160,8 @@ fn cases() -> Vec<Case> {
         c("unknown problem", spec(with("\"pendulum\"", "\"pendulm\"")), Refused("[[problems]] entry 1 (`pendulm`): unknown problem `pendulm`; known: pendulum")),
         c("unknown method", spec(with("\"rattle\"", "\"ratle\"")), Refused("[[methods]] entry 1 (`ratle`): unknown method `ratle`; known: taylor")),
         c("unknown problem parameter", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { lenght = 2.0 }")), Refused("invalid parameters for problem `pendulum`: unknown field `lenght`, expected one of `m`, `length`")),
+        c("inconsistent start `initial`", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { initial = { q = [1.1, 0.0] } }")), Refused("the start is inconsistent: ‖Φ(t₀, q₀)‖∞ = 2.100e-1, ‖Φ_q v₀ + Φ_t‖∞ = 0.000e0 > tol 1e-10")),
+        c("`initial.q` of the wrong length", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { initial = { q = [1.0] } }")), Refused("parameter `initial.q` of `pendulum` = 1 is invalid: give 2 values")),
         // Wrong types.
         c("a string where a list of step sizes goes", spec(with("h = [1e-2]", "h = \"big\"")), Refused("invalid type: string \"big\", expected a sequence")),
         c("a real where a count goes", spec(with("id = \"pendulum\"", "id = \"planar-chain\"\nparams = { links = 2.5 }")), Refused("invalid type: floating point `2.5`, expected usize in `links`")),

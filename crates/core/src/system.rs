@@ -248,6 +248,12 @@ pub trait SemiExplicitDae: Send + Sync {
     fn f(&self, t: f64, x: &[f64], z: &[f64], out: &mut [f64]);
     /// `g(t, x, z)`.
     fn g(&self, t: f64, x: &[f64], z: &[f64], out: &mut [f64]);
+    /// `g_t(t, x, z)`, the explicit time derivative of the constraint, so that the
+    /// consistent algebraic velocity is `z' = −g_z⁻¹ (g_t + g_x f)`
+    /// (`driftlab_problems::initial::index1_derivatives`). Default zero (autonomous `g`).
+    fn g_t(&self, _t: f64, _x: &[f64], _z: &[f64], out: &mut [f64]) {
+        out.iter_mut().for_each(|x| *x = 0.0);
+    }
     /// Dense row-major Jacobians `f_x, f_z, g_x, g_z` at `(t, x, z)`.
     fn jacobians(&self, t: f64, x: &[f64], z: &[f64], out: &mut Index1Jacobians);
     /// Consistent initial state (`g(t0, x0, z0) = 0`).

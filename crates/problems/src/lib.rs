@@ -20,6 +20,7 @@ pub mod conformance;
 pub mod consistency;
 pub mod elliptic;
 pub mod frobenius;
+pub mod initial;
 pub mod inspect;
 pub mod knife_edge;
 pub mod n_four_bar;
@@ -69,6 +70,20 @@ pub struct ProblemEntry {
     pub defaults: fn() -> toml::Table,
 }
 
+impl ProblemEntry {
+    /// Build from `table`, with the reserved `initial` table ([`initial`]) taken out
+    /// first and applied to the built problem: a user's start, checked and refused or
+    /// projected. Every catalog and user problem gets it through this one function.
+    pub fn instantiate(&self, table: &toml::Table) -> Result<Problem, ParamError> {
+        let (params, start) = initial::split(self.id, table)?;
+        let problem = (self.build)(&params)?;
+        match start {
+            Some(s) => initial::apply(self.id, problem, &s),
+            None => Ok(problem),
+        }
+    }
+}
+
 /// The catalog, one line per problem.
 pub fn catalog() -> Vec<ProblemEntry> {
     vec![
@@ -116,5 +131,5 @@ pub fn find_in(catalog: &[ProblemEntry], id: &str) -> Result<ProblemEntry, Param
 
 /// Build problem `id` of the default [`catalog`] with parameters `table`.
 pub fn build(id: &str, table: &toml::Table) -> Result<Problem, ParamError> {
-    (find(id)?.build)(table)
+    find(id)?.instantiate(table)
 }

@@ -105,7 +105,7 @@ impl Registry {
 
     /// Build problem `id` from its parameter table.
     pub fn build_problem(&self, id: &str, params: &toml::Table) -> Result<Problem, ParamError> {
-        (self.find_problem(id)?.build)(params)
+        self.find_problem(id)?.instantiate(params)
     }
 
     /// Build method `id` from its parameter table, wrapped in the decorators of `with`.
