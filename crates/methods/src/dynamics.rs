@@ -19,6 +19,10 @@ pub enum KktChoice {
     SparseLdlt,
     /// Dense LU with partial pivoting.
     DenseLu,
+    /// The Schur complement (Delassus matrix) `Φ_q M⁻¹ Φ_qᵀ` by sparse LDLᵀ, `M` inverted
+    /// block by block: for block-diagonal `M` (natural coordinates, lumped masses); a
+    /// coupled `M` or iteration matrix is refused at `init`.
+    Schur,
 }
 
 impl KktChoice {
@@ -29,6 +33,7 @@ impl KktChoice {
                 KktChoice::Auto => KktBackend::Auto,
                 KktChoice::SparseLdlt => KktBackend::SparseLdlt,
                 KktChoice::DenseLu => KktBackend::DenseLu,
+                KktChoice::Schur => KktBackend::Schur,
             },
             ..Default::default()
         }

@@ -31,11 +31,14 @@
 //! ([`SolverError::Inaccurate`]), which is how a rank-deficient `Φ_q` shows up.
 
 mod layout;
+mod schur;
 mod sparse;
 
 use crate::error::SolverError;
 use faer::sparse::{SymbolicSparseColMat, SymbolicSparseColMatRef};
 use faer::Par;
+use schur::Schur;
+pub use schur::SCHUR_MAX_BLOCK;
 use sparse::SparseLdlt;
 
 thread_local! {
@@ -94,6 +97,10 @@ pub enum KktBackend {
     /// Dense LU with partial pivoting of the assembled `K` (allocation-free,
     /// [`crate::dense::SmallLu`]).
     DenseLu,
+    /// The Schur complement (Delassus matrix) `D = B A⁻¹ Bᵀ + C` by sparse LDLᵀ, with `A`
+    /// inverted block by block (`A` block-diagonal, blocks of at most
+    /// [`SCHUR_MAX_BLOCK`] unknowns; seed 001 §3.2.5, §3.9). See `kkt/schur.rs`.
+    Schur,
 }
 
 /// Largest `n + m` that [`KktBackend::Auto`] factors densely. Measured (experiment
@@ -160,6 +167,8 @@ enum Backend {
         tri: SymbolicSparseColMat<usize>,
         lu: crate::dense::SmallLu,
     },
+    /// The Schur complement of `A`; the triangle is the lower one in the original order.
+    Schur(Box<Schur>),
 }
 
 impl Backend {
@@ -168,6 +177,7 @@ impl Backend {
         match self {
             Backend::Sparse(s) => s.tri.as_ref(),
             Backend::Dense { tri, .. } => tri.as_ref(),
+            Backend::Schur(s) => s.tri.as_ref(),
         }
     }
 
@@ -175,15 +185,17 @@ impl Backend {
     fn ordering(&self) -> Option<&[usize]> {
         match self {
             Backend::Sparse(s) => Some(&s.fwd),
-            Backend::Dense { .. } => None,
+            Backend::Dense { .. } | Backend::Schur(_) => None,
         }
     }
 
-    /// Solve in place with the factor in hand, `x` in the triangle's order.
-    fn solve_in_place(&mut self, x: &mut [f64], par: Par) {
+    /// Solve in place with the factor in hand, `x` in the triangle's order (`exact`: the
+    /// values of `K`, which the Schur route reads `B` from).
+    fn solve_in_place(&mut self, x: &mut [f64], exact: &[f64], par: Par) {
         match self {
             Backend::Sparse(s) => s.solve_in_place(x, par),
             Backend::Dense { lu, .. } => lu.solve(x),
+            Backend::Schur(s) => s.solve_in_place(x, exact, par),
         }
     }
 }
@@ -302,6 +314,10 @@ impl KktSolver {
                 stats.symbolic_analyses += 1;
                 (Backend::Sparse(Box::new(sparse)), Some(moved))
             }
+            KktBackend::Schur => (
+                Backend::Schur(Box::new(Schur::new(pattern, lower.clone(), par)?)),
+                None,
+            ),
             KktBackend::DenseLu | KktBackend::Auto => (
                 Backend::Dense {
                     tri: lower.clone(),
@@ -515,6 +531,9 @@ impl KktSolver {
                 }
                 lu.factor()?;
             }
+            Backend::Schur(schur) => {
+                self.stats.dynamic_regularizations += schur.factorize(&self.exact, self.par)?;
+            }
         }
         self.stats.factorizations += 1;
         self.factorized = true;
@@ -658,7 +677,7 @@ impl KktSolver {
     /// refinement steps taken (see [`Self::solve`]).
     fn refine(&mut self, b: &[f64], x: &mut [f64], r: &mut [f64]) -> (f64, usize) {
         let norm_b = b.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
-        self.backend.solve_in_place(x, self.par);
+        self.backend.solve_in_place(x, &self.exact, self.par);
         self.stats.solves += 1;
         let mut rel = f64::INFINITY;
         let mut refinements = 0;
@@ -680,7 +699,7 @@ impl KktSolver {
             if rel <= self.target || stalled || refinements >= self.opts.max_refinement {
                 break;
             }
-            self.backend.solve_in_place(r, self.par);
+            self.backend.solve_in_place(r, &self.exact, self.par);
             self.stats.solves += 1;
             for (xi, d) in x.iter_mut().zip(r.iter()) {
                 *xi += d;
