@@ -48,9 +48,7 @@ fn rel(a: f64, b: f64) -> f64 {
 #[test]
 fn bricard_fails_on_both_routes_without_regularization_and_both_agree_with_it() {
     for kkt in ["sparse-ldlt", "schur"] {
-        let (t, msg) = run("bricard", "", kkt, 0.0, 1.0)
-            .err()
-            .expect("rank 23 of 24 fails");
+        let (t, msg) = run("bricard", "", kkt, 0.0, 1.0).expect_err("rank 23 of 24 fails");
         println!("{kkt}: fails at t = {t}: {msg}");
         assert!(t < 0.1, "{kkt} failed only at t = {t}");
         assert!(msg.contains("KKT solve inaccurate"), "{kkt}: {msg}");
