@@ -40,6 +40,7 @@ pub mod rattle;
 pub mod recovery;
 pub mod richardson;
 pub mod roundoff;
+pub mod sequential_projection;
 pub mod symmetric_projection;
 pub mod tableau;
 pub mod taylor;

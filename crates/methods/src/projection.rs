@@ -35,6 +35,7 @@
 //! method's.
 
 use crate::dynamics::{add_kkt_stats, linear_error, ConstraintsAt, KktChoice};
+use crate::sequential_projection::{project_sequentially, MetricInverse, RowOrder, Sweeps};
 use crate::symmetric_projection::{symmetric_step, SymmetricSettings};
 use driftlab_core::method::not_ready;
 use driftlab_core::{
@@ -124,6 +125,10 @@ pub struct ProjectionParams {
     /// each iteration retakes its step. Excludes `coupled`, `linearized`, `every > 1` and
     /// a step factor.
     pub symmetric: bool,
+    /// The order of the constraint rows: `simultaneous` (all at once, default) or one row
+    /// at a time, `forward` or `reverse` ([`crate::sequential_projection`]; seed 001
+    /// §3.11 pitfall 3). Excludes `coupled`, `linearized`, `symmetric` and a step factor.
+    pub order: RowOrder,
     /// KKT factorization.
     pub kkt: KktChoice,
 }
@@ -146,6 +151,7 @@ impl Default for ProjectionParams {
             energy: false,
             energy_strategy: EnergyStrategy::Sequential,
             symmetric: false,
+            order: RowOrder::Simultaneous,
             kkt: KktChoice::Auto,
         }
     }
@@ -176,6 +182,16 @@ impl ProjectionParams {
         }
         if self.every == 0 {
             return bad("every", 0.0, "give every ≥ 1 (1 = every step)");
+        }
+        if self.order != RowOrder::Simultaneous && (self.symmetric || !self.exact_position()) {
+            return Err(ParamError::Invalid {
+                kind: "method",
+                id: "projection".into(),
+                message: "a sequential `order` projects row by row to the tolerance at every \
+                          step: drop `coupled`, `linearized`, `symmetric`, `every` and \
+                          `step_factor`, or use `order = \"simultaneous\"`"
+                    .into(),
+            });
         }
         if self.symmetric && !self.exact_position() {
             return Err(ParamError::Invalid {
@@ -209,6 +225,8 @@ enum Part {
     /// Symmetric projection of position and velocity around the inner step
     /// ([`crate::symmetric_projection`]); it takes the inner step itself.
     Symmetric,
+    /// Position and velocity one row at a time ([`crate::sequential_projection`]).
+    Sequential,
     /// Position onto `Φ = 0` in the chosen metric: Newton to the (adaptive) tolerance, or
     /// one linearized update, with the step factor.
     Position,
@@ -234,6 +252,8 @@ impl Part {
         let mut parts = vec![Part::Position];
         if p.symmetric {
             parts = vec![Part::Symmetric];
+        } else if p.order != RowOrder::Simultaneous {
+            parts = vec![Part::Sequential];
         } else if p.velocity {
             parts.push(Part::Velocity);
         }
@@ -261,6 +281,8 @@ pub struct Projected {
     kkt: Option<KktSolver>,
     /// The factorization at the start of the step (symmetric projection only).
     kkt_start: Option<KktSolver>,
+    /// `W⁻¹` for the row-by-row projection (sequential order only).
+    row_metric: Option<MetricInverse>,
     n_mass: usize,
     /// Values of the metric block `[M entries…, I diagonal…]` (one of the two zero).
     metric_vals: Vec<f64>,
@@ -283,6 +305,7 @@ impl Projected {
             p,
             kkt: None,
             kkt_start: None,
+            row_metric: None,
             n_mass: 0,
             metric_vals: Vec::new(),
             mass_vals: Vec::new(),
@@ -335,6 +358,20 @@ impl Projected {
             Part::Coupled => report.factorizations += self.coupled_step(s, state, h)?,
             // Taken with the inner step in `step`.
             Part::Symmetric => {}
+            Part::Sequential => {
+                let Some(w) = self.row_metric.as_mut() else {
+                    return Err(not_ready("projection", t));
+                };
+                let how = Sweeps {
+                    order: self.p.order,
+                    tol: adaptive_tolerance(&self.p, s, state),
+                    max_sweeps: self.p.max_iter,
+                    velocity: self.p.velocity,
+                };
+                let sweeps = project_sequentially(s, state, w, &how)?;
+                self.iterations += sweeps;
+                report.projection_iterations += sweeps;
+            }
             Part::Position => self.position_part(s, state, report)?,
             Part::Velocity => {
                 fill_metric(
@@ -421,7 +458,8 @@ impl Projected {
         };
         // The coupled energy part moved q; the symmetric part factored at the previous
         // iterate of q.
-        let moved = self.parts.contains(&Part::EnergyCoupled) || self.parts[0] == Part::Symmetric;
+        let moved = self.parts.contains(&Part::EnergyCoupled)
+            || matches!(self.parts[0], Part::Symmetric | Part::Sequential);
         if self.p.metric != Metric::Mass || moved {
             let mut jac = vec![0.0; s.jacobian_pattern().nnz()];
             s.jacobian(t, &state.q, &mut jac);
@@ -805,6 +843,9 @@ impl MechanicalMethod for Projected {
         if p.symmetric {
             opts.push("symmetric".into());
         }
+        if p.order != RowOrder::Simultaneous {
+            opts.push(format!("row by row, {:?}", p.order).to_lowercase());
+        }
         i.id = format!("{}+projection", i.id);
         let metric = if p.metric == Metric::Mass { "M" } else { "I" };
         i.title = format!(
@@ -886,6 +927,12 @@ impl MechanicalMethod for Projected {
             }
             self.kkt_start = Some(
                 KktSolver::new(&pattern, self.p.kkt.options())
+                    .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
+            );
+        }
+        if self.p.order != RowOrder::Simultaneous {
+            self.row_metric = Some(
+                MetricInverse::new(s, self.p.metric)
                     .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
             );
         }
