@@ -162,6 +162,7 @@ fn cases() -> Vec<Case> {
         c("unknown problem parameter", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { lenght = 2.0 }")), Refused("invalid parameters for problem `pendulum`: unknown field `lenght`, expected one of `m`, `length`")),
         c("inconsistent start `initial`", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { initial = { q = [1.1, 0.0] } }")), Refused("the start is inconsistent: ‖Φ(t₀, q₀)‖∞ = 2.100e-1, ‖Φ_q v₀ + Φ_t‖∞ = 0.000e0 > tol 1e-10")),
         c("`initial.q` of the wrong length", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { initial = { q = [1.0] } }")), Refused("parameter `initial.q` of `pendulum` = 1 is invalid: give 2 values")),
+        c("`[monitor]` allowed_rows of the wrong length", spec(format!("{}\n[monitor]\nallowed_rows = [1e-3, 1e-3]\n", base())), Refused("[monitor] allowed_rows has 2 values; the problem has 1 constraint rows")),
         // Wrong types.
         c("a string where a list of step sizes goes", spec(with("h = [1e-2]", "h = \"big\"")), Refused("invalid type: string \"big\", expected a sequence")),
         c("a real where a count goes", spec(with("id = \"pendulum\"", "id = \"planar-chain\"\nparams = { links = 2.5 }")), Refused("invalid type: floating point `2.5`, expected usize in `links`")),

@@ -44,7 +44,10 @@ pub use method::{
     ConstraintLevels, DeclaredOrders, ErrorEstimate, MechanicalMethod, Method, MethodInfo,
     MethodStats, StepReport,
 };
-pub use observe::{Metrics, MetricsObserver, Observer, Sample, SummaryMetrics, TrajectoryRecorder};
+pub use observe::{
+    AllowedViolation, Metrics, MetricsObserver, Observer, Sample, SummaryMetrics,
+    TrajectoryRecorder, ViolationWarnings,
+};
 pub use pattern::SparsityPattern;
 pub use state::State;
 pub use system::{

@@ -298,14 +298,52 @@ impl Default for SummaryMetrics {
     }
 }
 
+/// The allowed violation of each position-level row (seed 001 §3.12: "考虑约束的物理意义和
+/// 容许违背程度", and "添加约束违背监控和警告机制"): one value for all rows or one per row.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum AllowedViolation {
+    /// The same for every row.
+    All(f64),
+    /// One per row of Φ (index-1: of g).
+    Rows(Vec<f64>),
+}
+
+impl AllowedViolation {
+    /// The allowance of row `i`.
+    pub fn of(&self, i: usize) -> f64 {
+        match self {
+            Self::All(x) => *x,
+            Self::Rows(v) => v.get(i).copied().unwrap_or(f64::INFINITY),
+        }
+    }
+}
+
+/// What the violation monitor saw: the states where some row exceeded its allowance.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ViolationWarnings {
+    /// Time of the first state beyond an allowance.
+    pub first_time: Option<f64>,
+    /// Evaluated states beyond an allowance.
+    pub states: usize,
+    /// Largest `|Φ_i| / allowance_i` over the evaluated states.
+    pub worst_ratio: Option<f64>,
+    /// The row of the largest ratio.
+    pub worst_row: Option<usize>,
+}
+
 /// Keeps summary metrics over every step and a trace every `stride` steps (the first
-/// and the last state are always in the trace).
+/// and the last state are always in the trace), and, with an allowance, the violation
+/// warnings.
 pub struct MetricsObserver {
     stride: usize,
     /// Summary over the run so far.
     pub summary: SummaryMetrics,
     /// Sampled trace.
     pub trace: Vec<Sample>,
+    allowed: Option<AllowedViolation>,
+    /// What the violation monitor saw (all zero without an allowance).
+    pub warnings: ViolationWarnings,
+    rows: Vec<f64>,
 }
 
 impl MetricsObserver {
@@ -315,6 +353,46 @@ impl MetricsObserver {
             stride,
             summary: SummaryMetrics::default(),
             trace: Vec::new(),
+            allowed: None,
+            warnings: ViolationWarnings::default(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Also watch every position-level row against its allowed violation.
+    pub fn with_allowed_violation(mut self, allowed: Option<AllowedViolation>) -> Self {
+        self.allowed = allowed;
+        self
+    }
+
+    /// Compare the rows of `Φ(t, q)` (index-1: `g`) at `state` with their allowances.
+    fn monitor(&mut self, sys: SystemRef<'_>, state: &State) {
+        let Some(allowed) = &self.allowed else {
+            return;
+        };
+        match sys {
+            SystemRef::Mechanical(s) => {
+                self.rows.resize(s.dims().m, 0.0);
+                s.constraints(state.t, &state.q, &mut self.rows);
+            }
+            SystemRef::SemiExplicit(s) => {
+                self.rows.resize(s.dims().1, 0.0);
+                s.g(state.t, &state.q, &state.lambda, &mut self.rows);
+            }
+        }
+        let w = &mut self.warnings;
+        let mut beyond = false;
+        for (i, phi) in self.rows.iter().enumerate() {
+            let ratio = phi.abs() / allowed.of(i);
+            beyond |= ratio > 1.0 || ratio.is_nan();
+            if w.worst_ratio.is_none_or(|r| ratio > r || ratio.is_nan()) {
+                w.worst_ratio = Some(ratio);
+                w.worst_row = Some(i);
+            }
+        }
+        if beyond {
+            w.states += 1;
+            w.first_time.get_or_insert(state.t);
         }
     }
 }
@@ -344,6 +422,7 @@ impl Observer for MetricsObserver {
         s.final_err_lambda = m.err_lambda;
         s.max_deferred_residual = nan_max(s.max_deferred_residual, m.deferred_residual);
         s.final_deferred_residual = m.deferred_residual;
+        self.monitor(sys, state);
         if self.stride > 0
             && (step % self.stride == 0 || last)
             && self.trace.last().map(|p| p.t) != Some(m.t)

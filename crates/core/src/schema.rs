@@ -160,6 +160,10 @@ pub mod runs {
         MAX_DEFERRED_RESIDUAL: "max_deferred_residual", OptReal, "problem", "max over all steps of ‖Φ‖∞ over the lower-priority rows (prioritized problems; the residual columns then cover priority 0); null otherwise";
         FINAL_DEFERRED_RESIDUAL: "final_deferred_residual", OptReal, "problem", "the same at the last state";
         SCD: "scd", OptReal, "digits", "significant correct digits at t_end against the published reference (IVP Test Set measure); null without one";
+        WARN_TIME: "warn_time", OptReal, "s", "first time some row of Φ (index-1: g) exceeded its allowed violation (spec `[monitor]`, seed 001 §3.12); null if never or without a monitor";
+        WARN_STATES: "warn_states", Count, "1", "evaluated states with some row beyond its allowed violation (0 without a monitor)";
+        WARN_RATIO: "warn_ratio", OptReal, "1", "max over the evaluated states and rows of |Φ_i| / allowed_i (null without a monitor)";
+        WARN_ROW: "warn_row", OptReal, "1", "the row of Φ (index from 0) where `warn_ratio` was reached (null without a monitor)";
         NEWTON_ITERATIONS: "newton_iterations", Count, "1", "Newton iterations (stage equations)";
         PROJECTION_ITERATIONS: "projection_iterations", Count, "1", "Newton iterations of position projections";
         FACTORIZATIONS: "factorizations", Count, "1", "numeric factorizations (KKT or Newton matrices)";

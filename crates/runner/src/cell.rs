@@ -45,6 +45,8 @@ pub struct Cell {
     pub metrics_stride: usize,
     /// Store q, v in traces.
     pub trace_states: bool,
+    /// The violation monitor's allowances (spec `[monitor]`), `None` without one.
+    pub allowed: Option<driftlab_core::AllowedViolation>,
     /// Step budget.
     pub max_steps: usize,
     /// Runs of the cell (median time recorded).
@@ -118,6 +120,12 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
                 .build_problem(&ps.id, &pp)
                 .map_err(|e| bad(format!("[[problems]] entry {} (`{}`): {e}", pi + 1, ps.id)))?;
             let t_end = spec.t_end.unwrap_or_else(|| prob.as_system().info().t_end);
+            let allowed = match &spec.monitor {
+                Some(mon) => Some(mon.allowance(prob.as_system()).map_err(|m| {
+                    bad(format!("[[problems]] entry {} (`{}`): {m}", pi + 1, ps.id))
+                })?),
+                None => None,
+            };
             for (mi, ms) in spec.methods.iter().enumerate() {
                 for mp in sweep(&ms.params) {
                     let (info, stepping) =
@@ -158,6 +166,7 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
                                 trace_stride: stride,
                                 metrics_stride: spec.metrics_stride,
                                 trace_states: spec.trace_states,
+                                allowed: allowed.clone(),
                                 max_steps: spec.max_steps,
                                 repeat: spec.repeat,
                                 ensemble: spec.ensemble.clone(),

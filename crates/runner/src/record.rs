@@ -51,6 +51,9 @@ pub struct RunRecord {
     pub adaptive: Option<driftlab_core::AdaptiveStats>,
     /// Summary metrics (NaN = undefined → null).
     pub summary: driftlab_core::SummaryMetrics,
+    /// What the violation monitor saw (spec `[monitor]`).
+    #[serde(default)]
+    pub warnings: driftlab_core::ViolationWarnings,
     /// Method counters.
     pub stats: driftlab_core::MethodStats,
     /// The accepted steps' reports, condensed.
@@ -203,6 +206,16 @@ const WRITERS: &[(ColumnDef, Writer)] = &[
         Value::OptReal(r.summary.final_deferred_residual)
     }),
     (runs::SCD, |r| Value::OptReal(r.summary.scd)),
+    (runs::WARN_TIME, |r| {
+        Value::OptReal(r.warnings.first_time.unwrap_or(f64::NAN))
+    }),
+    (runs::WARN_STATES, |r| Value::Count(r.warnings.states)),
+    (runs::WARN_RATIO, |r| {
+        Value::OptReal(r.warnings.worst_ratio.unwrap_or(f64::NAN))
+    }),
+    (runs::WARN_ROW, |r| {
+        Value::OptReal(r.warnings.worst_row.map_or(f64::NAN, |i| i as f64))
+    }),
     (runs::NEWTON_ITERATIONS, |r| {
         Value::Count(r.stats.newton_iterations)
     }),

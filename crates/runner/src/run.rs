@@ -219,7 +219,8 @@ fn run_cell_once(registry: &Registry, experiment: &str, cell: &Cell) -> (RunReco
     let empty = empty_trace(cell);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         driftlab_methods::set_kkt_threads(cell.threads);
-        let mut metrics = MetricsObserver::new(cell.trace_stride);
+        let mut metrics =
+            MetricsObserver::new(cell.trace_stride).with_allowed_violation(cell.allowed.clone());
         let mut states = TrajectoryRecorder::new(cell.trace_stride.max(1));
         let out = if cell.trace_states && cell.trace_stride > 0 {
             drive_cell(registry, cell, &mut [&mut metrics, &mut states])
@@ -296,6 +297,7 @@ fn record_outcome(rec: &mut RunRecord, cell: &Cell, out: &RunOutcome, metrics: &
         rec.h = cell.t_end / out.steps.max(1) as f64;
     }
     rec.summary = metrics.summary;
+    rec.warnings = metrics.warnings;
     rec.stats = out.stats;
     rec.reports = out.reports;
     rec.counters = out

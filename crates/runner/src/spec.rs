@@ -81,6 +81,10 @@ pub struct Spec {
     /// then over the evaluated states; the cost is the `observe_seconds` column.
     #[serde(default = "default_metrics_stride")]
     pub metrics_stride: usize,
+    /// The violation monitor (seed 001 §3.12): the allowed |Φ_i| of every row or of each
+    /// row; the runs table records when and how far a run went beyond it
+    /// (`warn_time`, `warn_states`, `warn_ratio`, `warn_row`).
+    pub monitor: Option<MonitorSpec>,
     /// Thread counts for faer inside a cell: a list, or `"all"` for 1, 2, … up to the
     /// machine's logical cores.
     #[serde(default = "default_threads", deserialize_with = "thread_counts")]
@@ -176,6 +180,46 @@ fn optional_thread_counts<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<Vec<usize>>, D::Error> {
     ThreadCounts::deserialize(d)?.resolve().map(Some)
+}
+
+/// `[monitor]`: `allowed = x` for every row, or `allowed_rows = [..]`, one per row of Φ
+/// (index-1: of g).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MonitorSpec {
+    /// The allowed |Φ_i| of every row.
+    pub allowed: Option<f64>,
+    /// The allowed |Φ_i| of each row.
+    pub allowed_rows: Option<Vec<f64>>,
+}
+
+impl MonitorSpec {
+    /// The allowances for `sys`, or what is wrong with them.
+    pub fn allowance(
+        &self,
+        sys: driftlab_core::SystemRef<'_>,
+    ) -> Result<driftlab_core::AllowedViolation, String> {
+        let ok = |x: &f64| x.is_finite() && *x > 0.0;
+        let m = match sys {
+            driftlab_core::SystemRef::Mechanical(s) => s.dims().m,
+            driftlab_core::SystemRef::SemiExplicit(s) => s.dims().1,
+        };
+        match (self.allowed, &self.allowed_rows) {
+            (Some(x), None) if ok(&x) => Ok(driftlab_core::AllowedViolation::All(x)),
+            (None, Some(v)) if v.len() == m && v.iter().all(ok) => {
+                Ok(driftlab_core::AllowedViolation::Rows(v.clone()))
+            }
+            (None, Some(v)) if v.len() != m => Err(format!(
+                "[monitor] allowed_rows has {} values; the problem has {m} constraint rows",
+                v.len()
+            )),
+            (Some(_), Some(_)) | (None, None) => Err(
+                "[monitor]: give either `allowed` (every row) or `allowed_rows` (one per row)"
+                    .into(),
+            ),
+            _ => Err("[monitor]: allowed violations must be finite and > 0".into()),
+        }
+    }
 }
 
 fn default_metrics_stride() -> usize {

@@ -395,3 +395,77 @@ id = "rattle"
         );
     }
 }
+
+/// `[monitor]` (issue 14 item 8; seed 001 §3.12): the warn columns equal what the trace of
+/// every step shows — the first time, the number of states and the largest ratio of the
+/// residual beyond the allowed violation — for the drifting Taylor step, and stay empty
+/// for the projected one.
+#[test]
+fn the_violation_monitor_records_what_the_trace_shows() {
+    let dir = tmp("monitor");
+    let sum = run(
+        r#"
+schema_version = 1
+name = "monitor"
+t_end = 10.0
+trace_stride = 1
+[steps]
+h = [1e-2]
+[[problems]]
+id = "bertolazzi-pendulum"
+[[methods]]
+id = "taylor"
+[[methods]]
+id = "taylor"
+projection = { tol = 1e-12 }
+[monitor]
+allowed = 1e-3
+"#,
+        &dir,
+    );
+    assert_eq!(sum.failed, 0);
+    let traces = ParquetReader::new(std::fs::File::open(dir.join("traces.parquet")).unwrap())
+        .finish()
+        .unwrap();
+    let cells = traces.column("cell").unwrap().u64().unwrap().clone();
+    let t = traces.column("t").unwrap().f64().unwrap().clone();
+    let pos = traces
+        .column("pos_residual")
+        .unwrap()
+        .f64()
+        .unwrap()
+        .clone();
+    for row in &sum.rows {
+        let samples: Vec<(f64, f64)> = (0..t.len())
+            .filter(|&k| cells.get(k) == Some(row.cell as u64))
+            .map(|k| (t.get(k).unwrap(), pos.get(k).unwrap()))
+            .collect();
+        let beyond: Vec<&(f64, f64)> = samples.iter().filter(|(_, r)| *r > 1e-3).collect();
+        let w = row.warnings;
+        assert_eq!(w.states, beyond.len(), "{}", row.variant);
+        assert_eq!(
+            w.first_time,
+            beyond.first().map(|(t, _)| *t),
+            "{}",
+            row.variant
+        );
+        let worst = samples.iter().fold(0.0_f64, |m, (_, r)| m.max(*r)) / 1e-3;
+        let ratio = w.worst_ratio.unwrap();
+        assert!(
+            (ratio - worst).abs() <= 1e-12 * worst,
+            "{}: {ratio} vs {worst}",
+            row.variant
+        );
+        assert_eq!(w.worst_row, Some(0));
+        if row.method.contains("projection") {
+            assert_eq!(w.states, 0);
+            assert!(ratio <= 1e-8, "projected: {ratio:e}");
+        } else {
+            assert!(
+                w.states > 100,
+                "Taylor drifts beyond 1e-3: {} states",
+                w.states
+            );
+        }
+    }
+}
