@@ -27,6 +27,8 @@
 //! * the PID form with integral gain `k_i` (seed 001 §3.3.4; "rarely used, may destabilize");
 //! * the adaptive gain `α = α₀ min(1, ‖Φ‖∞ / ε_tol)` with `adaptive_eps = ε_tol`
 //!   (seed 001 §3.3.4);
+//! * gains adapted from the violation history, `history = { window, gamma, delta,
+//!   stable_region }` (seed 001 exercise 5; [`crate::baumgarte_history`]);
 //! * the constant offset of seed 002 §18.2: `Φ̃ = Φ + a₀ + a₁ t` with `a₀, a₁` chosen so that
 //!   `Φ̃(0) = 0`, `Φ̃'(0) = 0` (`offset = true`): for inconsistent initial data this keeps
 //!   the initial violation instead of pulling it back.
@@ -38,6 +40,7 @@
 //! `β²h/4 < α < 1/h` (in seed 002's terms `ω_n h/4 < ξ < 1/(ω_n h)`): the guidance is
 //! sufficient for the upper limit, but an under-damped choice (ξ < ω_n h/4) is unstable
 //! however small h is (test `guidance_holds_only_with_enough_damping`).
+use crate::baumgarte_history::{GainHistory, HistoryParams};
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
@@ -76,6 +79,9 @@ pub struct BaumgarteParams {
     pub offset: bool,
     /// KKT factorization.
     pub kkt: KktChoice,
+    /// Gains adapted from the violation history (seed 001 exercise 5;
+    /// [`crate::baumgarte_history`]): `history = { window, gamma, delta, stable_region }`.
+    pub history: Option<HistoryParams>,
     /// Tikhonov regularization ε of the multiplier system (seed 001 §3.5.4):
     /// `(Φ_q M⁻¹ Φ_qᵀ + εI) λ = b`; 0 = off. Biases the acceleration: `Φ_q a − γ = −ελ`.
     pub tikhonov: f64,
@@ -194,6 +200,7 @@ pub struct Baumgarte {
     phi: Vec<f64>,
     phit: Vec<f64>,
     bias: Vec<f64>,
+    history: Option<GainHistory>,
 }
 
 impl Baumgarte {
@@ -203,6 +210,26 @@ impl Baumgarte {
     pub fn new(p: BaumgarteParams) -> Result<Self, ParamError> {
         if let Some(e) = p.adaptive_eps {
             driftlab_core::params::positive("baumgarte", "adaptive_eps", e)?;
+        }
+        if let Some(hp) = &p.history {
+            if hp.window < 2 {
+                return Err(ParamError::OutOfRange {
+                    id: "baumgarte".into(),
+                    field: "history.window",
+                    value: hp.window as f64,
+                    fix: "give a window of at least 2 steps".into(),
+                });
+            }
+            for (field, x) in [("history.gamma", hp.gamma), ("history.delta", hp.delta)] {
+                if !(x.is_finite() && x >= 0.0) {
+                    return Err(ParamError::OutOfRange {
+                        id: "baumgarte".into(),
+                        field,
+                        value: x,
+                        fix: "give a finite gain ≥ 0".into(),
+                    });
+                }
+            }
         }
         if !(p.k_i.is_finite() && p.k_i >= 0.0) {
             return Err(ParamError::OutOfRange {
@@ -226,6 +253,7 @@ impl Baumgarte {
             phi: Vec::new(),
             phit: Vec::new(),
             bias: Vec::new(),
+            history: p.history.map(GainHistory::new),
         })
     }
 }
@@ -328,16 +356,31 @@ impl MechanicalMethod for Baumgarte {
                 self.integral[r] += h * (self.phi[r] + a0 + a1 * state.t);
             }
         }
+        if let Some(hist) = self.history.as_mut() {
+            sys.constraints(state.t, &state.q, &mut self.phi);
+            hist.update(&self.phi, h, &mut self.gains);
+        }
         self.refresh(sys, state)?;
         Ok(StepReport {
             factorizations: 1,
             ..Default::default()
         })
     }
-    /// Restartable without the integral term (the step depends on `(q, v, a)` alone; the
-    /// PID form's integral of Φ is memory).
+    /// Restartable without the integral term and the gain history (the step then
+    /// depends on `(q, v, a)` alone; the PID form's integral of Φ and the window are
+    /// memory).
     fn restartable(&self) -> bool {
-        self.p.k_i <= 0.0
+        self.p.k_i <= 0.0 && self.history.is_none()
+    }
+    fn counters(&self) -> Vec<(&'static str, usize)> {
+        match &self.history {
+            Some(h) => vec![
+                ("beta_raised", h.beta_raised),
+                ("alpha_raised", h.alpha_raised),
+                ("clamped", h.clamped),
+            ],
+            None => Vec::new(),
+        }
     }
     fn refresh(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), StepError> {
         let (s, Some(solver)) = (sys, self.solver.as_mut()) else {

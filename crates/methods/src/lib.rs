@@ -15,6 +15,7 @@
 //! (see `examples/user-crate`).
 
 pub mod baumgarte;
+pub mod baumgarte_history;
 pub mod crank_nicolson_pendulum;
 pub mod dae_form;
 pub mod dynamics;
