@@ -20,6 +20,7 @@ pub mod conformance;
 pub mod consistency;
 pub mod elliptic;
 pub mod frobenius;
+pub mod independent_rows;
 pub mod initial;
 pub mod inspect;
 pub mod knife_edge;
@@ -71,12 +72,17 @@ pub struct ProblemEntry {
 }
 
 impl ProblemEntry {
-    /// Build from `table`, with the reserved `initial` table ([`initial`]) taken out
-    /// first and applied to the built problem: a user's start, checked and refused or
-    /// projected. Every catalog and user problem gets it through this one function.
+    /// Build from `table`, with the reserved parameters taken out first and applied to
+    /// the built problem: `redundant = "remove"` ([`independent_rows`]) and then the
+    /// `initial` table ([`initial`]: a user's start, checked and refused or projected).
+    /// Every catalog and user problem gets them through this one function.
     pub fn instantiate(&self, table: &toml::Table) -> Result<Problem, ParamError> {
-        let (params, start) = initial::split(self.id, table)?;
-        let problem = (self.build)(&params)?;
+        let (mut params, start) = initial::split(self.id, table)?;
+        let remove = independent_rows::split(self.id, &mut params)?;
+        let mut problem = (self.build)(&params)?;
+        if remove {
+            problem = independent_rows::apply(self.id, problem)?;
+        }
         match start {
             Some(s) => initial::apply(self.id, problem, &s),
             None => Ok(problem),
