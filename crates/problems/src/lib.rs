@@ -29,6 +29,7 @@ pub mod natural;
 pub mod pendulum;
 pub mod pendulum_limits;
 pub mod planar_chain;
+pub mod planar_chain_angles;
 pub mod priority_conflict;
 pub mod prismatic_slider;
 pub mod rotating_rod;
@@ -112,6 +113,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         pendulum_limits::entry(),
         priority_conflict::entry(),
         planar_chain::entry(),
+        planar_chain_angles::entry(),
         seed003_dae::entry(),
     ]
 }
