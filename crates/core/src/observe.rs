@@ -233,6 +233,12 @@ pub type Sample = Metrics;
 pub struct SummaryMetrics {
     /// max over all steps of the position residual.
     pub max_pos_residual: f64,
+    /// max over all steps of `‖p − p₀‖∞` of the problem's conserved momenta.
+    #[serde(default = "nan")]
+    pub max_momentum_error: f64,
+    /// `‖p − p₀‖∞` at the last state.
+    #[serde(default = "nan")]
+    pub final_momentum_error: f64,
     /// max velocity residual.
     pub max_vel_residual: f64,
     /// max acceleration residual.
@@ -279,6 +285,8 @@ impl Default for SummaryMetrics {
         let n = f64::NAN;
         Self {
             max_pos_residual: n,
+            max_momentum_error: n,
+            final_momentum_error: n,
             max_vel_residual: n,
             max_acc_residual: n,
             final_pos_residual: n,
@@ -344,6 +352,12 @@ pub struct MetricsObserver {
     /// What the violation monitor saw (all zero without an allowance).
     pub warnings: ViolationWarnings,
     rows: Vec<f64>,
+    /// The momenta at the first observed state.
+    momentum0: Option<Vec<f64>>,
+}
+
+fn nan() -> f64 {
+    f64::NAN
 }
 
 impl MetricsObserver {
@@ -356,7 +370,22 @@ impl MetricsObserver {
             allowed: None,
             warnings: ViolationWarnings::default(),
             rows: Vec::new(),
+            momentum0: None,
         }
+    }
+
+    /// `‖p − p₀‖∞` of the conserved momenta, where the problem defines them.
+    fn momentum_error(&mut self, sys: SystemRef<'_>, state: &State) -> f64 {
+        let SystemRef::Mechanical(s) = sys else {
+            return f64::NAN;
+        };
+        let Some(p) = s.momentum(state.t, &state.q, &state.v) else {
+            return f64::NAN;
+        };
+        let p0 = self.momentum0.get_or_insert_with(|| p.clone());
+        p.iter()
+            .zip(p0.iter())
+            .fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()))
     }
 
     /// Also watch every position-level row against its allowed violation.
@@ -423,6 +452,10 @@ impl Observer for MetricsObserver {
         s.max_deferred_residual = nan_max(s.max_deferred_residual, m.deferred_residual);
         s.final_deferred_residual = m.deferred_residual;
         self.monitor(sys, state);
+        let dp = self.momentum_error(sys, state);
+        let s = &mut self.summary;
+        s.max_momentum_error = nan_max(s.max_momentum_error, dp);
+        s.final_momentum_error = dp;
         if self.stride > 0
             && (step % self.stride == 0 || last)
             && self.trace.last().map(|p| p.t) != Some(m.t)

@@ -151,6 +151,8 @@ pub mod runs {
         FINAL_VEL_RESIDUAL: "final_vel_residual", OptReal, "problem", "‖Φ_q v + Φ_t‖∞ at the last state";
         MAX_ENERGY_REL_ERROR: "max_energy_rel_error", OptReal, "1", "max of |H − H0| / max(|H0|, problem energy scale)";
         FINAL_ENERGY_REL_ERROR: "final_energy_rel_error", OptReal, "1", "the same at the last state";
+        MAX_MOMENTUM_ERROR: "max_momentum_error", OptReal, "problem", "max over all steps of ‖p − p₀‖∞ of the momenta the problem conserves (linear, angular; `MechanicalSystem::momentum`); null where it defines none";
+        FINAL_MOMENTUM_ERROR: "final_momentum_error", OptReal, "problem", "the same at the last state";
         ERR_Q: "err_q", OptReal, "problem", "max over all steps of ‖q − q_exact‖∞ (index-1: differential variables x); null without reference";
         ERR_V: "err_v", OptReal, "problem", "max over all steps of ‖v − v_exact‖∞";
         ERR_LAMBDA: "err_lambda", OptReal, "problem", "max over all steps of ‖λ − λ_exact‖∞ (index-1: algebraic variables z)";

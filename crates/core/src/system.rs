@@ -141,6 +141,12 @@ pub trait MechanicalSystem: Send + Sync {
     fn energy(&self, _t: f64, _q: &[f64], _v: &[f64]) -> Option<f64> {
         None
     }
+    /// The momenta the problem conserves (linear and angular momentum of a free system,
+    /// in the problem's order), if it defines any: the runs table records their largest
+    /// deviation from the initial values (`max_momentum_error`).
+    fn momentum(&self, _t: f64, _q: &[f64], _v: &[f64]) -> Option<Vec<f64>> {
+        None
+    }
     /// Scale for the relative energy error `|H − H0| / max(|H0|, scale)`; needed when
     /// `H0` is zero (a pendulum released at the height of its pivot).
     fn energy_scale(&self) -> f64 {

@@ -35,7 +35,10 @@ fn ideal_nonholonomic_constraints_conserve_energy_up_to_the_discretization() {
         ("baumgarte", "xi = 1.0\nomega_n = 10.0", 0.9),
         ("taylor", "", 0.9),
     ] {
-        let (coarse, fine) = (energy_error(method, params, 1e-2), energy_error(method, params, 1e-3));
+        let (coarse, fine) = (
+            energy_error(method, params, 1e-2),
+            energy_error(method, params, 1e-3),
+        );
         let order = (coarse / fine).log10();
         println!("{method}: energy error {coarse:.3e} (h = 1e-2), {fine:.3e} (h = 1e-3), order {order:.2}");
         assert!(order >= min_order, "{method}: energy error order {order}");

@@ -202,6 +202,9 @@ impl MechanicalSystem for IndependentRows {
     fn energy_scale(&self) -> f64 {
         self.inner.energy_scale()
     }
+    fn momentum(&self, t: f64, q: &[f64], v: &[f64]) -> Option<Vec<f64>> {
+        self.inner.momentum(t, q, v)
+    }
     fn initial_state(&self) -> State {
         let mut y = self.inner.initial_state();
         y.lambda = self

@@ -406,6 +406,9 @@ impl MechanicalSystem for WithInitial<dyn MechanicalSystem> {
     fn energy_scale(&self) -> f64 {
         self.inner.energy_scale()
     }
+    fn momentum(&self, t: f64, q: &[f64], v: &[f64]) -> Option<Vec<f64>> {
+        self.inner.momentum(t, q, v)
+    }
     fn initial_state(&self) -> State {
         self.state.clone()
     }

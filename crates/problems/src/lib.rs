@@ -35,6 +35,7 @@ pub mod prismatic_slider;
 pub mod rotating_rod;
 pub mod seed003_dae;
 pub mod slider_crank;
+pub mod space_robot;
 pub mod spatial_chain;
 pub mod spatial_double_pendulum;
 pub mod testset;
@@ -114,6 +115,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         priority_conflict::entry(),
         planar_chain::entry(),
         planar_chain_angles::entry(),
+        space_robot::entry(),
         seed003_dae::entry(),
     ]
 }

@@ -191,6 +191,12 @@ const WRITERS: &[(ColumnDef, Writer)] = &[
     (runs::FINAL_ENERGY_REL_ERROR, |r| {
         Value::OptReal(r.summary.final_energy_rel_error)
     }),
+    (runs::MAX_MOMENTUM_ERROR, |r| {
+        Value::OptReal(r.summary.max_momentum_error)
+    }),
+    (runs::FINAL_MOMENTUM_ERROR, |r| {
+        Value::OptReal(r.summary.final_momentum_error)
+    }),
     (runs::ERR_Q, |r| Value::OptReal(r.summary.err_q)),
     (runs::ERR_V, |r| Value::OptReal(r.summary.err_v)),
     (runs::ERR_LAMBDA, |r| Value::OptReal(r.summary.err_lambda)),
