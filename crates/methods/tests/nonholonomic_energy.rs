@@ -44,3 +44,50 @@ fn ideal_nonholonomic_constraints_conserve_energy_up_to_the_discretization() {
         assert!(order >= min_order, "{method}: energy error order {order}");
     }
 }
+
+/// Seed 001 §3.8.3's parallel parking (issue 14 item 6): the unicycle that cannot slip
+/// sideways ends, after two manoeuvre periods, displaced by 2 × (2πU/Ω) J₁(W/Ω) almost
+/// perpendicular to its heading; the methods that run nonholonomic rows converge to it.
+#[test]
+fn the_unicycle_parks_sideways_and_the_methods_converge_to_the_bessel_displacement() {
+    let run = |method: &str, params: &str, h: f64| {
+        let p = problem("parallel-parking", &toml::Table::new()).unwrap();
+        let mut m = build(method, &params.parse().unwrap(), None).unwrap();
+        let mut obs = MetricsObserver::new(0);
+        let t_end = 4.0 * std::f64::consts::PI;
+        let out = drive(
+            p.as_system(),
+            m.as_mut(),
+            &Schedule::fixed(h, t_end),
+            &mut [&mut obs as &mut dyn Observer],
+        );
+        assert_eq!(out.status, RunStatus::Ok, "{method}");
+        (
+            out.final_state.q.clone(),
+            obs.summary.final_err_q,
+            obs.summary.max_vel_residual,
+        )
+    };
+    let j1 = 0.440_050_585_744_933_5; // J₁(1), Abramowitz & Stegun Table 9.1
+    let (s, c) = 1.0_f64.sin_cos();
+    let want = [
+        2.0 * 2.0 * std::f64::consts::PI * j1 * s,
+        -2.0 * 2.0 * std::f64::consts::PI * j1 * c,
+    ];
+    for (method, params, order) in [
+        ("gauss", "stages = 2", 1.8),
+        ("baumgarte", "xi = 1.0\nomega_n = 10.0", 0.9),
+    ] {
+        // Steps that divide the two periods exactly (t_end = 4π).
+        let (q, coarse, _) = run(method, params, 4.0 * std::f64::consts::PI / 600.0);
+        let (q_fine, fine, vel) = run(method, params, 4.0 * std::f64::consts::PI / 1200.0);
+        let observed = (coarse / fine).log2();
+        println!("{method}: end ({:.6}, {:.6}) vs ({:.6}, {:.6}); errors {coarse:.2e}, {fine:.2e}, order {observed:.2}; ‖A v‖ {vel:.1e}", q_fine[0], q_fine[1], want[0], want[1]);
+        assert!(observed >= order, "{method}: order {observed}");
+        let miss = (q[0] - want[0]).abs().max((q[1] - want[1]).abs());
+        assert!(
+            miss <= 2.0 * coarse + 1e-12,
+            "{method}: end point off by {miss:e}"
+        );
+    }
+}

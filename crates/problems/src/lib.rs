@@ -26,6 +26,7 @@ pub mod inspect;
 pub mod knife_edge;
 pub mod n_four_bar;
 pub mod natural;
+pub mod parallel_parking;
 pub mod pendulum;
 pub mod pendulum_limits;
 pub mod planar_chain;
@@ -107,6 +108,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         n_four_bar::entry(),
         knife_edge::entry(),
         knife_edge::vakonomic_entry(),
+        parallel_parking::entry(),
         spatial_double_pendulum::entry(),
         prismatic_slider::entry(),
         bricard::entry(),

@@ -1,0 +1,224 @@
+//! `parallel-parking`: a differential-drive (unicycle) robot that moves sideways without
+//! ever moving sideways (seed 001 §3.8.3: "无滑动约束 ẋ sin θ − ẏ cos θ = 0 … 这导致机器
+//! 人不能侧向移动，必须通过操纵实现平行泊车").
+//!
+//! ```text
+//! q = (x, y, θ),  M = diag(m, m, J),  A(q) = [sin θ, −cos θ, 0]   (no sideways slip)
+//! f = (F cos θ, F sin θ, τ),  F = m u_d'(t),  τ = J ω_d'(t)     (open-loop drive)
+//! u_d = U cos Ωt (forward speed),  ω_d = W sin Ωt (turn rate),   γ = −θ̇ (ẋ cos θ + ẏ sin θ)
+//! ```
+//!
+//! The wheels' lateral force `−Aᵀλ` does not act along the heading, so the forward speed
+//! and the turn rate follow the drive exactly: `u = u_d`, `θ̇ = ω_d`,
+//! `θ = c (1 − cos Ωt)` with `c = W/Ω`, `λ = m u θ̇`, and `(ẋ, ẏ) = u (cos θ, sin θ)`.
+//! Over one period T = 2π/Ω the heading returns and (substituting s = Ωt, with
+//! `∫₀^{2π} cos s · sin(c cos s) ds = 2π J₁(c)` and the cos-part vanishing)
+//!
+//! ```text
+//! (x(T), y(T)) = (2π U / Ω) J₁(c) (sin c, −cos c)
+//! ```
+//!
+//! — a net displacement of `2πU J₁(c)/Ω ≈ πUW/Ω²` almost perpendicular to the heading:
+//! the Lie bracket of "drive" and "turn" (Murray, Li & Sastry, A Mathematical
+//! Introduction to Robotic Manipulation, 1994, §8.2; Bloch 2003, the unicycle). The exact
+//! x(t), y(t) at any t are the integrals of `u (cos θ, sin θ)`, evaluated by composite
+//! Gauss–Legendre quadrature to round-off. The drive does work: no energy is conserved.
+
+use crate::{Problem, ProblemEntry};
+use driftlab_core::params::{self, positive};
+use driftlab_core::{
+    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
+};
+use serde::{Deserialize, Serialize};
+
+/// Parameters of [`ParallelParking`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ParallelParkingParams {
+    /// Mass (kg).
+    pub m: f64,
+    /// Moment of inertia about the vertical axis [kg m²].
+    pub inertia: f64,
+    /// Forward speed amplitude U (m/s).
+    pub speed: f64,
+    /// Turn-rate amplitude W (rad/s).
+    pub turn_rate: f64,
+    /// Manoeuvre period T = 2π/Ω (s).
+    pub period: f64,
+    /// Default end time (s).
+    pub t_end: f64,
+}
+
+impl Default for ParallelParkingParams {
+    fn default() -> Self {
+        Self {
+            m: 1.0,
+            inertia: 0.1,
+            speed: 1.0,
+            turn_rate: 1.0,
+            period: 2.0 * std::f64::consts::PI,
+            t_end: 4.0 * std::f64::consts::PI,
+        }
+    }
+}
+
+/// The unicycle driven through the parking manoeuvre.
+#[derive(Clone, Debug)]
+pub struct ParallelParking {
+    p: ParallelParkingParams,
+    omega: f64,
+}
+
+const ID: &str = "parallel-parking";
+
+/// 8-point Gauss–Legendre nodes and weights on [−1, 1] (Abramowitz & Stegun, Table 25.4).
+const GL8: [(f64, f64); 8] = [
+    (-0.960_289_856_497_536_3, 0.101_228_536_290_376_26),
+    (-0.796_666_477_413_626_7, 0.222_381_034_453_374_47),
+    (-0.525_532_409_916_329_0, 0.313_706_645_877_887_3),
+    (-0.183_434_642_495_649_8, 0.362_683_783_378_362_0),
+    (0.183_434_642_495_649_8, 0.362_683_783_378_362_0),
+    (0.525_532_409_916_329_0, 0.313_706_645_877_887_3),
+    (0.796_666_477_413_626_7, 0.222_381_034_453_374_47),
+    (0.960_289_856_497_536_3, 0.101_228_536_290_376_26),
+];
+
+impl ParallelParking {
+    /// Build and validate.
+    pub fn new(p: ParallelParkingParams) -> Result<Self, ParamError> {
+        for (field, x) in [
+            ("m", p.m),
+            ("inertia", p.inertia),
+            ("speed", p.speed),
+            ("turn_rate", p.turn_rate),
+            ("period", p.period),
+            ("t_end", p.t_end),
+        ] {
+            positive(ID, field, x)?;
+        }
+        Ok(Self {
+            omega: 2.0 * std::f64::consts::PI / p.period,
+            p,
+        })
+    }
+
+    /// Forward speed, turn rate and heading of the drive at `t`.
+    fn drive(&self, t: f64) -> (f64, f64, f64) {
+        let (s, c) = (self.omega * t).sin_cos();
+        let k = self.p.turn_rate / self.omega;
+        (self.p.speed * c, self.p.turn_rate * s, k * (1.0 - c))
+    }
+
+    /// `(x(t), y(t))`: `∫₀ᵗ u (cos θ, sin θ)` by composite 8-point Gauss–Legendre over
+    /// 16 panels per period (the integrand is entire; 128 nodes per period reach
+    /// round-off).
+    pub fn position(&self, t: f64) -> (f64, f64) {
+        let panels = ((t / self.p.period) * 16.0).ceil().max(1.0) as usize;
+        let w = t / panels as f64;
+        let (mut x, mut y) = (0.0, 0.0);
+        for k in 0..panels {
+            let mid = (k as f64 + 0.5) * w;
+            for (node, weight) in GL8 {
+                let (u, _, th) = self.drive(mid + 0.5 * w * node);
+                x += 0.5 * w * weight * u * th.cos();
+                y += 0.5 * w * weight * u * th.sin();
+            }
+        }
+        (x, y)
+    }
+}
+
+/// Catalog entry `parallel-parking`.
+pub fn entry() -> ProblemEntry {
+    ProblemEntry {
+        id: ID,
+        summary: "differential-drive robot (no sideways slip) driven through the parallel-parking manoeuvre: sideways displacement without sideways velocity",
+        build: |t| Ok(Problem::Mechanical(Box::new(ParallelParking::new(params::parse("problem", ID, t)?)?))),
+        defaults: params::defaults::<ParallelParkingParams>,
+    }
+}
+
+impl MechanicalSystem for ParallelParking {
+    fn info(&self) -> ProblemInfo {
+        let p = &self.p;
+        ProblemInfo {
+            id: ID.into(),
+            title: format!(
+                "Unicycle parking: u = {} cos Ωt, θ̇ = {} sin Ωt, T = {:.4}",
+                p.speed, p.turn_rate, p.period
+            ),
+            equations: "m ẍ = F cos θ − λ sin θ,  m ÿ = F sin θ + λ cos θ,  J θ̈ = τ;  ẋ sin θ − ẏ cos θ = 0;  F = m u_d', τ = J ω_d'".into(),
+            citation: "seed 001 §3.8.3 (wheeled robots, parallel parking); Murray, Li & Sastry 1994, §8.2 (Lie brackets)".into(),
+            tags: vec!["nonholonomic".into(), "planar".into(), "driven".into()],
+            index: 2,
+            t_end: p.t_end,
+            reference: "exact: u, θ in closed form, (x, y) by quadrature; after a period (2πU/Ω) J₁(W/Ω)(sin c, −cos c)".into(),
+        }
+    }
+    fn dims(&self) -> Dims {
+        Dims { n: 3, m: 1 }
+    }
+    fn nonholonomic_rows(&self) -> usize {
+        1
+    }
+    fn mass_pattern(&self) -> SparsityPattern {
+        SparsityPattern::diagonal(3)
+    }
+    fn mass(&self, _q: &[f64], out: &mut [f64]) {
+        out.copy_from_slice(&[self.p.m, self.p.m, self.p.inertia]);
+    }
+    fn forces(&self, t: f64, q: &[f64], _v: &[f64], out: &mut [f64]) {
+        let (s, c) = (self.omega * t).sin_cos();
+        let f = -self.p.m * self.p.speed * self.omega * s;
+        let tau = self.p.inertia * self.p.turn_rate * self.omega * c;
+        let (sn, cs) = q[2].sin_cos();
+        out.copy_from_slice(&[f * cs, f * sn, tau]);
+    }
+    fn constraints(&self, _t: f64, _q: &[f64], out: &mut [f64]) {
+        out[0] = 0.0;
+    }
+    fn jacobian_pattern(&self) -> SparsityPattern {
+        SparsityPattern::new(1, 3, vec![(0, 0), (0, 1)])
+    }
+    fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        let (s, c) = q[2].sin_cos();
+        out[0] = s;
+        out[1] = -c;
+    }
+    fn curvature(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        let (s, c) = q[2].sin_cos();
+        out[0] = -v[2] * (v[0] * c + v[1] * s);
+    }
+    fn initial_state(&self) -> State {
+        State::mechanical(0.0, vec![0.0; 3], vec![self.p.speed, 0.0, 0.0], 1)
+    }
+    fn exact(&self, t: f64) -> Option<ExactSolution> {
+        let (u, w, th) = self.drive(t);
+        let (x, y) = self.position(t);
+        Some(ExactSolution {
+            q: vec![x, y, th],
+            v: vec![u * th.cos(), u * th.sin(), w],
+            lambda: vec![self.p.m * u * w],
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// After one period the quadrature gives the Bessel closed form
+    /// (x, y) = (2πU/Ω) J₁(c)(sin c, −cos c); J₁(1) = 0.440 050 585 744 933 5
+    /// (Abramowitz & Stegun, Table 9.1).
+    #[test]
+    fn one_period_moves_the_robot_by_the_bessel_formula() {
+        let p = ParallelParking::new(ParallelParkingParams::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (x, y) = p.position(p.p.period);
+        let j1 = 0.440_050_585_744_933_5;
+        let (s, c) = 1.0_f64.sin_cos();
+        let scale = 2.0 * std::f64::consts::PI * j1;
+        assert!((x - scale * s).abs() < 1e-13, "x = {x}");
+        assert!((y + scale * c).abs() < 1e-13, "y = {y}");
+    }
+}
