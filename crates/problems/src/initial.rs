@@ -26,12 +26,9 @@
 //! A start that differs from the problem's own has no exact solution or published
 //! reference any more: the wrapped problem reports none (error columns stay null).
 
+use crate::adjusted::Adjusted;
 use crate::Problem;
-use driftlab_core::{
-    ConstraintHessian, Dims, ExactSolution, Index1Jacobians, MechanicalSystem, ParamError,
-    Prioritized, ProblemInfo, ReferenceSolution, SemiExplicitDae, SparsityPattern, State,
-    TangentMatrices, Unilateral,
-};
+use driftlab_core::{Index1Jacobians, MechanicalSystem, ParamError, SemiExplicitDae, State};
 use driftlab_solver::{
     project_position, project_velocity, ConstraintsAt, KktOptions, KktPattern, KktSolver,
     ProjectionParams,
@@ -110,19 +107,21 @@ pub fn apply(id: &str, problem: Problem, initial: &InitialParams) -> Result<Prob
         Problem::Mechanical(s) => {
             let state = mechanical_start(id, s.as_ref(), initial, tol)?;
             let keep_exact = same_state(&state, &s.initial_state());
-            Ok(Problem::Mechanical(Box::new(WithInitial {
+            Ok(Problem::Mechanical(Box::new(Adjusted {
                 inner: s,
-                state,
+                state: Some(state),
                 keep_exact,
+                pulse: None,
             })))
         }
         Problem::SemiExplicit(s) => {
             let state = index1_start(id, s.as_ref(), initial, tol)?;
             let keep_exact = same_state(&state, &s.initial_state());
-            Ok(Problem::SemiExplicit(Box::new(WithInitial {
+            Ok(Problem::SemiExplicit(Box::new(Adjusted {
                 inner: s,
-                state,
+                state: Some(state),
                 keep_exact,
+                pulse: None,
             })))
         }
     }
@@ -353,105 +352,4 @@ pub fn index1_derivatives(
     }
     driftlab_solver::dense::solve_dense(nz, &jac.gz, &mut rhs)?;
     Ok((xp, rhs))
-}
-
-/// A problem with another start; everything else is the inner problem's.
-struct WithInitial<S: ?Sized> {
-    inner: Box<S>,
-    state: State,
-    /// The start equals the problem's own: its exact solution and reference still apply.
-    keep_exact: bool,
-}
-
-impl MechanicalSystem for WithInitial<dyn MechanicalSystem> {
-    fn info(&self) -> ProblemInfo {
-        self.inner.info()
-    }
-    fn dims(&self) -> Dims {
-        self.inner.dims()
-    }
-    fn mass_pattern(&self) -> SparsityPattern {
-        self.inner.mass_pattern()
-    }
-    fn mass(&self, q: &[f64], out: &mut [f64]) {
-        self.inner.mass(q, out)
-    }
-    fn forces(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        self.inner.forces(t, q, v, out)
-    }
-    fn constraints(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        self.inner.constraints(t, q, out)
-    }
-    fn jacobian_pattern(&self) -> SparsityPattern {
-        self.inner.jacobian_pattern()
-    }
-    fn jacobian(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        self.inner.jacobian(t, q, out)
-    }
-    fn phi_t(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        self.inner.phi_t(t, q, out)
-    }
-    fn curvature(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        self.inner.curvature(t, q, v, out)
-    }
-    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
-        self.inner.constraint_hessian()
-    }
-    fn tangent(&self) -> Option<&dyn TangentMatrices> {
-        self.inner.tangent()
-    }
-    fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
-        self.inner.energy(t, q, v)
-    }
-    fn energy_scale(&self) -> f64 {
-        self.inner.energy_scale()
-    }
-    fn momentum(&self, t: f64, q: &[f64], v: &[f64]) -> Option<Vec<f64>> {
-        self.inner.momentum(t, q, v)
-    }
-    fn initial_state(&self) -> State {
-        self.state.clone()
-    }
-    fn exact(&self, t: f64) -> Option<ExactSolution> {
-        self.keep_exact.then(|| self.inner.exact(t)).flatten()
-    }
-    fn nonholonomic_rows(&self) -> usize {
-        self.inner.nonholonomic_rows()
-    }
-    fn prioritized(&self) -> Option<&dyn Prioritized> {
-        self.inner.prioritized()
-    }
-    fn unilateral(&self) -> Option<&dyn Unilateral> {
-        self.inner.unilateral()
-    }
-    fn reference(&self) -> Option<ReferenceSolution> {
-        self.keep_exact.then(|| self.inner.reference()).flatten()
-    }
-}
-
-impl SemiExplicitDae for WithInitial<dyn SemiExplicitDae> {
-    fn info(&self) -> ProblemInfo {
-        self.inner.info()
-    }
-    fn dims(&self) -> (usize, usize) {
-        self.inner.dims()
-    }
-    fn f(&self, t: f64, x: &[f64], z: &[f64], out: &mut [f64]) {
-        self.inner.f(t, x, z, out)
-    }
-    fn g(&self, t: f64, x: &[f64], z: &[f64], out: &mut [f64]) {
-        self.inner.g(t, x, z, out)
-    }
-    fn g_t(&self, t: f64, x: &[f64], z: &[f64], out: &mut [f64]) {
-        self.inner.g_t(t, x, z, out)
-    }
-    fn jacobians(&self, t: f64, x: &[f64], z: &[f64], out: &mut Index1Jacobians) {
-        self.inner.jacobians(t, x, z, out)
-    }
-    fn initial_state(&self) -> State {
-        self.state.clone()
-    }
-    fn exact(&self, t: f64) -> Option<ExactSolution> {
-        self.keep_exact.then(|| self.inner.exact(t)).flatten()
-    }
 }

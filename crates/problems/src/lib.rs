@@ -12,12 +12,14 @@
 //! in a user's own crate needs none of this: its [`ProblemEntry`] goes to
 //! `driftlab_runner::Registry::problem` (see `examples/user-crate`).
 
+mod adjusted;
 pub mod andrews;
 pub mod bricard;
 pub mod car_axis;
 pub mod circle_rotor;
 pub mod conformance;
 pub mod consistency;
+pub mod disturbance;
 pub mod elliptic;
 pub mod frobenius;
 pub mod independent_rows;
@@ -76,15 +78,19 @@ pub struct ProblemEntry {
 
 impl ProblemEntry {
     /// Build from `table`, with the reserved parameters taken out first and applied to
-    /// the built problem: `redundant = "remove"` ([`independent_rows`]) and then the
-    /// `initial` table ([`initial`]: a user's start, checked and refused or projected).
+    /// the built problem: `redundant = "remove"` ([`independent_rows`]), a
+    /// `disturbance` force pulse ([`disturbance`]) and then the `initial` table ([`initial`]: a user's start, checked and refused or projected).
     /// Every catalog and user problem gets them through this one function.
     pub fn instantiate(&self, table: &toml::Table) -> Result<Problem, ParamError> {
         let (mut params, start) = initial::split(self.id, table)?;
         let remove = independent_rows::split(self.id, &mut params)?;
+        let pulse = disturbance::split(self.id, &mut params)?;
         let mut problem = (self.build)(&params)?;
         if remove {
             problem = independent_rows::apply(self.id, problem)?;
+        }
+        if let Some(p) = pulse {
+            problem = disturbance::apply(self.id, problem, p)?;
         }
         match start {
             Some(s) => initial::apply(self.id, problem, &s),

@@ -1,0 +1,131 @@
+//! The one wrapper behind the reserved problem parameters that change a problem's motion
+//! rather than its equations: another start ([`crate::initial`]) and an added force pulse
+//! ([`crate::disturbance`]). Everything else is delegated to the inner problem.
+
+use driftlab_core::{
+    ConstraintHessian, Dims, ExactSolution, Index1Jacobians, MechanicalSystem, Prioritized,
+    ProblemInfo, ReferenceSolution, SemiExplicitDae, SparsityPattern, State, TangentMatrices,
+    Unilateral,
+};
+
+/// A problem with another start and/or an added force pulse; everything else is the
+/// inner problem's.
+pub(crate) struct Adjusted<S: ?Sized> {
+    pub(crate) inner: Box<S>,
+    /// The start, if not the inner problem's.
+    pub(crate) state: Option<State>,
+    /// The motion is the problem's own: its exact solution and reference still apply.
+    pub(crate) keep_exact: bool,
+    /// A force added over a time window (mechanical problems only).
+    pub(crate) pulse: Option<Pulse>,
+}
+
+/// A generalized force `force` applied over `[start, start + duration)`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Pulse {
+    pub(crate) start: f64,
+    pub(crate) duration: f64,
+    pub(crate) force: Vec<f64>,
+}
+
+impl MechanicalSystem for Adjusted<dyn MechanicalSystem> {
+    fn info(&self) -> ProblemInfo {
+        self.inner.info()
+    }
+    fn dims(&self) -> Dims {
+        self.inner.dims()
+    }
+    fn mass_pattern(&self) -> SparsityPattern {
+        self.inner.mass_pattern()
+    }
+    fn mass(&self, q: &[f64], out: &mut [f64]) {
+        self.inner.mass(q, out)
+    }
+    fn forces(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        self.inner.forces(t, q, v, out);
+        if let Some(p) = &self.pulse {
+            if t >= p.start && t < p.start + p.duration {
+                out.iter_mut().zip(&p.force).for_each(|(o, f)| *o += f);
+            }
+        }
+    }
+    fn constraints(&self, t: f64, q: &[f64], out: &mut [f64]) {
+        self.inner.constraints(t, q, out)
+    }
+    fn jacobian_pattern(&self) -> SparsityPattern {
+        self.inner.jacobian_pattern()
+    }
+    fn jacobian(&self, t: f64, q: &[f64], out: &mut [f64]) {
+        self.inner.jacobian(t, q, out)
+    }
+    fn phi_t(&self, t: f64, q: &[f64], out: &mut [f64]) {
+        self.inner.phi_t(t, q, out)
+    }
+    fn curvature(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        self.inner.curvature(t, q, v, out)
+    }
+    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
+        self.inner.constraint_hessian()
+    }
+    fn tangent(&self) -> Option<&dyn TangentMatrices> {
+        self.inner.tangent()
+    }
+    fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
+        self.inner.energy(t, q, v)
+    }
+    fn energy_scale(&self) -> f64 {
+        self.inner.energy_scale()
+    }
+    fn momentum(&self, t: f64, q: &[f64], v: &[f64]) -> Option<Vec<f64>> {
+        self.inner.momentum(t, q, v)
+    }
+    fn initial_state(&self) -> State {
+        self.state
+            .clone()
+            .unwrap_or_else(|| self.inner.initial_state())
+    }
+    fn exact(&self, t: f64) -> Option<ExactSolution> {
+        self.keep_exact.then(|| self.inner.exact(t)).flatten()
+    }
+    fn nonholonomic_rows(&self) -> usize {
+        self.inner.nonholonomic_rows()
+    }
+    fn prioritized(&self) -> Option<&dyn Prioritized> {
+        self.inner.prioritized()
+    }
+    fn unilateral(&self) -> Option<&dyn Unilateral> {
+        self.inner.unilateral()
+    }
+    fn reference(&self) -> Option<ReferenceSolution> {
+        self.keep_exact.then(|| self.inner.reference()).flatten()
+    }
+}
+
+impl SemiExplicitDae for Adjusted<dyn SemiExplicitDae> {
+    fn info(&self) -> ProblemInfo {
+        self.inner.info()
+    }
+    fn dims(&self) -> (usize, usize) {
+        self.inner.dims()
+    }
+    fn f(&self, t: f64, x: &[f64], z: &[f64], out: &mut [f64]) {
+        self.inner.f(t, x, z, out)
+    }
+    fn g(&self, t: f64, x: &[f64], z: &[f64], out: &mut [f64]) {
+        self.inner.g(t, x, z, out)
+    }
+    fn g_t(&self, t: f64, x: &[f64], z: &[f64], out: &mut [f64]) {
+        self.inner.g_t(t, x, z, out)
+    }
+    fn jacobians(&self, t: f64, x: &[f64], z: &[f64], out: &mut Index1Jacobians) {
+        self.inner.jacobians(t, x, z, out)
+    }
+    fn initial_state(&self) -> State {
+        self.state
+            .clone()
+            .unwrap_or_else(|| self.inner.initial_state())
+    }
+    fn exact(&self, t: f64) -> Option<ExactSolution> {
+        self.keep_exact.then(|| self.inner.exact(t)).flatten()
+    }
+}
