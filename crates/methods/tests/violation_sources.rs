@@ -58,7 +58,7 @@ fn truncation_linearization_tolerance_and_round_off_scale_as_each_source_predict
     // Solver tolerance: Newton stopped at 1e-6 leaves up to 1e-6, whatever h.
     let tol = max_residual("", "taylor", "", Some("tol = 1e-6"), 1e-3);
     println!("solver tolerance 1e-6: {tol:.3e}");
-    assert!(tol <= 1e-6 && tol >= 1e-7, "{tol:e}");
+    assert!((1e-7..=1e-6).contains(&tol), "{tol:e}");
     // Round-off: projection to 1e-14 sits at a few ulps of |q|² ≈ 1, whatever h.
     for h in [1e-2, 1e-3] {
         let r = max_residual("", "taylor", "", Some("tol = 1e-14\nmax_iter = 50"), h);
