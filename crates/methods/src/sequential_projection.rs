@@ -19,6 +19,7 @@
 
 use crate::projection::{projection_error, Metric};
 use driftlab_core::{MechanicalSystem, State, StepError};
+use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::{KktOptions, KktPattern, KktSolver, SolverError};
 use serde::{Deserialize, Serialize};
 
@@ -146,12 +147,22 @@ pub(crate) fn project_sequentially(
     let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(p, q)| p * q).sum::<f64>();
     let mut sweeps = 0;
     for level in 0..if velocity { 2 } else { 1 } {
-        let mut k = 0;
-        loop {
+        // One sweep per kernel iteration; the kernel's own test is off (tol 0) and an
+        // iteration reports 0 once the residual is within `tol` (as `project_position`).
+        let mut kernel = NewtonKernel::new(NewtonOptions {
+            tol: 0.0,
+            max_iter: max_sweeps + 1,
+            floor: 0.0,
+            predict: false,
+            carry_eta: false,
+            stop_on_growth: false,
+        });
+        let mut res = f64::NAN;
+        let solved = kernel.solve(|k| {
             s.constraints(t, &state.q, &mut phi);
             s.jacobian(t, &state.q, &mut jac);
             s.phi_t(t, &state.q, &mut phit);
-            let res = if level == 0 {
+            res = if level == 0 {
                 inf(&phi)
             } else {
                 let mut jv = vec![0.0; m];
@@ -161,10 +172,10 @@ pub(crate) fn project_sequentially(
                     .fold(0.0_f64, |a, (p, q)| a.max((p + q).abs()))
             };
             if res <= tol {
-                break;
+                return Ok(0.0);
             }
-            if k >= max_sweeps || res.is_nan() {
-                return Err(fail(k, res));
+            if k > max_sweeps || res.is_nan() {
+                return Err(fail(k - 1, res));
             }
             for i in rows(order, m) {
                 s.constraints(t, &state.q, &mut phi);
@@ -190,10 +201,14 @@ pub(crate) fn project_sequentially(
                     .zip(&x)
                     .for_each(|(y, xi)| *y -= xi * r / d);
             }
-            k += 1;
-            if level == 0 {
-                sweeps = k;
-            }
+            Ok(res / tol)
+        });
+        let taken = kernel.counters.iterations - 1;
+        match solved {
+            Ok(_) if level == 0 => sweeps = taken,
+            Ok(_) => {}
+            Err(NewtonFailure::Iteration(e)) => return Err(e),
+            Err(_) => return Err(fail(taken, res)),
         }
     }
     Ok(sweeps)

@@ -36,6 +36,7 @@
 use crate::dynamics::{linear_error, ConstraintsAt};
 use crate::projection::{fill_metric, projection_error, Metric};
 use driftlab_core::{MechanicalSystem, Method, State, StepError, StepReport, SystemRef};
+use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::{ConstraintEval, KktSolver, SolverError};
 
 /// The settings of one symmetric projection step.
@@ -136,9 +137,21 @@ pub(crate) fn symmetric_step(
     };
     let mut end_point: Option<Vec<f64>> = None;
     let (mut res_q, mut res_v) = (f64::NAN, f64::NAN);
-    for k in 0..=set.max_iter {
+    let mut result: Option<State> = None;
+    // Each kernel iteration retakes the inner step from the moved start; the kernel's
+    // own test is off (tol 0): an iteration reports 0 once both residuals are within the
+    // tolerance (as `project_position` does).
+    let mut kernel = NewtonKernel::new(NewtonOptions {
+        tol: 0.0,
+        max_iter: set.max_iter + 1,
+        floor: 0.0,
+        predict: false,
+        carry_eta: false,
+        stop_on_growth: false,
+    });
+    let solved = kernel.solve(|k| -> Result<f64, StepError> {
         let mut y = start.clone();
-        if k > 0 {
+        if k > 1 {
             at_start
                 .add(&c_q, &mut y.q)
                 .map_err(|e| linear_error(t0, e))?;
@@ -163,26 +176,40 @@ pub(crate) fn symmetric_step(
             .map_err(|e| linear_error(t1, e))?;
         (res_q, res_v) = residuals(s, t1, &y.q, &y.v, (&mut r_q, &mut r_v));
         let v_scale = y.v.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
-        let converged = res_q <= set.tol && (!set.velocity || res_v <= set.tol * v_scale);
-        if converged {
-            *state = y;
-            return Ok((report, k));
+        let res = res_q.max(if set.velocity { res_v / v_scale } else { 0.0 });
+        if res <= set.tol {
+            result = Some(y);
+            return Ok(0.0);
         }
-        if !(res_q.is_finite() && res_v.is_finite()) {
-            break;
+        if k > set.max_iter || res.is_nan() {
+            return Err(diverged(t0 + h, k - 1, res, set.tol));
         }
         c_q.iter_mut().zip(&r_q).for_each(|(c, r)| *c -= 0.5 * r);
         if set.velocity {
             c_v.iter_mut().zip(&r_v).for_each(|(c, r)| *c -= 0.5 * r);
         }
         end_point = Some(y.q);
+        Ok(res / set.tol)
+    });
+    let iterations = kernel.counters.iterations - 1;
+    match (solved, result) {
+        (Ok(_), Some(y)) => {
+            *state = y;
+            Ok((report, iterations))
+        }
+        (Err(NewtonFailure::Iteration(e)), _) => Err(e),
+        _ => Err(diverged(t0 + h, iterations, res_q.max(res_v), set.tol)),
     }
-    Err(projection_error(
-        t0 + h,
+}
+
+/// The error of a symmetric projection that did not converge.
+fn diverged(t: f64, iterations: usize, residual: f64, tol: f64) -> StepError {
+    projection_error(
+        t,
         SolverError::ProjectionDiverged {
-            iterations: set.max_iter,
-            residual: res_q.max(res_v),
-            tol: set.tol,
+            iterations,
+            residual,
+            tol,
         },
-    ))
+    )
 }
