@@ -141,6 +141,12 @@ pub trait MechanicalSystem: Send + Sync {
     fn energy(&self, _t: f64, _q: &[f64], _v: &[f64]) -> Option<f64> {
         None
     }
+    /// The physical kind of each constraint row (`"rigid-body"`, `"unit-norm"`, `"joint"`,
+    /// …), for stabilizations that treat kinds apart (seed 001 §3.3.4 "基于约束的物理特性分组
+    /// 处理"; Baumgarte's `groups`). Empty (the default): the problem does not say.
+    fn row_kinds(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
     /// The momenta the problem conserves (linear and angular momentum of a free system,
     /// in the problem's order), if it defines any: the runs table records their largest
     /// deviation from the initial values (`max_momentum_error`).

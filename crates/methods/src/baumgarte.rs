@@ -23,7 +23,8 @@
 //! Defaults are the seed's example values `ξ = 0.8`, `ω_n = 2`.
 //!
 //! Variants (all optional parameters):
-//! * per-constraint diagonal gains `alpha_diag`, `beta_diag` (seed 001 §3.3.4, "使用对角增益矩阵");
+//! * per-constraint diagonal gains `alpha_diag`, `beta_diag` (seed 001 §3.3.4, "使用对角增益矩阵"),
+//!   or gains per physical kind of row, `groups` (§3.3.4, "基于约束的物理特性分组处理");
 //! * the PID form with integral gain `k_i` (seed 001 §3.3.4; "rarely used, may destabilize");
 //! * the adaptive gain `α = α₀ min(1, ‖Φ‖∞ / ε_tol)` with `adaptive_eps = ε_tol`
 //!   (seed 001 §3.3.4);
@@ -79,12 +80,27 @@ pub struct BaumgarteParams {
     pub offset: bool,
     /// KKT factorization.
     pub kkt: KktChoice,
+    /// Gains per physical kind of constraint row (seed 001 §3.3.4, "基于约束的物理特性分组处
+    /// 理"): `groups = { joint = { xi = 1.0, omega_n = 80.0 } }`, kinds as the problem names
+    /// them (`MechanicalSystem::row_kinds`: `rigid-body`, `unit-norm`, `joint`); rows of
+    /// other kinds keep the scalar gains. Excludes `alpha_diag`/`beta_diag`.
+    pub groups: Option<std::collections::BTreeMap<String, GroupGains>>,
     /// Gains adapted from the violation history (seed 001 exercise 5;
     /// [`crate::baumgarte_history`]): `history = { window, gamma, delta, stable_region }`.
     pub history: Option<HistoryParams>,
     /// Tikhonov regularization ε of the multiplier system (seed 001 §3.5.4):
     /// `(Φ_q M⁻¹ Φ_qᵀ + εI) λ = b`; 0 = off. Biases the acceleration: `Φ_q a − γ = −ελ`.
     pub tikhonov: f64,
+}
+
+/// The gains of one kind of constraint row.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupGains {
+    /// Damping ratio ξ.
+    pub xi: f64,
+    /// Natural frequency ω_n [1/s].
+    pub omega_n: f64,
 }
 
 /// Resolved gains `(α, β)`.
@@ -211,6 +227,27 @@ impl Baumgarte {
         if let Some(e) = p.adaptive_eps {
             driftlab_core::params::positive("baumgarte", "adaptive_eps", e)?;
         }
+        if let Some(groups) = &p.groups {
+            if p.alpha_diag.is_some() || p.beta_diag.is_some() {
+                return Err(ParamError::Invalid {
+                    kind: "method",
+                    id: "baumgarte".into(),
+                    message: "give gains per row (`alpha_diag`, `beta_diag`) or per kind of row (`groups`), not both".into(),
+                });
+            }
+            for g in groups.values() {
+                for (field, x) in [("groups.xi", g.xi), ("groups.omega_n", g.omega_n)] {
+                    if !(x.is_finite() && x >= 0.0) {
+                        return Err(ParamError::OutOfRange {
+                            id: "baumgarte".into(),
+                            field,
+                            value: x,
+                            fix: "give a finite value ≥ 0".into(),
+                        });
+                    }
+                }
+            }
+        }
         if let Some(hp) = &p.history {
             if hp.window < 2 {
                 return Err(ParamError::OutOfRange {
@@ -256,6 +293,42 @@ impl Baumgarte {
             history: p.history.map(GainHistory::new),
         })
     }
+}
+
+/// Per-row `(α, β)` from the gains of each row's kind (`groups`), the scalar `gains` for
+/// rows of other kinds.
+fn group_gains(
+    s: &dyn MechanicalSystem,
+    groups: &std::collections::BTreeMap<String, GroupGains>,
+    gains: Gains,
+) -> Result<(Vec<f64>, Vec<f64>), MethodError> {
+    let kinds = s.row_kinds();
+    let refuse = |reason: String| MethodError::Incompatible {
+        method: "baumgarte".into(),
+        problem: s.info().id,
+        reason,
+    };
+    if kinds.len() != s.dims().m {
+        return Err(refuse(
+            "`groups` needs the problem to name the kind of each constraint row (MechanicalSystem::row_kinds); this one does not".into(),
+        ));
+    }
+    if let Some(unknown) = groups.keys().find(|k| !kinds.contains(&k.as_str())) {
+        let mut present: Vec<&str> = kinds.clone();
+        present.sort_unstable();
+        present.dedup();
+        return Err(refuse(format!(
+            "`groups` names the kind `{unknown}`; this problem's rows are of the kinds {}",
+            present.join(", ")
+        )));
+    }
+    Ok(kinds
+        .iter()
+        .map(|k| match groups.get(*k) {
+            Some(g) => (g.xi * g.omega_n, g.omega_n),
+            None => (gains.alpha, gains.beta),
+        })
+        .unzip())
 }
 
 /// Declared properties of `baumgarte`.
@@ -314,6 +387,9 @@ impl MechanicalMethod for Baumgarte {
         };
         self.alpha = per(&self.p.alpha_diag, "alpha_diag")?;
         self.beta = per(&self.p.beta_diag, "beta_diag")?;
+        if let Some(groups) = &self.p.groups {
+            (self.alpha, self.beta) = group_gains(s, groups, self.gains)?;
+        }
         self.integral = if self.p.k_i > 0.0 {
             vec![0.0; d.m]
         } else {

@@ -79,6 +79,9 @@ impl MechanicalSystem for Adjusted<dyn MechanicalSystem> {
     fn momentum(&self, t: f64, q: &[f64], v: &[f64]) -> Option<Vec<f64>> {
         self.inner.momentum(t, q, v)
     }
+    fn row_kinds(&self) -> Vec<&'static str> {
+        self.inner.row_kinds()
+    }
     fn initial_state(&self) -> State {
         self.state
             .clone()

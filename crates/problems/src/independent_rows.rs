@@ -205,6 +205,13 @@ impl MechanicalSystem for IndependentRows {
     fn momentum(&self, t: f64, q: &[f64], v: &[f64]) -> Option<Vec<f64>> {
         self.inner.momentum(t, q, v)
     }
+    fn row_kinds(&self) -> Vec<&'static str> {
+        let kinds = self.inner.row_kinds();
+        if kinds.is_empty() {
+            return kinds;
+        }
+        self.rows.iter().map(|&r| kinds[r]).collect()
+    }
     fn initial_state(&self) -> State {
         let mut y = self.inner.initial_state();
         y.lambda = self

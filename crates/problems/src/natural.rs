@@ -38,6 +38,9 @@ pub struct Quadratic {
     pub c: f64,
     /// What the row is (for diagnostics).
     pub label: String,
+    /// Its physical kind: `"unit-norm"`, `"rigid-body"` or `"joint"`
+    /// ([`MechanicalSystem::row_kinds`]).
+    pub kind: &'static str,
 }
 
 /// A model in natural coordinates.
@@ -53,6 +56,8 @@ pub struct NaturalModel {
     pub mass: Vec<(usize, usize, f64)>,
     /// Constant applied force per free node.
     pub force: Vec<[f64; 3]>,
+    /// The kind [`Self::keep_dot`] gives its rows (set by the body and joint pieces).
+    pub kind: &'static str,
 }
 
 fn dot(a: &[f64; 3], b: &[f64; 3]) -> f64 {
@@ -115,11 +120,17 @@ impl NaturalModel {
             s
         };
         let c = dot(&initial(&a), &initial(&b));
+        let kind = if self.kind.is_empty() {
+            "constraint"
+        } else {
+            self.kind
+        };
         self.rows.push(Quadratic {
             a,
             b,
             c,
             label: label.into(),
+            kind,
         });
     }
     /// Unit-norm row `|u|² = 1` for a free unit vector.
@@ -129,6 +140,7 @@ impl NaturalModel {
             b: vec![(u, 1.0)],
             c: 1.0,
             label: label.into(),
+            kind: "unit-norm",
         });
     }
     /// A rigid body given by the segment `A → B` and unit vectors `vectors` carried by it
@@ -150,6 +162,7 @@ impl NaturalModel {
         label: &str,
     ) {
         let d = vec![(b, 1.0), (a, -1.0)];
+        let outer = std::mem::replace(&mut self.kind, "rigid-body");
         self.keep_dot(d.clone(), d.clone(), &format!("{label}: |B − A|"));
         for (k, &u) in vectors.iter().enumerate() {
             self.keep_dot(d.clone(), vec![(u, 1.0)], &format!("{label}: (B − A)·u{k}"));
@@ -157,6 +170,7 @@ impl NaturalModel {
                 self.keep_dot(vec![(u, 1.0)], vec![(w, 1.0)], &format!("{label}: u·u'"));
             }
         }
+        self.kind = outer;
         let mut add = |i: Node, j: Node, mu: f64| {
             if let (Node::Free(i), Node::Free(j)) = (i, j) {
                 let (i, j) = if i >= j { (i, j) } else { (j, i) };
@@ -187,6 +201,7 @@ impl NaturalModel {
                 b: vec![(e, 1.0)],
                 c: 0.0,
                 label: format!("{label}: spherical {c}"),
+                kind: "joint",
             });
         }
     }
@@ -210,6 +225,7 @@ impl NaturalModel {
                 b: vec![(e, 1.0)],
                 c: 0.0,
                 label: format!("{label}: revolute axis {c}"),
+                kind: "joint",
             });
         }
     }
@@ -235,12 +251,14 @@ impl NaturalModel {
         v2: Node,
         label: &str,
     ) {
+        let outer = std::mem::replace(&mut self.kind, "joint");
         self.keep_dot(axis.clone(), vec![(v, 1.0)], &format!("{label}: axis·v"));
         self.keep_dot(axis, vec![(w, 1.0)], &format!("{label}: axis·w"));
         self.keep_dot(vec![(v2, 1.0)], vec![(w, 1.0)], &format!("{label}: v2·w"));
         let d = vec![(q, 1.0), (p, -1.0)];
         self.keep_dot(d.clone(), vec![(v, 1.0)], &format!("{label}: (q − p)·v"));
         self.keep_dot(d, vec![(w, 1.0)], &format!("{label}: (q − p)·w"));
+        self.kind = outer;
     }
     /// Number of free coordinates.
     pub fn n(&self) -> usize {
@@ -480,6 +498,9 @@ impl driftlab_core::MechanicalSystem for NaturalSystem {
     }
     fn constraints(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         self.model.constraints(q, out);
+    }
+    fn row_kinds(&self) -> Vec<&'static str> {
+        self.model.rows.iter().map(|r| r.kind).collect()
     }
     fn jacobian_pattern(&self) -> SparsityPattern {
         self.jacobian_pattern.clone()

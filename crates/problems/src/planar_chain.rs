@@ -173,6 +173,9 @@ impl MechanicalSystem for PlanarChain {
             out[i] = -2.0 * (du * du + dv * dv);
         }
     }
+    fn row_kinds(&self) -> Vec<&'static str> {
+        vec!["rigid-body"; self.p.links]
+    }
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
         let mut h = 0.0;
         for i in 0..self.p.links {
