@@ -8,7 +8,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
-use driftlab_core::{drive, MechanicalSystem, MetricsObserver, Observer, RunStatus, Schedule};
+use driftlab_core::{drive, MetricsObserver, Observer, RunStatus, Schedule};
 use driftlab_methods::build;
 use driftlab_problems::{build as problem, Problem};
 
