@@ -91,3 +91,48 @@ fn the_unicycle_parks_sideways_and_the_methods_converge_to_the_bessel_displaceme
         );
     }
 }
+
+/// The vertical rolling disk (issue 14 item 6): its three first integrals — energy, I θ̇
+/// and (J + mR²) ψ̇ — and its exact circle. Gauss s = 2 keeps I θ̇ and (J + mR²) ψ̇ exactly
+/// (θ̈ = ψ̈ = 0 are linear, which collocation reproduces) and the energy to its
+/// discretization error (the kinetic energy of the contact point's motion rides on the
+/// drift of the velocity rows), converging to the exact motion at order 4; Baumgarte and
+/// Taylor converge at order 1.
+#[test]
+fn the_rolling_disk_keeps_its_first_integrals() {
+    let run = |method: &str, params: &str, h: f64| {
+        let p = problem("rolling-disk", &toml::Table::new()).unwrap();
+        let mut m = build(method, &params.parse().unwrap(), None).unwrap();
+        let mut obs = MetricsObserver::new(0);
+        let out = drive(
+            p.as_system(),
+            m.as_mut(),
+            &Schedule::fixed(h, 10.0),
+            &mut [&mut obs as &mut dyn Observer],
+        );
+        assert_eq!(out.status, RunStatus::Ok, "{method}");
+        obs.summary
+    };
+    for (method, params, order) in [
+        ("gauss", "stages = 2", 3.8),
+        ("baumgarte", "xi = 1.0\nomega_n = 10.0", 0.9),
+        ("taylor", "", 0.9),
+    ] {
+        let (a, b) = (run(method, params, 2e-2), run(method, params, 1e-2));
+        let observed = (a.err_q / b.err_q).log2();
+        println!(
+            "{method}: err_q {:.2e} → {:.2e} (order {observed:.2}); integrals: energy {:.1e}, momenta {:.1e}",
+            a.err_q, b.err_q, b.max_energy_rel_error, b.max_momentum_error
+        );
+        assert!(observed >= order, "{method}: order {observed}");
+        if method == "gauss" {
+            assert!(b.max_momentum_error <= 1e-13, "{:e}", b.max_momentum_error);
+            assert!(
+                b.max_energy_rel_error <= 1e-10,
+                "{:e}",
+                b.max_energy_rel_error
+            );
+            assert!(b.max_energy_rel_error < a.max_energy_rel_error);
+        }
+    }
+}

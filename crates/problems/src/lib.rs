@@ -36,6 +36,7 @@ pub mod planar_chain_angles;
 pub mod priority_conflict;
 pub mod prismatic_slider;
 pub mod quaternion_body;
+pub mod rolling_disk;
 pub mod rotating_rod;
 pub mod seed003_dae;
 pub mod slider_crank;
@@ -116,6 +117,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         knife_edge::entry(),
         knife_edge::vakonomic_entry(),
         parallel_parking::entry(),
+        rolling_disk::entry(),
         spatial_double_pendulum::entry(),
         quaternion_body::entry(),
         prismatic_slider::entry(),
