@@ -27,6 +27,7 @@ pub mod initial;
 pub mod inspect;
 pub mod knife_edge;
 pub mod n_four_bar;
+pub mod n_four_bar_angle;
 pub mod natural;
 pub mod parallel_parking;
 pub mod pendulum;
@@ -114,6 +115,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         slider_crank::entry(),
         n_four_bar::four_bar_entry(),
         n_four_bar::entry(),
+        n_four_bar_angle::entry(),
         knife_edge::entry(),
         knife_edge::vakonomic_entry(),
         parallel_parking::entry(),
