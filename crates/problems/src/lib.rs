@@ -29,6 +29,7 @@ pub mod knife_edge;
 pub mod n_four_bar;
 pub mod n_four_bar_angle;
 pub mod natural;
+pub mod natural_body;
 pub mod parallel_parking;
 pub mod pendulum;
 pub mod pendulum_limits;
@@ -122,6 +123,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         rolling_disk::entry(),
         spatial_double_pendulum::entry(),
         quaternion_body::entry(),
+        natural_body::entry(),
         prismatic_slider::entry(),
         bricard::entry(),
         spatial_chain::entry(),

@@ -53,13 +53,54 @@ impl Default for QuaternionBodyParams {
     fn default() -> Self {
         Self {
             a: 1.0,
-            c: 2.0,
+            c: 1.5,
             w1: 1.0,
             w3: 2.0,
             j0: None,
             t_end: 10.0,
         }
     }
+}
+
+/// The exact attitude quaternion and body angular velocity at `t` of the torque-free
+/// symmetric body of `p` started at p = 1 (module doc; shared with `natural-body`).
+pub fn precession(p: &QuaternionBodyParams, t: f64) -> ([f64; 4], [f64; 3]) {
+    let nu = (p.c - p.a) * p.w3 / p.a;
+    let l = [p.a * p.w1, 0.0, p.c * p.w3];
+    let norm = (l[0] * l[0] + l[2] * l[2]).sqrt();
+    let axis = if norm > 0.0 {
+        [l[0] / norm, 0.0, l[2] / norm]
+    } else {
+        [0.0, 0.0, 1.0]
+    };
+    let q = qmul(
+        rotation(axis, norm * t / p.a),
+        rotation([0.0, 0.0, 1.0], -nu * t),
+    );
+    let (s, c) = (nu * t).sin_cos();
+    (q, [p.w1 * c, p.w1 * s, p.w3])
+}
+
+/// The rotation matrix (body → space, row-major) of the unit quaternion `q`.
+pub fn rotation_matrix(q: [f64; 4]) -> [[f64; 3]; 3] {
+    let [e0, e1, e2, e3] = q;
+    [
+        [
+            1.0 - 2.0 * (e2 * e2 + e3 * e3),
+            2.0 * (e1 * e2 - e0 * e3),
+            2.0 * (e1 * e3 + e0 * e2),
+        ],
+        [
+            2.0 * (e1 * e2 + e0 * e3),
+            1.0 - 2.0 * (e1 * e1 + e3 * e3),
+            2.0 * (e2 * e3 - e0 * e1),
+        ],
+        [
+            2.0 * (e1 * e3 - e0 * e2),
+            2.0 * (e2 * e3 + e0 * e1),
+            1.0 - 2.0 * (e1 * e1 + e2 * e2),
+        ],
+    ]
 }
 
 /// The body.
@@ -213,21 +254,7 @@ impl MechanicalSystem for QuaternionBody {
         State::mechanical(0.0, e.0, e.1, 1)
     }
     fn exact(&self, t: f64) -> Option<ExactSolution> {
-        let p = &self.p;
-        let nu = (p.c - p.a) * p.w3 / p.a;
-        let l = [p.a * p.w1, 0.0, p.c * p.w3];
-        let norm = (l[0] * l[0] + l[2] * l[2]).sqrt();
-        let axis = if norm > 0.0 {
-            [l[0] / norm, 0.0, l[2] / norm]
-        } else {
-            [0.0, 0.0, 1.0]
-        };
-        let q = qmul(
-            rotation(axis, norm * t / p.a),
-            rotation([0.0, 0.0, 1.0], -nu * t),
-        );
-        let (s, c) = (nu * t).sin_cos();
-        let w = [p.w1 * c, p.w1 * s, p.w3];
+        let (q, w) = precession(&self.p, t);
         let g = g_matrix(&q);
         let v = (0..4)
             .map(|k| 0.5 * (0..3).map(|i| g[i][k] * w[i]).sum::<f64>())
