@@ -39,7 +39,7 @@ pub struct Quadratic {
     /// What the row is (for diagnostics).
     pub label: String,
     /// Its physical kind: `"unit-norm"`, `"rigid-body"` or `"joint"`
-    /// ([`MechanicalSystem::row_kinds`]).
+    /// ([`driftlab_core::MechanicalSystem::row_kinds`]).
     pub kind: &'static str,
 }
 
