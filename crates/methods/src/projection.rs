@@ -612,14 +612,7 @@ pub fn coupled_energy_projection(
         return Err(StepError::LinearSolve { t, detail: format!("coupled energy projection: {} unknowns exceed the dense limit {MAX_COUPLED_DENSE}; use energy_strategy = \"sequential\"", sys.dim) });
     }
     // Stops on its residual (the kernel's η test off), as the position projection.
-    let mut kernel = NewtonKernel::new(NewtonOptions {
-        tol: 0.0,
-        max_iter: max_iter + 1,
-        floor: 0.0,
-        predict: false,
-        carry_eta: false,
-        stop_on_growth: false,
-    });
+    let mut kernel = NewtonKernel::new(NewtonOptions::residual_stop(max_iter));
     let mut res = f64::NAN;
     let solved = kernel.solve(|k| {
         let updates = k - 1;

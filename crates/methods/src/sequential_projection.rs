@@ -149,14 +149,7 @@ pub(crate) fn project_sequentially(
     for level in 0..if velocity { 2 } else { 1 } {
         // One sweep per kernel iteration; the kernel's own test is off (tol 0) and an
         // iteration reports 0 once the residual is within `tol` (as `project_position`).
-        let mut kernel = NewtonKernel::new(NewtonOptions {
-            tol: 0.0,
-            max_iter: max_sweeps + 1,
-            floor: 0.0,
-            predict: false,
-            carry_eta: false,
-            stop_on_growth: false,
-        });
+        let mut kernel = NewtonKernel::new(NewtonOptions::residual_stop(max_sweeps));
         let mut res = f64::NAN;
         let solved = kernel.solve(|k| {
             s.constraints(t, &state.q, &mut phi);

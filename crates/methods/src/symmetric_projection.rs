@@ -141,14 +141,7 @@ pub(crate) fn symmetric_step(
     // Each kernel iteration retakes the inner step from the moved start; the kernel's
     // own test is off (tol 0): an iteration reports 0 once both residuals are within the
     // tolerance (as `project_position` does).
-    let mut kernel = NewtonKernel::new(NewtonOptions {
-        tol: 0.0,
-        max_iter: set.max_iter + 1,
-        floor: 0.0,
-        predict: false,
-        carry_eta: false,
-        stop_on_growth: false,
-    });
+    let mut kernel = NewtonKernel::new(NewtonOptions::residual_stop(set.max_iter));
     let solved = kernel.solve(|k| -> Result<f64, StepError> {
         let mut y = start.clone();
         if k > 1 {

@@ -29,10 +29,7 @@
 use crate::adjusted::Adjusted;
 use crate::Problem;
 use driftlab_core::{Index1Jacobians, MechanicalSystem, ParamError, SemiExplicitDae, State};
-use driftlab_solver::{
-    project_position, project_velocity, ConstraintsAt, KktOptions, KktPattern, KktSolver,
-    ProjectionParams,
-};
+use driftlab_solver::{project_position, project_velocity, ConstraintsAt, ProjectionParams};
 use serde::{Deserialize, Serialize};
 
 /// The reserved parameter name.
@@ -240,17 +237,7 @@ pub fn project_start(
     s: &dyn MechanicalSystem,
     st: &mut State,
 ) -> Result<(), driftlab_solver::SolverError> {
-    let d = s.dims();
-    let mp = s.mass_pattern();
-    let pattern = KktPattern {
-        n: d.n,
-        m: d.m,
-        a_lower: mp.entries.clone(),
-        b: s.jacobian_pattern().entries,
-    };
-    let mut kkt = KktSolver::new(&pattern, KktOptions::default())?;
-    let mut mass = vec![0.0; mp.nnz()];
-    s.mass(&st.q, &mut mass);
+    let (mut kkt, mut mass) = crate::consistency::kkt_at(s, &st.q)?;
     let scale = 1.0 + inf(&st.q);
     let mut eval = ConstraintsAt { sys: s, t: st.t };
     let params = ProjectionParams {

@@ -59,6 +59,19 @@ impl NewtonOptions {
             stop_on_growth: false,
         }
     }
+
+    /// An iteration that stops on its own residual test, not on the correction: the
+    /// kernel's η test is off (`tol` 0); the iteration reports 0 once its residual is
+    /// within its tolerance, anything else to go on, for at most `max_updates` updates
+    /// (the call after the last allowed update reports the failure). The projections
+    /// (position, row by row, symmetric) run this way.
+    pub fn residual_stop(max_updates: usize) -> Self {
+        Self {
+            tol: 0.0,
+            max_iter: max_updates + 1,
+            ..Self::full(0)
+        }
+    }
 }
 
 /// What a converged solve took.

@@ -114,14 +114,7 @@ pub fn project_position(
     // The projection stops on its residual, not on a correction: the kernel's η test is
     // off (tol 0); an iteration reports 0 once ‖Φ(q_k)‖∞ ≤ tol (or after the one update
     // of the linearized projection), and the call after the last allowed update fails.
-    let mut kernel = NewtonKernel::new(NewtonOptions {
-        tol: 0.0,
-        max_iter: params.max_iter + 1,
-        floor: 0.0,
-        predict: false,
-        carry_eta: false,
-        stop_on_growth: false,
-    });
+    let mut kernel = NewtonKernel::new(NewtonOptions::residual_stop(params.max_iter));
     let mut res = f64::NAN;
     let solved = kernel.solve(|k| {
         let updates = k - 1;
