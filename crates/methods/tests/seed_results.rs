@@ -239,6 +239,9 @@ fn baumgarte_closed_form(xi: f64, w: f64, z0: f64, zd0: f64, t: f64) -> f64 {
 /// Start the pendulum off the manifold (Φ(q0) = z0, Φ̇ = ż0) and integrate the
 /// Baumgarte system: Φ(t) follows the seed's closed forms for the under-, critically and
 /// over-damped cases, with a deviation that is first order in h (the Taylor scheme).
+/// Seed 002 §19.1 also says "for 0 ≤ ζ ≤ 1 the solution decays exponentially without
+/// oscillation": that is wrong for ζ < 1, whose closed form (the seed's own, used here)
+/// oscillates at ω_d = ω√(1 − ζ²) — the ξ = 0.4 case below follows that oscillation.
 #[test]
 fn baumgarte_error_dynamics_follow_the_closed_forms() {
     let (z0, zd0, w) = (0.02, 0.1, 5.0);

@@ -207,7 +207,10 @@ impl NaturalModel {
     }
     /// Revolute joint between bodies with their own points and unit axes: spherical at
     /// `P = Q` (3 rows) and the axes kept parallel by `u · e_k = u' · e_k` on the two
-    /// components transverse to the initial axis (2 rows): 5 rows.
+    /// components transverse to the initial axis (2 rows): 5 rows. (Seed 001 §3.6.1 writes
+    /// the axis rows as `n₁ᵀn₂ = 0, n₁ᵀb₂ = 0`; `n₁ᵀn₂ = 0` would make the axes
+    /// perpendicular — the parallel axes need `n₁` orthogonal to two vectors normal to
+    /// `n₂`, as here.)
     pub fn revolute(&mut self, p: Node, q: Node, u: Node, w: Node, label: &str) {
         self.spherical(p, q, label);
         let axis = self.initial(u);
@@ -240,6 +243,10 @@ impl NaturalModel {
     /// v2 · w                       no rotation about the axis              (1)
     /// (q − p) · v,  (q − p) · w    q moves along the axis through p only   (2)
     /// ```
+    ///
+    /// (Seed 001 §3.6.1's prismatic rows, `(r₁ − r₂) × n` and `R₁ᵀn₁ − R₂ᵀn₂`, are six
+    /// equations of rank ≤ 5 mixing frames, not the "5 constraints" it states; these five
+    /// are independent.)
     #[allow(clippy::too_many_arguments)] // two bodies' points and vectors
     pub fn prismatic(
         &mut self,
