@@ -9,9 +9,14 @@
 //! (Frobenius' theorem for one 1-form; e.g. Bloch, *Nonholonomic Mechanics and Control*,
 //! 2nd ed., §1.4). The derivatives of `a` are central differences of the problem's own
 //! `Φ_q` row; a row is classified holonomic when the largest triple stays below `tol`
-//! (relative to |a|²) at every sampled configuration. For several rows the distribution's
-//! involutivity is the full test; this checks each row on its own, which is what
-//! classifying "this constraint" means.
+//! (relative to |a|²) at every sampled configuration.
+//!
+//! For several rows together the test is the involutivity of the distribution
+//! `D = ker A(q)` ([`involutivity_defect`]): the rows are jointly integrable iff the Lie
+//! bracket of any two fields in D stays in D (Frobenius' theorem; Bloch 2003). Seed
+//! 001 §3.8.1 states the test as `A_i · (∇ × A_j) = 0 ∀ i, j`, which is defined in three
+//! dimensions only and is not the multi-row condition (for one row in ℝ³ it is
+//! `ω ∧ dω = 0`, the test above).
 
 use driftlab_core::MechanicalSystem;
 
@@ -73,6 +78,89 @@ pub fn defect(s: &dyn MechanicalSystem, r: usize, t: f64, q: &[f64]) -> f64 {
     worst
 }
 
+/// The dense rows `rows` of `Φ_q(t, q)` (row-major, `rows.len() × n`).
+fn rows_at(s: &dyn MechanicalSystem, rows: &[usize], t: f64, q: &[f64]) -> Vec<f64> {
+    rows.iter().flat_map(|&r| row(s, r, t, q)).collect()
+}
+
+/// The orthogonal projector `P = I − Aᵀ(AAᵀ)⁻¹A` onto `ker A` (row-major `n × n`);
+/// `None` when `AAᵀ` is singular (dependent rows).
+fn kernel_projector(a: &[f64], k: usize, n: usize) -> Option<Vec<f64>> {
+    let mut aat = vec![0.0; k * k];
+    for i in 0..k {
+        for j in 0..k {
+            aat[i * k + j] = (0..n).map(|c| a[i * n + c] * a[j * n + c]).sum();
+        }
+    }
+    let mut p = vec![0.0; n * n];
+    for c in 0..n {
+        // Column c of Aᵀ(AAᵀ)⁻¹A: Aᵀ (AAᵀ)⁻¹ (A e_c).
+        let mut y: Vec<f64> = (0..k).map(|i| a[i * n + c]).collect();
+        driftlab_solver::dense::solve_dense(k, &aat, &mut y).ok()?;
+        for r in 0..n {
+            let proj: f64 = (0..k).map(|i| a[i * n + r] * y[i]).sum();
+            p[r * n + c] = f64::from(u8::from(r == c)) - proj;
+        }
+    }
+    Some(p)
+}
+
+/// Involutivity defect of the distribution `ker A(q)` of the rows `rows` at `(t, q)`:
+/// with the fields `X_c = P e_c` spanning it, `max_{b,c} |A [X_b, X_c]|`, the bracket
+/// `[X_b, X_c] = DX_c X_b − DX_b X_c` by central differences of `P`, relative to `|A|`.
+/// Zero (to the differences' accuracy) iff the rows are jointly integrable; NaN for
+/// dependent rows.
+pub fn involutivity_defect(s: &dyn MechanicalSystem, rows: &[usize], t: f64, q: &[f64]) -> f64 {
+    let (n, k) = (q.len(), rows.len());
+    let a = rows_at(s, rows, t, q);
+    let Some(p) = kernel_projector(&a, k, n) else {
+        return f64::NAN;
+    };
+    let e = 1e-6;
+    // dp[j] = ∂P/∂q_j.
+    let mut dp = Vec::with_capacity(n);
+    for j in 0..n {
+        let (mut qp, mut qm) = (q.to_vec(), q.to_vec());
+        qp[j] += e;
+        qm[j] -= e;
+        let (Some(pp), Some(pm)) = (
+            kernel_projector(&rows_at(s, rows, t, &qp), k, n),
+            kernel_projector(&rows_at(s, rows, t, &qm), k, n),
+        ) else {
+            return f64::NAN;
+        };
+        dp.push(
+            pp.iter()
+                .zip(&pm)
+                .map(|(x, y)| (x - y) / (2.0 * e))
+                .collect::<Vec<f64>>(),
+        );
+    }
+    // DX_c X_b = Σ_j (∂P/∂q_j) e_c · X_b[j].
+    let dx = |c: usize, b: usize| -> Vec<f64> {
+        (0..n)
+            .map(|r| (0..n).map(|j| dp[j][r * n + c] * p[j * n + b]).sum())
+            .collect()
+    };
+    let norm = a
+        .iter()
+        .map(|x| x * x)
+        .sum::<f64>()
+        .sqrt()
+        .max(f64::MIN_POSITIVE);
+    let mut worst = 0.0_f64;
+    for b in 0..n {
+        for c in b + 1..n {
+            let (u, w) = (dx(c, b), dx(b, c));
+            for i in 0..k {
+                let v: f64 = (0..n).map(|r| a[i * n + r] * (u[r] - w[r])).sum();
+                worst = worst.max(v.abs() / norm);
+            }
+        }
+    }
+    worst
+}
+
 /// Classify row `r` over the configurations `samples` at time `t`.
 pub fn classify_row(
     s: &dyn MechanicalSystem,
@@ -120,6 +208,28 @@ mod tests {
             }
             RowKind::Holonomic => panic!("knife edge classified holonomic"),
         }
+    }
+
+    /// Several rows together (the distribution's involutivity): the 3-link chain's three
+    /// holonomic rows are jointly integrable; the rolling disk's two rolling rows are
+    /// not (seed 001 §3.8.1).
+    #[test]
+    fn jointly_integrable_rows_are_involutive_and_the_rolling_disk_is_not() {
+        let c = PlanarChain::new(PlanarChainParams {
+            links: 3,
+            ..Default::default()
+        })
+        .unwrap();
+        let d = crate::rolling_disk::RollingDisk::new(Default::default()).unwrap();
+        for q in samples(6) {
+            let chain = involutivity_defect(&c, &[0, 1, 2], 0.0, &q);
+            assert!(chain <= 1e-6, "chain defect {chain}");
+        }
+        let disk = samples(4)
+            .iter()
+            .map(|q| involutivity_defect(&d, &[0, 1], 0.0, q))
+            .fold(0.0_f64, f64::max);
+        assert!(disk >= 0.1, "rolling disk defect {disk}");
     }
 
     /// Rows that are gradients of a Φ are integrable: every row of a 3-link chain.
