@@ -378,3 +378,39 @@ fn unstabilized_drift_grows_linearly_from_the_initial_error() {
     let order = (deviations[0] / deviations[1]).log2();
     assert!((order - 1.0).abs() <= 0.2, "deviation order {order}");
 }
+
+/// Seed 001 §3.3.4 calls the integral gain K_i "rarely used, may destabilize". With it the
+/// constraint error obeys I''' + 2α I'' + β² I' + K_i I = 0 (I = ∫Φ), which Routh–Hurwitz
+/// makes stable iff 2αβ² > K_i. Measured on the pendulum started with Φ = 1e-3 (α = β = 5,
+/// bound 250, h = 1e-4, 20 s): K_i = 125 ends at the level of plain Baumgarte (K_i = 0,
+/// the step's own drift), K_i = 500 grows without bound.
+#[test]
+fn the_integral_gain_destabilizes_beyond_the_routh_hurwitz_bound() {
+    let run = |k_i: f64| {
+        let p = problem("pendulum", &table("theta0_deg = 60.0\nphi0 = 1e-3")).unwrap();
+        let mut m = build(
+            "baumgarte",
+            &table(&format!("alpha = 5.0\nbeta = 5.0\nk_i = {k_i:?}")),
+            None,
+        )
+        .unwrap();
+        let mut obs = MetricsObserver::new(0);
+        let out = drive(
+            p.as_system(),
+            m.as_mut(),
+            &Schedule::fixed(1e-4, 20.0),
+            &mut [&mut obs as &mut dyn Observer],
+        );
+        (out.status, obs.summary.final_pos_residual)
+    };
+    let (_, plain) = run(0.0);
+    let (stable_status, stable) = run(125.0);
+    let (_, unstable) = run(500.0);
+    println!("final |Φ|: K_i = 0 → {plain:.2e}, 125 → {stable:.2e}, 500 → {unstable:.2e}");
+    assert_eq!(stable_status, RunStatus::Ok);
+    assert!(
+        stable <= 10.0 * plain && stable < 1e-3,
+        "{stable:e} vs {plain:e}"
+    );
+    assert!(!(unstable <= 1e3), "{unstable:e}");
+}
