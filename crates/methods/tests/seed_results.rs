@@ -412,5 +412,5 @@ fn the_integral_gain_destabilizes_beyond_the_routh_hurwitz_bound() {
         stable <= 10.0 * plain && stable < 1e-3,
         "{stable:e} vs {plain:e}"
     );
-    assert!(!(unstable <= 1e3), "{unstable:e}");
+    assert!(unstable > 1e3 || unstable.is_nan(), "{unstable:e}");
 }
