@@ -11,6 +11,10 @@
 //!
 //! Initial state: all links at angle `θ₀` from the downward vertical (a straight chain),
 //! at rest. No closed-form solution for N ≥ 2 (chaotic for a horizontal release).
+//!
+//! It is also the discretized inextensible rod of seed 001 §3.8.3's soft robots,
+//! `|∂r/∂s| = 1` sampled at N points of spacing ℓ (`|p_i − p_{i−1}|² = ℓ²`), with the
+//! mass lumped at the points and no bending stiffness.
 
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, positive};
