@@ -1,31 +1,25 @@
 //! Seed 001 exercise 7 claims that nonholonomic constraints break energy conservation
 //! "even without external forces", because the constraint power `λᵀ A q'` is nonzero over
 //! a finite step. For ideal constraints it is not so: `A(q) q' = 0` along the motion makes
-//! the power of the constraint force `−Aᵀλ` exactly `−λᵀ A q' = 0` (Neimark & Fufaev,
-//! Dynamics of Nonholonomic Systems, 1972, ch. III; Bloch, Nonholonomic Mechanics and
-//! Control, 2003, §5.2 "energy is conserved for nonholonomic systems with ideal
-//! constraints"). Measured on the knife edge on an incline (conservative, one
-//! nonholonomic row): the energy error of every method that runs it is a discretization
-//! error, falling with h at (at least) the method's order — the conservation holds.
+//! the power of the constraint force `−Aᵀλ` exactly `−λᵀ A q' = 0`, so a conservative
+//! system with ideal nonholonomic constraints conserves its energy (Neimark & Fufaev,
+//! Dynamics of Nonholonomic Systems, 1972; Bloch, Nonholonomic Mechanics and Control,
+//! 2003). Measured on the knife edge on an incline (conservative, one nonholonomic row):
+//! the energy error of every method that runs it is a discretization error, falling with
+//! h at (at least) the method's order — the conservation holds. Also here: the rolling
+//! disk's first integrals and the parking manoeuvre (seed 001 §3.8).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
-use driftlab_core::{drive, MetricsObserver, Observer, RunStatus, Schedule};
-use driftlab_methods::build;
-use driftlab_problems::build as problem;
+mod common;
+use common::Case;
+use driftlab_core::RunStatus;
 
 fn energy_error(method: &str, params: &str, h: f64) -> f64 {
-    let p = problem("knife-edge", &toml::Table::new()).unwrap();
-    let mut m = build(method, &params.parse().unwrap(), None).unwrap();
-    let mut obs = MetricsObserver::new(0);
-    let out = drive(
-        p.as_system(),
-        m.as_mut(),
-        &Schedule::fixed(h, 10.0),
-        &mut [&mut obs as &mut dyn Observer],
-    );
-    assert_eq!(out.status, RunStatus::Ok, "{method}");
-    obs.summary.max_energy_rel_error
+    Case::new("knife-edge", method, h, 10.0)
+        .params(params)
+        .ok()
+        .max_energy_rel_error
 }
 
 #[test]
@@ -51,21 +45,14 @@ fn ideal_nonholonomic_constraints_conserve_energy_up_to_the_discretization() {
 #[test]
 fn the_unicycle_parks_sideways_and_the_methods_converge_to_the_bessel_displacement() {
     let run = |method: &str, params: &str, h: f64| {
-        let p = problem("parallel-parking", &toml::Table::new()).unwrap();
-        let mut m = build(method, &params.parse().unwrap(), None).unwrap();
-        let mut obs = MetricsObserver::new(0);
-        let t_end = 4.0 * std::f64::consts::PI;
-        let out = drive(
-            p.as_system(),
-            m.as_mut(),
-            &Schedule::fixed(h, t_end),
-            &mut [&mut obs as &mut dyn Observer],
-        );
-        assert_eq!(out.status, RunStatus::Ok, "{method}");
+        let r = Case::new("parallel-parking", method, h, 4.0 * std::f64::consts::PI)
+            .params(params)
+            .run();
+        assert_eq!(r.status, RunStatus::Ok, "{method}");
         (
-            out.final_state.q.clone(),
-            obs.summary.final_err_q,
-            obs.summary.max_vel_residual,
+            r.final_state.q,
+            r.summary.final_err_q,
+            r.summary.max_vel_residual,
         )
     };
     let j1 = 0.440_050_585_744_933_5; // J₁(1), Abramowitz & Stegun Table 9.1
@@ -101,17 +88,9 @@ fn the_unicycle_parks_sideways_and_the_methods_converge_to_the_bessel_displaceme
 #[test]
 fn the_rolling_disk_keeps_its_first_integrals() {
     let run = |method: &str, params: &str, h: f64| {
-        let p = problem("rolling-disk", &toml::Table::new()).unwrap();
-        let mut m = build(method, &params.parse().unwrap(), None).unwrap();
-        let mut obs = MetricsObserver::new(0);
-        let out = drive(
-            p.as_system(),
-            m.as_mut(),
-            &Schedule::fixed(h, 10.0),
-            &mut [&mut obs as &mut dyn Observer],
-        );
-        assert_eq!(out.status, RunStatus::Ok, "{method}");
-        obs.summary
+        Case::new("rolling-disk", method, h, 10.0)
+            .params(params)
+            .ok()
     };
     for (method, params, order) in [
         ("gauss", "stages = 2", 3.8),

@@ -6,23 +6,27 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
-use driftlab_core::{drive, MetricsObserver, Observer, RunStatus, Schedule, SummaryMetrics};
-use driftlab_methods::build;
-use driftlab_problems::build as problem;
+mod common;
+use common::Case;
+use driftlab_core::SummaryMetrics;
+
+/// `method` on `problem` over 10 s, optionally projected.
+fn run_on(
+    problem: &str,
+    method: &str,
+    params: &str,
+    projection: Option<&str>,
+    h: f64,
+) -> SummaryMetrics {
+    let case = Case::new(problem, method, h, 10.0).params(params);
+    match projection {
+        Some(p) => case.projection(p).ok(),
+        None => case.ok(),
+    }
+}
 
 fn run(method: &str, params: &str, projection: Option<&str>, h: f64) -> SummaryMetrics {
-    let p = problem("quaternion-body", &toml::Table::new()).unwrap();
-    let proj: Option<toml::Table> = projection.map(|s| s.parse().unwrap());
-    let mut m = build(method, &params.parse().unwrap(), proj.as_ref()).unwrap();
-    let mut obs = MetricsObserver::new(0);
-    let out = drive(
-        p.as_system(),
-        m.as_mut(),
-        &Schedule::fixed(h, 10.0),
-        &mut [&mut obs as &mut dyn Observer],
-    );
-    assert_eq!(out.status, RunStatus::Ok, "{method}");
-    obs.summary
+    run_on("quaternion-body", method, params, projection, h)
 }
 
 #[test]
@@ -55,20 +59,6 @@ fn the_body_in_euler_parameters_converges_to_the_exact_precession() {
 /// drops to 1 in Euler parameters.
 #[test]
 fn natural_coordinates_and_euler_parameters_give_the_same_body() {
-    let run_on = |pid: &str, method: &str, params: &str, projection: Option<&str>, h: f64| {
-        let p = problem(pid, &toml::Table::new()).unwrap();
-        let proj: Option<toml::Table> = projection.map(|s| s.parse().unwrap());
-        let mut m = build(method, &params.parse().unwrap(), proj.as_ref()).unwrap();
-        let mut obs = MetricsObserver::new(0);
-        let out = drive(
-            p.as_system(),
-            m.as_mut(),
-            &Schedule::fixed(h, 10.0),
-            &mut [&mut obs as &mut dyn Observer],
-        );
-        assert_eq!(out.status, RunStatus::Ok, "{pid} {method}");
-        obs.summary
-    };
     for pid in ["natural-body", "quaternion-body"] {
         let (a, b) = (
             run_on(pid, "gauss", "stages = 2", Some("tol = 1e-13"), 0.02),
@@ -110,19 +100,8 @@ fn natural_coordinates_and_euler_parameters_give_the_same_body() {
 #[test]
 fn the_momentum_error_of_the_mass_and_the_euclidean_projections() {
     let run = |metric: Option<&str>| {
-        let p = problem("natural-body", &toml::Table::new()).unwrap();
-        let proj: Option<toml::Table> =
-            metric.map(|m| format!("tol = 1e-13\nmetric = \"{m}\"").parse().unwrap());
-        let mut m = build("gauss", &"stages = 2".parse().unwrap(), proj.as_ref()).unwrap();
-        let mut obs = MetricsObserver::new(0);
-        let out = drive(
-            p.as_system(),
-            m.as_mut(),
-            &Schedule::fixed(0.02, 10.0),
-            &mut [&mut obs as &mut dyn Observer],
-        );
-        assert_eq!(out.status, RunStatus::Ok, "{metric:?}");
-        obs.summary.max_momentum_error
+        let proj = metric.map(|m| format!("tol = 1e-13\nmetric = \"{m}\""));
+        run_on("natural-body", "gauss", "stages = 2", proj.as_deref(), 0.02).max_momentum_error
     };
     let (bare, mass, euclid) = (run(None), run(Some("mass")), run(Some("euclidean")));
     println!(

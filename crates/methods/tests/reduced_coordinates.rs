@@ -6,12 +6,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
-use driftlab_core::{
-    drive, MetricsObserver, Observer, RunStatus, Schedule, State, TrajectoryRecorder,
-};
-use driftlab_methods::build;
-use driftlab_problems::build as problem;
+mod common;
+use common::Case;
+use driftlab_core::{RunStatus, State};
 
+/// The states every 0.1 s and the max error in q.
 fn trajectory(
     pid: &str,
     pparams: &str,
@@ -20,21 +19,13 @@ fn trajectory(
     h: f64,
     t_end: f64,
 ) -> (Vec<State>, f64) {
-    let p = problem(pid, &pparams.parse().unwrap()).unwrap();
-    let mut m = build(method, &mparams.parse().unwrap(), None).unwrap();
-    let mut obs = MetricsObserver::new(0);
-    let mut rec = TrajectoryRecorder::new((0.1 / h).round() as usize);
-    let out = drive(
-        p.as_system(),
-        m.as_mut(),
-        &Schedule::fixed(h, t_end),
-        &mut [&mut obs as &mut dyn Observer, &mut rec],
-    );
-    assert_eq!(out.status, RunStatus::Ok, "{pid} {method}");
-    (
-        rec.points.into_iter().map(|(s, _)| s).collect(),
-        obs.summary.err_q,
-    )
+    let r = Case::new(pid, method, h, t_end)
+        .problem_params(pparams)
+        .params(mparams)
+        .sampled(0.1)
+        .run();
+    assert_eq!(r.status, RunStatus::Ok, "{pid} {method}");
+    (r.states, r.summary.err_q)
 }
 
 /// Bob positions of the chain from its angles.

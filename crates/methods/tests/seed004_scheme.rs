@@ -4,13 +4,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
-use driftlab_core::{drive, MetricsObserver, Observer, RunStatus, Schedule, SummaryMetrics};
-use driftlab_methods::build;
-use driftlab_problems::build as problem;
-
-fn table(s: &str) -> toml::Table {
-    s.parse().expect("valid toml")
-}
+mod common;
+use common::Case;
+use driftlab_core::SummaryMetrics;
 
 /// The period-2 pendulum of seed 004's experiment (g chosen so that the 90° swing has
 /// period exactly 2 s; experiments/wei2016-projected-gauss.toml).
@@ -24,20 +20,18 @@ fn run(
     h: f64,
     t_end: f64,
 ) -> SummaryMetrics {
-    let p = problem("pendulum", &table(&format!("{pparams}\nt_end = {t_end}"))).unwrap();
-    let proj = projection.map(table);
-    let mut m = build(id, &table(params), proj.as_ref()).unwrap();
-    let mut obs = MetricsObserver::new(0);
-    let out = drive(
-        p.as_system(),
-        m.as_mut(),
-        &Schedule::fixed(h, t_end),
-        &mut [&mut obs as &mut dyn Observer],
-    );
-    if let RunStatus::Failed { error, .. } = &out.status {
+    let problem_params = format!("{pparams}\nt_end = {t_end}");
+    let case = Case::new("pendulum", id, h, t_end)
+        .problem_params(&problem_params)
+        .params(params);
+    let r = match projection {
+        Some(p) => case.projection(p).run(),
+        None => case.run(),
+    };
+    if let driftlab_core::RunStatus::Failed { error, .. } = &r.status {
         panic!("{id} {projection:?} h = {h}: {error}");
     }
-    obs.summary
+    r.summary
 }
 
 /// Least-squares slope of log e against log h.

@@ -8,29 +8,22 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
-use driftlab_core::{drive, MetricsObserver, Observer, RunStatus, Schedule, TrajectoryRecorder};
-use driftlab_methods::build;
-use driftlab_problems::build as problem;
+mod common;
+use common::Case;
 
 /// Attitude of rod 1 at t = 0 and after each full cycle (T = 2 s), and the momentum error.
 fn attitudes(method: &str, params: &str, h: f64) -> (Vec<f64>, f64) {
-    let p = problem("space-robot", &toml::Table::new()).unwrap();
-    let mut m = build(method, &params.parse().unwrap(), None).unwrap();
-    let mut obs = MetricsObserver::new(0);
-    let mut rec = TrajectoryRecorder::new((2.0 / h).round() as usize);
-    let out = drive(
-        p.as_system(),
-        m.as_mut(),
-        &Schedule::fixed(h, 6.0),
-        &mut [&mut obs as &mut dyn Observer, &mut rec],
-    );
-    assert_eq!(out.status, RunStatus::Ok, "{method}");
-    let angles = rec
-        .points
+    let r = Case::new("space-robot", method, h, 6.0)
+        .params(params)
+        .sampled(2.0)
+        .run();
+    assert_eq!(r.status, driftlab_core::RunStatus::Ok, "{method}");
+    let angles = r
+        .states
         .iter()
-        .map(|(s, _)| (s.q[3] - s.q[1]).atan2(s.q[2] - s.q[0]))
+        .map(|s| (s.q[3] - s.q[1]).atan2(s.q[2] - s.q[0]))
         .collect();
-    (angles, obs.summary.max_momentum_error)
+    (angles, r.summary.max_momentum_error)
 }
 
 #[test]

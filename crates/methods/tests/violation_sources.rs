@@ -4,9 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
-use driftlab_core::{drive, MetricsObserver, Observer, RunStatus, Schedule};
-use driftlab_methods::build;
-use driftlab_problems::build as problem;
+mod common;
+use common::Case;
 
 const CHAIN: &str = "links = 3\ntheta0_deg = 60.0";
 /// The same impulse (2 N s sideways on the last mass at t = 1 s) as a blow and a push.
@@ -16,22 +15,15 @@ const PUSH: &str =
     "disturbance = { time = 1.0, duration = 0.2, force = [0.0, 0.0, 0.0, 0.0, 10.0, 0.0] }";
 
 fn max_residual(extra: &str, method: &str, params: &str, projection: Option<&str>, h: f64) -> f64 {
-    let p = problem(
-        "planar-chain",
-        &format!("{CHAIN}\n{extra}").parse().unwrap(),
-    )
-    .unwrap();
-    let proj: Option<toml::Table> = projection.map(|s| s.parse().unwrap());
-    let mut m = build(method, &params.parse().unwrap(), proj.as_ref()).unwrap();
-    let mut obs = MetricsObserver::new(0);
-    let out = drive(
-        p.as_system(),
-        m.as_mut(),
-        &Schedule::fixed(h, 5.0),
-        &mut [&mut obs as &mut dyn Observer],
-    );
-    assert_eq!(out.status, RunStatus::Ok, "{method} {projection:?} {extra}");
-    obs.summary.max_pos_residual
+    let problem_params = format!("{CHAIN}\n{extra}");
+    let case = Case::new("planar-chain", method, h, 5.0)
+        .problem_params(&problem_params)
+        .params(params);
+    match projection {
+        Some(p) => case.projection(p).ok(),
+        None => case.ok(),
+    }
+    .max_pos_residual
 }
 
 #[test]
