@@ -289,3 +289,20 @@ fn shipped_specs_with_random_byte_edits_are_refused_or_loaded() {
         .expect("no panic, every error names a field");
     report();
 }
+
+/// Every shipped spec loads and expands at every size it names (the edits above start
+/// from them; a shipped spec that does not load — a comment line broken by an edit — is a
+/// defect of its own, caught here before `run-experiments` meets it).
+#[test]
+fn every_shipped_spec_loads_at_every_size() {
+    assert!(shipped().len() >= 40, "{} specs", shipped().len());
+    for text in shipped() {
+        let name = text
+            .lines()
+            .find_map(|l| l.strip_prefix("name = "))
+            .unwrap_or("?")
+            .to_string();
+        let cells = load(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(cells > 0, "{name}: no cells");
+    }
+}
