@@ -24,6 +24,7 @@ pub mod drive;
 pub mod error;
 pub mod fail_kind;
 pub mod fit;
+pub mod forward;
 pub mod memory;
 pub mod method;
 pub mod observe;

@@ -366,3 +366,26 @@ impl<'a> SystemRef<'a> {
         }
     }
 }
+
+/// The position and velocity residuals of `s` at `(t, q, v)`: `phi ← Φ(t, q)` and
+/// `vel ← Φ_q v + Φ_t`, with their ∞-norms — the residual columns' definition, for the
+/// code outside the metrics (projections, start checks) that needs the rows themselves.
+pub fn constraint_residuals(
+    s: &dyn MechanicalSystem,
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+    phi: &mut [f64],
+    vel: &mut [f64],
+) -> (f64, f64) {
+    s.constraints(t, q, phi);
+    let jp = s.jacobian_pattern();
+    let mut jac = vec![0.0; jp.nnz()];
+    s.jacobian(t, q, &mut jac);
+    jp.mul_vec(&jac, v, vel, false);
+    let mut phit = vec![0.0; vel.len()];
+    s.phi_t(t, q, &mut phit);
+    vel.iter_mut().zip(&phit).for_each(|(g, p)| *g += p);
+    let inf = |x: &[f64]| x.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+    (inf(phi), inf(vel))
+}

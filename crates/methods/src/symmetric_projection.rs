@@ -92,27 +92,6 @@ impl<'a> Direction<'a> {
     }
 }
 
-/// The constraint residuals `(Φ(t, q), Φ_q v + Φ_t)` and their ∞-norms.
-fn residuals(
-    s: &dyn MechanicalSystem,
-    t: f64,
-    q: &[f64],
-    v: &[f64],
-    out: (&mut [f64], &mut [f64]),
-) -> (f64, f64) {
-    let (phi, vel) = out;
-    s.constraints(t, q, phi);
-    let jp = s.jacobian_pattern();
-    let mut jac = vec![0.0; jp.nnz()];
-    s.jacobian(t, q, &mut jac);
-    jp.mul_vec(&jac, v, vel, false);
-    let mut phit = vec![0.0; vel.len()];
-    s.phi_t(t, q, &mut phit);
-    vel.iter_mut().zip(&phit).for_each(|(g, p)| *g += p);
-    let inf = |x: &[f64]| x.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
-    (inf(phi), inf(vel))
-}
-
 /// One symmetric projection step around `inner`'s step: `state` goes from `y_n` to
 /// `y_{n+1}`. `kkts` are the factorizations at the two ends. Returns the inner steps'
 /// reports summed and the number of iterations.
@@ -167,7 +146,8 @@ pub(crate) fn symmetric_step(
         at_end
             .add(&c_v, &mut y.v)
             .map_err(|e| linear_error(t1, e))?;
-        (res_q, res_v) = residuals(s, t1, &y.q, &y.v, (&mut r_q, &mut r_v));
+        (res_q, res_v) =
+            driftlab_core::system::constraint_residuals(s, t1, &y.q, &y.v, &mut r_q, &mut r_v);
         let v_scale = y.v.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
         let res = res_q.max(if set.velocity { res_v / v_scale } else { 0.0 });
         if res <= set.tol {

@@ -3,9 +3,8 @@
 //! ([`crate::disturbance`]). Everything else is delegated to the inner problem.
 
 use driftlab_core::{
-    ConstraintHessian, Dims, ExactSolution, Index1Jacobians, MechanicalSystem, Prioritized,
-    ProblemInfo, ReferenceSolution, SemiExplicitDae, SparsityPattern, State, TangentMatrices,
-    Unilateral,
+    ExactSolution, Index1Jacobians, MechanicalSystem, ProblemInfo, ReferenceSolution,
+    SemiExplicitDae, State,
 };
 
 /// A problem with another start and/or an added force pulse; everything else is the
@@ -29,18 +28,10 @@ pub(crate) struct Pulse {
 }
 
 impl MechanicalSystem for Adjusted<dyn MechanicalSystem> {
-    fn info(&self) -> ProblemInfo {
-        self.inner.info()
-    }
-    fn dims(&self) -> Dims {
-        self.inner.dims()
-    }
-    fn mass_pattern(&self) -> SparsityPattern {
-        self.inner.mass_pattern()
-    }
-    fn mass(&self, q: &[f64], out: &mut [f64]) {
-        self.inner.mass(q, out)
-    }
+    driftlab_core::forward_mechanical!(inner;
+        info, dims, mass_pattern, mass, constraints, jacobian_pattern, jacobian, phi_t,
+        curvature, constraint_hessian, tangent, energy, energy_scale, momentum, row_kinds,
+        nonholonomic_rows, prioritized, unilateral);
     fn forces(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
         self.inner.forces(t, q, v, out);
         if let Some(p) = &self.pulse {
@@ -49,39 +40,6 @@ impl MechanicalSystem for Adjusted<dyn MechanicalSystem> {
             }
         }
     }
-    fn constraints(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        self.inner.constraints(t, q, out)
-    }
-    fn jacobian_pattern(&self) -> SparsityPattern {
-        self.inner.jacobian_pattern()
-    }
-    fn jacobian(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        self.inner.jacobian(t, q, out)
-    }
-    fn phi_t(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        self.inner.phi_t(t, q, out)
-    }
-    fn curvature(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        self.inner.curvature(t, q, v, out)
-    }
-    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
-        self.inner.constraint_hessian()
-    }
-    fn tangent(&self) -> Option<&dyn TangentMatrices> {
-        self.inner.tangent()
-    }
-    fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
-        self.inner.energy(t, q, v)
-    }
-    fn energy_scale(&self) -> f64 {
-        self.inner.energy_scale()
-    }
-    fn momentum(&self, t: f64, q: &[f64], v: &[f64]) -> Option<Vec<f64>> {
-        self.inner.momentum(t, q, v)
-    }
-    fn row_kinds(&self) -> Vec<&'static str> {
-        self.inner.row_kinds()
-    }
     fn initial_state(&self) -> State {
         self.state
             .clone()
@@ -89,15 +47,6 @@ impl MechanicalSystem for Adjusted<dyn MechanicalSystem> {
     }
     fn exact(&self, t: f64) -> Option<ExactSolution> {
         self.keep_exact.then(|| self.inner.exact(t)).flatten()
-    }
-    fn nonholonomic_rows(&self) -> usize {
-        self.inner.nonholonomic_rows()
-    }
-    fn prioritized(&self) -> Option<&dyn Prioritized> {
-        self.inner.prioritized()
-    }
-    fn unilateral(&self) -> Option<&dyn Unilateral> {
-        self.inner.unilateral()
     }
     fn reference(&self) -> Option<ReferenceSolution> {
         self.keep_exact.then(|| self.inner.reference()).flatten()

@@ -18,7 +18,7 @@
 use crate::Problem;
 use driftlab_core::{
     ConstraintHessian, Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo,
-    ReferenceSolution, SparsityPattern, State, TangentMatrices, Unilateral,
+    SparsityPattern, State,
 };
 
 /// The reserved parameter name.
@@ -144,6 +144,9 @@ impl IndependentRows {
 }
 
 impl MechanicalSystem for IndependentRows {
+    driftlab_core::forward_mechanical!(inner;
+        mass_pattern, mass, forces, tangent, energy, energy_scale, momentum, unilateral,
+        reference);
     fn info(&self) -> ProblemInfo {
         let mut i = self.inner.info();
         i.title = format!(
@@ -159,15 +162,6 @@ impl MechanicalSystem for IndependentRows {
             n: self.inner.dims().n,
             m: self.rows.len(),
         }
-    }
-    fn mass_pattern(&self) -> SparsityPattern {
-        self.inner.mass_pattern()
-    }
-    fn mass(&self, q: &[f64], out: &mut [f64]) {
-        self.inner.mass(q, out)
-    }
-    fn forces(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        self.inner.forces(t, q, v, out)
     }
     fn constraints(&self, t: f64, q: &[f64], out: &mut [f64]) {
         self.select(out, |f| self.inner.constraints(t, q, f))
@@ -192,18 +186,6 @@ impl MechanicalSystem for IndependentRows {
         self.inner
             .constraint_hessian()
             .map(|_| self as &dyn ConstraintHessian)
-    }
-    fn tangent(&self) -> Option<&dyn TangentMatrices> {
-        self.inner.tangent()
-    }
-    fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
-        self.inner.energy(t, q, v)
-    }
-    fn energy_scale(&self) -> f64 {
-        self.inner.energy_scale()
-    }
-    fn momentum(&self, t: f64, q: &[f64], v: &[f64]) -> Option<Vec<f64>> {
-        self.inner.momentum(t, q, v)
     }
     fn row_kinds(&self) -> Vec<&'static str> {
         let kinds = self.inner.row_kinds();
@@ -230,12 +212,6 @@ impl MechanicalSystem for IndependentRows {
             }
             e
         })
-    }
-    fn unilateral(&self) -> Option<&dyn Unilateral> {
-        self.inner.unilateral()
-    }
-    fn reference(&self) -> Option<ReferenceSolution> {
-        self.inner.reference()
     }
 }
 

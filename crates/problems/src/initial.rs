@@ -175,15 +175,8 @@ fn same_state(a: &State, b: &State) -> bool {
 /// `(‖Φ(t, q)‖∞, ‖Φ_q v + Φ_t‖∞)`.
 pub fn mechanical_residuals(s: &dyn MechanicalSystem, st: &State) -> (f64, f64) {
     let m = s.dims().m;
-    let (mut phi, mut vel, mut phit) = (vec![0.0; m], vec![0.0; m], vec![0.0; m]);
-    s.constraints(st.t, &st.q, &mut phi);
-    let jp = s.jacobian_pattern();
-    let mut jac = vec![0.0; jp.nnz()];
-    s.jacobian(st.t, &st.q, &mut jac);
-    jp.mul_vec(&jac, &st.v, &mut vel, false);
-    s.phi_t(st.t, &st.q, &mut phit);
-    vel.iter_mut().zip(&phit).for_each(|(g, p)| *g += p);
-    (inf(&phi), inf(&vel))
+    let (mut phi, mut vel) = (vec![0.0; m], vec![0.0; m]);
+    driftlab_core::system::constraint_residuals(s, st.t, &st.q, &st.v, &mut phi, &mut vel)
 }
 
 fn mechanical_start(
@@ -302,21 +295,29 @@ pub fn index1_residual(s: &dyn SemiExplicitDae, st: &State) -> f64 {
 
 /// Newton on `g(t₀, x₀, z) = 0` for `z`; `Err(residual)` if it does not converge.
 fn solve_algebraic(s: &dyn SemiExplicitDae, st: &mut State) -> Result<(), f64> {
+    use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
     let (nx, nz) = s.dims();
     let mut jac = Index1Jacobians::zeros(nx, nz);
     let mut g = vec![0.0; nz];
-    for _ in 0..50 {
+    // Newton through the one kernel, stopping on the residual (as the projections do).
+    let mut kernel = NewtonKernel::new(NewtonOptions::residual_stop(50));
+    let solved = kernel.solve(|_| -> Result<f64, f64> {
         s.g(st.t, &st.q, &st.lambda, &mut g);
         let res = inf(&g);
-        if res <= 4.0 * f64::EPSILON * (1.0 + inf(&st.lambda)) {
-            return Ok(());
+        let tol = 4.0 * f64::EPSILON * (1.0 + inf(&st.lambda));
+        if res <= tol {
+            return Ok(0.0);
         }
         s.jacobians(st.t, &st.q, &st.lambda, &mut jac);
         let mut dz: Vec<f64> = g.iter().map(|x| -x).collect();
         driftlab_solver::dense::solve_dense(nz, &jac.gz, &mut dz).map_err(|_| res)?;
         st.lambda.iter_mut().zip(&dz).for_each(|(z, d)| *z += d);
+        Ok(res / tol)
+    });
+    match solved {
+        Ok(_) => Ok(()),
+        Err(_) => Err(index1_residual(s, st)),
     }
-    Err(index1_residual(s, st))
 }
 
 /// The consistent derivatives of an index-1 start: `x' = f(t, x, z)` and, from

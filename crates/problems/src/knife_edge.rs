@@ -27,6 +27,21 @@ use driftlab_core::{
 };
 use serde::{Deserialize, Serialize};
 
+/// The no-sideways-slip row of a blade or wheel at heading `q[2]` (`q = (x, y, θ, …)`):
+/// `A = [sin θ, −cos θ]` on (x, y), values in the pattern order `(0, 0), (0, 1)`. Shared
+/// by the knife edge and the parking unicycle.
+pub(crate) fn no_slip_row(q: &[f64], out: &mut [f64]) {
+    let (s, c) = q[2].sin_cos();
+    out[0] = s;
+    out[1] = -c;
+}
+
+/// Its curvature `γ = −(A_q v) v = −θ̇ (ẋ cos θ + ẏ sin θ)`.
+pub(crate) fn no_slip_curvature(q: &[f64], v: &[f64], out: &mut [f64]) {
+    let (s, c) = q[2].sin_cos();
+    out[0] = -v[2] * (v[0] * c + v[1] * s);
+}
+
 /// Parameters of the knife edge (shared with the vakonomic variant).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -150,13 +165,10 @@ impl MechanicalSystem for KnifeEdge {
         SparsityPattern::new(1, 3, vec![(0, 0), (0, 1)])
     }
     fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
-        let (s, c) = q[2].sin_cos();
-        out[0] = s;
-        out[1] = -c;
+        no_slip_row(q, out);
     }
     fn curvature(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        let (s, c) = q[2].sin_cos();
-        out[0] = -v[2] * (v[0] * c + v[1] * s);
+        no_slip_curvature(q, v, out);
     }
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
         let p = &self.p;

@@ -3,10 +3,7 @@
 //! method steps unchanged.
 
 use super::noise::{NoiseSchedule, Purpose, Stream};
-use driftlab_core::{
-    ConstraintHessian, Dims, ExactSolution, MechanicalSystem, Prioritized, ProblemInfo,
-    ReferenceSolution, SparsityPattern, State, TangentMatrices, Unilateral,
-};
+use driftlab_core::{ExactSolution, MechanicalSystem, ReferenceSolution, State};
 use driftlab_solver::{project_position, project_velocity, ConstraintsAt, KktOptions, KktSolver};
 
 /// Noise added to the holonomic rows of `Φ`: `Φ(t, q) + σ(t) ε_k`, with `ε_k` standard
@@ -139,21 +136,10 @@ impl<'a> Perturbed<'a> {
 }
 
 impl MechanicalSystem for Perturbed<'_> {
-    fn info(&self) -> ProblemInfo {
-        self.inner.info()
-    }
-    fn dims(&self) -> Dims {
-        self.inner.dims()
-    }
-    fn mass_pattern(&self) -> SparsityPattern {
-        self.inner.mass_pattern()
-    }
-    fn mass(&self, q: &[f64], out: &mut [f64]) {
-        self.inner.mass(q, out)
-    }
-    fn forces(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        self.inner.forces(t, q, v, out)
-    }
+    driftlab_core::forward_mechanical!(inner;
+        info, dims, mass_pattern, mass, forces, jacobian_pattern, jacobian, phi_t, curvature,
+        constraint_hessian, tangent, energy, energy_scale, nonholonomic_rows, prioritized,
+        unilateral, row_kinds, momentum);
     fn constraints(&self, t: f64, q: &[f64], out: &mut [f64]) {
         self.inner.constraints(t, q, out);
         let Some(noise) = &self.noise else { return };
@@ -171,44 +157,11 @@ impl MechanicalSystem for Perturbed<'_> {
             *phi += e;
         }
     }
-    fn jacobian_pattern(&self) -> SparsityPattern {
-        self.inner.jacobian_pattern()
-    }
-    fn jacobian(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        self.inner.jacobian(t, q, out)
-    }
-    fn phi_t(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        self.inner.phi_t(t, q, out)
-    }
-    fn curvature(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        self.inner.curvature(t, q, v, out)
-    }
-    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
-        self.inner.constraint_hessian()
-    }
-    fn tangent(&self) -> Option<&dyn TangentMatrices> {
-        self.inner.tangent()
-    }
-    fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
-        self.inner.energy(t, q, v)
-    }
-    fn energy_scale(&self) -> f64 {
-        self.inner.energy_scale()
-    }
     fn initial_state(&self) -> State {
         self.initial.clone()
     }
     fn exact(&self, _t: f64) -> Option<ExactSolution> {
         None
-    }
-    fn nonholonomic_rows(&self) -> usize {
-        self.inner.nonholonomic_rows()
-    }
-    fn prioritized(&self) -> Option<&dyn Prioritized> {
-        self.inner.prioritized()
-    }
-    fn unilateral(&self) -> Option<&dyn Unilateral> {
-        self.inner.unilateral()
     }
     fn reference(&self) -> Option<ReferenceSolution> {
         None
