@@ -396,7 +396,8 @@ pub fn check_mass_spd(name: &str, s: &dyn MechanicalSystem) -> Result<(), String
 /// step 1e-5: `|q' − v| < 1e-7` per entry, dynamics residual `|M v' − f + Φ_qᵀ λ|_k <
 /// 1e-6 · (1 + max |f|)`, `|Φ_i| < 1e-12`, and energy `|H(t) − H(0)| < 1e-12 ·
 /// max(energy_scale, |H(0)|)` (`H(0)` at the initial state; a problem without energy
-/// counts as `H = 0`).
+/// counts as `H = 0`). With unilateral rows the residual may be contact forces `GᵀF`,
+/// pushing through closed gaps only (see `subtract_contact_forces`).
 pub fn check_mechanical_exact(name: &str, s: &dyn MechanicalSystem) -> Result<(), String> {
     if s.exact(0.0).is_none() {
         return Ok(());
@@ -442,8 +443,11 @@ fn check_mechanical_exact_at(
     s.mass(&e0.q, &mut mv);
     let mut ma = vec![0.0; d.n];
     mp.mul_vec(&mv, dv, &mut ma, true);
-    let res: Vec<f64> = (0..d.n).map(|k| ma[k] - f[k] + jtl[k]).collect();
+    let mut res: Vec<f64> = (0..d.n).map(|k| ma[k] - f[k] + jtl[k]).collect();
     let tol = 1e-6 * (1.0 + max_abs(&f));
+    if let Some(u) = s.unilateral() {
+        subtract_contact_forces(name, u, t, &e0.q, &mut res, tol)?;
+    }
     small(
         name,
         |k| format!("exact dynamics residual [{k}] at t = {t}"),
@@ -463,6 +467,41 @@ fn check_mechanical_exact_at(
             (h - h0).abs()
         ))
     }
+}
+
+/// With unilateral rows the exact motion may lean on contacts: `M a − f + Φ_qᵀλ = GᵀF`.
+/// The forces are the least-squares `F = (Gᵀ)⁺ res`; they must push (`F ≥ −tol`) and only
+/// through closed gaps (`F_i > tol` ⇒ `|g_i| ≤ 1e-12`), and `res` becomes `res − GᵀF`.
+fn subtract_contact_forces(
+    name: &str,
+    u: &dyn driftlab_core::Unilateral,
+    t: f64,
+    q: &[f64],
+    res: &mut [f64],
+    tol: f64,
+) -> Result<(), String> {
+    let (n, k) = (q.len(), u.rows());
+    let mut g = vec![0.0; k];
+    let mut gq = vec![0.0; k * n];
+    u.gaps(t, q, &mut g);
+    u.gap_jacobian(t, q, &mut gq);
+    let gt: Vec<f64> = (0..n * k).map(|e| gq[(e % k) * n + e / k]).collect();
+    let (pinv, _) = driftlab_solver::dense::pseudo_inverse(n, k, &gt)
+        .map_err(|e| format!("{name}: contact forces at t = {t}: {e}"))?;
+    let force: Vec<f64> = (0..k)
+        .map(|i| (0..n).map(|c| pinv[i * n + c] * res[c]).sum())
+        .collect();
+    for (i, (&fi, &gi)) in force.iter().zip(&g).enumerate() {
+        if fi < -tol || (fi > tol && gi.abs() > 1e-12) {
+            return Err(format!(
+                "{name}: exact contact force F[{i}] = {fi:e} at t = {t} with gap {gi:e} (must be ≥ 0, and 0 unless the gap is closed)"
+            ));
+        }
+    }
+    for (c, r) in res.iter_mut().enumerate() {
+        *r -= (0..k).map(|i| gq[i * n + c] * force[i]).sum::<f64>();
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@
 
 mod adjusted;
 pub mod andrews;
+pub mod ball_stack;
 pub mod bricard;
 pub mod car_axis;
 pub mod circle_rotor;
@@ -128,6 +129,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         bricard::entry(),
         spatial_chain::entry(),
         pendulum_limits::entry(),
+        ball_stack::entry(),
         priority_conflict::entry(),
         planar_chain::entry(),
         planar_chain_angles::entry(),

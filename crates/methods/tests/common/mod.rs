@@ -4,7 +4,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)] // each test uses a part
 
 use driftlab_core::{
-    drive, MetricsObserver, Observer, RunStatus, Schedule, State, SummaryMetrics,
+    drive, MethodStats, MetricsObserver, Observer, RunStatus, Schedule, State, SummaryMetrics,
     TrajectoryRecorder,
 };
 
@@ -18,6 +18,8 @@ pub struct Run {
     pub final_state: State,
     /// The states every `sample` time units (with [`Case::sampled`]).
     pub states: Vec<State>,
+    /// The method's counters.
+    pub stats: MethodStats,
 }
 
 /// A problem, a method (with an optional projection) and a fixed step.
@@ -92,6 +94,7 @@ impl<'a> Case<'a> {
             status: out.status,
             summary: obs.summary,
             final_state: out.final_state,
+            stats: out.stats,
             states: rec.points.into_iter().map(|(s, _)| s).collect(),
         }
     }
