@@ -8,10 +8,7 @@ use driftlab_solver::{
 };
 
 /// The KKT solver `[[M, Φ_qᵀ], [Φ_q, 0]]` of `sys` and `M(q)`.
-pub(crate) fn kkt_at(
-    sys: &dyn MechanicalSystem,
-    q: &[f64],
-) -> Result<(KktSolver, Vec<f64>), SolverError> {
+pub fn kkt_at(sys: &dyn MechanicalSystem, q: &[f64]) -> Result<(KktSolver, Vec<f64>), SolverError> {
     let d = sys.dims();
     let mp = sys.mass_pattern();
     let pattern = KktPattern {
