@@ -91,6 +91,51 @@ pub struct BaumgarteParams {
     /// Tikhonov regularization ε of the multiplier system (seed 001 §3.5.4):
     /// `(Φ_q M⁻¹ Φ_qᵀ + εI) λ = b`; 0 = off. Biases the acceleration: `Φ_q a − γ = −ελ`.
     pub tikhonov: f64,
+    /// Full gain matrices (seed 001 §3.3.4, "K_p, K_d"): the rows' error dynamics become
+    /// `Φ̈ = −K_d Φ̇ − K_p Φ`, coupled through the off-diagonal entries, stable iff every
+    /// eigenvalue s of `s² I + s K_d + K_p` has Re s < 0 — not decided by the diagonal.
+    /// `gain_matrices = { k_p = [[…], …], k_d = [[…], …] }`, m rows of m entries each.
+    /// Excludes every per-row, per-kind, adaptive and integral gain.
+    pub gain_matrices: Option<GainMatrices>,
+}
+
+/// The gain matrices `K_p` [1/s²] and `K_d` [1/s] of [`BaumgarteParams::gain_matrices`],
+/// as lists of rows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GainMatrices {
+    /// Position gain, m × m.
+    pub k_p: Vec<Vec<f64>>,
+    /// Velocity gain, m × m.
+    pub k_d: Vec<Vec<f64>>,
+}
+
+impl GainMatrices {
+    /// Both matrices m × m with finite entries, or the reason.
+    fn check(&self, m: usize) -> Result<(), String> {
+        for (name, k) in [("k_p", &self.k_p), ("k_d", &self.k_d)] {
+            if k.len() != m || k.iter().any(|row| row.len() != m) {
+                let cols: Vec<usize> = k.iter().map(Vec::len).collect();
+                return Err(format!(
+                    "`gain_matrices.{name}` has {} rows of {cols:?} entries; the problem has m = {m} constraint rows, give m rows of m entries",
+                    k.len()
+                ));
+            }
+            if k.iter().flatten().any(|x| !x.is_finite()) {
+                return Err(format!("`gain_matrices.{name}` has a non-finite entry"));
+            }
+        }
+        Ok(())
+    }
+
+    /// `out = −K_d φ̇ − K_p φ`.
+    fn feedback(&self, phi: &[f64], phidot: &[f64], out: &mut [f64]) {
+        for (r, o) in out.iter_mut().enumerate() {
+            *o = -(0..phi.len())
+                .map(|c| self.k_d[r][c] * phidot[c] + self.k_p[r][c] * phi[c])
+                .sum::<f64>();
+        }
+    }
 }
 
 /// The gains of one kind of constraint row.
@@ -268,6 +313,25 @@ impl Baumgarte {
                 }
             }
         }
+        if p.gain_matrices.is_some() {
+            let others = [
+                ("alpha_diag", p.alpha_diag.is_some()),
+                ("beta_diag", p.beta_diag.is_some()),
+                ("groups", p.groups.is_some()),
+                ("history", p.history.is_some()),
+                ("adaptive_eps", p.adaptive_eps.is_some()),
+                ("k_i", p.k_i != 0.0),
+            ];
+            if let Some((field, _)) = others.iter().find(|(_, set)| *set) {
+                return Err(ParamError::Invalid {
+                    kind: "method",
+                    id: "baumgarte".into(),
+                    message: format!(
+                        "`gain_matrices` replaces every other gain: drop `{field}` or drop `gain_matrices`"
+                    ),
+                });
+            }
+        }
         if !(p.k_i.is_finite() && p.k_i >= 0.0) {
             return Err(ParamError::OutOfRange {
                 id: "baumgarte".into(),
@@ -385,6 +449,13 @@ impl MechanicalMethod for Baumgarte {
                 }),
             }
         };
+        if let Some(gm) = &self.p.gain_matrices {
+            gm.check(d.m).map_err(|reason| MethodError::Incompatible {
+                method: "baumgarte".into(),
+                problem: s.info().id,
+                reason,
+            })?;
+        }
         self.alpha = per(&self.p.alpha_diag, "alpha_diag")?;
         self.beta = per(&self.p.beta_diag, "beta_diag")?;
         if let Some(groups) = &self.p.groups {
@@ -481,12 +552,22 @@ impl MechanicalMethod for Baumgarte {
         };
         for r in 0..self.bias.len() {
             let (a0, a1) = (uniform_or(&self.a0, r, 0.0), uniform_or(&self.a1, r, 0.0));
-            let phi = self.phi[r] + a0 + a1 * t;
-            let phidot = self.bias[r] + self.phit[r] + a1;
-            let alpha = uniform_or(&self.alpha, r, self.gains.alpha) * damp;
-            let beta = uniform_or(&self.beta, r, self.gains.beta);
-            let integral = uniform_or(&self.integral, r, 0.0);
-            self.bias[r] = -2.0 * alpha * phidot - beta * beta * phi - self.p.k_i * integral;
+            self.phi[r] += a0 + a1 * t;
+            self.bias[r] += self.phit[r] + a1;
+        }
+        // bias holds Φ̃' here; it becomes the feedback −2αΦ̃' − β²Φ̃ − K_i∫Φ̃ (or the
+        // matrix form).
+        if let Some(gm) = &self.p.gain_matrices {
+            let phidot = self.bias.clone();
+            gm.feedback(&self.phi, &phidot, &mut self.bias);
+        } else {
+            for r in 0..self.bias.len() {
+                let alpha = uniform_or(&self.alpha, r, self.gains.alpha) * damp;
+                let beta = uniform_or(&self.beta, r, self.gains.beta);
+                let integral = uniform_or(&self.integral, r, 0.0);
+                self.bias[r] =
+                    -2.0 * alpha * self.bias[r] - beta * beta * self.phi[r] - self.p.k_i * integral;
+            }
         }
         solver.solve_loaded(
             s,
