@@ -31,6 +31,7 @@ pub mod observe;
 pub mod params;
 pub mod pattern;
 pub mod report_spec;
+pub mod row_selection;
 pub mod schema;
 pub mod state;
 pub mod system;

@@ -45,6 +45,7 @@ pub mod sequential_projection;
 pub mod symmetric_projection;
 pub mod tableau;
 pub mod taylor;
+pub mod typed;
 pub mod velocity_projection;
 
 pub use driftlab_solver::{sequential_dense_kernels, set_kkt_threads};
@@ -88,6 +89,7 @@ pub fn catalog() -> Vec<MethodEntry> {
         radau::entry(),
         gauss_index3::entry(),
         velocity_projection::entry(),
+        typed::entry(),
         #[cfg(feature = "ida")]
         ida::entry(),
     ]

@@ -16,6 +16,7 @@
 //! test `tests/independent_rows.rs` also evaluates the removed ones along the run.
 
 use crate::Problem;
+use driftlab_core::row_selection::RowSelection;
 use driftlab_core::{
     ConstraintHessian, Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo,
     SparsityPattern, State,
@@ -101,22 +102,8 @@ pub fn apply(id: &str, problem: Problem) -> Result<Problem, ParamError> {
         dense[r * d.n + c] += v;
     }
     let rows = independent_rows(d.m, d.n, &dense);
-    let mut new_row = vec![None; d.m];
-    for (k, &r) in rows.iter().enumerate() {
-        new_row[r] = Some(k);
-    }
-    let (mut entries, mut take) = (Vec::new(), Vec::new());
-    for (e, &(r, c)) in jp.entries.iter().enumerate() {
-        if let Some(k) = new_row[r] {
-            entries.push((k, c));
-            take.push(e);
-        }
-    }
     Ok(Problem::Mechanical(Box::new(IndependentRows {
-        pattern: SparsityPattern::new(rows.len(), d.n, entries),
-        take,
-        m_full: d.m,
-        rows,
+        sel: RowSelection::new(&jp, rows),
         inner: s,
     })))
 }
@@ -124,23 +111,8 @@ pub fn apply(id: &str, problem: Problem) -> Result<Problem, ParamError> {
 /// A mechanical problem restricted to some rows of its Φ.
 struct IndependentRows {
     inner: Box<dyn MechanicalSystem>,
-    /// Kept rows of the inner Φ, ascending.
-    rows: Vec<usize>,
-    m_full: usize,
-    pattern: SparsityPattern,
-    /// For each kept Jacobian entry, its index in the inner pattern.
-    take: Vec<usize>,
-}
-
-impl IndependentRows {
-    /// `out[k] = full[rows[k]]` of an inner row function.
-    fn select(&self, out: &mut [f64], f: impl FnOnce(&mut [f64])) {
-        let mut full = vec![0.0; self.m_full];
-        f(&mut full);
-        for (o, &r) in out.iter_mut().zip(&self.rows) {
-            *o = full[r];
-        }
-    }
+    /// The kept rows of the inner Φ.
+    sel: RowSelection,
 }
 
 impl MechanicalSystem for IndependentRows {
@@ -152,35 +124,32 @@ impl MechanicalSystem for IndependentRows {
         i.title = format!(
             "{} — redundant rows removed ({} of {} kept)",
             i.title,
-            self.rows.len(),
-            self.m_full
+            self.sel.rows().len(),
+            self.sel.full_rows()
         );
         i
     }
     fn dims(&self) -> Dims {
         Dims {
             n: self.inner.dims().n,
-            m: self.rows.len(),
+            m: self.sel.rows().len(),
         }
     }
     fn constraints(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        self.select(out, |f| self.inner.constraints(t, q, f))
+        self.sel.select(out, |f| self.inner.constraints(t, q, f))
     }
     fn jacobian_pattern(&self) -> SparsityPattern {
-        self.pattern.clone()
+        self.sel.pattern().clone()
     }
     fn jacobian(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        let mut full = vec![0.0; self.inner.jacobian_pattern().nnz()];
-        self.inner.jacobian(t, q, &mut full);
-        for (o, &e) in out.iter_mut().zip(&self.take) {
-            *o = full[e];
-        }
+        self.sel
+            .select_jacobian(out, |f| self.inner.jacobian(t, q, f))
     }
     fn phi_t(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        self.select(out, |f| self.inner.phi_t(t, q, f))
+        self.sel.select(out, |f| self.inner.phi_t(t, q, f))
     }
     fn curvature(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        self.select(out, |f| self.inner.curvature(t, q, v, f))
+        self.sel.select(out, |f| self.inner.curvature(t, q, v, f))
     }
     fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
         self.inner
@@ -192,12 +161,13 @@ impl MechanicalSystem for IndependentRows {
         if kinds.is_empty() {
             return kinds;
         }
-        self.rows.iter().map(|&r| kinds[r]).collect()
+        self.sel.rows().iter().map(|&r| kinds[r]).collect()
     }
     fn initial_state(&self) -> State {
         let mut y = self.inner.initial_state();
         y.lambda = self
-            .rows
+            .sel
+            .rows()
             .iter()
             .map(|&r| y.lambda.get(r).copied().unwrap_or(f64::NAN))
             .collect();
@@ -207,8 +177,8 @@ impl MechanicalSystem for IndependentRows {
         // The multipliers of a redundant system are not unique: only q and v carry over
         // (all of it when no row was removed).
         self.inner.exact(t).map(|mut e| {
-            if self.rows.len() < self.m_full {
-                e.lambda = vec![f64::NAN; self.rows.len()];
+            if self.sel.rows().len() < self.sel.full_rows() {
+                e.lambda = vec![f64::NAN; self.sel.rows().len()];
             }
             e
         })
@@ -222,8 +192,8 @@ impl ConstraintHessian for IndependentRows {
             .map_or_else(|| SparsityPattern::new(0, 0, Vec::new()), |h| h.pattern())
     }
     fn values(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut [f64]) {
-        let mut full = vec![0.0; self.m_full];
-        for (&r, &l) in self.rows.iter().zip(lambda) {
+        let mut full = vec![0.0; self.sel.full_rows()];
+        for (&r, &l) in self.sel.rows().iter().zip(lambda) {
             full[r] = l;
         }
         if let Some(h) = self.inner.constraint_hessian() {
