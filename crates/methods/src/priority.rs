@@ -203,10 +203,18 @@ impl Priority {
             for c in 0..n {
                 y[c] += (0..k).map(|i| pinv[c * k + i] * res[i]).sum::<f64>();
             }
-            // P ← P − Ã⁺ Ã.
+            // P ← P − Ã⁺ Ã with the undamped pseudo-inverse, so that P stays the orthogonal
+            // projector onto the null space of the levels so far. With the damped one,
+            // P − Ã⁺_μ Ã keeps the fraction μ²/(σ² + μ²) of the level's own directions, and a
+            // lower level that turns singular there (σ₂ ∝ μ²) acts through them with the
+            // gain σ₂/μ₂², independent of μ: measured on priority-conflict with x* = 1.5,
+            // level 1 gave way by 0.145 at every damping.
+            let (exact, _) = pseudo_inverse(k, n, &at)?;
             for r in 0..n {
                 for c in 0..n {
-                    proj[r * n + c] -= (0..k).map(|i| pinv[r * k + i] * at[i * n + c]).sum::<f64>();
+                    proj[r * n + c] -= (0..k)
+                        .map(|i| exact[r * k + i] * at[i * n + c])
+                        .sum::<f64>();
                 }
             }
         }
