@@ -43,6 +43,7 @@ pub mod rolling_disk;
 pub mod rotating_rod;
 pub mod seed003_dae;
 pub mod slider_crank;
+pub mod snake_robot;
 pub mod space_robot;
 pub mod spatial_chain;
 pub mod spatial_double_pendulum;
@@ -134,6 +135,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         planar_chain::entry(),
         planar_chain_angles::entry(),
         space_robot::entry(),
+        snake_robot::entry(),
         seed003_dae::entry(),
     ]
 }

@@ -9,7 +9,7 @@
 //! ```text
 //! Φ₁..₃ = |p_k − p_{k−1}|² − ℓ²                          (rods)
 //! Φ₄ = |p₂ − p₀|² − D₁(t),   Φ₅ = |p₃ − p₁|² − D₂(t),   D_k = 2ℓ²(1 + cos φ_k(t))
-//! φ₁(t) = φ̄ + a sin ωt,      φ₂(t) = φ̄ + a cos ωt   (φ̄ = π/2, a = π/4: a circle)
+//! φ₁(t) = φ̄₁ + a sin ωt,    φ₂(t) = φ̄₂ + a cos ωt   (defaults φ̄₁ = φ̄₂ = π/2, a = π/4: a circle)
 //! γ = −2|v_a − v_b|² per row, + D_k''(t) on the driven rows
 //! ```
 //!
@@ -26,7 +26,7 @@ use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, positive};
 use driftlab_core::{Dims, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State};
 use serde::{Deserialize, Serialize};
-use std::f64::consts::FRAC_PI_2;
+use std::f64::consts::{FRAC_PI_2, PI};
 
 /// Parameters of [`SpaceRobot`].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -36,9 +36,14 @@ pub struct SpaceRobotParams {
     pub m: f64,
     /// Rod length (m).
     pub length: f64,
-    /// Amplitude a of the joint motion (rad); 0 < a < π/2 keeps φ in (0, π), away from
-    /// the straight and the folded joint where the distance rows lose rank.
+    /// Amplitude a of the joint motion (rad); the loop must keep every φ_k inside
+    /// (0, π) or (−π, 0), away from the straight and the folded joint where the distance
+    /// rows lose rank.
     pub amplitude: f64,
+    /// Centre φ̄₁ of the first joint's loop (rad).
+    pub center1: f64,
+    /// Centre φ̄₂ of the second joint's loop (rad).
+    pub center2: f64,
     /// Shape-cycle period T = 2π/ω (s).
     pub period: f64,
     /// Default end time (s).
@@ -51,6 +56,8 @@ impl Default for SpaceRobotParams {
             m: 1.0,
             length: 1.0,
             amplitude: std::f64::consts::FRAC_PI_4,
+            center1: FRAC_PI_2,
+            center2: FRAC_PI_2,
             period: 2.0,
             t_end: 10.0,
         }
@@ -75,12 +82,13 @@ impl SpaceRobot {
         positive(ID, "length", p.length)?;
         positive(ID, "period", p.period)?;
         positive(ID, "t_end", p.t_end)?;
-        if !(p.amplitude > 0.0 && p.amplitude < FRAC_PI_2) {
+        let inside = |c: f64| c.abs() - p.amplitude > 0.0 && c.abs() + p.amplitude < PI;
+        if !(p.amplitude > 0.0 && inside(p.center1) && inside(p.center2)) {
             return Err(ParamError::OutOfRange {
                 id: ID.into(),
                 field: "amplitude",
                 value: p.amplitude,
-                fix: "give 0 < amplitude < π/2 (the joints stay between straight and folded)"
+                fix: "give 0 < amplitude < min(|center|, π − |center|) for both joints (they stay between straight and folded)"
                     .into(),
             });
         }
@@ -95,13 +103,13 @@ impl SpaceRobot {
         let (a, w) = (self.p.amplitude, self.omega);
         let (s, c) = (w * t).sin_cos();
         [
-            [FRAC_PI_2 + a * s, a * w * c, -a * w * w * s],
-            [FRAC_PI_2 + a * c, -a * w * s, -a * w * w * c],
+            [self.p.center1 + a * s, a * w * c, -a * w * w * s],
+            [self.p.center2 + a * c, -a * w * s, -a * w * w * c],
         ]
     }
 
     /// `D_k(t) = 2ℓ²(1 + cos φ_k)` and its first two derivatives.
-    fn driven(&self, t: f64) -> [[f64; 3]; 2] {
+    pub fn driven(&self, t: f64) -> [[f64; 3]; 2] {
         let l2 = 2.0 * self.p.length * self.p.length;
         self.joints(t).map(|[f, fd, fdd]| {
             let (s, c) = f.sin_cos();
@@ -110,7 +118,7 @@ impl SpaceRobot {
     }
 
     /// Positions for joint angles φ₁, φ₂ with rod 1 along x, centred on the origin.
-    fn positions(&self, phi: [f64; 2]) -> Vec<f64> {
+    pub fn positions(&self, phi: [f64; 2]) -> Vec<f64> {
         let l = self.p.length;
         let mut heading = 0.0_f64;
         let mut pts = vec![[0.0, 0.0]];
