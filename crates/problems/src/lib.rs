@@ -23,6 +23,7 @@ pub mod consistency;
 pub mod disturbance;
 pub mod elliptic;
 pub mod frobenius;
+pub mod heavy_top;
 pub mod independent_rows;
 pub mod initial;
 pub mod inspect;
@@ -125,6 +126,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         rolling_disk::entry(),
         spatial_double_pendulum::entry(),
         quaternion_body::entry(),
+        heavy_top::entry(),
         natural_body::entry(),
         prismatic_slider::entry(),
         bricard::entry(),

@@ -113,13 +113,13 @@ pub struct QuaternionBody {
 const ID: &str = "quaternion-body";
 
 /// `G(p)` (3 × 4, row-major).
-fn g_matrix(p: &[f64]) -> [[f64; 4]; 3] {
+pub fn g_matrix(p: &[f64]) -> [[f64; 4]; 3] {
     let (e0, e1, e2, e3) = (p[0], p[1], p[2], p[3]);
     [[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]]
 }
 
 /// Hamilton product `a ⊗ b`.
-fn qmul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+pub fn qmul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
     [
         a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
         a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
@@ -129,7 +129,7 @@ fn qmul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
 }
 
 /// The rotation by `angle` about the unit `axis`.
-fn rotation(axis: [f64; 3], angle: f64) -> [f64; 4] {
+pub fn rotation(axis: [f64; 3], angle: f64) -> [f64; 4] {
     let (s, c) = (0.5 * angle).sin_cos();
     [c, s * axis[0], s * axis[1], s * axis[2]]
 }
