@@ -78,8 +78,9 @@ fn projected_rows_hold_to_round_off_and_move_the_other_kinds() {
 }
 
 /// Unit-norm rows as penalty forces (k_p = 1e4, k_d = 6) leave the KKT and hold to
-/// 1.6e-2 over 2 s at h = 1e-4; the rigid-body rows, still in the KKT, to 5.4e-4. The explicit Taylor step bounds the stiffness: k_p = 1e5 with k_d = 20
-/// diverges (seed 001 exercise 4: the penalty frequency must stay resolved by h).
+/// 1.6e-2 over 2 s at h = 1e-4; the rigid-body rows, still in the KKT, to 5.4e-4. The
+/// explicit Taylor step bounds the stiffness: k_p = 1e5 with k_d = 20 diverges (seed 001
+/// exercise 4: the penalty frequency must stay resolved by h).
 #[test]
 fn penalty_rows_leave_the_kkt_and_give_way_by_their_stiffness() {
     let r = residual_per_kind(
