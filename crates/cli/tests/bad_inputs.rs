@@ -180,6 +180,7 @@ fn cases() -> Vec<Case> {
         c("a singular mass matrix (m = 0)", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { m = 0.0 }")), Refused("parameter `m` of `pendulum` = 0 is invalid: give a finite value > 0")),
         c("gain ω_n < 0", spec(with("id = \"rattle\"", "id = \"baumgarte\"\nparams = { omega_n = -5.0 }")), Refused("parameter `omega_n` of `baumgarte` = -5 is invalid: give a finite value ≥ 0")),
         c("gain ω_n = NaN", spec(with("id = \"rattle\"", "id = \"baumgarte\"\nparams = { omega_n = nan }")), Refused("parameter `omega_n` of `baumgarte` = NaN is invalid: give a finite value ≥ 0")),
+        c("a claim with an unknown measure", spec(format!("{}\n[[claims]]\nclaim = \"c\"\nsource = \"s\"\nmeasure = \"nope\"\nat_most = 1.0\ninstead = \"i\"\n", base())), Refused("[[claims]] entry 1: measure = \"nope\" is not a claim measure")),
         c("gain matrices of the wrong size (2 × 2 on the pendulum, m = 1)", spec(with("id = \"rattle\"", "id = \"baumgarte\"\nparams = { gain_matrices = { k_p = [[1.0, 0.0], [0.0, 1.0]], k_d = [[1.0, 0.0], [0.0, 1.0]] } }")), FailedRow(FailKind::Incompatible, "the problem has m = 1 constraint rows, give m rows of m entries")),
         c("projection tol < 0", spec(with("id = \"rattle\"", "id = \"rattle\"\nprojection = { tol = -1.0 }")), Refused("parameter `tol` of `projection` = -1 is invalid: give a finite value > 0")),
         // Budgets, counts and limits.

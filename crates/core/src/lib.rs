@@ -19,6 +19,7 @@
 //! for accelerations is `[[M, Φ_qᵀ], [Φ_q, 0]] [a; λ] = [f; γ]` with the curvature term
 //! `γ = −(Φ_q v)_q v − 2 Φ_qt v − Φ_tt` (seed 002 §18.2).
 
+pub mod claim_spec;
 pub mod control;
 pub mod drive;
 pub mod error;

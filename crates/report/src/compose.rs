@@ -157,6 +157,9 @@ pub fn write_report(root: &Path, all: &[Results]) -> Result<(PathBuf, PathBuf), 
     title_section(&mut b, all, &first);
     let roles: Vec<(&Results, Role)> = all.iter().filter_map(|r| Some((r, Role::of(r)?))).collect();
     recommendations_section(&mut b, &roles);
+    let verdicts = crate::claims::all_verdicts(all);
+    crate::claims::section(&mut b, &verdicts);
+    crate::claims::write_tables(root, &verdicts)?;
     references_section(&mut b, &roles);
     orders_section(&mut b, all);
     crate::tuning::write(&mut b, all);

@@ -185,7 +185,7 @@ pub struct Trace {
 }
 
 /// One line of `orders.csv`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Order {
     /// Problem id.
     pub problem: String,
@@ -230,6 +230,8 @@ pub struct Results {
     pub annotations: Vec<Annotation>,
     /// The experiment's `[report]` table, if it has one.
     pub report: Option<driftlab_core::report_spec::ReportSpec>,
+    /// The experiment's `[[claims]]` tables.
+    pub claims: Vec<driftlab_core::claim_spec::ClaimSpec>,
 }
 
 /// A reference curve `x^x_exp · y^y_exp · h^h_exp = value` (see the runner's spec).
@@ -715,6 +717,16 @@ impl Results {
                 .try_into::<driftlab_core::report_spec::ReportSpec>()
                 .ok()
         });
+        // As with [report]: the runner validated the claims; a hand-edited manifest loses
+        // them rather than the experiment.
+        let claims = spec
+            .get("claims")
+            .and_then(|c| {
+                c.clone()
+                    .try_into::<Vec<driftlab_core::claim_spec::ClaimSpec>>()
+                    .ok()
+            })
+            .unwrap_or_default();
         let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
@@ -728,6 +740,7 @@ impl Results {
             description,
             annotations,
             report,
+            claims,
         })
     }
 

@@ -13,6 +13,7 @@
 //! svg2pdf uses for the PDFs.
 
 pub mod book;
+pub mod claims;
 pub mod compose;
 pub mod data;
 pub mod error;

@@ -117,6 +117,10 @@ pub struct Spec {
     pub annotations: Vec<Annotation>,
     /// How the combined report uses this experiment (driftlab_core::report_spec).
     pub report: Option<driftlab_core::report_spec::ReportSpec>,
+    /// Claims of the sources, as rules over this experiment's rows, evaluated by the
+    /// report (driftlab_core::claim_spec).
+    #[serde(default)]
+    pub claims: Vec<driftlab_core::claim_spec::ClaimSpec>,
     /// Run every cell as an ensemble of seeded, perturbed rollouts ([`crate::ensemble`]).
     pub ensemble: Option<crate::ensemble::EnsembleSpec>,
 }
@@ -548,6 +552,12 @@ impl Spec {
         })?;
         if let Some(r) = &self.report {
             r.validate().map_err(|m| RunnerError::Spec {
+                path: path.into(),
+                message: m,
+            })?;
+        }
+        for (i, c) in self.claims.iter().enumerate() {
+            c.validate(i + 1).map_err(|m| RunnerError::Spec {
                 path: path.into(),
                 message: m,
             })?;

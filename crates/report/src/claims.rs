@@ -1,0 +1,367 @@
+//! Claims versus measurements: every `[[claims]]` entry of every experiment
+//! (`driftlab_core::claim_spec`) evaluated on that experiment's own rows — the selected
+//! rows' measure, aggregated, against the claim's rule — into a verdict: holds, holds with
+//! the stated condition, does not hold (with what holds instead), or no data (the
+//! selection is empty at this size). The section follows the recommendations; the same
+//! table goes to `tables/claims.csv` and `tables/claims.tex` (booktabs).
+
+use crate::book::Book;
+use crate::data::{Order, Results, Run};
+use crate::error::ReportError;
+use driftlab_core::claim_spec::{Aggregate, ClaimSpec};
+use std::path::{Path, PathBuf};
+
+/// One evaluated claim.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    /// Experiment the claim is tested in.
+    pub experiment: String,
+    /// The claim.
+    pub claim: String,
+    /// Its source.
+    pub source: String,
+    /// The measure and its rule, e.g. `newton_iterations (ratio) ≥ 1e2`.
+    pub rule: String,
+    /// The measured value (`None`: no selected row).
+    pub value: Option<f64>,
+    /// Rows the value is taken over.
+    pub rows: usize,
+    /// holds / holds if … / does not hold: … / no data.
+    pub verdict: String,
+}
+
+/// A run's key for `select`: problem, its parameters, variant, parameters and step.
+fn run_key(r: &Run) -> String {
+    format!(
+        "{} {} {} {} h={:e}",
+        r.problem, r.problem_params, r.variant, r.params, r.h
+    )
+}
+
+fn selected<'a>(runs: &'a [Run], texts: &[String]) -> Vec<&'a Run> {
+    runs.iter()
+        .filter(|r| {
+            let key = run_key(r);
+            texts.iter().all(|t| key.contains(t.as_str()))
+        })
+        .collect()
+}
+
+/// The value of a runs measure on one successful row.
+fn run_value(r: &Run, measure: &str) -> Option<f64> {
+    let count = |x: u64| Some(x as f64);
+    match measure {
+        "err_q" => r.err_q,
+        "final_err_q" => r.final_err_q,
+        "err_v" => r.err_v,
+        "err_lambda" => r.err_lambda,
+        "scd" => r.scd,
+        "max_pos_residual" => r.max_pos_residual,
+        "max_vel_residual" => r.max_vel_residual,
+        "max_acc_residual" => r.max_acc_residual,
+        "max_energy_rel_error" => r.max_energy_rel_error,
+        "final_deferred_residual" => r.final_deferred_residual,
+        "newton_iterations" => count(r.newton_iterations),
+        "projection_iterations" => count(r.projection_iterations),
+        "factorizations" => count(r.factorizations),
+        "steps" => count(r.steps),
+        "step_seconds" => Some(r.step_seconds),
+        "wall_seconds" => Some(r.wall_seconds),
+        _ => None,
+    }
+    .filter(|x| x.is_finite())
+}
+
+fn aggregate(mut values: Vec<f64>, how: Aggregate) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    Some(match how {
+        Aggregate::Max => values[values.len() - 1],
+        Aggregate::Min => values[0],
+        Aggregate::Median => values[values.len() / 2],
+    })
+}
+
+/// The aggregated measure over one selection, and the rows it came from.
+fn measured(res: &Results, spec: &ClaimSpec, texts: &[String]) -> (Option<f64>, usize) {
+    if let Some(quantity) = spec.measure.strip_prefix("order_") {
+        let orders: Vec<&Order> = res
+            .orders
+            .iter()
+            .filter(|o| o.quantity == quantity)
+            .filter(|o| {
+                let key = format!("{} {} {}", o.problem, o.problem_params, o.variant);
+                texts.iter().all(|t| key.contains(t.as_str()))
+            })
+            .collect();
+        let values: Vec<f64> = orders.iter().filter_map(|o| o.observed).collect();
+        return (aggregate(values, spec.aggregate), orders.len());
+    }
+    let rows = selected(&res.runs, texts);
+    if spec.measure == "failed_rows" {
+        let failed = rows.iter().filter(|r| !r.ok).count();
+        return (
+            if rows.is_empty() {
+                None
+            } else {
+                Some(failed as f64)
+            },
+            rows.len(),
+        );
+    }
+    // A failed row's metrics cover the run up to its failure: they count (an energy error
+    // that grew until Newton failed is the measurement the claim is about).
+    let values: Vec<f64> = rows
+        .iter()
+        .filter_map(|r| run_value(r, &spec.measure))
+        .collect();
+    (aggregate(values, spec.aggregate), rows.len())
+}
+
+/// Evaluate one claim on its experiment.
+pub fn evaluate(res: &Results, spec: &ClaimSpec) -> Verdict {
+    let (mut value, mut rows) = measured(res, spec, &spec.select);
+    let mut rule = format!("{} {}", spec.measure, spec.rule());
+    if let Some(against) = &spec.against {
+        let (base, n) = measured(res, spec, against);
+        value = match (value, base) {
+            (Some(a), Some(b)) if b != 0.0 => Some(a / b),
+            _ => None,
+        };
+        rows += n;
+        rule = format!(
+            "{} (ratio of the two selections) {}",
+            spec.measure,
+            spec.rule()
+        );
+    }
+    let verdict = match value {
+        None => "no data at this size".to_string(),
+        Some(v) if spec.met(v) => match &spec.condition {
+            Some(c) => format!("holds if {c}"),
+            None => "holds".to_string(),
+        },
+        Some(_) => format!("does not hold: {}", spec.instead),
+    };
+    Verdict {
+        experiment: res.name.clone(),
+        claim: spec.claim.clone(),
+        source: spec.source.clone(),
+        rule,
+        value,
+        rows,
+        verdict,
+    }
+}
+
+/// Every claim of every experiment, in experiment order.
+pub fn all_verdicts(all: &[Results]) -> Vec<Verdict> {
+    all.iter()
+        .flat_map(|res| res.claims.iter().map(move |c| evaluate(res, c)))
+        .collect()
+}
+
+fn value_text(v: &Verdict) -> String {
+    v.value.map_or("—".into(), |x| format!("{x:.3e}"))
+}
+
+/// The report section.
+pub fn section(b: &mut Book, verdicts: &[Verdict]) {
+    b.heading("Claims versus measurements", 2);
+    b.paragraph(
+        "Every checkable claim of the seeds and of the papers the experiments reproduce, as a rule over the rows of the \
+         experiment that tests it (the spec's [[claims]] table); the value is measured in this run of the experiment and the \
+         verdict follows from the rule. A claim that does not hold says what holds instead.",
+    );
+    let holds = verdicts
+        .iter()
+        .filter(|v| v.verdict.starts_with("holds"))
+        .count();
+    let fails = verdicts
+        .iter()
+        .filter(|v| v.verdict.starts_with("does not"))
+        .count();
+    b.paragraph(&format!(
+        "{} claims: {holds} hold (some with a stated condition), {fails} do not hold, {} without data at this size.",
+        verdicts.len(),
+        verdicts.len() - holds - fails
+    ));
+    let rows: Vec<Vec<String>> = verdicts
+        .iter()
+        .map(|v| {
+            vec![
+                v.claim.clone(),
+                v.source.clone(),
+                format!("{}: {}", v.experiment, v.rule),
+                value_text(v),
+                v.verdict.clone(),
+            ]
+        })
+        .collect();
+    b.table(
+        &["claim", "source", "experiment: rule", "measured", "verdict"],
+        &rows,
+    );
+}
+
+fn csv_field(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
+}
+
+fn tex_field(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\\' => out.push_str("\\textbackslash{}"),
+            '~' => out.push_str("\\textasciitilde{}"),
+            '^' => out.push_str("\\textasciicircum{}"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// `tables/claims.csv` and `tables/claims.tex` under `root`.
+pub fn write_tables(root: &Path, verdicts: &[Verdict]) -> Result<Vec<PathBuf>, ReportError> {
+    let dir = root.join("tables");
+    std::fs::create_dir_all(&dir).map_err(|e| ReportError::io(&dir, e))?;
+    let mut csv = String::from("experiment,claim,source,rule,value,rows,verdict\n");
+    let mut tex = String::from(
+        "% driftlab: claims versus measurements (generated; needs \\usepackage{booktabs})\n\
+         \\begin{tabular}{p{0.3\\linewidth}p{0.14\\linewidth}p{0.2\\linewidth}rp{0.22\\linewidth}}\n\\toprule\n\
+         Claim & Source & Rule & Measured & Verdict \\\\\n\\midrule\n",
+    );
+    for v in verdicts {
+        let value = v.value.map_or(String::new(), |x| format!("{x:e}"));
+        csv.push_str(&format!(
+            "{},{},{},{},{},{},{}\n",
+            csv_field(&v.experiment),
+            csv_field(&v.claim),
+            csv_field(&v.source),
+            csv_field(&v.rule),
+            value,
+            v.rows,
+            csv_field(&v.verdict)
+        ));
+        tex.push_str(&format!(
+            "{} & {} & {} & {} & {} \\\\\n",
+            tex_field(&v.claim),
+            tex_field(&v.source),
+            tex_field(&v.rule),
+            tex_field(&value_text(v)),
+            tex_field(&v.verdict)
+        ));
+    }
+    tex.push_str("\\bottomrule\n\\end{tabular}\n");
+    let (csv_path, tex_path) = (dir.join("claims.csv"), dir.join("claims.tex"));
+    std::fs::write(&csv_path, csv).map_err(|e| ReportError::io(&csv_path, e))?;
+    std::fs::write(&tex_path, tex).map_err(|e| ReportError::io(&tex_path, e))?;
+    Ok(vec![csv_path, tex_path])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(variant: &str, ok: bool, sweeps: u64, err: f64) -> Run {
+        Run {
+            problem: "ball-stack".into(),
+            problem_params: "{\"balls\":20}".into(),
+            variant: variant.into(),
+            ok,
+            newton_iterations: sweeps,
+            err_q: Some(err),
+            h: 1e-3,
+            ..Run::default()
+        }
+    }
+
+    fn results() -> Results {
+        Results {
+            name: "pgs".into(),
+            runs: vec![
+                run("cold", true, 3726, 1e-13),
+                run("warm", true, 4, 1e-15),
+                run("stiff", false, 0, f64::NAN),
+            ],
+            orders: vec![Order {
+                problem: "pendulum".into(),
+                variant: "gauss [stages=3]".into(),
+                quantity: "q".into(),
+                observed: Some(5.98),
+                ..Order::default()
+            }],
+            ..Results::default()
+        }
+    }
+
+    fn claim(measure: &str, select: &[&str]) -> ClaimSpec {
+        ClaimSpec {
+            claim: "c".into(),
+            source: "s".into(),
+            measure: measure.into(),
+            select: select.iter().map(|s| (*s).to_string()).collect(),
+            instead: "something else".into(),
+            ..ClaimSpec::default()
+        }
+    }
+
+    #[test]
+    fn a_ratio_of_two_selections_decides_the_verdict() {
+        let mut c = claim("newton_iterations", &["cold"]);
+        c.against = Some(vec!["warm".into()]);
+        c.at_least = Some(100.0);
+        let v = evaluate(&results(), &c);
+        assert_eq!(v.value, Some(3726.0 / 4.0));
+        assert_eq!(v.verdict, "holds");
+        c.at_least = Some(1000.0);
+        assert_eq!(
+            evaluate(&results(), &c).verdict,
+            "does not hold: something else"
+        );
+    }
+
+    #[test]
+    fn failed_rows_orders_conditions_and_empty_selections() {
+        let mut c = claim("failed_rows", &["\"balls\":20"]);
+        c.at_most = Some(0.0);
+        let v = evaluate(&results(), &c);
+        assert_eq!((v.value, v.rows), (Some(1.0), 3));
+        assert!(v.verdict.starts_with("does not hold"));
+        let mut o = claim("order_q", &["stages=3"]);
+        o.at_least = Some(5.85);
+        o.condition = Some("the errors stay above round-off".into());
+        assert_eq!(
+            evaluate(&results(), &o).verdict,
+            "holds if the errors stay above round-off"
+        );
+        let mut none = claim("err_q", &["no such variant"]);
+        none.at_most = Some(1.0);
+        assert_eq!(evaluate(&results(), &none).verdict, "no data at this size");
+        // A failed row without a value (NaN) does not count; the max is over the rest.
+        let mut e = claim("err_q", &[]);
+        e.at_most = Some(1e-12);
+        assert_eq!(evaluate(&results(), &e).value, Some(1e-13));
+    }
+
+    #[test]
+    fn tables_escape_csv_and_tex() {
+        let v = Verdict {
+            experiment: "x".into(),
+            claim: "a \"quoted\" 50% claim_".into(),
+            source: "s".into(),
+            rule: "r".into(),
+            value: Some(2.0),
+            rows: 1,
+            verdict: "holds".into(),
+        };
+        assert_eq!(csv_field(&v.claim), "\"a \"\"quoted\"\" 50% claim_\"");
+        assert_eq!(tex_field(&v.claim), "a \"quoted\" 50\\% claim\\_");
+    }
+}
