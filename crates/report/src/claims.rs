@@ -3,7 +3,7 @@
 //! rows' measure, aggregated, against the claim's rule — into a verdict: holds, holds with
 //! the stated condition, does not hold (with what holds instead), or no data (the
 //! selection is empty at this size). The section follows the recommendations; the same
-//! table goes to `tables/claims.csv` and `tables/claims.tex` (booktabs).
+//! table goes to `tables/claims.csv` and `tables/claims.tex` (booktabs, `paper_tables`).
 
 use crate::book::Book;
 use crate::data::{Order, Results, Run};
@@ -206,63 +206,36 @@ pub fn section(b: &mut Book, verdicts: &[Verdict]) {
     );
 }
 
-fn csv_field(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\"\""))
-}
-
-fn tex_field(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '\\' => out.push_str("\\textbackslash{}"),
-            '~' => out.push_str("\\textasciitilde{}"),
-            '^' => out.push_str("\\textasciicircum{}"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 /// `tables/claims.csv` and `tables/claims.tex` under `root`.
 pub fn write_tables(root: &Path, verdicts: &[Verdict]) -> Result<Vec<PathBuf>, ReportError> {
-    let dir = root.join("tables");
-    std::fs::create_dir_all(&dir).map_err(|e| ReportError::io(&dir, e))?;
-    let mut csv = String::from("experiment,claim,source,rule,value,rows,verdict\n");
-    let mut tex = String::from(
-        "% driftlab: claims versus measurements (generated; needs \\usepackage{booktabs})\n\
-         \\begin{tabular}{p{0.3\\linewidth}p{0.14\\linewidth}p{0.2\\linewidth}rp{0.22\\linewidth}}\n\\toprule\n\
-         Claim & Source & Rule & Measured & Verdict \\\\\n\\midrule\n",
-    );
-    for v in verdicts {
-        let value = v.value.map_or(String::new(), |x| format!("{x:e}"));
-        csv.push_str(&format!(
-            "{},{},{},{},{},{},{}\n",
-            csv_field(&v.experiment),
-            csv_field(&v.claim),
-            csv_field(&v.source),
-            csv_field(&v.rule),
-            value,
-            v.rows,
-            csv_field(&v.verdict)
-        ));
-        tex.push_str(&format!(
-            "{} & {} & {} & {} & {} \\\\\n",
-            tex_field(&v.claim),
-            tex_field(&v.source),
-            tex_field(&v.rule),
-            tex_field(&value_text(v)),
-            tex_field(&v.verdict)
-        ));
-    }
-    tex.push_str("\\bottomrule\n\\end{tabular}\n");
-    let (csv_path, tex_path) = (dir.join("claims.csv"), dir.join("claims.tex"));
-    std::fs::write(&csv_path, csv).map_err(|e| ReportError::io(&csv_path, e))?;
-    std::fs::write(&tex_path, tex).map_err(|e| ReportError::io(&tex_path, e))?;
-    Ok(vec![csv_path, tex_path])
+    let rows: Vec<Vec<String>> = verdicts
+        .iter()
+        .map(|v| {
+            vec![
+                v.experiment.clone(),
+                v.claim.clone(),
+                v.source.clone(),
+                v.rule.clone(),
+                v.value.map_or(String::new(), |x| format!("{x:e}")),
+                v.rows.to_string(),
+                v.verdict.clone(),
+            ]
+        })
+        .collect();
+    crate::paper_tables::write(
+        root,
+        "claims",
+        &[
+            "experiment",
+            "claim",
+            "source",
+            "rule",
+            "value",
+            "rows",
+            "verdict",
+        ],
+        &rows,
+    )
 }
 
 #[cfg(test)]
@@ -348,20 +321,5 @@ mod tests {
         let mut e = claim("err_q", &[]);
         e.at_most = Some(1e-12);
         assert_eq!(evaluate(&results(), &e).value, Some(1e-13));
-    }
-
-    #[test]
-    fn tables_escape_csv_and_tex() {
-        let v = Verdict {
-            experiment: "x".into(),
-            claim: "a \"quoted\" 50% claim_".into(),
-            source: "s".into(),
-            rule: "r".into(),
-            value: Some(2.0),
-            rows: 1,
-            verdict: "holds".into(),
-        };
-        assert_eq!(csv_field(&v.claim), "\"a \"\"quoted\"\" 50% claim_\"");
-        assert_eq!(tex_field(&v.claim), "a \"quoted\" 50\\% claim\\_");
     }
 }

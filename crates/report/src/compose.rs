@@ -159,7 +159,7 @@ pub fn write_report(root: &Path, all: &[Results]) -> Result<(PathBuf, PathBuf), 
     recommendations_section(&mut b, &roles);
     let verdicts = crate::claims::all_verdicts(all);
     crate::claims::section(&mut b, &verdicts);
-    crate::claims::write_tables(root, &verdicts)?;
+    write_paper_tables(root, all, &roles, &verdicts)?;
     references_section(&mut b, &roles);
     orders_section(&mut b, all);
     crate::tuning::write(&mut b, all);
@@ -351,6 +351,24 @@ fn orders_section(b: &mut Book, all: &[Results]) {
          local slopes stay within ±0.25 of their median, errors above 1e-11 (driftlab-runner `orders`). The convergence suite \
          asserts |observed − declared| ≤ 0.15 where a method declares an order; rows without a declared order are measurements.",
     );
+    b.table(&ORDERS_HEADERS, &orders_rows(all));
+}
+
+/// Columns of the orders table (report and `tables/orders.*`).
+const ORDERS_HEADERS: [&str; 9] = [
+    "experiment",
+    "problem",
+    "method",
+    "qty",
+    "observed",
+    "declared",
+    "fit range h",
+    "pts",
+    "r²",
+];
+
+/// One row per line of every experiment's `orders.csv`.
+fn orders_rows(all: &[Results]) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for res in all {
         for o in &res.orders {
@@ -370,20 +388,62 @@ fn orders_section(b: &mut Book, all: &[Results]) {
             ]);
         }
     }
-    b.table(
-        &[
-            "experiment",
-            "problem",
-            "method",
-            "qty",
-            "observed",
-            "declared",
-            "fit range h",
-            "pts",
-            "r²",
-        ],
-        &rows,
-    );
+    rows
+}
+
+/// The recommendation per problem class as table rows: class, experiment, target,
+/// recommended run (or the most accurate one when none reached the target), runners-up.
+fn recommendation_rows(roles: &[(&Results, Role)]) -> Vec<Vec<String>> {
+    roles
+        .iter()
+        .filter(|(_, r)| r.spec.class.is_some())
+        .map(|(res, role)| {
+            let (good, best) = role.pick();
+            let (winner, others) = match good.first() {
+                Some(w) => (
+                    role.describe(w),
+                    good.iter()
+                        .skip(1)
+                        .take(2)
+                        .map(|r| role.describe(r))
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                ),
+                None => (
+                    format!(
+                        "none reached the target; most accurate: {}",
+                        best.map_or("no successful run".into(), |r| role.describe(r))
+                    ),
+                    String::new(),
+                ),
+            };
+            vec![
+                role.spec.class.clone().unwrap_or_default(),
+                res.name.clone(),
+                role.target_text(),
+                winner,
+                others,
+            ]
+        })
+        .collect()
+}
+
+/// `tables/{recommendations,orders,claims}.{csv,tex}` under `root`.
+fn write_paper_tables(
+    root: &Path,
+    all: &[Results],
+    roles: &[(&Results, Role)],
+    verdicts: &[crate::claims::Verdict],
+) -> Result<(), ReportError> {
+    crate::paper_tables::write(
+        root,
+        "recommendations",
+        &["class", "experiment", "target", "recommended", "runners-up"],
+        &recommendation_rows(roles),
+    )?;
+    crate::paper_tables::write(root, "orders", &ORDERS_HEADERS, &orders_rows(all))?;
+    crate::claims::write_tables(root, verdicts)?;
+    Ok(())
 }
 
 /// One experiment's section: its description and findings, the catalog entries of its

@@ -20,6 +20,7 @@ pub mod error;
 pub mod failures;
 pub mod figures;
 pub mod maps;
+pub mod paper_tables;
 pub mod pdf;
 pub mod scaling;
 pub mod style;
@@ -83,13 +84,54 @@ pub fn report_all(root: &Path) -> Result<Vec<(String, Vec<PathBuf>)>, ReportErro
             .iter()
             .map(|x| (x.method.as_str(), x.variant.as_str()))
     }));
+    let written = in_parallel(&all, |r| write_experiment(r, &colours));
     let mut out: Vec<(String, Vec<PathBuf>)> = all
         .iter()
-        .map(|r| Ok((r.name.clone(), write_experiment(r, &colours)?)))
+        .zip(written)
+        .map(|(r, files)| Ok((r.name.clone(), files?)))
         .collect::<Result<_, ReportError>>()?;
     if !all.is_empty() {
         let (pdf, md) = compose::write_report(root, &all)?;
         out.push(("report".into(), vec![pdf, md]));
     }
     Ok(out)
+}
+
+/// `f` of every item, on as many scoped threads as the machine has cores (at most one per
+/// item), results in the items' order. The experiments' figures are independent of each
+/// other; the combined report is composed after them.
+fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(items.len())
+        .max(1);
+    let f = &f;
+    let mut slots: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                scope.spawn(move || {
+                    (w..items.len())
+                        .step_by(workers)
+                        .map(|i| (i, f(&items[i])))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    slots.sort_by_key(|(i, _)| *i);
+    slots.into_iter().map(|(_, r)| r).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn in_parallel_keeps_the_order() {
+        let items: Vec<u64> = (0..37).collect();
+        let out = super::in_parallel(&items, |x| x * x);
+        assert_eq!(out, items.iter().map(|x| x * x).collect::<Vec<_>>());
+    }
 }
