@@ -349,13 +349,16 @@ fn orders_section(b: &mut Book, all: &[Results]) {
     b.paragraph(
         "Least-squares slope of log(max-over-run error) against log(h) over the longest window of consecutive step sizes whose \
          local slopes stay within ±0.25 of their median, errors above 1e-11 (driftlab-runner `orders`). The convergence suite \
-         asserts |observed − declared| ≤ 0.15 where a method declares an order; rows without a declared order are measurements.",
+         asserts |observed − declared| ≤ 0.15 where a method declares an order; rows without a declared order are measurements. \
+         Verdict: no window (fewer than 3 points above the round-off floor: no order), matches (±0.15), pre-asymptotic (a \
+         mismatch from a fit with r² < 0.999), superconvergent or reduced; the reasons of the mismatches are not yet stated \
+         per row.",
     );
     b.table(&ORDERS_HEADERS, &orders_rows(all));
 }
 
 /// Columns of the orders table (report and `tables/orders.*`).
-const ORDERS_HEADERS: [&str; 9] = [
+const ORDERS_HEADERS: [&str; 10] = [
     "experiment",
     "problem",
     "method",
@@ -365,7 +368,42 @@ const ORDERS_HEADERS: [&str; 9] = [
     "fit range h",
     "pts",
     "r²",
+    "verdict",
 ];
+
+/// Tolerance of "matches": the convergence suite's |observed − declared| ≤ 0.15.
+const ORDER_MATCH: f64 = 0.15;
+/// A fit through fewer points is no order (two points always give r² = 1).
+const ORDER_MIN_POINTS: u64 = 3;
+
+/// The verdict of one fitted order: no window (fewer than 3 points in the asymptotic
+/// window, with the runner's note), measured (no declared order), matches (within
+/// ±0.15), superconvergent or reduced — "pre-asymptotic" when a mismatch comes from a fit
+/// whose r² is below 0.999 (the log–log points are not on one line).
+pub fn order_verdict(o: &crate::data::Order) -> String {
+    let Some(observed) = o.observed.filter(|_| o.points >= ORDER_MIN_POINTS) else {
+        let why = if o.note.is_empty() {
+            format!("{} points", o.points)
+        } else {
+            o.note.clone()
+        };
+        return format!("no window ({why}; ≥ {ORDER_MIN_POINTS} needed)");
+    };
+    let Some(expected) = o.expected else {
+        return "measured (none declared)".into();
+    };
+    if (observed - expected).abs() <= ORDER_MATCH {
+        return "matches".into();
+    }
+    if let Some(r2) = o.r2.filter(|r2| *r2 < 0.999) {
+        return format!("pre-asymptotic (r² = {r2:.4})");
+    }
+    if observed > expected {
+        "superconvergent".into()
+    } else {
+        "reduced".into()
+    }
+}
 
 /// One row per line of every experiment's `orders.csv`.
 fn orders_rows(all: &[Results]) -> Vec<Vec<String>> {
@@ -385,6 +423,7 @@ fn orders_rows(all: &[Results]) -> Vec<Vec<String>> {
                 },
                 format!("{}", o.points),
                 o.r2.map_or("—".into(), |x| format!("{x:.4}")),
+                order_verdict(o),
             ]);
         }
     }
@@ -774,4 +813,42 @@ pub fn findings(res: &Results) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::Order;
+
+    fn order(observed: f64, expected: Option<f64>, points: u64, r2: f64) -> Order {
+        Order {
+            observed: Some(observed),
+            expected,
+            points,
+            r2: Some(r2),
+            ..Order::default()
+        }
+    }
+
+    #[test]
+    fn order_verdicts() {
+        assert_eq!(
+            order_verdict(&order(4.0, Some(6.0), 2, 1.0)),
+            "no window (2 points; ≥ 3 needed)"
+        );
+        assert_eq!(order_verdict(&order(2.1, Some(2.0), 5, 0.9999)), "matches");
+        assert_eq!(
+            order_verdict(&order(1.5, None, 5, 0.9999)),
+            "measured (none declared)"
+        );
+        assert_eq!(
+            order_verdict(&order(5.01, Some(4.0), 4, 0.9999)),
+            "superconvergent"
+        );
+        assert_eq!(order_verdict(&order(1.03, Some(2.0), 4, 0.9999)), "reduced");
+        assert_eq!(
+            order_verdict(&order(0.07, Some(1.0), 4, 0.5)),
+            "pre-asymptotic (r² = 0.5000)"
+        );
+    }
 }
