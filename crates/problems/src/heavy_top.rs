@@ -317,10 +317,8 @@ impl HeavyTop {
         let jp = self.jacobian_pattern();
         let mut jv = vec![0.0; jp.nnz()];
         self.jacobian(t, q, &mut jv);
-        let mut jt = vec![0.0; 28];
-        for (&(r, c), x) in jp.entries.iter().zip(&jv) {
-            jt[c * 4 + r] += x;
-        }
+        let j = jp.to_dense(&jv, false);
+        let jt: Vec<f64> = (0..28).map(|e| j[(e % 4) * 7 + e / 4]).collect();
         match driftlab_solver::dense::pseudo_inverse(7, 4, &jt) {
             Ok((pinv, _)) => (0..4)
                 .map(|i| (0..7).map(|c| pinv[i * 7 + c] * rhs[c]).sum())

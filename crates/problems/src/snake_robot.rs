@@ -216,10 +216,7 @@ impl MechanicalSystem for SnakeRobot {
 pub fn kinematic_velocity(s: &SnakeRobot, t: f64, q: &[f64]) -> Option<Vec<f64>> {
     let mut jac = vec![0.0; 4 * (HOLONOMIC + 3)];
     s.jacobian(t, q, &mut jac);
-    let mut a = vec![0.0; 64];
-    for (k, &(r, c)) in s.jacobian_pattern().entries.iter().enumerate() {
-        a[r * 8 + c] += jac[k];
-    }
+    let a = s.jacobian_pattern().to_dense(&jac, false);
     let mut rhs = vec![0.0; 8];
     s.phi_t(t, q, &mut rhs);
     rhs.iter_mut().for_each(|x| *x = -*x);
