@@ -181,6 +181,8 @@ fn cases() -> Vec<Case> {
         c("gain ω_n < 0", spec(with("id = \"rattle\"", "id = \"baumgarte\"\nparams = { omega_n = -5.0 }")), Refused("parameter `omega_n` of `baumgarte` = -5 is invalid: give a finite value ≥ 0")),
         c("gain ω_n = NaN", spec(with("id = \"rattle\"", "id = \"baumgarte\"\nparams = { omega_n = nan }")), Refused("parameter `omega_n` of `baumgarte` = NaN is invalid: give a finite value ≥ 0")),
         c("a claim with an unknown measure", spec(format!("{}\n[[claims]]\nclaim = \"c\"\nsource = \"s\"\nmeasure = \"nope\"\nat_most = 1.0\ninstead = \"i\"\n", base())), Refused("[[claims]] entry 1: measure = \"nope\" is not a claim measure")),
+        c("an order note with an unknown quantity", spec(format!("{}\n[[order_notes]]\nselect = [\"rattle\"]\nquantity = \"x\"\nreason = \"r\"\n", base())), Refused("[[order_notes]] entry 1: quantity = \"x\" is not one of q, v, lambda")),
+        c("a method's own steps asking for error control", spec(with("id = \"rattle\"", "id = \"rattle\"\nsteps = { adaptive = { rtol = [1e-6] } }")), Refused("`steps` of a method entry takes fixed steps only")),
         c("gain matrices of the wrong size (2 × 2 on the pendulum, m = 1)", spec(with("id = \"rattle\"", "id = \"baumgarte\"\nparams = { gain_matrices = { k_p = [[1.0, 0.0], [0.0, 1.0]], k_d = [[1.0, 0.0], [0.0, 1.0]] } }")), FailedRow(FailKind::Incompatible, "the problem has m = 1 constraint rows, give m rows of m entries")),
         c("projection tol < 0", spec(with("id = \"rattle\"", "id = \"rattle\"\nprojection = { tol = -1.0 }")), Refused("parameter `tol` of `projection` = -1 is invalid: give a finite value > 0")),
         // Budgets, counts and limits.

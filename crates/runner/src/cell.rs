@@ -137,8 +137,16 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
                         None if mp.is_empty() => info.id.clone(),
                         None => format!("{} [{}]", info.id, compact(&mp)),
                     };
+                    let own_hs = own_steps(ms).map_err(|m| {
+                        bad(format!("[[methods]] entry {} (`{}`): {m}", mi + 1, ms.id))
+                    })?;
                     let points = match stepping {
-                        Stepping::Fixed => hs.iter().map(|&h| (h, None)).collect(),
+                        Stepping::Fixed => own_hs
+                            .as_deref()
+                            .unwrap_or(&hs)
+                            .iter()
+                            .map(|&h| (h, None))
+                            .collect(),
                         Stepping::Adaptive => step_points(spec, &tols, t_end).map_err(bad)?,
                     };
                     for (h, adaptive) in points {
@@ -254,9 +262,21 @@ fn count_cells(spec: &Spec, points: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// A method entry's own fixed step sizes (`steps = { h = [..] }` or `{ log_range }`), if
+/// it gives them; error-controlled steps are refused there (they belong in `[steps]`).
+fn own_steps(ms: &crate::spec::MethodSpec) -> Result<Option<Vec<f64>>, String> {
+    let Some(st) = &ms.steps else {
+        return Ok(None);
+    };
+    if st.adaptive.is_some() {
+        return Err("`steps` of a method entry takes fixed steps only (`h = [..]` or `log_range`); give `adaptive` in [steps]".into());
+    }
+    st.values().map(Some).map_err(|m| format!("`steps`: {m}"))
+}
+
 /// Which `[steps]` entry a method entry runs (see [`crate::spec::MethodSpec::stepping`]).
 fn stepping_of(spec: &Spec, ms: &crate::spec::MethodSpec) -> Result<Stepping, String> {
-    let fixed = spec.steps.h.is_some() || spec.steps.log_range.is_some();
+    let fixed = spec.steps.h.is_some() || spec.steps.log_range.is_some() || ms.steps.is_some();
     let adaptive = spec.steps.adaptive.is_some();
     match (ms.stepping, fixed, adaptive) {
         (Some(Stepping::Fixed), false, _) => Err("`stepping = \"fixed\"` but [steps] gives no `h` or `log_range`; add one or drop `stepping`".into()),

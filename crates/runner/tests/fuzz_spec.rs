@@ -306,3 +306,43 @@ fn every_shipped_spec_loads_at_every_size() {
         assert!(cells > 0, "{name}: no cells");
     }
 }
+
+/// A method entry's own `steps` replace `[steps]` for that entry only, in every size: an
+/// order study gives a sixth-order method steps whose errors stay above round-off.
+#[test]
+fn a_method_entry_runs_its_own_steps() {
+    let text = "schema_version = 1\nname = \"own\"\nt_end = 1.0\n\n[steps]\nh = [1e-2, 5e-3]\n\n\
+                [[problems]]\nid = \"pendulum\"\n\n[[methods]]\nid = \"rattle\"\n\n\
+                [[methods]]\nid = \"gauss\"\nparams = { stages = 3 }\n\
+                steps = { log_range = { from = 0.05, to = 0.2, per_decade = 4 } }\n\n\
+                [sizes.quick]\nsteps = { h = [0.1] }\n";
+    let spec = Spec::parse(text, "own.toml").expect("spec");
+    for (size, rattle_hs) in [(None, vec![1e-2, 5e-3]), (Some("quick"), vec![0.1])] {
+        let cells = expand(
+            &spec.sized(size, "own.toml").expect("size"),
+            "own.toml",
+            registry(),
+        )
+        .expect("cells");
+        let hs = |m: &str| -> Vec<f64> {
+            cells
+                .iter()
+                .filter(|c| c.method == m)
+                .map(|c| c.h)
+                .collect()
+        };
+        assert_eq!(hs("rattle"), rattle_hs, "size {size:?}");
+        // 0.05 · 10^(k/4) for the 2.4 decades rounded to 2 (0.158, 0.089, 0.05), each
+        // then rounded to t_end / n: 1/6, 1/11, 1/20.
+        let gauss = hs("gauss");
+        let expected = [1.0 / 6.0, 1.0 / 11.0, 1.0 / 20.0];
+        assert_eq!(gauss.len(), 3, "size {size:?}: {gauss:?}");
+        assert!(
+            gauss
+                .iter()
+                .zip(expected)
+                .all(|(a, b)| (a - b).abs() < 1e-12),
+            "{gauss:?}"
+        );
+    }
+}
