@@ -29,6 +29,7 @@ pub mod forward;
 pub mod memory;
 pub mod method;
 pub mod observe;
+pub mod order_note;
 pub mod params;
 pub mod pattern;
 pub mod report_spec;

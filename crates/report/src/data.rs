@@ -191,6 +191,8 @@ pub struct Order {
     pub problem: String,
     /// Problem parameters of this cell (JSON).
     pub problem_params: String,
+    /// Catalog method id with its decorators (`taylor+projection`).
+    pub method: String,
     /// Method label with its parameters (one curve per variant in figures).
     pub variant: String,
     /// `q`, `v` or `lambda`.
@@ -232,6 +234,8 @@ pub struct Results {
     pub report: Option<driftlab_core::report_spec::ReportSpec>,
     /// The experiment's `[[claims]]` tables.
     pub claims: Vec<driftlab_core::claim_spec::ClaimSpec>,
+    /// The experiment's `[[order_notes]]` tables.
+    pub order_notes: Vec<driftlab_core::order_note::OrderNote>,
 }
 
 /// A reference curve `x^x_exp · y^y_exp · h^h_exp = value` (see the runner's spec).
@@ -654,9 +658,10 @@ fn load_orders(dir: &Path) -> Result<Vec<Order>, ReportError> {
             .finish()
             .map_err(|e| derr(&op, e))?;
         let c = Cols { df: &df, path: &op };
-        let (p, pp, v, q) = (
+        let (p, pp, m, v, q) = (
             c.string(orders::PROBLEM)?,
             c.string(orders::PROBLEM_PARAMS)?,
+            c.string(orders::METHOD)?,
             c.string(orders::VARIANT)?,
             c.string(orders::QUANTITY)?,
         );
@@ -673,6 +678,7 @@ fn load_orders(dir: &Path) -> Result<Vec<Order>, ReportError> {
             orders.push(Order {
                 problem: p[i].clone(),
                 problem_params: pp[i].clone(),
+                method: m[i].clone(),
                 variant: v[i].clone(),
                 quantity: q[i].clone(),
                 observed: obs[i],
@@ -727,6 +733,14 @@ impl Results {
                     .ok()
             })
             .unwrap_or_default();
+        let order_notes = spec
+            .get("order_notes")
+            .and_then(|c| {
+                c.clone()
+                    .try_into::<Vec<driftlab_core::order_note::OrderNote>>()
+                    .ok()
+            })
+            .unwrap_or_default();
         let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
@@ -741,6 +755,7 @@ impl Results {
             annotations,
             report,
             claims,
+            order_notes,
         })
     }
 
