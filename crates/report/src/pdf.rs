@@ -44,8 +44,29 @@ pub fn svg_to_pdf(svg: &str, out: &Path) -> Result<(), ReportError> {
     std::fs::write(out, pdf).map_err(|e| ReportError::io(out, e))
 }
 
+/// One page converted: its svg2pdf chunk, the chunk's XObject and the page size.
+type ConvertedPage = (pdf_writer::Chunk, pdf_writer::Ref, (f32, f32));
+
+/// Convert one SVG page into a PDF chunk (text kept as text); `label` names it in errors.
+fn convert_page(
+    svg: &str,
+    opts: &usvg::Options,
+    label: &str,
+) -> Result<ConvertedPage, ReportError> {
+    let err = |message: String| ReportError::Draw {
+        figure: label.to_string(),
+        message,
+    };
+    let tree = usvg::Tree::from_str(svg, opts).map_err(|e| err(e.to_string()))?;
+    let (chunk, svg_ref) = svg2pdf::to_chunk(&tree, svg2pdf::ConversionOptions::default())
+        .map_err(|e| err(format!("{e:?}")))?;
+    let size = tree.size();
+    Ok((chunk, svg_ref, (size.width(), size.height())))
+}
+
 /// Assemble SVG pages (A4, 595 × 842 pt user units) into one PDF at `out`: each page is
-/// converted by svg2pdf into a form XObject (text kept as text) and drawn full-page.
+/// converted by svg2pdf into a form XObject (text kept as text) — the pages side by side
+/// on the machine's cores — and drawn full-page.
 pub fn pages_to_pdf(pages: &[String], out: &Path) -> Result<(), ReportError> {
     use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref};
     let figure = out.display().to_string();
@@ -54,22 +75,18 @@ pub fn pages_to_pdf(pages: &[String], out: &Path) -> Result<(), ReportError> {
         font_family: "DejaVu Sans".into(),
         ..Default::default()
     };
+    let numbered: Vec<(usize, &String)> = pages.iter().enumerate().collect();
+    let converted = crate::in_parallel(&numbered, |(k, svg)| {
+        convert_page(svg, &opts, &format!("{figure} page {}", k + 1))
+    });
     let mut alloc = Ref::new(1);
     let catalog_id = alloc.bump();
     let tree_id = alloc.bump();
     let mut pdf = Pdf::new();
     let mut page_ids = Vec::new();
     let mut chunks = Vec::new();
-    for (k, svg) in pages.iter().enumerate() {
-        let tree = usvg::Tree::from_str(svg, &opts).map_err(|e| ReportError::Draw {
-            figure: format!("{figure} page {}", k + 1),
-            message: e.to_string(),
-        })?;
-        let (chunk, svg_ref) = svg2pdf::to_chunk(&tree, svg2pdf::ConversionOptions::default())
-            .map_err(|e| ReportError::Draw {
-                figure: format!("{figure} page {}", k + 1),
-                message: format!("{e:?}"),
-            })?;
+    for page in converted {
+        let (chunk, svg_ref, (width, height)) = page?;
         let mut map = std::collections::HashMap::new();
         let chunk = chunk.renumber(|old| *map.entry(old).or_insert_with(|| alloc.bump()));
         let svg_id = map
@@ -81,14 +98,13 @@ pub fn pages_to_pdf(pages: &[String], out: &Path) -> Result<(), ReportError> {
             })?;
         let page_id = alloc.bump();
         let content_id = alloc.bump();
-        let size = tree.size();
         let mut content = Content::new();
         content
-            .transform([size.width(), 0.0, 0.0, size.height(), 0.0, 0.0])
+            .transform([width, 0.0, 0.0, height, 0.0, 0.0])
             .x_object(Name(b"S1"));
         pdf.stream(content_id, &content.finish());
         let mut page = pdf.page(page_id);
-        page.media_box(Rect::new(0.0, 0.0, size.width(), size.height()));
+        page.media_box(Rect::new(0.0, 0.0, width, height));
         page.parent(tree_id);
         page.contents(content_id);
         page.resources().x_objects().pair(Name(b"S1"), svg_id);
