@@ -227,39 +227,54 @@ fn run_and_report_produce_figures_with_text() {
         }
     }
     assert!(out.join("bertolazzi-pendulum/summary.md").exists());
-    // The combined report (issue 5): one PDF with the summary, the guide, the failures by
-    // kind (issue 13; bertolazzi-pendulum has failed rows), one section per experiment and
-    // the provenance appendix, and its Markdown twin with the same contents.
+    // The combined report (issues 5, 15): one PDF whose main body (summary, guide,
+    // failures by kind — bertolazzi-pendulum has failed rows —, the experiments at a
+    // glance with their key figures) precedes the appendices (every order, every
+    // experiment's runs, the provenance); its Markdown twin and the HTML report carry
+    // every figure.
     let report = std::fs::read(out.join("report.pdf")).unwrap();
     assert!(report.starts_with(b"%PDF"));
-    let pages = report.windows(11).filter(|w| w == b"/Type /Page").count()
-        - report.windows(12).filter(|w| w == b"/Type /Pages").count();
     let index = std::fs::read_to_string(out.join("index.md")).unwrap();
     let level1: Vec<&str> = index.lines().filter(|l| l.starts_with("- ")).collect();
-    assert_eq!(
-        level1.len(),
-        4,
-        "title, failures by kind, one experiment, provenance: {level1:?}"
-    );
-    assert!(level1[1].starts_with("- Failures by kind"), "{level1:?}");
+    let expected = [
+        "- driftlab — constraint stabilization methods compared",
+        "- Failures by kind",
+        "- Experiments at a glance",
+        "- Appendix A — every observed order",
+        "- Appendix B — every experiment",
+        "- Appendix C — provenance",
+    ];
+    assert_eq!(level1.len(), expected.len(), "{level1:?}");
+    for (line, start) in level1.iter().zip(expected) {
+        assert!(line.starts_with(start), "{line} is not {start}");
+    }
     // Its quick size fails Baumgarte (diverged) and Taylor + projection (projection
     // failed): one row each in the table, grouped by the tag.
     for kind in ["| diverged | 1 |", "| projection-failed | 1 |"] {
         assert!(index.contains(kind), "the failures table lacks `{kind}`");
     }
-    let figures = index.matches("![").count();
-    // At least a page for the summary and one per two figures.
-    assert!(
-        pages >= 2 + figures / 2,
-        "{pages} pages for {figures} figures"
-    );
+    // Every figure of the experiment is in the Markdown and in the HTML report (SVG
+    // beside it), besides its key figure at a glance.
+    let svgs = std::fs::read_dir(&figs)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".svg") && !n.ends_with(".key.svg"))
+        .count();
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert_eq!(index.matches("![").count(), svgs + 1);
+    assert_eq!(html.matches("<img ").count(), svgs + 1);
+    assert!(html.contains("<table class=\"sortable\">") && html.contains("<nav>"));
     for heading in [
         "Recommendations per problem class",
+        "Claims versus measurements",
+        "Observed orders (curated)",
         "Baumgarte tuning guide",
-        "Experiment bertolazzi-pendulum",
-        "Provenance",
+        "bertolazzi-pendulum — runs, catalog, figures",
+        "Appendix C — provenance",
     ] {
         assert!(index.contains(heading), "index.md lacks {heading}");
+        assert!(html.contains(heading), "index.html lacks {heading}");
     }
     if let Ok(o) = Command::new("pdftotext")
         .args([out.join("report.pdf").to_str().unwrap(), "-"])
@@ -270,7 +285,7 @@ fn run_and_report_produce_figures_with_text() {
             for heading in [
                 "Recommendations per problem class",
                 "Baumgarte tuning guide",
-                "Provenance",
+                "Appendix C",
             ] {
                 assert!(t.contains(heading), "report.pdf text lacks {heading}");
             }

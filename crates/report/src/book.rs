@@ -1,6 +1,8 @@
-//! The combined report: `report.pdf` (A4 pages, vector figures, text kept as text) and
-//! its Markdown twin `index.md` (same content, PNG figures), laid out from stored results
-//! only. Pages are SVG documents composed here — text lines, monospace tables, the
+//! The combined report, laid out once into three documents from stored results only:
+//! `report.pdf` (A4 pages, vector figures, text kept as text), its Markdown twin
+//! `index.md` (PNG figures) and the HTML body of `index.html` (SVG figures beside it,
+//! sortable tables). Material marked web-only ([`Book::set_paper`]) — the full per-run
+//! figures — goes to the Markdown and HTML but not onto paper. Pages are SVG documents composed here — text lines, monospace tables, the
 //! experiments' figure SVGs nested at scale — and converted by [`crate::pdf::pages_to_pdf`].
 //! Every page carries the provenance footer (git revision, dirty flag, date, machine).
 
@@ -29,15 +31,23 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut out = Vec::new();
     for para in text.split('\n') {
         let mut line = String::new();
-        for word in para.split_whitespace() {
-            let len = line.chars().count();
-            if len > 0 && len + 1 + word.chars().count() > width {
-                out.push(std::mem::take(&mut line));
+        for long in para.split_whitespace() {
+            // A word longer than the width is cut into pieces of the width.
+            let chars: Vec<char> = long.chars().collect();
+            for word in chars
+                .chunks(width.max(1))
+                .map(|c| c.iter().collect::<String>())
+            {
+                let word = word.as_str();
+                let len = line.chars().count();
+                if len > 0 && len + 1 + word.chars().count() > width {
+                    out.push(std::mem::take(&mut line));
+                }
+                if !line.is_empty() {
+                    line.push(' ');
+                }
+                line.push_str(word);
             }
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(word);
         }
         out.push(line);
     }
@@ -81,8 +91,58 @@ pub struct Book {
     y: f64,
     footer: String,
     md: String,
-    /// Section titles with their page numbers (1-based).
+    html: String,
+    /// Whether the PDF receives what is laid out now (false: Markdown and HTML only).
+    paper: bool,
+    /// Section titles with their page numbers (1-based; 0 for web-only sections).
     pub toc: Vec<(usize, String, usize)>,
+}
+
+/// The three documents a [`Book`] lays out.
+pub struct Laid {
+    /// The PDF pages as SVG documents.
+    pub pages: Vec<String>,
+    /// The Markdown text.
+    pub md: String,
+    /// The HTML body (sections, tables, figures), without head or contents.
+    pub html: String,
+}
+
+/// A figure to lay out: its SVG file, the path of its PNG and SVG relative to the report
+/// root (without extension), and its caption.
+pub struct FigureRef<'a> {
+    /// The SVG file.
+    pub svg: &'a Path,
+    /// `<experiment>/figures/<stem>`, relative to the report root.
+    pub rel_stem: String,
+    /// Caption.
+    pub caption: String,
+}
+
+/// An SVG document split for nesting: width, height and inner markup.
+type SplitSvg = (f64, f64, String);
+
+/// A figure to lay out, with its SVG read (none when it cannot be read).
+type LoadedFigure<'a> = (&'a FigureRef<'a>, Option<SplitSvg>);
+
+/// The HTML id of the `k`-th heading.
+pub fn anchor(k: usize) -> String {
+    format!("s{k}")
+}
+
+/// Inline Markdown-ish code spans (`x`) as `<code>`, the rest escaped.
+fn html_text(s: &str) -> String {
+    esc(s)
+        .split('`')
+        .enumerate()
+        .map(|(k, part)| {
+            if k % 2 == 1 {
+                format!("<code>{part}</code>")
+            } else {
+                part.to_string()
+            }
+        })
+        .collect()
 }
 
 impl Book {
@@ -94,8 +154,21 @@ impl Book {
             y: MARGIN,
             footer: footer.to_string(),
             md: String::new(),
+            html: String::new(),
+            paper: true,
             toc: Vec::new(),
         }
+    }
+
+    /// From now on, lay out for paper too (`true`, the default) or only for the Markdown
+    /// and HTML documents (`false`).
+    pub fn set_paper(&mut self, paper: bool) {
+        self.paper = paper;
+    }
+
+    /// Pages laid out so far (the current one counted if it has content).
+    pub fn pages_so_far(&self) -> usize {
+        self.pages.len() + usize::from(!self.body.is_empty())
     }
 
     fn page_number(&self) -> usize {
@@ -128,12 +201,15 @@ impl Book {
     }
 
     fn ensure(&mut self, h: f64) {
-        if self.y + h > BOTTOM {
+        if self.paper && self.y + h > BOTTOM {
             self.page_break();
         }
     }
 
     fn line(&mut self, x: f64, size: f64, bold: bool, mono: bool, colour: &str, text: &str) {
+        if !self.paper {
+            return;
+        }
         let fam = if mono {
             "DejaVu Sans Mono"
         } else {
@@ -149,27 +225,37 @@ impl Book {
         self.y += size * 1.35;
     }
 
-    /// A heading; level 1 starts a new page and enters the table of contents.
+    /// A heading; level 1 starts a new page; levels 1 and 2 enter the table of contents.
     pub fn heading(&mut self, text: &str, level: usize) {
         let size = match level {
             1 => 17.0,
             2 => 12.5,
             _ => 10.5,
         };
-        if level == 1 {
+        if level == 1 && self.paper {
             self.page_break();
-        } else {
+        } else if self.paper {
             self.y += 4.0;
         }
         self.ensure(size * 3.0);
         for l in wrap(text, ((PAGE_W - 2.0 * MARGIN) / (SANS_EM * size)) as usize) {
             self.line(MARGIN, size, true, false, "#111", &l);
         }
-        self.y += 3.0;
+        if self.paper {
+            self.y += 3.0;
+        }
+        let page = if self.paper { self.page_number() } else { 0 };
+        let id = anchor(self.toc.len());
         if level <= 2 {
-            self.toc.push((level, text.to_string(), self.page_number()));
+            self.toc.push((level, text.to_string(), page));
         }
         let _ = writeln!(self.md, "\n{} {}\n", "#".repeat(level), text);
+        let h = level.clamp(1, 4);
+        if level <= 2 {
+            let _ = writeln!(self.html, "<h{h} id=\"{id}\">{}</h{h}>", esc(text));
+        } else {
+            let _ = writeln!(self.html, "<h{h}>{}</h{h}>", esc(text));
+        }
     }
 
     /// A paragraph of running text.
@@ -179,8 +265,11 @@ impl Book {
             self.ensure(size * 1.4);
             self.line(MARGIN, size, false, false, "#111", &l);
         }
-        self.y += 4.0;
+        if self.paper {
+            self.y += 4.0;
+        }
         let _ = writeln!(self.md, "{text}\n");
+        let _ = writeln!(self.html, "<p>{}</p>", html_text(text));
     }
 
     /// Preformatted lines (equations), monospace, wrapped.
@@ -193,8 +282,11 @@ impl Book {
             self.ensure(size * 1.4);
             self.line(MARGIN + 8.0, size, false, true, "#223", &l);
         }
-        self.y += 3.0;
+        if self.paper {
+            self.y += 3.0;
+        }
         let _ = writeln!(self.md, "```text\n{text}\n```\n");
+        let _ = writeln!(self.html, "<pre>{}</pre>", esc(text));
     }
 
     /// A table in monospace; columns wider than their share are clipped with "…" in the
@@ -245,9 +337,16 @@ impl Book {
             }
             self.line(MARGIN, size, false, true, "#111", &fmt_row(r));
         }
-        self.y += 6.0;
+        if self.paper {
+            self.y += 6.0;
+        }
+        self.html_table(headers, rows);
+        self.md_table(headers, rows);
+    }
+
+    fn md_table(&mut self, headers: &[&str], rows: &[Vec<String>]) {
         let _ = writeln!(self.md, "| {} |", headers.join(" | "));
-        let _ = writeln!(self.md, "|{}|", vec!["---"; ncol].join("|"));
+        let _ = writeln!(self.md, "|{}|", vec!["---"; headers.len()].join("|"));
         for r in rows {
             let cells: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
             let _ = writeln!(self.md, "| {} |", cells.join(" | "));
@@ -255,55 +354,274 @@ impl Book {
         let _ = writeln!(self.md);
     }
 
-    /// A figure: the SVG at `svg` nested at page width (vector in the PDF), the PNG at
-    /// `png_rel` (relative to the Markdown file) in the Markdown.
-    pub fn figure(&mut self, svg: &Path, png_rel: &str, caption: &str) {
-        let Ok(text) = std::fs::read_to_string(svg) else {
-            self.paragraph(&format!("(figure {} could not be read)", svg.display()));
-            return;
-        };
-        let Some((w, h, inner)) = split_svg(&text) else {
-            self.paragraph(&format!(
-                "(figure {} is not an SVG document)",
-                svg.display()
-            ));
-            return;
-        };
-        let width = PAGE_W - 2.0 * MARGIN;
-        let mut height = width * h / w;
-        let max_h = BOTTOM - MARGIN - 30.0;
-        let mut draw_w = width;
-        if height > max_h {
-            draw_w = width * max_h / height;
-            height = max_h;
+    /// A table of prose cells that wrap inside their columns (DejaVu Sans, 7 pt) instead
+    /// of being clipped; `fractions` are the columns' shares of the text width. Rows stay
+    /// whole; the header repeats on every page.
+    pub fn table_wrapped(&mut self, headers: &[&str], rows: &[Vec<String>], fractions: &[f64]) {
+        if self.paper {
+            let text_w = PAGE_W - 2.0 * MARGIN;
+            let total: f64 = fractions.iter().sum();
+            let widths: Vec<f64> = fractions.iter().map(|f| f / total * text_w).collect();
+            let head: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
+            self.ensure(60.0);
+            self.wrapped_row(&head, &widths, true);
+            for r in rows {
+                if !self.wrapped_row_fits(r, &widths) {
+                    self.page_break();
+                    self.wrapped_row(&head, &widths, true);
+                }
+                self.wrapped_row(r, &widths, false);
+            }
+            self.y += 6.0;
         }
-        self.ensure(height + 24.0);
-        let x = MARGIN + (width - draw_w) / 2.0;
+        self.html_table(headers, rows);
+        self.md_table(headers, rows);
+    }
+
+    /// The lines of each cell of a wrapped row, and the row's height.
+    fn wrapped_cells(cells: &[String], widths: &[f64]) -> (Vec<Vec<String>>, f64) {
+        const SIZE: f64 = 7.0;
+        let lines: Vec<Vec<String>> = cells
+            .iter()
+            .zip(widths)
+            .map(|(c, w)| wrap(c, ((w - 4.0) / (SANS_EM * SIZE)).max(4.0) as usize))
+            .collect();
+        let n = lines.iter().map(Vec::len).max().unwrap_or(1).max(1);
+        (lines, n as f64 * SIZE * 1.35 + 3.0)
+    }
+
+    fn wrapped_row_fits(&self, cells: &[String], widths: &[f64]) -> bool {
+        self.y + Self::wrapped_cells(cells, widths).1 <= BOTTOM
+    }
+
+    /// One wrapped row at the current position, with a rule under it.
+    fn wrapped_row(&mut self, cells: &[String], widths: &[f64], bold: bool) {
+        let (lines, h) = Self::wrapped_cells(cells, widths);
+        let top = self.y;
+        let mut x = MARGIN;
+        for (cell, w) in lines.iter().zip(widths) {
+            self.y = top;
+            for l in cell {
+                self.line(x, 7.0, bold, false, "#111", l);
+            }
+            x += w;
+        }
+        self.y = top + h;
         let _ = write!(
             self.body,
-            r#"<svg x="{x:.1}" y="{y:.1}" width="{draw_w:.1}" height="{height:.1}" viewBox="0 0 {w} {h}">{inner}</svg>"#,
-            y = self.y
+            r##"<line x1="{MARGIN}" y1="{y:.1}" x2="{x2}" y2="{y:.1}" stroke="{c}" stroke-width="{sw}"/>"##,
+            y = self.y - 1.5,
+            x2 = PAGE_W - MARGIN,
+            c = if bold { "#555" } else { "#ddd" },
+            sw = if bold { 0.6 } else { 0.4 },
         );
-        self.y += height + 4.0;
-        for l in wrap(
-            caption,
-            ((PAGE_W - 2.0 * MARGIN) / (SANS_EM * 8.0)) as usize,
-        ) {
-            self.line(MARGIN, 8.0, false, false, "#333", &l);
+    }
+
+    /// A table in HTML: sortable (a click on a header sorts by that column, numbers as
+    /// numbers), full cells.
+    fn html_table(&mut self, headers: &[&str], rows: &[Vec<String>]) {
+        self.html.push_str("<table class=\"sortable\"><thead><tr>");
+        for h in headers {
+            let _ = write!(self.html, "<th>{}</th>", esc(h));
         }
-        self.y += 6.0;
-        let _ = writeln!(self.md, "![{caption}]({png_rel})\n");
+        self.html.push_str("</tr></thead><tbody>\n");
+        for r in rows {
+            self.html.push_str("<tr>");
+            for c in r.iter().take(headers.len()) {
+                let _ = write!(self.html, "<td>{}</td>", esc(c));
+            }
+            self.html.push_str("</tr>\n");
+        }
+        self.html.push_str("</tbody></table>\n");
     }
 
-    /// Raw Markdown only (links that make no sense on paper).
-    pub fn md_only(&mut self, text: &str) {
-        let _ = writeln!(self.md, "{text}\n");
+    /// A figure at the full text width (vector in the PDF), its PNG in the Markdown and its
+    /// SVG in the HTML.
+    pub fn figure(&mut self, fig: &FigureRef) {
+        self.figures(std::slice::from_ref(fig), 1);
     }
 
-    /// Finish: the page SVGs and the Markdown.
-    pub fn finish(mut self) -> (Vec<String>, String) {
+    /// Figures as small multiples: `cols` per row (1 or 2), rows kept whole on a page,
+    /// each panel with its caption below; in the HTML a grid, in the Markdown one image
+    /// after another.
+    pub fn figures(&mut self, figs: &[FigureRef], cols: usize) {
+        let cols = cols.clamp(1, 2);
+        let loaded: Vec<LoadedFigure> = figs
+            .iter()
+            .map(|f| {
+                let svg = if self.paper {
+                    std::fs::read_to_string(f.svg)
+                        .ok()
+                        .and_then(|t| split_svg(&t))
+                } else {
+                    None
+                };
+                (f, svg)
+            })
+            .collect();
+        if self.paper {
+            for row in loaded.chunks(cols) {
+                self.figure_row(row, cols);
+            }
+        }
+        let _ = writeln!(self.html, "<div class=\"grid{cols}\">");
+        for f in figs {
+            let _ = writeln!(self.md, "![{}]({}.png)\n", f.caption, f.rel_stem);
+            let _ = writeln!(
+                self.html,
+                "<figure><a href=\"{0}.svg\"><img src=\"{0}.svg\" alt=\"{1}\" loading=\"lazy\"></a><figcaption>{1}</figcaption></figure>",
+                esc(&f.rel_stem),
+                esc(&f.caption)
+            );
+        }
+        self.html.push_str("</div>\n");
+    }
+
+    /// A level-2 `heading`, then a figure in the left column with `text` wrapped beside
+    /// it in the right one (on paper, kept on one page with the heading; on screen a
+    /// two-column block; in the Markdown the text, then the image).
+    pub fn figure_beside(&mut self, heading: &str, fig: &FigureRef, text: &str) {
+        const GAP: f64 = 12.0;
+        const SIZE: f64 = 8.5;
+        if self.paper {
+            let col_w = (PAGE_W - 2.0 * MARGIN - GAP) / 2.0;
+            let svg = std::fs::read_to_string(fig.svg)
+                .ok()
+                .and_then(|t| split_svg(&t));
+            let max_h = (BOTTOM - MARGIN) * 0.5;
+            let (dw, dh) = svg.as_ref().map_or((col_w, 20.0), |(w, h, _)| {
+                let scale = (col_w / w).min(max_h / h);
+                (w * scale, h * scale)
+            });
+            let lines = wrap(text, (col_w / (SANS_EM * SIZE)) as usize);
+            let caption = wrap(&fig.caption, (col_w / (SANS_EM * 7.0)) as usize);
+            let fig_h = dh + 6.0 + caption.len() as f64 * 7.0 * 1.35;
+            let text_h = lines.len() as f64 * SIZE * 1.35;
+            // The heading stays on the page of its figure.
+            self.ensure(fig_h.max(text_h) + 6.0 + 12.5 * 3.0 + 7.0);
+            self.heading(heading, 2);
+            let top = self.y;
+            match &svg {
+                Some((w, h, inner)) => {
+                    let _ = write!(
+                        self.body,
+                        r#"<svg x="{MARGIN:.1}" y="{top:.1}" width="{dw:.1}" height="{dh:.1}" viewBox="0 0 {w} {h}">{inner}</svg>"#
+                    );
+                }
+                None => self.line(
+                    MARGIN,
+                    7.0,
+                    false,
+                    false,
+                    "#a00",
+                    "(figure could not be read)",
+                ),
+            }
+            self.y = top + dh + 4.0;
+            for l in &caption {
+                self.line(MARGIN, 7.0, false, false, "#333", l);
+            }
+            self.y = top;
+            for l in &lines {
+                self.line(MARGIN + col_w + GAP, SIZE, false, false, "#111", l);
+            }
+            self.y = top + fig_h.max(text_h) + 6.0;
+        }
+        if !self.paper {
+            self.heading(heading, 2);
+        }
+        let _ = writeln!(
+            self.md,
+            "{text}\n\n![{}]({}.png)\n",
+            fig.caption, fig.rel_stem
+        );
+        let _ = writeln!(
+            self.html,
+            "<div class=\"grid2\"><figure><a href=\"{0}.svg\"><img src=\"{0}.svg\" alt=\"{1}\" loading=\"lazy\"></a><figcaption>{1}</figcaption></figure><p>{2}</p></div>",
+            esc(&fig.rel_stem),
+            esc(&fig.caption),
+            html_text(text)
+        );
+    }
+
+    /// One row of small multiples on the current page (a new one if the row does not fit):
+    /// each SVG nested at the column width, capped at 55 % of the text height.
+    fn figure_row(&mut self, row: &[LoadedFigure], cols: usize) {
+        const GAP: f64 = 12.0;
+        const CAPTION: f64 = 7.0;
+        let text_w = PAGE_W - 2.0 * MARGIN;
+        let col_w = (text_w - GAP * (cols as f64 - 1.0)) / cols as f64;
+        let max_h = (BOTTOM - MARGIN) * if cols == 1 { 0.9 } else { 0.55 };
+        let chars = (col_w / (SANS_EM * CAPTION)) as usize;
+        let sizes: Vec<(f64, f64, usize)> = row
+            .iter()
+            .map(|(f, svg)| {
+                let (w, h) = svg.as_ref().map_or((col_w, 20.0), |(w, h, _)| (*w, *h));
+                let scale = (col_w / w).min(max_h / h);
+                (w * scale, h * scale, wrap(&f.caption, chars).len())
+            })
+            .collect();
+        let row_h = sizes
+            .iter()
+            .map(|(_, h, lines)| h + 6.0 + *lines as f64 * CAPTION * 1.35)
+            .fold(0.0, f64::max);
+        self.ensure(row_h + 6.0);
+        let top = self.y;
+        for (k, ((f, svg), (dw, dh, _))) in row.iter().zip(&sizes).enumerate() {
+            let x = MARGIN + k as f64 * (col_w + GAP) + (col_w - dw) / 2.0;
+            match svg {
+                Some((w, h, inner)) => {
+                    let _ = write!(
+                        self.body,
+                        r#"<svg x="{x:.1}" y="{top:.1}" width="{dw:.1}" height="{dh:.1}" viewBox="0 0 {w} {h}">{inner}</svg>"#
+                    );
+                }
+                None => {
+                    self.y = top;
+                    self.line(
+                        x,
+                        CAPTION,
+                        false,
+                        false,
+                        "#a00",
+                        "(figure could not be read)",
+                    );
+                }
+            }
+            self.y = top + dh + 4.0;
+            for l in wrap(&f.caption, chars) {
+                self.line(
+                    MARGIN + k as f64 * (col_w + GAP),
+                    CAPTION,
+                    false,
+                    false,
+                    "#333",
+                    &l,
+                );
+            }
+        }
+        self.y = top + row_h + 6.0;
+    }
+
+    /// A link for the screen documents only (Markdown and HTML): `text` pointing at `href`.
+    pub fn link_only(&mut self, text: &str, href: &str) {
+        let _ = writeln!(self.md, "[{text}]({href})\n");
+        let _ = writeln!(
+            self.html,
+            "<p><a href=\"{}\">{}</a></p>",
+            esc(href),
+            esc(text)
+        );
+    }
+
+    /// Finish: the PDF pages, the Markdown and the HTML body.
+    pub fn finish(mut self) -> Laid {
         self.page_break();
-        (self.pages, self.md)
+        Laid {
+            pages: self.pages,
+            md: self.md,
+            html: self.html,
+        }
     }
 }
 
@@ -351,6 +669,7 @@ mod tests {
     fn wrap_respects_width_and_keeps_words() {
         let l = wrap("aaa bbb ccc ddd", 7);
         assert_eq!(l, vec!["aaa bbb", "ccc ddd"]);
+        assert_eq!(wrap("abcdefghij x", 4), vec!["abcd", "efgh", "ij x"]);
     }
 
     #[test]
@@ -369,9 +688,29 @@ mod tests {
         for _ in 0..200 {
             b.paragraph("line");
         }
-        let (pages, md) = b.finish();
-        assert!(pages.len() >= 2);
-        assert!(pages.iter().all(|p| p.contains("footer text")));
-        assert!(md.contains("# One"));
+        let laid = b.finish();
+        assert!(laid.pages.len() >= 2);
+        assert!(laid.pages.iter().all(|p| p.contains("footer text")));
+        assert!(laid.md.contains("# One"));
+        assert!(laid.html.contains("<h1 id=\"s0\">One</h1>"));
+    }
+
+    #[test]
+    fn web_only_material_stays_off_paper() {
+        let mut b = Book::new("f");
+        b.heading("Main", 1);
+        b.paragraph("on paper");
+        b.set_paper(false);
+        b.heading("Web", 1);
+        for _ in 0..200 {
+            b.paragraph("web only");
+        }
+        b.table(&["a", "b"], &[vec!["1".into(), "x<y".into()]]);
+        assert_eq!(b.toc.last().map(|t| t.2), Some(0));
+        let laid = b.finish();
+        assert_eq!(laid.pages.len(), 1);
+        assert!(!laid.pages[0].contains("web only"));
+        assert!(laid.html.contains("<td>x&lt;y</td>"));
+        assert!(laid.html.contains("class=\"sortable\""));
     }
 }

@@ -200,9 +200,10 @@ pub fn section(b: &mut Book, verdicts: &[Verdict]) {
             ]
         })
         .collect();
-    b.table(
+    b.table_wrapped(
         &["claim", "source", "experiment: rule", "measured", "verdict"],
         &rows,
+        &[0.25, 0.14, 0.19, 0.09, 0.33],
     );
 }
 

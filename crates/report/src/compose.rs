@@ -146,29 +146,41 @@ fn s(v: &serde_json::Value, k: &str) -> String {
     }
 }
 
-/// Build `report.pdf` and `index.md` under `root` from the loaded experiments: the
+/// Build `report.pdf`, `index.md` and `index.html` under `root` from the loaded experiments: the
 /// sections in report order, then both files.
-pub fn write_report(root: &Path, all: &[Results]) -> Result<(PathBuf, PathBuf), ReportError> {
+pub fn write_report(root: &Path, all: &[Results]) -> Result<ReportFiles, ReportError> {
     let first = all
         .first()
         .map(|r| manifest(&r.dir))
         .unwrap_or(serde_json::Value::Null);
-    let mut b = Book::new(&footer(all, &first));
+    let foot = footer(all, &first);
+    let mut b = Book::new(&foot);
     title_section(&mut b, all, &first);
     let roles: Vec<(&Results, Role)> = all.iter().filter_map(|r| Some((r, Role::of(r)?))).collect();
     recommendations_section(&mut b, &roles);
     let verdicts = crate::claims::all_verdicts(all);
     crate::claims::section(&mut b, &verdicts);
     write_paper_tables(root, all, &roles, &verdicts)?;
+    crate::orders_table::main_section(&mut b, all);
     references_section(&mut b, &roles);
-    orders_section(&mut b, all);
     crate::tuning::write(&mut b, all);
     crate::failures::write(&mut b, all);
+    crate::glance::section(&mut b, all);
+    let main_pages = b.pages_so_far();
+    crate::orders_table::full_section(&mut b, all);
+    b.heading(
+        "Appendix B — every experiment: runs, catalog entries, figures",
+        1,
+    );
+    b.paragraph(&format!(
+        "The main body ends on page {main_pages}. Per experiment: its question, the catalog entries of its problems and \
+         methods, and every run with its cost; the HTML report (index.html) adds every figure of the experiment."
+    ));
     for res in all {
         experiment_section(&mut b, res);
     }
     provenance_section(&mut b, all, &first);
-    write_book(root, b)
+    write_book(root, b, &foot)
 }
 
 /// The page footer: driftlab version, git revision (dirty if any experiment ran from a
@@ -200,10 +212,22 @@ fn title_section(b: &mut Book, all: &[Results], first: &serde_json::Value) {
         all.len(),
         s(first, "size")
     ));
+    let cells: usize = all.iter().map(|r| r.runs.len()).sum();
+    let failed: usize = all
+        .iter()
+        .map(|r| r.runs.iter().filter(|x| !x.ok).count())
+        .sum();
+    b.paragraph(&format!(
+        "In numbers: {cells} runs, {failed} of them failed (each a row with its reason; most fail on purpose, at the edge of \
+         a method's stability); {}.",
+        crate::orders_table::counts(all)
+    ));
     b.paragraph(
-        "Reading guide: the recommendation table answers “which method, which parameters, at what cost” per problem class; \
-         the following pages give the evidence — published references, the observed orders over the whole catalog, a Baumgarte \
-         tuning guide, and one section per experiment with its question, equations, runs and figures.",
+        "Reading guide: the main body answers “which method, which parameters, at what cost” per problem class, then checks \
+         every claim of the sources against the measurements, gives the observed orders, the published references, a \
+         Baumgarte tuning guide, the failures by kind, and each experiment's key figures. Appendix A lists every fitted \
+         order, appendix B every run of every experiment with its catalog entries, appendix C the provenance. The HTML \
+         report (index.html) has the same sections, sortable tables, and every figure.",
     );
 }
 
@@ -216,16 +240,23 @@ fn recommendations_section(b: &mut Book, roles: &[(&Results, Role)]) {
          CPU time wins; the next two are the runners-up. If no run reaches the target, the most accurate run is named instead. \
          Failed runs never qualify (they are listed in the experiment sections with their reasons).",
     );
-    let mut classes = 0;
-    for (res, role) in roles.iter().filter(|(_, r)| r.spec.class.is_some()) {
-        classes += 1;
-        b.heading(role.spec.class.as_deref().unwrap_or_default(), 3);
-        b.paragraph(&recommendation(res, role));
-    }
-    if classes == 0 {
+    if !roles.iter().any(|(_, r)| r.spec.class.is_some()) {
         b.paragraph(
             "No experiment in this folder declares a problem class ([report] class in its spec).",
         );
+        return;
+    }
+    // On screen, one sortable table first (on paper the sentences below carry it, and
+    // tables/recommendations.* has it for a paper).
+    b.set_paper(false);
+    b.table(
+        &["class", "experiment", "target", "recommended", "runners-up"],
+        &recommendation_rows(roles),
+    );
+    b.set_paper(true);
+    for (res, role) in roles.iter().filter(|(_, r)| r.spec.class.is_some()) {
+        b.heading(role.spec.class.as_deref().unwrap_or_default(), 3);
+        b.paragraph(&recommendation(res, role));
     }
 }
 
@@ -342,94 +373,6 @@ fn reference_row(role: &Role, r: &Run) -> Vec<String> {
     ]
 }
 
-/// Observed orders over the catalog: how orders are fitted, and one table row per line of
-/// every experiment's `orders.csv`.
-fn orders_section(b: &mut Book, all: &[Results]) {
-    b.heading("Observed orders over the catalog", 2);
-    b.paragraph(
-        "Least-squares slope of log(max-over-run error) against log(h) over the longest window of consecutive step sizes whose \
-         local slopes stay within ±0.25 of their median, errors above 1e-11 (driftlab-runner `orders`). The convergence suite \
-         asserts |observed − declared| ≤ 0.15 where a method declares an order; rows without a declared order are measurements. \
-         Verdict: no window (fewer than 3 points above the round-off floor: no order), matches (±0.15), pre-asymptotic (a \
-         mismatch from a fit with r² < 0.999), superconvergent or reduced; the reasons of the mismatches are not yet stated \
-         per row.",
-    );
-    b.table(&ORDERS_HEADERS, &orders_rows(all));
-}
-
-/// Columns of the orders table (report and `tables/orders.*`).
-const ORDERS_HEADERS: [&str; 10] = [
-    "experiment",
-    "problem",
-    "method",
-    "qty",
-    "observed",
-    "declared",
-    "fit range h",
-    "pts",
-    "r²",
-    "verdict",
-];
-
-/// Tolerance of "matches": the convergence suite's |observed − declared| ≤ 0.15.
-const ORDER_MATCH: f64 = 0.15;
-/// A fit through fewer points is no order (two points always give r² = 1).
-const ORDER_MIN_POINTS: u64 = 3;
-
-/// The verdict of one fitted order: no window (fewer than 3 points in the asymptotic
-/// window, with the runner's note), measured (no declared order), matches (within
-/// ±0.15), superconvergent or reduced — "pre-asymptotic" when a mismatch comes from a fit
-/// whose r² is below 0.999 (the log–log points are not on one line).
-pub fn order_verdict(o: &crate::data::Order) -> String {
-    let Some(observed) = o.observed.filter(|_| o.points >= ORDER_MIN_POINTS) else {
-        let why = if o.note.is_empty() {
-            format!("{} points", o.points)
-        } else {
-            o.note.clone()
-        };
-        return format!("no window ({why}; ≥ {ORDER_MIN_POINTS} needed)");
-    };
-    let Some(expected) = o.expected else {
-        return "measured (none declared)".into();
-    };
-    if (observed - expected).abs() <= ORDER_MATCH {
-        return "matches".into();
-    }
-    if let Some(r2) = o.r2.filter(|r2| *r2 < 0.999) {
-        return format!("pre-asymptotic (r² = {r2:.4})");
-    }
-    if observed > expected {
-        "superconvergent".into()
-    } else {
-        "reduced".into()
-    }
-}
-
-/// One row per line of every experiment's `orders.csv`.
-fn orders_rows(all: &[Results]) -> Vec<Vec<String>> {
-    let mut rows = Vec::new();
-    for res in all {
-        for o in &res.orders {
-            rows.push(vec![
-                res.name.clone(),
-                o.problem.clone(),
-                o.variant.clone(),
-                o.quantity.clone(),
-                o.observed.map_or("—".into(), |x| format!("{x:.2}")),
-                o.expected.map_or("—".into(), |x| format!("{x}")),
-                match (o.h_min, o.h_max) {
-                    (Some(a), Some(b)) => format!("{a:.1e}–{b:.1e}"),
-                    _ => o.note.clone(),
-                },
-                format!("{}", o.points),
-                o.r2.map_or("—".into(), |x| format!("{x:.4}")),
-                order_verdict(o),
-            ]);
-        }
-    }
-    rows
-}
-
 /// The recommendation per problem class as table rows: class, experiment, target,
 /// recommended run (or the most accurate one when none reached the target), runners-up.
 fn recommendation_rows(roles: &[(&Results, Role)]) -> Vec<Vec<String>> {
@@ -480,7 +423,12 @@ fn write_paper_tables(
         &["class", "experiment", "target", "recommended", "runners-up"],
         &recommendation_rows(roles),
     )?;
-    crate::paper_tables::write(root, "orders", &ORDERS_HEADERS, &orders_rows(all))?;
+    crate::paper_tables::write(
+        root,
+        "orders",
+        &crate::orders_table::HEADERS,
+        &crate::orders_table::rows(all),
+    )?;
     crate::claims::write_tables(root, verdicts)?;
     Ok(())
 }
@@ -488,18 +436,17 @@ fn write_paper_tables(
 /// One experiment's section: its description and findings, the catalog entries of its
 /// problems and methods, the runs-and-cost table, its figures and a link to `summary.md`.
 fn experiment_section(b: &mut Book, res: &Results) {
-    b.heading(&format!("Experiment {}", res.name), 1);
+    b.heading(&format!("{} — runs, catalog, figures", res.name), 2);
     b.paragraph(&res.description);
-    b.paragraph(&findings(res));
     catalog_entries(b, &manifest(&res.dir));
     runs_table(b, res);
     crate::scaling::table(b, res);
     ensemble_table(b, res);
     experiment_figures(b, res);
-    b.md_only(&format!(
-        "Full tables: [{0}/summary.md]({0}/summary.md)",
-        res.name
-    ));
+    b.link_only(
+        &format!("Full tables: {}/summary.md", res.name),
+        &format!("{}/summary.md", res.name),
+    );
 }
 
 /// The catalog metadata stored in an experiment's manifest: per problem, then per method,
@@ -610,36 +557,22 @@ fn ensemble_table(b: &mut Book, res: &Results) {
     );
 }
 
-/// Every figure of an experiment's `figures/` folder (its SVGs in file-name order; the
-/// Markdown links the PNG), captioned with the experiment and the figure's stem.
+/// Every figure of an experiment (web only: the main body shows its key figures).
 fn experiment_figures(b: &mut Book, res: &Results) {
-    let fig_dir = res.dir.join("figures");
-    let mut svgs: Vec<PathBuf> = std::fs::read_dir(&fig_dir)
-        .map(|d| {
-            d.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "svg"))
-                .collect()
-        })
-        .unwrap_or_default();
-    svgs.sort();
-    for svg in svgs {
-        let stem = svg
-            .file_stem()
-            .map(|x| x.to_string_lossy().to_string())
-            .unwrap_or_default();
-        let png_rel = format!("{}/figures/{stem}.png", res.name);
-        b.figure(
-            &svg,
-            &png_rel,
-            &format!("{} — {}", res.name, stem.replace('_', " ")),
-        );
-    }
+    let svgs = crate::glance::svgs_of(res);
+    let refs: Vec<crate::book::FigureRef> = svgs
+        .iter()
+        .map(|p| crate::glance::figure_ref(res, p))
+        .collect();
+    b.set_paper(false);
+    b.figures(&refs, 2);
+    b.set_paper(true);
 }
 
 /// Provenance appendix: per experiment its spec hash, size, git revision, dirty flag,
 /// machine, threads and start time; then the compiler, profile and dependency versions.
 fn provenance_section(b: &mut Book, all: &[Results], first: &serde_json::Value) {
-    b.heading("Provenance", 1);
+    b.heading("Appendix C — provenance", 1);
     b.paragraph("Per experiment: the spec's SHA-256, the size it ran at, the git revision and dirty flag of the source the binary was built from (embedded at build time), the machine, the threads running cells side by side, whether the sweep completed (and how often it was resumed, over how many shards), and the start time (UTC).");
     let rows: Vec<Vec<String>> = all
         .iter()
@@ -705,24 +638,40 @@ fn run_state(m: &serde_json::Value) -> String {
     out
 }
 
-/// Lay out the book and write `report.pdf` and `index.md` (a contents list with page
-/// numbers, then the same content as Markdown with PNG figures).
-fn write_book(root: &Path, b: Book) -> Result<(PathBuf, PathBuf), ReportError> {
+/// The three files of the combined report.
+pub struct ReportFiles {
+    /// `report.pdf`.
+    pub pdf: PathBuf,
+    /// `index.md`.
+    pub md: PathBuf,
+    /// `index.html`.
+    pub html: PathBuf,
+}
+
+/// Lay out the book and write `report.pdf`, `index.md` (a contents list with page
+/// numbers, then the same content as Markdown with PNG figures) and `index.html`.
+fn write_book(root: &Path, b: Book, footer: &str) -> Result<ReportFiles, ReportError> {
     let toc: Vec<(usize, String, usize)> = b.toc.clone();
-    let (pages, md) = b.finish();
+    let laid = b.finish();
     let pdf = root.join("report.pdf");
-    crate::pdf::pages_to_pdf(&pages, &pdf)?;
-    let mut index = String::from("# driftlab report\n\nThe same content as `report.pdf`, with PNG figures.\n\n## Contents\n\n");
+    crate::pdf::pages_to_pdf(&laid.pages, &pdf)?;
+    let mut index = String::from("# driftlab report\n\nThe same content as `report.pdf` and `index.html`, with PNG figures.\n\n## Contents\n\n");
     for (level, title, page) in &toc {
+        let at = if *page > 0 {
+            format!(" (p. {page})")
+        } else {
+            " (web only)".into()
+        };
         index.push_str(&format!(
-            "{}- {title} (p. {page})\n",
+            "{}- {title}{at}\n",
             "  ".repeat(level.saturating_sub(1))
         ));
     }
-    index.push_str(&md);
-    let md_path = root.join("index.md");
-    std::fs::write(&md_path, index).map_err(|e| ReportError::io(&md_path, e))?;
-    Ok((pdf, md_path))
+    index.push_str(&laid.md);
+    let md = root.join("index.md");
+    std::fs::write(&md, index).map_err(|e| ReportError::io(&md, e))?;
+    let html = crate::html::write(root, &toc, &laid.html, footer)?;
+    Ok(ReportFiles { pdf, md, html })
 }
 
 /// What the numbers of one experiment show, stated from its rows: cells and failures
@@ -813,42 +762,4 @@ pub fn findings(res: &Results) -> String {
         ));
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::data::Order;
-
-    fn order(observed: f64, expected: Option<f64>, points: u64, r2: f64) -> Order {
-        Order {
-            observed: Some(observed),
-            expected,
-            points,
-            r2: Some(r2),
-            ..Order::default()
-        }
-    }
-
-    #[test]
-    fn order_verdicts() {
-        assert_eq!(
-            order_verdict(&order(4.0, Some(6.0), 2, 1.0)),
-            "no window (2 points; ≥ 3 needed)"
-        );
-        assert_eq!(order_verdict(&order(2.1, Some(2.0), 5, 0.9999)), "matches");
-        assert_eq!(
-            order_verdict(&order(1.5, None, 5, 0.9999)),
-            "measured (none declared)"
-        );
-        assert_eq!(
-            order_verdict(&order(5.01, Some(4.0), 4, 0.9999)),
-            "superconvergent"
-        );
-        assert_eq!(order_verdict(&order(1.03, Some(2.0), 4, 0.9999)), "reduced");
-        assert_eq!(
-            order_verdict(&order(0.07, Some(1.0), 4, 0.5)),
-            "pre-asymptotic (r² = 0.5000)"
-        );
-    }
 }

@@ -5,7 +5,9 @@
 use crate::data::{distinct_values, param_names, Order, Results, Run, Trace};
 use crate::error::ReportError;
 use crate::pdf::svg_to_pdf;
-use crate::style::{slug, Colours, FAMILY};
+use crate::style::{
+    marker_of, slug, Colours, Marker, AXIS_PX, FAMILY, FIG_W, LEGEND_PX, TICK_PX, TITLE_PX,
+};
 use plotters::coord::ranged1d::{Ranged, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -128,16 +130,16 @@ where
     let (xr, yr) = match axis_ranges(p) {
         Ok(r) => r,
         Err(missing) => {
-            area.titled(&format!("{} ({missing})", p.title), (FAMILY, 18))
+            area.titled(&format!("{} ({missing})", p.title), (FAMILY, TITLE_PX))
                 .map_err(e)?;
             return Ok(());
         }
     };
     let mut b = ChartBuilder::on(area);
-    b.caption(&p.title, (FAMILY, 18))
+    b.caption(&p.title, (FAMILY, TITLE_PX))
         .margin(12)
-        .x_label_area_size(42)
-        .y_label_area_size(78);
+        .x_label_area_size(48)
+        .y_label_area_size(84);
     match (p.log_x, p.log_y) {
         (true, true) => draw_chart(
             b.build_cartesian_2d((xr.0..xr.1).log_scale(), (yr.0..yr.1).log_scale())
@@ -188,8 +190,9 @@ where
         .configure_mesh()
         .x_desc(p.xlabel.as_str())
         .y_desc(p.ylabel.as_str())
-        .label_style((FAMILY, 13))
-        .axis_desc_style((FAMILY, 14))
+        .label_style((FAMILY, TICK_PX))
+        .axis_desc_style((FAMILY, AXIS_PX))
+        .x_labels(6)
         .x_label_formatter(&|v| fmt_tick(snap(*v, xr, p.log_x)))
         .y_label_formatter(&|v| fmt_tick(snap(*v, yr, p.log_y)))
         .light_line_style(RGBColor(235, 235, 235))
@@ -197,16 +200,6 @@ where
         .map_err(e)?;
     for l in &p.lines {
         draw_line(&mut chart, l, p)?;
-    }
-    if p.lines.iter().any(|l| !l.label.is_empty()) {
-        chart
-            .configure_series_labels()
-            .label_font((FAMILY, 13))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(e)?;
     }
     Ok(())
 }
@@ -248,8 +241,9 @@ where
             chart
                 .draw_series(LineSeries::new(ok.clone(), c.stroke_width(1)))
                 .map_err(e)?;
+            let shape = marker_of(c);
             chart
-                .draw_series(ok.iter().map(|pt| Circle::new(*pt, 4, c.filled())))
+                .draw_series(ok.iter().map(|pt| marker(*pt, shape, c)))
                 .map_err(e)?
         }
     };
@@ -257,7 +251,7 @@ where
         let style = l.stroke;
         anno.label(l.label.as_str())
             .legend(move |(x, y)| match style {
-                Stroke::Markers => Circle::new((x + 10, y), 4, c.filled()).into_dyn(),
+                Stroke::Markers => marker((x + 10, y), marker_of(c), c),
                 _ => PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)).into_dyn(),
             });
     }
@@ -269,6 +263,21 @@ where
         )
         .map_err(e)?;
     Ok(())
+}
+
+/// A sweep point (or its legend swatch) at `at` in the shape `shape`, 5 px across.
+fn marker<C, DB>(at: C, shape: Marker, c: RGBColor) -> DynElement<'static, DB, C>
+where
+    C: Clone + 'static,
+    DB: DrawingBackend,
+{
+    match shape {
+        Marker::Circle => Circle::new(at, 5, c.filled()).into_dyn(),
+        Marker::Triangle => TriangleMarker::new(at, 6, c.filled()).into_dyn(),
+        Marker::HollowTriangle => TriangleMarker::new(at, 6, c.stroke_width(2)).into_dyn(),
+        Marker::Cross => Cross::new(at, 5, c.stroke_width(2)).into_dyn(),
+        Marker::Ring => Circle::new(at, 5, c.stroke_width(2)).into_dyn(),
+    }
 }
 
 /// A linear-axis tick that is zero up to the rounding of the tick arithmetic (−1e-16 on an
@@ -292,28 +301,135 @@ fn fmt_tick(v: f64) -> String {
     }
 }
 
+/// Height of the legend strip under a panel: one 21-px row per one or two labelled
+/// curves (two columns when every label fits half the width), 0 without labels.
+fn legend_height(p: &Panel, width: u32) -> u32 {
+    let (n, cols) = legend_layout(p, width);
+    if n == 0 {
+        0
+    } else {
+        n.div_ceil(cols) as u32 * LEGEND_ROW + 8
+    }
+}
+
+/// Legend row height (px).
+const LEGEND_ROW: u32 = 21;
+
+/// Labelled curves of a panel and the legend's columns (1 or 2).
+fn legend_layout(p: &Panel, width: u32) -> (usize, usize) {
+    let labels: Vec<&str> = p
+        .lines
+        .iter()
+        .filter(|l| !l.label.is_empty())
+        .map(|l| l.label.as_str())
+        .collect();
+    // DejaVu Sans averages 0.56 em per character; 34 px for the swatch and gap.
+    let widest = labels
+        .iter()
+        .map(|l| l.chars().count() as f64 * 0.56 * LEGEND_PX as f64 + 34.0)
+        .fold(0.0, f64::max);
+    let cols = if widest <= (width as f64 - 40.0) / 2.0 {
+        2
+    } else {
+        1
+    };
+    (labels.len(), cols)
+}
+
+/// The legend strip of a panel: swatch (line, dashes, dots or marker) and label per
+/// labelled curve, row by row, outside the plot so that it hides no data.
+fn draw_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let width = area.dim_in_pixel().0;
+    let (_, cols) = legend_layout(p, width);
+    let col_w = (width as i32 - 40) / cols as i32;
+    for (k, l) in p.lines.iter().filter(|l| !l.label.is_empty()).enumerate() {
+        let x = 30 + (k % cols) as i32 * col_w;
+        let y = 4 + (k / cols) as i32 * LEGEND_ROW as i32 + LEGEND_ROW as i32 / 2;
+        let c = l.colour;
+        match l.stroke {
+            Stroke::Markers => area.draw(&marker((x + 10, y), marker_of(c), c)),
+            Stroke::Solid => area.draw(&PathElement::new(
+                vec![(x, y), (x + 22, y)],
+                c.stroke_width(2),
+            )),
+            Stroke::Dashed | Stroke::Dotted => {
+                let dash: i32 = if l.stroke == Stroke::Dashed { 6 } else { 2 };
+                (0..22).step_by(2 * dash as usize).try_for_each(|d| {
+                    area.draw(&PathElement::new(
+                        vec![(x + d, y), (x + (d + dash).min(22), y)],
+                        c.stroke_width(2),
+                    ))
+                })
+            }
+        }
+        .map_err(e)?;
+        area.draw(&Text::new(
+            l.label.clone(),
+            (x + 30, y - LEGEND_PX as i32 / 2),
+            (FAMILY, LEGEND_PX),
+        ))
+        .map_err(e)?;
+    }
+    Ok(())
+}
+
 fn draw_figure<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, f: &Figure) -> Result<(), String>
 where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).map_err(|x| x.to_string())?;
-    let areas = root.split_evenly((f.panels.len(), 1));
-    for (a, p) in areas.iter().zip(&f.panels) {
-        draw_panel(a, p)?;
+    let mut rest = root;
+    for p in &f.panels {
+        let (panel, below) = rest.split_vertically(f.panel_height);
+        draw_panel(&panel, p)?;
+        let (legend, below) = below.split_vertically(legend_height(p, f.width));
+        draw_legend(&legend, p)?;
+        rest = below;
     }
-    root.present().map_err(|x| x.to_string())
+    rest.present().map_err(|x| x.to_string())
 }
 
-/// Write `<stem>.png`, `<stem>.svg` and `<stem>.pdf` into `dir`.
+/// Write `<stem>.png`, `<stem>.svg` and `<stem>.pdf` into `dir`; a figure of several
+/// panels also gets `<stem>.key.svg`, its first panel alone, which the main body shows
+/// as the experiment's key figure at a readable size.
 pub fn render(f: &Figure, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
-    let size = (f.width, f.panel_height * f.panels.len() as u32);
-    write_png_svg_pdf(
+    let height = |f: &Figure| -> u32 {
+        f.panels
+            .iter()
+            .map(|p| f.panel_height + legend_height(p, f.width))
+            .sum()
+    };
+    let mut files = write_png_svg_pdf(
         &f.stem,
-        size,
+        (f.width, height(f)),
         dir,
         |a| draw_figure(a, f),
         |a| draw_figure(a, f),
-    )
+    )?;
+    if f.panels.len() > 1 {
+        let key = Figure {
+            stem: format!("{}.key", f.stem),
+            panels: f.panels[..1].to_vec(),
+            ..f.clone()
+        };
+        let mut text = String::new();
+        draw_figure(
+            SVGBackend::with_string(&mut text, (key.width, height(&key))).into_drawing_area(),
+            &key,
+        )
+        .map_err(|m| ReportError::Draw {
+            figure: key.stem.clone(),
+            message: m,
+        })?;
+        let path = dir.join(format!("{}.svg", key.stem));
+        std::fs::write(&path, text).map_err(|e| ReportError::io(&path, e))?;
+        files.push(path);
+    }
+    Ok(files)
 }
 
 /// Draw one image of `size` pixels twice — by `png` on a bitmap saved as `<stem>.png`, by
@@ -506,8 +622,8 @@ impl TracesAt<'_> {
                 }),
                 self.panel("Acceleration residual", "‖Φ_q a − γ‖∞", &|t, i| t.acc[i]),
             ],
-            width: 1000,
-            panel_height: 360,
+            width: FIG_W,
+            panel_height: 240,
         }
     }
 
@@ -523,8 +639,8 @@ impl TracesAt<'_> {
                 "|H − H₀| / max(|H₀|, E_scale)",
                 &|t, i| t.energy[i],
             )],
-            width: 1000,
-            panel_height: 420,
+            width: FIG_W,
+            panel_height: 280,
         })
     }
 
@@ -548,8 +664,8 @@ impl TracesAt<'_> {
                     t.err[2][i]
                 }),
             ],
-            width: 1000,
-            panel_height: 360,
+            width: FIG_W,
+            panel_height: 240,
         })
     }
 
@@ -596,8 +712,8 @@ impl TracesAt<'_> {
                 equal: true,
                 lines,
             }],
-            width: 900,
-            panel_height: 900,
+            width: FIG_W,
+            panel_height: FIG_W,
         })
     }
 }
@@ -696,8 +812,8 @@ fn positions(res: &Results, key: &str, h: f64, at_h: &[&Run], colours: &Colours)
     Some(Figure {
         stem: format!("positions_{}_h{}", slug(key), h_label(h)),
         panels,
-        width: 1000,
-        panel_height: 300,
+        width: FIG_W,
+        panel_height: 200,
     })
 }
 
@@ -709,11 +825,7 @@ fn positions(res: &Results, key: &str, h: f64, at_h: &[&Run], colours: &Colours)
 fn work_precision(key: &str, runs: &[&Run], colours: &Colours) -> Option<Figure> {
     type Acc = (&'static str, bool, fn(&Run) -> Option<f64>);
     let candidates: [Acc; 3] = [
-        (
-            "significant correct digits scd at the reference time",
-            false,
-            |r| r.scd,
-        ),
+        ("scd: correct digits at t_ref", false, |r| r.scd),
         ("max_t ‖q − q_exact‖∞", true, |r| r.err_q),
         ("max_t |H − H₀| / scale (energy error)", true, |r| {
             r.max_energy_rel_error
@@ -787,8 +899,8 @@ fn work_precision(key: &str, runs: &[&Run], colours: &Colours) -> Option<Figure>
             equal: false,
             lines,
         }],
-        width: 1000,
-        panel_height: 560,
+        width: FIG_W,
+        panel_height: 380,
     })
 }
 
@@ -851,8 +963,8 @@ fn convergence(res: &Results, key: &str, runs: &[&Run], colours: &Colours) -> Fi
     Figure {
         stem: format!("convergence_{}", slug(key)),
         panels,
-        width: 1000,
-        panel_height: 420,
+        width: FIG_W,
+        panel_height: 280,
     }
 }
 
@@ -1081,8 +1193,8 @@ impl Sweep<'_> {
                 h_label(self.h)
             ),
             panels,
-            width: 1000,
-            panel_height: 360,
+            width: FIG_W,
+            panel_height: 240,
         })
     }
 
@@ -1311,8 +1423,8 @@ impl<'a> Scaling<'a> {
                     false,
                 ),
             ],
-            width: 1000,
-            panel_height: 420,
+            width: FIG_W,
+            panel_height: 280,
         }
     }
 

@@ -19,7 +19,10 @@ pub mod data;
 pub mod error;
 pub mod failures;
 pub mod figures;
+pub mod glance;
+pub mod html;
 pub mod maps;
+pub mod orders_table;
 pub mod paper_tables;
 pub mod pdf;
 pub mod scaling;
@@ -91,8 +94,8 @@ pub fn report_all(root: &Path) -> Result<Vec<(String, Vec<PathBuf>)>, ReportErro
         .map(|(r, files)| Ok((r.name.clone(), files?)))
         .collect::<Result<_, ReportError>>()?;
     if !all.is_empty() {
-        let (pdf, md) = compose::write_report(root, &all)?;
-        out.push(("report".into(), vec![pdf, md]));
+        let f = compose::write_report(root, &all)?;
+        out.push(("report".into(), vec![f.pdf, f.md, f.html]));
     }
     Ok(out)
 }
@@ -100,7 +103,7 @@ pub fn report_all(root: &Path) -> Result<Vec<(String, Vec<PathBuf>)>, ReportErro
 /// `f` of every item, on as many scoped threads as the machine has cores (at most one per
 /// item), results in the items' order. The experiments' figures are independent of each
 /// other; the combined report is composed after them.
-fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub(crate) fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let workers = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(items.len())

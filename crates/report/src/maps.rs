@@ -6,7 +6,7 @@
 use crate::data::{distinct_values, param_names, Annotation, Results, Run};
 use crate::error::ReportError;
 use crate::figures::write_png_svg_pdf;
-use crate::style::{slug, FAMILY};
+use crate::style::{slug, AXIS_PX, FAMILY, LEGEND_PX, TICK_PX, TITLE_PX};
 use plotters::coord::combinators::LogCoord;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -89,28 +89,73 @@ where
 {
     let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
     let w = Window::of(map, get);
-    let ((x0, x1), (y0, y1), (vmin, vmax)) = (w.x, w.y, w.v);
-    let title = format!(
-        "{what}: log10 from {vmin:.1} (dark) to {vmax:.1} (yellow), × = failed — {}",
-        map.title
-    );
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, (FAMILY, 16))
-        .margin(12)
-        .x_label_area_size(42)
-        .y_label_area_size(70)
+    let ((x0, x1), (y0, y1)) = (w.x, w.y);
+    let (plot, bar) = area.split_horizontally(area.dim_in_pixel().0.saturating_sub(96));
+    let mut chart = ChartBuilder::on(&plot)
+        .caption(format!("{what}, × = failed"), (FAMILY, TITLE_PX))
+        .margin(10)
+        .x_label_area_size(48)
+        .y_label_area_size(78)
         .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
         .map_err(e)?;
     chart
         .configure_mesh()
         .x_desc(map.xname.as_str())
         .y_desc(map.yname.as_str())
-        .label_style((FAMILY, 13))
-        .axis_desc_style((FAMILY, 14))
+        .label_style((FAMILY, TICK_PX))
+        .axis_desc_style((FAMILY, AXIS_PX))
         .draw()
         .map_err(e)?;
     draw_cells(&mut chart, map, get, w)?;
-    draw_annotations(&mut chart, map, w)
+    draw_annotations(&mut chart, map, w)?;
+    colour_bar(&bar, w.v, &format!("log10 {what}"))
+}
+
+/// The colour bar of a map panel: the ramp from `v.0` (dark) to `v.1` (yellow) in 48
+/// bands, with its `log10` tick labels and `label` along it.
+fn colour_bar<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    v: (f64, f64),
+    label: &str,
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let (lo, hi) = if v.1 > v.0 && v.0.is_finite() {
+        v
+    } else if v.0.is_finite() {
+        (v.0 - 0.5, v.0 + 0.5)
+    } else {
+        return Ok(()); // no successful cell: nothing to scale
+    };
+    let mut chart = ChartBuilder::on(area)
+        .margin_top(40)
+        .margin_bottom(58)
+        .margin_right(6)
+        .y_label_area_size(62)
+        .build_cartesian_2d(0.0..1.0, lo..hi)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .disable_x_axis()
+        .disable_y_mesh()
+        .y_desc(label)
+        .y_label_formatter(&|x| format!("{x:.1}"))
+        .label_style((FAMILY, TICK_PX))
+        .axis_desc_style((FAMILY, AXIS_PX))
+        .draw()
+        .map_err(e)?;
+    const BANDS: usize = 48;
+    chart
+        .draw_series((0..BANDS).map(|k| {
+            let (a, b) = (k as f64 / BANDS as f64, (k + 1) as f64 / BANDS as f64);
+            let y = |s: f64| lo + s * (hi - lo);
+            Rectangle::new([(0.0, y(a)), (1.0, y(b))], ramp((a + b) / 2.0).filled())
+        }))
+        .map_err(e)?;
+    Ok(())
 }
 
 /// The cells of a map: a failed cell as a black ×, a successful one as a rectangle
@@ -188,7 +233,7 @@ where
     if !map.annotations.is_empty() {
         chart
             .configure_series_labels()
-            .label_font((FAMILY, 13))
+            .label_font((FAMILY, LEGEND_PX))
             .background_style(WHITE.mix(0.85))
             .border_style(RGBColor(180, 180, 180))
             .draw()
@@ -224,6 +269,9 @@ where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).map_err(|x| x.to_string())?;
+    let root = root
+        .titled(&map.title, (FAMILY, TITLE_PX))
+        .map_err(|x| x.to_string())?;
     let areas = root.split_evenly((2, 1));
     draw_panel(&areas[0], map, "max ‖Φ‖∞", |r| r.max_pos_residual)?;
     draw_panel(&areas[1], map, "max ‖Φ_q v + Φ_t‖∞", |r| {
@@ -256,7 +304,7 @@ pub fn maps(res: &Results, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
                 );
                 files.extend(write_png_svg_pdf(
                     &stem,
-                    (1000, 1300),
+                    (crate::style::FIG_W + 96, 880),
                     dir,
                     |a| draw(a, &map),
                     |a| draw(a, &map),

@@ -17,6 +17,52 @@ pub fn register_fonts() {
     });
 }
 
+/// Figure width in pixels. Figures are drawn at this width and nested into the PDF either
+/// at half the text width (small multiples, 245 pt) or at the full width (503 pt), so the
+/// font sizes below print at 6–8 pt in a small multiple and 12–15 pt at full width.
+pub const FIG_W: u32 = 640;
+/// Panel titles (px).
+pub const TITLE_PX: u32 = 19;
+/// Axis descriptions with units (px).
+pub const AXIS_PX: u32 = 17;
+/// Tick labels (px).
+pub const TICK_PX: u32 = 16;
+/// Legend entries (px).
+pub const LEGEND_PX: u32 = 15;
+
+/// Marker shapes of sweep curves: a colour always gets the same shape (palette colours by
+/// their place in the palette, mixed shades by their RGB), so a method keeps colour and
+/// marker in every figure of the report, and curves stay apart in greyscale print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marker {
+    /// Filled circle.
+    Circle,
+    /// Filled triangle.
+    Triangle,
+    /// Hollow triangle.
+    HollowTriangle,
+    /// Diagonal cross.
+    Cross,
+    /// Hollow circle.
+    Ring,
+}
+
+/// The marker shape of a curve of colour `c`.
+pub fn marker_of(c: RGBColor) -> Marker {
+    const SHAPES: [Marker; 5] = [
+        Marker::Circle,
+        Marker::Triangle,
+        Marker::HollowTriangle,
+        Marker::Cross,
+        Marker::Ring,
+    ];
+    let k = PALETTE
+        .iter()
+        .position(|p| *p == c)
+        .unwrap_or(c.0 as usize * 7 + c.1 as usize * 3 + c.2 as usize);
+    SHAPES[k % SHAPES.len()]
+}
+
 /// Okabe & Ito's colour-blind-safe palette (2008) first, then darker and lighter tones
 /// of distinct hues, so that up to 18 methods of one report get distinct colours.
 const PALETTE: [RGBColor; 18] = [

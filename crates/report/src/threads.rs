@@ -252,8 +252,8 @@ pub fn thread_scaling(
     let fig = Figure {
         stem: format!("threads_{}", slug(&res.name)),
         panels,
-        width: 1000,
-        panel_height: 380,
+        width: crate::style::FIG_W,
+        panel_height: 250,
     };
     render(&fig, dir)
 }

@@ -91,7 +91,7 @@ pub fn tolerance_proportionality(key: &str, runs: &[&Run], colours: &Colours) ->
             equal: false,
             lines,
         }],
-        width: 1000,
-        panel_height: 520,
+        width: crate::style::FIG_W,
+        panel_height: 340,
     })
 }

@@ -1,0 +1,132 @@
+//! "Experiments at a glance": per experiment its findings and its key figures as small
+//! multiples, two to a row — the main body's evidence in a few pages; every figure of an
+//! experiment is in its appendix section of the HTML report.
+
+use crate::book::{Book, FigureRef};
+use crate::data::Results;
+use std::path::PathBuf;
+
+/// Figure kinds (stem prefixes) by how much of an experiment's answer one panel carries:
+/// cost against accuracy first, then orders, maps and scaling, then time traces.
+const KEY_KINDS: [&str; 12] = [
+    "work_precision",
+    "convergence",
+    "map",
+    "scaling",
+    "threads",
+    "tolerance",
+    "sweep",
+    "energy",
+    "residuals",
+    "errors",
+    "trajectory",
+    "positions",
+];
+
+/// Most key figures per experiment (one, beside the experiment's findings: 51
+/// experiments fit in about 20 pages).
+const MAX_KEY: usize = 1;
+
+/// Every figure SVG of an experiment's `figures/` folder, in file-name order.
+pub fn svgs_of(res: &Results) -> Vec<PathBuf> {
+    let fig_dir = res.dir.join("figures");
+    let mut svgs: Vec<PathBuf> = std::fs::read_dir(&fig_dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "svg"))
+                .filter(|p| !stem(p).ends_with(".key"))
+                .collect()
+        })
+        .unwrap_or_default();
+    svgs.sort();
+    svgs
+}
+
+fn stem(p: &std::path::Path) -> String {
+    p.file_stem()
+        .map(|x| x.to_string_lossy().to_string())
+        .unwrap_or_default()
+}
+
+/// The figure reference of `svg` in experiment `res`, captioned with the experiment and
+/// the figure's stem.
+pub fn figure_ref<'a>(res: &Results, svg: &'a std::path::Path) -> FigureRef<'a> {
+    let stem = stem(svg);
+    FigureRef {
+        svg,
+        rel_stem: format!("{}/figures/{stem}", res.name),
+        caption: format!("{} — {}", res.name, stem.replace('_', " ")),
+    }
+}
+
+/// The key figures of an experiment: the first figure of each of the highest-ranked
+/// kinds it has, at most [`MAX_KEY`], from different kinds.
+pub fn key_figures(svgs: &[PathBuf]) -> Vec<&PathBuf> {
+    KEY_KINDS
+        .iter()
+        .filter_map(|kind| {
+            svgs.iter().find(|p| {
+                stem(p)
+                    .strip_prefix(kind)
+                    .is_some_and(|r| r.starts_with('_'))
+            })
+        })
+        .take(MAX_KEY)
+        .collect()
+}
+
+/// The section: per experiment a heading, what its numbers show, and its key figures.
+pub fn section(b: &mut Book, all: &[Results]) {
+    b.heading("Experiments at a glance", 1);
+    b.paragraph(
+        "Per experiment: what its rows show, beside its key figure — by rank work–precision, convergence, \
+         parameter map, scaling, threads, tolerance, parameter sweep, then time traces. Methods keep one colour and marker \
+         in every figure; × marks where a failed run stopped. Every figure of every experiment, its runs table and its \
+         catalog entries are in the appendix (figures in the HTML report, index.html).",
+    );
+    for res in all {
+        let svgs = svgs_of(res);
+        let findings = crate::compose::findings(res);
+        match key_figures(&svgs).first() {
+            Some(p) => {
+                // The first panel alone when the figure has several (see figures::render).
+                let key = p.with_extension("key.svg");
+                let shown = if key.exists() { &key } else { *p };
+                // Paper shows the first panel; screen and Markdown link the whole figure.
+                let whole = figure_ref(res, p);
+                let fig = FigureRef {
+                    svg: shown,
+                    ..whole
+                };
+                b.figure_beside(&res.name, &fig, &findings)
+            }
+            None => {
+                b.heading(&res.name, 2);
+                b.paragraph(&format!(
+                    "{findings} (No figures: the experiment's rows are in its tables, appendix B.)"
+                ))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_figures_rank_by_kind_and_differ_in_kind() {
+        let svgs: Vec<PathBuf> = [
+            "energy_pendulum_h1e-3.svg",
+            "residuals_pendulum_h1e-3.svg",
+            "convergence_pendulum.svg",
+            "convergence_chain.svg",
+            "mapping_x.svg",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        let key: Vec<String> = key_figures(&svgs).iter().map(|p| stem(p)).collect();
+        assert_eq!(key, vec!["convergence_pendulum"]);
+    }
+}
