@@ -75,6 +75,15 @@ enum Cmd {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Add another simulator's measured runs (one JSON object per run, e.g. from
+    /// scripts/mujoco_peer.py) to an experiment folder's runs table, beside its own rows.
+    ImportPeer {
+        /// The peer's rows.
+        file: PathBuf,
+        /// The experiment folder whose cells the peer ran.
+        #[arg(long)]
+        into: PathBuf,
+    },
     /// Compare two result folders in every column except the measured ones (times,
     /// heap): exit 0 when they agree, 1 listing the differences.
     Compare {
@@ -286,6 +295,11 @@ fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
         Cmd::Report { dir } => report(&dir),
         Cmd::Compare { a, b } => compare(&a, &b),
         Cmd::Merge { dirs, out } => merge(registry, &dirs, &out),
+        Cmd::ImportPeer { file, into } => {
+            let n = driftlab_runner::peer::import(&file, &into).map_err(bad)?;
+            out!("{n} peer runs from {} → {}", file.display(), into.display());
+            Ok(())
+        }
         Cmd::Slurm(args) => slurm(args),
     }
 }

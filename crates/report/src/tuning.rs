@@ -39,6 +39,7 @@ pub fn write(b: &mut Book, all: &[Results]) {
     b.heading("Baumgarte tuning guide", 2);
     conversions_text(b);
     conversions_table(b);
+    crate::solref_check::write(b, all);
     if let Some(map) = all
         .iter()
         .find(|r| r.report.as_ref().is_some_and(|x| x.tuning_map))

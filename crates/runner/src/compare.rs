@@ -38,7 +38,7 @@ pub fn compare(a: &Path, b: &Path) -> Result<Vec<String>, RunnerError> {
 }
 
 /// The Parquet file at `path`, if it exists.
-fn read(path: &Path) -> Result<Option<DataFrame>, RunnerError> {
+pub(crate) fn read(path: &Path) -> Result<Option<DataFrame>, RunnerError> {
     if !path.exists() {
         return Ok(None);
     }

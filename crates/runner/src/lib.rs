@@ -27,6 +27,7 @@ pub mod manifest;
 #[allow(unsafe_code)] // a GlobalAlloc impl forwarding to System; every block justified
 pub mod memory;
 pub mod orders;
+pub mod peer;
 pub mod record;
 pub mod registry;
 pub mod run;

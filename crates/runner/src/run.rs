@@ -102,7 +102,7 @@ fn run_measured(registry: &Registry, experiment: &str, cell: &Cell) -> (RunRecor
 
 /// `first` (the record of a cell's first run) with the median wall, step and observe
 /// times of it and its `repeats`, and the range of the step times.
-fn with_repeats(mut rec: RunRecord, repeats: Vec<RunRecord>) -> RunRecord {
+pub(crate) fn with_repeats(mut rec: RunRecord, repeats: Vec<RunRecord>) -> RunRecord {
     let mut walls = vec![rec.wall_seconds];
     let mut steps = vec![rec.step_seconds];
     let mut observes = vec![rec.observe_seconds];

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# MuJoCo as a measured peer (issue 15). Sets up its own Python environment from PyPI
+# (target/mujoco-venv: mujoco, numpy), runs experiments/optional/mujoco-peer.toml with
+# driftlab, runs MuJoCo on the same problems, steps and end time
+# (scripts/mujoco_peer.py), adds MuJoCo's rows to that experiment's runs table
+# (`driftlab import-peer`), writes the solref check for the tuning guide, and rebuilds
+# the report of the output root. Starts no service.
+# Usage: scripts/mujoco-peer.sh [--size quick|full] [--out reports] [--driftlab BIN]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+size=full
+out=reports
+bin="${CARGO_TARGET_DIR:-target}/experiments/driftlab"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --size) size=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --driftlab) bin=$2; shift 2 ;;
+    *) echo "mujoco-peer: unknown argument $1 (give --size, --out or --driftlab)" >&2; exit 2 ;;
+  esac
+done
+if [ ! -x "$bin" ]; then
+  cargo build --profile experiments -p driftlab-cli
+  bin="${CARGO_TARGET_DIR:-target}/experiments/driftlab"
+fi
+venv="${MUJOCO_VENV:-${CARGO_TARGET_DIR:-target}/mujoco-venv}"
+if ! "$venv/bin/python" -c "import mujoco, numpy" 2>/dev/null; then
+  echo "mujoco-peer: creating $venv with mujoco and numpy from PyPI"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check "mujoco>=3,<5" "numpy>=1.24"
+fi
+dir="$out/mujoco-peer"
+size_args=()
+[ "$size" = full ] || size_args=(--size "$size")
+"$bin" run experiments/optional/mujoco-peer.toml "${size_args[@]}" --out "$dir"
+"$venv/bin/python" scripts/mujoco_peer.py --size "$size" \
+  --out "$dir/peer-mujoco.jsonl" --solref-out "$dir/solref_check.csv"
+"$bin" import-peer "$dir/peer-mujoco.jsonl" --into "$dir"
+"$bin" report --dir "$out" >/dev/null
+echo "mujoco-peer: MuJoCo $("$venv/bin/python" -c 'import mujoco; print(mujoco.__version__)') rows in $dir/runs.parquet; report rebuilt in $out"
