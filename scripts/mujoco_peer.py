@@ -1,12 +1,15 @@
-"""MuJoCo as a measured peer (issue 15): the pendulum and the planar chains of driftlab's
-catalog as maximal-coordinate MuJoCo models — free bodies (point masses) joined by
-length-preserving tendon equality constraints — at MuJoCo's default and at a stiff solver
-setting, measured the way driftlab measures its own runs:
+"""MuJoCo as a measured peer (issue 15): the pendulum, the planar chains and the spatial
+chains of driftlab's catalog as maximal-coordinate MuJoCo models — free bodies joined by
+equality constraints: point masses by length-preserving tendon rows, rigid rods by ball
+joints (`connect`) — at MuJoCo's default and at a stiff solver setting, measured the way
+driftlab measures its own runs:
 
 * max_pos_residual: max over steps and rows of |Φ_i| = | |p_i − p_{i−1}|² − ℓ² |
-  (driftlab's planar-chain and pendulum rows, p_0 = origin);
-* max_energy_rel_error: max |H − H_0| / max(|H_0|, scale), H = Σ ½m|v|² + m g y, with
-  driftlab's energy scales (pendulum m g ℓ, chain m g ℓ N(N+1)/2);
+  (driftlab's planar-chain and pendulum rows, p_0 = origin); for the rods, 2ℓ·(largest
+  joint gap), see RodChain;
+* max_energy_rel_error: max |H − H_0| / max(|H_0|, scale), H = Σ ½m|v|² + m g y (the rods:
+  MuJoCo's own kinetic and potential energy), with driftlab's energy scales (pendulum
+  m g ℓ, planar chain m g ℓ N(N+1)/2, spatial chain m g ℓ N²/2);
 * step_seconds: wall time of the mj_step calls alone (a separate run without metrics),
   median of `repeat` runs; wall_seconds: the whole measured run.
 
@@ -56,6 +59,46 @@ def chain_xml(links, h, solref, solimp, g=G, offset=0.0):
     )
 
 
+def spatial_xml(links, h, solref, solimp, g=G):
+    """driftlab's spatial chain: N uniform slender rods (m = 1, ℓ = 1) along +x, each a
+    free body (a capsule of radius 1 mm: no inertia about its axis to speak of), the first
+    rod's start held at the origin and each rod's start at the previous rod's tip by
+    `connect` (ball-joint) equality constraints; gravity −y."""
+    bodies, eqs = [], []
+    for k in range(1, links + 1):
+        bodies.append(
+            f'<body name="r{k}" pos="{k - 0.5} 0 0"><freejoint/>'
+            f'<geom type="capsule" fromto="-0.5 0 0 0.5 0 0" size="0.001" mass="1" contype="0" conaffinity="0"/></body>'
+        )
+        other = "world" if k == 1 else f"r{k - 1}"
+        eqs.append(
+            f'<connect body1="r{k}" body2="{other}" anchor="-0.5 0 0" solref="{solref[0]} {solref[1]}" '
+            f'solimp="{" ".join(str(x) for x in solimp)}"/>'
+        )
+    return (
+        f'<mujoco><option timestep="{h}" gravity="0 {-g} 0"><flag energy="enable"/></option>'
+        f'<worldbody>{"".join(bodies)}</worldbody><equality>{"".join(eqs)}</equality></mujoco>'
+    )
+
+
+def spin(model, data, links, omega=1.0):
+    """driftlab's start: every point moving as v = Ω × r, Ω = (0, Ω, 0) (the rods turn
+    rigidly about the vertical)."""
+    for k in range(links):
+        adr = model.jnt_dofadr[k]
+        x = data.xpos[k + 1]
+        data.qvel[adr : adr + 3] = [omega * x[2], 0.0, -omega * x[0]]
+        data.qvel[adr + 3 : adr + 6] = [0.0, omega, 0.0]
+
+
+def joint_gap(data, links):
+    """Largest distance between a rod's start and the previous rod's tip (or the origin)."""
+    start = data.xpos[1 : links + 1] - 0.5 * data.xmat[1 : links + 1].reshape(-1, 3, 3)[:, :, 0]
+    tip = data.xpos[1 : links + 1] + 0.5 * data.xmat[1 : links + 1].reshape(-1, 3, 3)[:, :, 0]
+    prev = np.vstack([np.zeros((1, 3)), tip[:-1]])
+    return float(np.max(np.linalg.norm(start - prev, axis=1)))
+
+
 def positions_velocities(model, data, links):
     p = data.xpos[1 : links + 1, :2].copy()
     v = np.array([data.qvel[model.jnt_dofadr[j] : model.jnt_dofadr[j] + 2] for j in range(links)])
@@ -72,41 +115,91 @@ def energy(p, v):
     return float(0.5 * np.sum(v * v) + G * np.sum(p[:, 1]))
 
 
-def timed_steps(model, steps, repeat):
+class PointChain:
+    """The pendulum and the planar chain: point masses on tendon rows."""
+
+    def __init__(self, links, h, solref, solimp):
+        self.links = links
+        self.model = mujoco.MjModel.from_xml_string(chain_xml(links, h, solref, solimp))
+        self.scale = G * links * (links + 1) / 2.0  # driftlab's energy scale
+
+    def start(self, data):
+        mujoco.mj_forward(self.model, data)
+
+    def measure(self, data):
+        p, v = positions_velocities(self.model, data, self.links)
+        return residual(p), energy(p, v)
+
+
+class RodChain:
+    """The spatial chain: rigid rods on ball joints. Its residual is 2ℓ·(largest joint
+    gap): the |Φ_k| = ||d|² − ℓ²| ≈ 2ℓ|δ| of the natural-coordinate chain whose rod is
+    stretched by the gap δ (driftlab's rows), so that both columns measure the same drift."""
+
+    def __init__(self, links, h, solref, solimp):
+        self.links = links
+        self.model = mujoco.MjModel.from_xml_string(spatial_xml(links, h, solref, solimp))
+        self.scale = G * links * links / 2.0  # driftlab's energy scale
+
+    def start(self, data):
+        mujoco.mj_forward(self.model, data)
+        spin(self.model, data, self.links)
+        mujoco.mj_forward(self.model, data)
+
+    def measure(self, data):
+        mujoco.mj_energyPos(self.model, data)
+        mujoco.mj_energyVel(self.model, data)
+        return 2.0 * joint_gap(data, self.links), float(data.energy[0] + data.energy[1])
+
+
+def timed_steps(system, steps, repeat):
     """Median wall time per mj_step over `repeat` runs from the initial state."""
     per_step = []
     for _ in range(repeat):
-        data = mujoco.MjData(model)
+        data = mujoco.MjData(system.model)
+        system.start(data)
         t0 = time.perf_counter()
         for _ in range(steps):
-            mujoco.mj_step(model, data)
+            mujoco.mj_step(system.model, data)
         per_step.append((time.perf_counter() - t0) / steps)
     return statistics.median(per_step)
 
 
 def measured_run(problem, links, h, t_end, setting, solref, solimp, repeat):
     """One row of the runs schema (the columns driftlab import-peer reads)."""
-    model = mujoco.MjModel.from_xml_string(chain_xml(links, h, solref, solimp))
+    kind = RodChain if problem == "spatial-chain" else PointChain
+    system = kind(links, h, solref, solimp)
+    model = system.model
     steps = int(round(t_end / h))
-    scale = G * links * (links + 1) / 2.0
+    scale = system.scale
     data = mujoco.MjData(model)
-    mujoco.mj_forward(model, data)
-    p, v = positions_velocities(model, data, links)
-    h0 = energy(p, v)
-    max_res, max_energy, ok, fail_time, reason = residual(p), 0.0, True, None, None
+    system.start(data)
+    r0, h0 = system.measure(data)
+    max_res, max_energy, ok, fail_time, reason = r0, 0.0, True, None, None
     t0 = time.perf_counter()
+    stepping = 0.0
     for k in range(steps):
+        ts = time.perf_counter()
         mujoco.mj_step(model, data)
-        p, v = positions_velocities(model, data, links)
-        r, e = residual(p), abs(energy(p, v) - h0) / max(abs(h0), scale)
+        stepping += time.perf_counter() - ts
+        if data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number > 0:
+            # MuJoCo found a non-finite or huge acceleration and reset the state to the
+            # model's start: the run failed there.
+            ok, fail_time = False, k * h
+            reason = f"MuJoCo reported an unstable simulation (bad acceleration) at t = {k * h:.4g} and reset its state"
+            break
+        r, hk = system.measure(data)
+        e = abs(hk - h0) / max(abs(h0), scale)
         if not (math.isfinite(r) and math.isfinite(e)) or r > 1e6:
             ok, fail_time = False, k * h
             reason = f"the MuJoCo state diverged at t = {k * h:.4g} (‖Φ‖∞ = {r:.3e})"
             break
         max_res, max_energy = max(max_res, r), max(max_energy, e)
     wall = time.perf_counter() - t0
-    step_seconds = timed_steps(model, steps, repeat) if ok else float("nan")
-    params = {"links": links} if problem == "planar-chain" else {}
+    # A run that reached t_end is timed again without metrics (median of `repeat`); a
+    # failed one keeps the time of its steps up to the failure.
+    step_seconds = timed_steps(system, steps, repeat) * steps if ok else stepping
+    params = {} if problem == "pendulum" else {"links": links}
     return {
         "problem": problem,
         "problem_params": params,
@@ -122,7 +215,7 @@ def measured_run(problem, links, h, t_end, setting, solref, solimp, repeat):
         "max_pos_residual": max_res,
         "max_energy_rel_error": max_energy,
         "wall_seconds": wall,
-        "step_seconds": step_seconds * (steps if ok else k),
+        "step_seconds": step_seconds,
     }
 
 
@@ -168,6 +261,8 @@ def main():
     cases = [("pendulum", 1, t_end)]
     for n in ([10, 100] if quick else [10, 100, 1000]):
         cases.append(("planar-chain", n, t_end))
+    for n in ([10] if quick else [10, 100, 1000]):
+        cases.append(("spatial-chain", n, t_end))
     with open(a.out, "w") as f:
         for problem, links, t_end in cases:
             for name, (solref, solimp) in [("default", default), ("stiff", stiff)]:
