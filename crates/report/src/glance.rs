@@ -60,7 +60,7 @@ pub fn figure_ref<'a>(res: &Results, svg: &'a std::path::Path) -> FigureRef<'a> 
 }
 
 /// The key figures of an experiment: the first figure of each of the highest-ranked
-/// kinds it has, at most [`MAX_KEY`], from different kinds.
+/// kinds it has, at most `MAX_KEY` (one), from different kinds.
 pub fn key_figures(svgs: &[PathBuf]) -> Vec<&PathBuf> {
     KEY_KINDS
         .iter()

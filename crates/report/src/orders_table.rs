@@ -29,7 +29,7 @@ const ORDER_MIN_POINTS: u64 = 3;
 /// What a fitted order amounts to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// Fewer than [`ORDER_MIN_POINTS`] points in the asymptotic window: no order.
+    /// Fewer than 3 points in the asymptotic window: no order.
     NoWindow,
     /// No declared order: a measurement.
     Measured,
