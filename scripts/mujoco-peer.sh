@@ -33,8 +33,11 @@ dir="$out/mujoco-peer"
 size_args=()
 [ "$size" = full ] || size_args=(--size "$size")
 "$bin" run experiments/optional/mujoco-peer.toml "${size_args[@]}" --out "$dir"
-"$venv/bin/python" scripts/mujoco_peer.py --size "$size" \
-  --out "$dir/peer-mujoco.jsonl" --solref-out "$dir/solref_check.csv"
+# From the experiment's folder: MuJoCo writes its warnings to MUJOCO_LOG.TXT in the
+# working directory, which belongs beside the rows it concerns.
+python=$(cd "$venv/bin" && pwd)/python
+(cd "$dir" && "$python" "$OLDPWD/scripts/mujoco_peer.py" --size "$size" \
+  --out peer-mujoco.jsonl --solref-out solref_check.csv)
 "$bin" import-peer "$dir/peer-mujoco.jsonl" --into "$dir"
 "$bin" report --dir "$out" >/dev/null
 echo "mujoco-peer: MuJoCo $("$venv/bin/python" -c 'import mujoco; print(mujoco.__version__)') rows in $dir/runs.parquet; report rebuilt in $out"
