@@ -117,6 +117,14 @@ impl ClaimSpec {
                 "{at}: give `instead`, what holds when the claim does not"
             ));
         }
+        for (field, text) in [
+            ("instead", Some(&self.instead)),
+            ("condition", self.condition.as_ref()),
+        ] {
+            if let Some(text) = text {
+                quotes(text).map_err(|m| format!("{at}: `{field}`: {m}"))?;
+            }
+        }
         Ok(())
     }
 
@@ -152,5 +160,111 @@ mod tests {
             let known = columns.contains(&m) || m == "failed_rows" || m.starts_with("order_");
             assert!(known, "claim measure `{m}` is not a runs column");
         }
+    }
+}
+
+/// A measured value quoted in a claim's `instead` or `condition` text instead of typed:
+/// `{measure | text | text …}` is `measure` (a claim measure or `fail_time`) over the
+/// rows whose key contains every text, aggregated by `max`; `{measure | texts // texts}`
+/// is the ratio of two such selections. The report fills it in from the rows (so a
+/// number in the prose is a measurement of this run, never a stale copy).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quote {
+    /// Byte range of the `{…}` in the text.
+    pub span: std::ops::Range<usize>,
+    /// The measure.
+    pub measure: String,
+    /// Texts every selected row's key contains.
+    pub select: Vec<String>,
+    /// The denominator's texts, for a ratio.
+    pub against: Option<Vec<String>>,
+}
+
+/// The measures a quote may use: the claim measures and a failed row's `fail_time`.
+pub fn quotable(measure: &str) -> bool {
+    measure == "fail_time" || CLAIM_MEASURES.contains(&measure)
+}
+
+/// The quotes of `text` in order; `Err` names a malformed one and the fix.
+pub fn quotes(text: &str) -> Result<Vec<Quote>, String> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(open) = text[from..].find('{').map(|k| from + k) {
+        let close = text[open..].find('}').map(|k| open + k).ok_or_else(|| {
+            format!("`{{` at byte {open} is not closed; write {{measure | text …}}")
+        })?;
+        let inner = &text[open + 1..close];
+        let (num, den) = match inner.split_once("//") {
+            Some((a, b)) => (a, Some(b)),
+            None => (inner, None),
+        };
+        let mut parts = num.split('|').map(str::trim);
+        let measure = parts.next().unwrap_or_default().to_string();
+        if !quotable(&measure) {
+            return Err(format!(
+                "{{{inner}}}: `{measure}` is not a quotable measure; give one of {}, fail_time",
+                CLAIM_MEASURES.join(", ")
+            ));
+        }
+        let texts = |it: &mut dyn Iterator<Item = &str>| -> Vec<String> {
+            it.filter(|t| !t.is_empty()).map(String::from).collect()
+        };
+        let select = texts(&mut parts);
+        let against = den.map(|d| texts(&mut d.split('|').map(str::trim)));
+        if select.is_empty() || against.as_ref().is_some_and(Vec::is_empty) {
+            return Err(format!(
+                "{{{inner}}}: give the texts that select the rows after `|`, e.g. {{max_pos_residual | baumgarte | h=1e-3}}"
+            ));
+        }
+        out.push(Quote {
+            span: open..close + 1,
+            measure,
+            select,
+            against,
+        });
+        from = close + 1;
+    }
+    // A `}` outside every quote is a select text that held a brace and cut its quote short.
+    let mut outside = text.to_string();
+    for q in out.iter().rev() {
+        outside.replace_range(q.span.clone(), "");
+    }
+    if outside.contains('}') {
+        return Err("a `}` outside a quote: a select text cannot hold braces (`{}` of empty parameters); select by a part of the key without them, e.g. `knife-edge {`".into());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod quote_tests {
+    use super::*;
+
+    #[test]
+    fn quotes_parse_selections_and_ratios() {
+        let q = quotes(
+            "drifts to {max_energy_rel_error | standard | h=5e-2} while {steps | a | b // c} x",
+        )
+        .expect("quotes");
+        assert_eq!(q.len(), 2);
+        assert_eq!(q[0].measure, "max_energy_rel_error");
+        assert_eq!(q[0].select, vec!["standard", "h=5e-2"]);
+        assert_eq!(q[1].against, Some(vec!["c".to_string()]));
+        assert_eq!(
+            &"drifts to {max_energy_rel_error | standard | h=5e-2}"[q[0].span.clone()],
+            "{max_energy_rel_error | standard | h=5e-2}"
+        );
+    }
+
+    #[test]
+    fn bad_quotes_name_the_fix() {
+        assert!(quotes("{nope | a}")
+            .unwrap_err()
+            .contains("not a quotable measure"));
+        assert!(quotes("{err_q}").unwrap_err().contains("give the texts"));
+        assert!(quotes("{err_q | a").unwrap_err().contains("not closed"));
+        assert!(quotes("{err_q | knife-edge {} | h=1e-3}")
+            .unwrap_err()
+            .contains("outside a quote"));
+        assert_eq!(quotes("no quotes").map(|q| q.len()), Ok(0));
     }
 }

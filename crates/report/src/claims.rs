@@ -67,6 +67,7 @@ fn run_value(r: &Run, measure: &str) -> Option<f64> {
         "steps" => count(r.steps),
         "step_seconds" => Some(r.step_seconds),
         "wall_seconds" => Some(r.wall_seconds),
+        "fail_time" => r.fail_time,
         _ => None,
     }
     .filter(|x| x.is_finite())
@@ -85,8 +86,13 @@ fn aggregate(mut values: Vec<f64>, how: Aggregate) -> Option<f64> {
 }
 
 /// The aggregated measure over one selection, and the rows it came from.
-fn measured(res: &Results, spec: &ClaimSpec, texts: &[String]) -> (Option<f64>, usize) {
-    if let Some(quantity) = spec.measure.strip_prefix("order_") {
+fn measured(
+    res: &Results,
+    measure: &str,
+    how: Aggregate,
+    texts: &[String],
+) -> (Option<f64>, usize) {
+    if let Some(quantity) = measure.strip_prefix("order_") {
         let orders: Vec<&Order> = res
             .orders
             .iter()
@@ -97,10 +103,10 @@ fn measured(res: &Results, spec: &ClaimSpec, texts: &[String]) -> (Option<f64>, 
             })
             .collect();
         let values: Vec<f64> = orders.iter().filter_map(|o| o.observed).collect();
-        return (aggregate(values, spec.aggregate), orders.len());
+        return (aggregate(values, how), orders.len());
     }
     let rows = selected(&res.runs, texts);
-    if spec.measure == "failed_rows" {
+    if measure == "failed_rows" {
         let failed = rows.iter().filter(|r| !r.ok).count();
         return (
             if rows.is_empty() {
@@ -113,19 +119,67 @@ fn measured(res: &Results, spec: &ClaimSpec, texts: &[String]) -> (Option<f64>, 
     }
     // A failed row's metrics cover the run up to its failure: they count (an energy error
     // that grew until Newton failed is the measurement the claim is about).
-    let values: Vec<f64> = rows
-        .iter()
-        .filter_map(|r| run_value(r, &spec.measure))
-        .collect();
-    (aggregate(values, spec.aggregate), rows.len())
+    let values: Vec<f64> = rows.iter().filter_map(|r| run_value(r, measure)).collect();
+    (aggregate(values, how), rows.len())
+}
+
+/// A quoted value as the prose prints it: orders with two decimals, counts and values
+/// from 0.01 to 10⁴ with three significant digits, others as `5.7e-10`; `n/a` when no
+/// row matched.
+fn quoted(measure: &str, value: Option<f64>) -> String {
+    let Some(x) = value.filter(|x| x.is_finite()) else {
+        return "n/a".into();
+    };
+    if measure.starts_with("order_") {
+        return format!("{x:.2}");
+    }
+    let a = x.abs();
+    if x == 0.0 {
+        "0".into()
+    } else if (1e-2..1e4).contains(&a) {
+        let decimals = (2 - a.log10().floor() as i32).max(0) as usize;
+        let t = format!("{x:.decimals$}");
+        if t.contains('.') {
+            t.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            t
+        }
+    } else {
+        format!("{x:.1e}")
+    }
+}
+
+/// `text` with every quote (`driftlab_core::claim_spec::quotes`) replaced by its value
+/// on `res`'s rows; a text that does not parse (the runner refuses such specs) is kept.
+pub fn fill(res: &Results, text: &str) -> String {
+    let Ok(quotes) = driftlab_core::claim_spec::quotes(text) else {
+        return text.to_string();
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for q in quotes {
+        out.push_str(&text[at..q.span.start]);
+        let (num, _) = measured(res, &q.measure, Aggregate::Max, &q.select);
+        let value = match &q.against {
+            None => num,
+            Some(den) => match (num, measured(res, &q.measure, Aggregate::Max, den).0) {
+                (Some(a), Some(b)) if b != 0.0 => Some(a / b),
+                _ => None,
+            },
+        };
+        out.push_str(&quoted(&q.measure, value));
+        at = q.span.end;
+    }
+    out.push_str(&text[at..]);
+    out
 }
 
 /// Evaluate one claim on its experiment.
 pub fn evaluate(res: &Results, spec: &ClaimSpec) -> Verdict {
-    let (mut value, mut rows) = measured(res, spec, &spec.select);
+    let (mut value, mut rows) = measured(res, &spec.measure, spec.aggregate, &spec.select);
     let mut rule = format!("{} {}", spec.measure, spec.rule());
     if let Some(against) = &spec.against {
-        let (base, n) = measured(res, spec, against);
+        let (base, n) = measured(res, &spec.measure, spec.aggregate, against);
         value = match (value, base) {
             (Some(a), Some(b)) if b != 0.0 => Some(a / b),
             _ => None,
@@ -140,10 +194,10 @@ pub fn evaluate(res: &Results, spec: &ClaimSpec) -> Verdict {
     let verdict = match value {
         None => "no data at this size".to_string(),
         Some(v) if spec.met(v) => match &spec.condition {
-            Some(c) => format!("holds if {c}"),
+            Some(c) => format!("holds if {}", fill(res, c)),
             None => "holds".to_string(),
         },
-        Some(_) => format!("does not hold: {}", spec.instead),
+        Some(_) => format!("does not hold: {}", fill(res, &spec.instead)),
     };
     Verdict {
         experiment: res.name.clone(),
@@ -322,5 +376,24 @@ mod tests {
         let mut e = claim("err_q", &[]);
         e.at_most = Some(1e-12);
         assert_eq!(evaluate(&results(), &e).value, Some(1e-13));
+    }
+
+    #[test]
+    fn quotes_in_the_prose_are_filled_from_the_rows() {
+        let res = results();
+        assert_eq!(
+            fill(&res, "cold needs {newton_iterations | cold} sweeps, {newton_iterations | cold // warm}× warm"),
+            "cold needs 3726 sweeps, 932× warm"
+        );
+        assert_eq!(
+            fill(&res, "order {order_q | gauss [stages=3]}"),
+            "order 5.98"
+        );
+        assert_eq!(
+            fill(&res, "error {err_q | warm}, none {err_q | nobody}"),
+            "error 1.0e-15, none n/a"
+        );
+        assert_eq!(quoted("err_q", Some(0.14)), "0.14");
+        assert_eq!(quoted("err_q", Some(259.4)), "259");
     }
 }
