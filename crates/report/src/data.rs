@@ -694,6 +694,14 @@ fn load_orders(dir: &Path) -> Result<Vec<Order>, ReportError> {
     Ok(orders)
 }
 
+/// The spec's array of tables `key` (`[[claims]]`, `[[order_notes]]`) read back from the
+/// manifest's spec text; empty when absent or unreadable.
+fn spec_tables<T: serde::de::DeserializeOwned>(spec: &toml::Table, key: &str) -> Vec<T> {
+    spec.get(key)
+        .and_then(|c| c.clone().try_into::<Vec<T>>().ok())
+        .unwrap_or_default()
+}
+
 impl Results {
     /// Load an experiment folder.
     pub fn load(dir: &Path) -> Result<Self, ReportError> {
@@ -723,24 +731,10 @@ impl Results {
                 .try_into::<driftlab_core::report_spec::ReportSpec>()
                 .ok()
         });
-        // As with [report]: the runner validated the claims; a hand-edited manifest loses
-        // them rather than the experiment.
-        let claims = spec
-            .get("claims")
-            .and_then(|c| {
-                c.clone()
-                    .try_into::<Vec<driftlab_core::claim_spec::ClaimSpec>>()
-                    .ok()
-            })
-            .unwrap_or_default();
-        let order_notes = spec
-            .get("order_notes")
-            .and_then(|c| {
-                c.clone()
-                    .try_into::<Vec<driftlab_core::order_note::OrderNote>>()
-                    .ok()
-            })
-            .unwrap_or_default();
+        // As with [report]: the runner validated the claims and order notes; a hand-edited
+        // manifest loses them rather than the experiment.
+        let claims = spec_tables(&spec, "claims");
+        let order_notes = spec_tables(&spec, "order_notes");
         let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
