@@ -16,6 +16,12 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The order fit's parameters (driftlab-runner `orders`), here so that the report can state
+/// them. Errors below this are treated as round-off (∞-norm errors of O(1) quantities).
+pub const ROUNDOFF_FLOOR: f64 = 1e-11;
+/// Half-width of the band that the fit window's local slopes must stay in.
+pub const SLOPE_BAND: f64 = 0.25;
+
 /// One explanation of observed orders.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -16,10 +16,10 @@ pub const PAGE_H: f64 = 842.0;
 const MARGIN: f64 = 46.0;
 const BOTTOM: f64 = PAGE_H - 52.0;
 /// Average advance of DejaVu Sans per em (for wrapping), and the exact one of Sans Mono.
-const SANS_EM: f64 = 0.56;
+pub(crate) const SANS_EM: f64 = 0.56;
 const MONO_EM: f64 = 0.602;
 
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -514,7 +514,7 @@ impl Book {
                     false,
                     false,
                     "#a00",
-                    "(figure could not be read)",
+                    &format!("({} could not be read)", fig.svg.display()),
                 ),
             }
             self.y = top + dh + 4.0;
@@ -584,7 +584,7 @@ impl Book {
                         false,
                         false,
                         "#a00",
-                        "(figure could not be read)",
+                        &format!("({} could not be read)", f.svg.display()),
                     );
                 }
             }

@@ -67,7 +67,7 @@ fn run_value(r: &Run, measure: &str) -> Option<f64> {
         "steps" => count(r.steps),
         "step_seconds" => Some(r.step_seconds),
         "wall_seconds" => Some(r.wall_seconds),
-        "fail_time" => r.fail_time,
+        m if m == driftlab_core::schema::runs::FAIL_TIME.name => r.fail_time,
         _ => None,
     }
     .filter(|x| x.is_finite())
@@ -98,7 +98,7 @@ fn measured(
             .iter()
             .filter(|o| o.quantity == quantity)
             .filter(|o| {
-                let key = format!("{} {} {}", o.problem, o.problem_params, o.variant);
+                let key = o.key();
                 texts.iter().all(|t| key.contains(t.as_str()))
             })
             .collect();

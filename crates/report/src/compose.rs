@@ -218,8 +218,8 @@ fn title_section(b: &mut Book, all: &[Results], first: &serde_json::Value) {
         .map(|r| r.runs.iter().filter(|x| !x.ok).count())
         .sum();
     b.paragraph(&format!(
-        "In numbers: {cells} runs, {failed} of them failed (each a row with its reason; most fail on purpose, at the edge of \
-         a method's stability); {}.",
+        "In numbers: {cells} runs, {failed} of them failed (each a row with its reason and kind; \
+         the failures section counts them by kind); {}.",
         crate::orders_table::counts(all)
     ));
     b.paragraph(
@@ -752,12 +752,10 @@ pub fn findings(res: &Results) -> String {
     if !declared.is_empty() {
         let within = declared
             .iter()
-            .filter(|o| {
-                (o.observed.unwrap_or(f64::NAN) - o.expected.unwrap_or(f64::NAN)).abs() <= 0.15
-            })
+            .filter(|o| crate::orders_table::verdict(o) == crate::orders_table::Verdict::Matches)
             .count();
         out.push_str(&format!(
-            " Observed orders within ±0.15 of the declared: {within} of {} fits (the others are listed in the orders table).",
+            " Observed orders that match the declared (±0.15 from at least 3 points): {within} of {} fits (the others are listed in the orders table with their verdicts).",
             declared.len()
         ));
     }

@@ -213,6 +213,14 @@ pub struct Order {
     pub note: String,
 }
 
+impl Order {
+    /// The key `[[order_notes]]` and the claims' order measures select on:
+    /// `problem problem_params variant` (driftlab_core::order_note).
+    pub fn key(&self) -> String {
+        format!("{} {} {}", self.problem, self.problem_params, self.variant)
+    }
+}
+
 /// Everything stored for one experiment.
 #[derive(Clone, Debug, Default)]
 pub struct Results {

@@ -326,7 +326,7 @@ fn legend_layout(p: &Panel, width: u32) -> (usize, usize) {
     // DejaVu Sans averages 0.56 em per character; 34 px for the swatch and gap.
     let widest = labels
         .iter()
-        .map(|l| l.chars().count() as f64 * 0.56 * LEGEND_PX as f64 + 34.0)
+        .map(|l| l.chars().count() as f64 * crate::book::SANS_EM * LEGEND_PX as f64 + 34.0)
         .fold(0.0, f64::max);
     let cols = if widest <= (width as f64 - 40.0) / 2.0 {
         2

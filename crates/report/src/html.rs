@@ -3,6 +3,7 @@
 //! a table of contents, the same sections as the PDF, every per-run figure of every
 //! experiment, and tables that sort on a click of their header.
 
+use crate::book::esc;
 use crate::error::ReportError;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -33,13 +34,6 @@ rows.sort(function(a,b){var x=a.cells[col]?a.cells[col].textContent:'';var y=b.c
 var nx=parseFloat(x),ny=parseFloat(y);var c=(!isNaN(nx)&&!isNaN(ny))?nx-ny:x.localeCompare(y);return asc?c:-c;});\
 rows.forEach(function(r){body.appendChild(r);});});});\
 document.body.dataset.sortable='ready';";
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// Write `index.html` under `root`: the contents from `toc` (level, title, PDF page; the
 /// `k`-th entry links to heading anchor `k`), then `body`, then `footer`.

@@ -45,7 +45,10 @@ pub enum Verdict {
 
 /// The verdict of one fitted order.
 pub fn verdict(o: &Order) -> Verdict {
-    let Some(observed) = o.observed.filter(|_| o.points >= ORDER_MIN_POINTS) else {
+    let Some(observed) = o
+        .observed
+        .filter(|x| x.is_finite() && o.points >= ORDER_MIN_POINTS)
+    else {
         return Verdict::NoWindow;
     };
     let Some(expected) = o.expected else {
@@ -53,7 +56,7 @@ pub fn verdict(o: &Order) -> Verdict {
     };
     if (observed - expected).abs() <= ORDER_MATCH {
         Verdict::Matches
-    } else if o.r2.is_some_and(|r2| r2 < 0.999) {
+    } else if o.r2.is_none_or(|r2| r2.is_nan() || r2 < R2_LINE) {
         Verdict::PreAsymptotic
     } else if observed > expected {
         Verdict::Superconvergent
@@ -74,11 +77,6 @@ pub fn verdict_text(o: &Order) -> String {
     }
 }
 
-/// The key `[[order_notes]]` select on: `problem problem_params variant`.
-fn key(o: &Order) -> String {
-    format!("{} {} {}", o.problem, o.problem_params, o.variant)
-}
-
 /// Why a row does not match, in one line: the spec's note if one explains it, else what
 /// the fit shows (too few points above the floor; points off one line); empty for a
 /// matching or measured row, "unexplained" for a clean mismatch without a note.
@@ -87,7 +85,7 @@ pub fn reason(res: &Results, o: &Order) -> String {
     if matches!(v, Verdict::Matches | Verdict::Measured) {
         return String::new();
     }
-    let k = key(o);
+    let k = o.key();
     let note = res
         .order_notes
         .iter()
@@ -160,12 +158,21 @@ pub fn counts(all: &[Results]) -> String {
     )
 }
 
-/// The fitting rule, stated once for both tables.
-const RULE: &str = "Least-squares slope of log(max-over-run error) against log(h) over the longest window of consecutive step \
-     sizes whose local slopes stay within ±0.25 of their median, errors above 1e-11 (driftlab-runner `orders`). A fit needs \
-     at least 3 points (two always give r² = 1). Verdict: matches (|observed − declared| ≤ 0.15, the convergence suite's \
-     tolerance), superconvergent, reduced, pre-asymptotic (a mismatch from a fit with r² < 0.999), no window, or measured \
-     (no declared order). Every row that does not match says why.";
+/// A mismatch from a fit below this r² is pre-asymptotic (its points are not on one line).
+const R2_LINE: f64 = 0.999;
+
+/// The fitting rule, stated once for both tables, from the constants the fit and the
+/// verdicts use.
+fn rule() -> String {
+    use driftlab_core::order_note::{ROUNDOFF_FLOOR, SLOPE_BAND};
+    format!(
+        "Least-squares slope of log(max-over-run error) against log(h) over the longest window of consecutive step \
+         sizes whose local slopes stay within ±{SLOPE_BAND} of their median, errors above {ROUNDOFF_FLOOR:e} (driftlab-runner \
+         `orders`). A fit needs at least {ORDER_MIN_POINTS} points (two always give r² = 1). Verdict: matches (|observed − \
+         declared| ≤ {ORDER_MATCH}, the convergence suite's tolerance), superconvergent, reduced, pre-asymptotic (a mismatch \
+         from a fit with r² < {R2_LINE}), no window, or measured (no declared order). Every row that does not match says why."
+    )
+}
 
 /// The main body's orders table: per catalog method (with its decorators) with declared
 /// orders, and per quantity, the fit over the most points (ties: the larger r²) among all experiments —
@@ -173,8 +180,9 @@ const RULE: &str = "Least-squares slope of log(max-over-run error) against log(h
 pub fn main_section(b: &mut Book, all: &[Results]) {
     b.heading("Observed orders (curated)", 2);
     b.paragraph(&format!(
-        "{RULE} Shown here: per method (catalog id and decorators) and declared order, for q, v and λ each the fit \
+        "{} Shown here: per method (catalog id and decorators) and declared order, for q, v and λ each the fit \
          with the most points over the whole catalog (its best-conditioned problem and variant); the full list is in the appendix. {}.",
+        rule(),
         counts(all)
     ));
     b.table_wrapped(
@@ -252,16 +260,12 @@ fn curated_rows(all: &[Results]) -> Vec<Vec<String>> {
                 .into_iter()
                 .map(|(qs, r)| format!("{}: {r}", qs.join(", ")))
                 .collect();
-            let at = fits
-                .iter()
-                .flatten()
-                .next()
-                .map_or(String::new(), |(res, o)| {
-                    format!(
-                        "{}: {} on {} ({} pts)",
-                        res.name, o.variant, o.problem, o.points
-                    )
-                });
+            let at = fits[0].as_ref().map_or("—".to_string(), |(res, o)| {
+                format!(
+                    "{}: {} on {} ({} pts)",
+                    res.name, o.variant, o.problem, o.points
+                )
+            });
             vec![
                 method,
                 declared,
@@ -278,7 +282,7 @@ fn curated_rows(all: &[Results]) -> Vec<Vec<String>> {
 /// The appendix: every fitted order.
 pub fn full_section(b: &mut Book, all: &[Results]) {
     b.heading("Appendix A — every observed order", 1);
-    b.paragraph(RULE);
+    b.paragraph(&rule());
     b.table(&HEADERS, &rows(all));
 }
 

@@ -24,10 +24,7 @@
 
 use crate::record::RunRecord;
 
-/// Errors below this are treated as round-off (∞-norm errors of O(1) quantities).
-pub const ROUNDOFF_FLOOR: f64 = 1e-11;
-/// Half-width of the band that local slopes must stay in.
-pub const SLOPE_BAND: f64 = 0.25;
+pub use driftlab_core::order_note::{ROUNDOFF_FLOOR, SLOPE_BAND};
 
 /// One line of `orders.csv`.
 #[derive(Clone, Debug, PartialEq)]
