@@ -22,6 +22,7 @@ MuJoCo's default (d from 0.9 to 0.95).
 """
 
 import argparse
+import csv
 import json
 import math
 import statistics
@@ -220,9 +221,10 @@ def measured_run(problem, links, h, t_end, setting, solref, solimp, repeat):
 
 
 def solref_response(xi, wn, h, solimp, offset=1e-4, t_end=None):
-    """The length error of the pendulum's row after an initial violation `offset`
-    (zero gravity, at rest) against r(t)/r0 of the linear error ODE r'' + 2ξω r' + ω² r = 0
-    that the guide's conversion predicts; sampled at t = 1/ω, 2/ω, 4/ω."""
+    """The length error r(t)/r0 of the pendulum's row after an initial violation `offset`
+    (zero gravity, at rest) in MuJoCo with the guide's solref for (ξ, ω); sampled at
+    t = 1/ω, 2/ω, 4/ω. The report computes what the guide predicts (the linear error ODE
+    r'' + 2ξω r' + ω² r = 0) and compares (driftlab-report: solref_check.rs)."""
     tau, zeta = 1.0 / (xi * wn), xi
     model = mujoco.MjModel.from_xml_string(chain_xml(1, h, (tau, zeta), solimp, g=0.0, offset=offset))
     data = mujoco.MjData(model)
@@ -234,15 +236,44 @@ def solref_response(xi, wn, h, solimp, offset=1e-4, t_end=None):
             mujoco.mj_step(model, data)
             k += 1
         r = (np.linalg.norm(data.xpos[1, :2]) - (1.0 - offset)) / offset
-        if xi < 1.0:
-            wd = wn * math.sqrt(1 - xi * xi)
-            pred = math.exp(-xi * wn * ts) * (math.cos(wd * ts) + xi / math.sqrt(1 - xi * xi) * math.sin(wd * ts))
-        else:
-            pred = (1 + wn * ts) * math.exp(-wn * ts)
         rows.append({"xi": xi, "omega_n": wn, "tau": tau, "zeta": zeta, "h": h,
                      "solimp": " ".join(f"{x:g}" for x in solimp), "t": ts,
-                     "predicted": pred, "measured": float(r)})
+                     "measured": float(r)})
     return rows
+
+
+def experiment_cells(path):
+    """The distinct (problem, links, h, t_end) of the experiment's own runs table, which
+    this script runs beside (driftlab import-peer refuses a run that is not a cell)."""
+    cells = []
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            params = json.loads(r["problem_params"] or "{}")
+            cell = (r["problem"], int(params.get("links", 1)), float(r["h"]), float(r["t_end"]))
+            if cell not in cells:
+                cells.append(cell)
+    if not cells:
+        sys.exit(f"mujoco-peer: {path} holds no runs; run experiments/optional/mujoco-peer.toml first")
+    return cells
+
+
+def guarded_run(problem, links, h, t_end, setting, solref, solimp, repeat):
+    """measured_run, with an error MuJoCo raises (a model it refuses, a step that throws)
+    turned into a failed row that says so, so that one cell cannot lose the others."""
+    try:
+        return measured_run(problem, links, h, t_end, setting, solref, solimp, repeat)
+    except Exception as e:  # noqa: BLE001 — any MuJoCo error is this cell's failure
+        return {
+            "problem": problem,
+            "problem_params": {} if problem == "pendulum" else {"links": links},
+            "variant": f"mujoco {setting} [solref=({solref[0]:g}, {solref[1]:g})]",
+            "params": {"solref": list(solref), "solimp": list(solimp), "integrator": "Euler",
+                       "mujoco": mujoco.__version__},
+            "h": h, "t_end": t_end, "steps": 0, "ok": False, "fail_time": 0.0,
+            "fail_reason": f"MuJoCo raised {type(e).__name__}: {e}",
+            "max_pos_residual": None, "max_energy_rel_error": None,
+            "wall_seconds": 0.0, "step_seconds": 0.0,
+        }
 
 
 def main():
@@ -252,21 +283,14 @@ def main():
     ap.add_argument("--solref-out", required=True)
     a = ap.parse_args()
     quick = a.size == "quick"
-    h = 1e-3
+    cases = experiment_cells("runs.csv")
+    h = cases[0][2]
     default = ((0.02, 1.0), (0.9, 0.95, 0.001, 0.5, 2))
     stiff = ((2 * h, 1.0), (0.99, 0.999, 0.001, 0.5, 2))
-    # The cells of experiments/optional/mujoco-peer.toml (driftlab import-peer refuses a
-    # run that is not one of them).
-    t_end = 0.2 if quick else 2.0
-    cases = [("pendulum", 1, t_end)]
-    for n in ([10, 100] if quick else [10, 100, 1000]):
-        cases.append(("planar-chain", n, t_end))
-    for n in ([10] if quick else [10, 100, 1000]):
-        cases.append(("spatial-chain", n, t_end))
     with open(a.out, "w") as f:
-        for problem, links, t_end in cases:
+        for problem, links, h, t_end in cases:
             for name, (solref, solimp) in [("default", default), ("stiff", stiff)]:
-                row = measured_run(problem, links, h, t_end, name, solref, solimp, 1 if quick else 3)
+                row = guarded_run(problem, links, h, t_end, name, solref, solimp, 1 if quick else 3)
                 f.write(json.dumps(row) + "\n")
                 print(f"mujoco {problem} N={links} {name}: ‖Φ‖∞ {row['max_pos_residual']:.3e}, "
                       f"energy {row['max_energy_rel_error']:.3e}, {row['step_seconds'] / max(row['steps'], 1):.3e} s/step",
@@ -275,7 +299,8 @@ def main():
     for xi, wn in [(1.0, 10.0), (0.5, 20.0), (1.0, 50.0)]:
         rows += solref_response(xi, wn, h, (0.95, 0.95, 0.001, 0.5, 2))
         rows += solref_response(xi, wn, h, default[1])
-    cols = ["xi", "omega_n", "tau", "zeta", "h", "solimp", "t", "predicted", "measured"]
+    # The columns driftlab-report reads (solref_check::COLUMNS).
+    cols = ["xi", "omega_n", "tau", "zeta", "h", "solimp", "t", "measured"]
     with open(a.solref_out, "w") as f:
         f.write(",".join(cols) + "\n")
         for r in rows:

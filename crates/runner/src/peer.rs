@@ -38,13 +38,22 @@ pub struct PeerRow {
     /// Why it failed, with its numbers.
     pub fail_reason: Option<String>,
     /// max over steps and rows of |Φ_i| in driftlab's form of the rows.
+    #[serde(deserialize_with = "null_as_nan")]
     pub max_pos_residual: f64,
     /// max |H − H₀| / max(|H₀|, the problem's energy scale).
+    #[serde(deserialize_with = "null_as_nan")]
     pub max_energy_rel_error: f64,
     /// Wall time of the measured run.
     pub wall_seconds: f64,
     /// Wall time of the steps alone.
     pub step_seconds: f64,
+}
+
+/// A measure the peer could not take (`null`, e.g. a run MuJoCo refused) is NaN, as in
+/// driftlab's own failed rows.
+fn null_as_nan<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    use serde::Deserialize;
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 /// The simulator id of a peer row: the first word of its label (`mujoco`).
@@ -174,6 +183,15 @@ fn read_peer_rows(file: &Path) -> Result<Vec<PeerRow>, RunnerError> {
 pub fn import(file: &Path, dir: &Path) -> Result<usize, RunnerError> {
     let peer = read_peer_rows(file)?;
     let manifest = crate::manifest::Manifest::read(&dir.join("manifest.json"))?;
+    if manifest.status != "complete" {
+        return Err(RunnerError::Spec {
+            path: dir.display().to_string(),
+            message: format!(
+                "experiment `{}` is `{}`, not complete; finish it (`driftlab run … --resume`) before importing a peer's rows",
+                manifest.experiment, manifest.status
+            ),
+        });
+    }
     let mut own = own_rows(dir)?;
     let batches = batch_columns(dir)?;
     for r in &mut own {
@@ -201,12 +219,25 @@ pub fn import(file: &Path, dir: &Path) -> Result<usize, RunnerError> {
             ),
         });
     }
-    let peers: Vec<String> = peer.iter().map(simulator).collect();
-    let mut rows: Vec<RunRecord> = own
-        .into_iter()
-        .filter(|r| !peers.contains(&r.method))
-        .collect();
-    let first = rows.len();
+    // The experiment's own rows come from its journal, which holds no peer row: a second
+    // import replaces the first. A peer named like one of the experiment's methods would
+    // merge with that method's curves, so it is refused.
+    if let Some(row) = peer
+        .iter()
+        .find(|r| own.iter().any(|o| o.method == simulator(r)))
+    {
+        return Err(RunnerError::Spec {
+            path: file.display().to_string(),
+            message: format!(
+                "the peer's label `{}` starts with `{}`, a method id of experiment `{}`; begin each label with the simulator's own name (`mujoco default …`)",
+                row.variant,
+                simulator(row),
+                manifest.experiment
+            ),
+        });
+    }
+    let mut rows = own;
+    let first = rows.iter().map(|r| r.cell + 1).max().unwrap_or(0);
     let batch = rows.iter().map(|r| r.sweep_threads).min().unwrap_or(1);
     rows.extend(
         peer.iter()
@@ -252,6 +283,14 @@ mod tests {
             rec.summary.err_q.is_nan(),
             "what the peer did not measure stays null"
         );
+    }
+
+    #[test]
+    fn a_measure_the_peer_could_not_take_is_nan() {
+        let row = ROW.replace("\"max_pos_residual\": 0.14", "\"max_pos_residual\": null");
+        let row: PeerRow = serde_json::from_str(&row).expect("row");
+        assert!(row.max_pos_residual.is_nan());
+        assert!((row.max_energy_rel_error - 0.04).abs() < 1e-15);
     }
 
     #[test]
