@@ -248,14 +248,23 @@ fn steps_and_stride(
 /// tolerances.
 fn count_cells(spec: &Spec, points: usize) -> Result<(), String> {
     let problems: f64 = spec.problems.iter().map(|p| sweep_len(&p.params)).sum();
+    // A method entry with its own steps runs those instead of the global ones.
+    let method_cells: f64 = spec
+        .methods
+        .iter()
+        .map(|m| {
+            let own = own_steps(m).ok().flatten().map(|v| v.len());
+            sweep_len(&m.params) * own.unwrap_or(points.max(1)) as f64
+        })
+        .sum();
     let methods: f64 = spec.methods.iter().map(|m| sweep_len(&m.params)).sum();
-    let cells = problems * methods * points.max(1) as f64 * spec.threads.len() as f64;
+    let cells = problems * method_cells * spec.threads.len() as f64;
     if cells == 0.0 {
         return Err("the spec expands to no cell: a parameter list is empty (`[]`); give each swept parameter at least one value".into());
     }
     if cells > MAX_CELLS as f64 {
         return Err(format!(
-            "the spec expands to {cells:e} cells ({problems} problem variants × {methods} method variants × {points} step sizes × {} thread counts), more than {MAX_CELLS}; split the study or sweep fewer values",
+            "the spec expands to {cells:e} cells ({problems} problem variants × {methods} method variants × {points} step sizes, or a method entry's own, × {} thread counts), more than {MAX_CELLS}; split the study or sweep fewer values",
             spec.threads.len()
         ));
     }
@@ -279,6 +288,7 @@ fn stepping_of(spec: &Spec, ms: &crate::spec::MethodSpec) -> Result<Stepping, St
     let fixed = spec.steps.h.is_some() || spec.steps.log_range.is_some() || ms.steps.is_some();
     let adaptive = spec.steps.adaptive.is_some();
     match (ms.stepping, fixed, adaptive) {
+        (Some(Stepping::Adaptive), _, _) if ms.steps.is_some() => Err("a method entry's own `steps` are fixed steps, but its `stepping = \"adaptive\"`; drop one of the two".into()),
         (Some(Stepping::Fixed), false, _) => Err("`stepping = \"fixed\"` but [steps] gives no `h` or `log_range`; add one or drop `stepping`".into()),
         (Some(Stepping::Adaptive), _, false) => Err("`stepping = \"adaptive\"` but [steps] has no `adaptive = { rtol = [..] }`; add it or drop `stepping`".into()),
         (Some(s), _, _) => Ok(s),
