@@ -16,8 +16,7 @@ page="$dir/index.html"
 
 if ! command -v chromium >/dev/null 2>&1; then
   echo "html-check: installing chromium (Debian package)"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  "$(dirname "$0")/apt-install.sh" chromium
 fi
 
 profile=$(mktemp -d)

@@ -13,16 +13,9 @@ if [ -e "$lib" ] || ldconfig -p 2>/dev/null | grep -q 'libsundials_ida\.so\.6 ';
   echo "SUNDIALS IDA already installed"
   exit 0
 fi
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "error: apt-get not found; install SUNDIALS 6.x IDA yourself and set SUNDIALS_LIB_DIR" >&2
-  exit 2
-fi
-sudo_cmd=()
-if [ "$(id -u)" -ne 0 ]; then
-  sudo_cmd=(sudo)
-fi
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq libsundials-ida6 >/dev/null
+command -v apt-get >/dev/null 2>&1 \
+  || echo "note: without apt-get, build SUNDIALS 6.x IDA yourself and set SUNDIALS_LIB_DIR" >&2
+"$(dirname "$0")/apt-install.sh" libsundials-ida6
 ldconfig -p | grep -q 'libsundials_ida\.so\.6 ' || {
   echo "error: libsundials_ida.so.6 not found after installing libsundials-ida6" >&2
   exit 1

@@ -26,6 +26,12 @@ fi
 venv="${MUJOCO_VENV:-${CARGO_TARGET_DIR:-target}/mujoco-venv}"
 if ! "$venv/bin/python" -c "import mujoco, numpy" 2>/dev/null; then
   echo "mujoco-peer: creating $venv with mujoco and numpy from PyPI"
+  # A bare Debian has neither python3 nor its venv module (python3-venv carries ensurepip).
+  if ! python3 -c "import venv, ensurepip" 2>/dev/null; then
+    echo "mujoco-peer: installing python3 and python3-venv (Debian packages)"
+    "$(dirname "$0")/apt-install.sh" python3 python3-venv
+  fi
+  rm -rf "$venv"
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check "mujoco>=3,<5" "numpy>=1.24"
 fi
