@@ -17,11 +17,9 @@
 //! `run` (failed cells are rows in the results, with their `fail_kind`).
 
 use clap::{Parser, Subcommand, ValueEnum};
-use driftlab_core::{MethodInfo, RunOutcome, RunStatus, TrajectoryRecorder};
-use driftlab_runner::cell::expand;
-use driftlab_runner::spec::SCHEMA_VERSION;
-use driftlab_runner::{drive_cell, run_spec, Registry, RunOptions, Spec};
-use std::io::Write;
+use driftlab_core::MethodInfo;
+use driftlab_runner::folder::Claim;
+use driftlab_runner::{run_spec, Registry, RunOptions, Spec};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -96,7 +94,7 @@ enum Cmd {
     /// (OUT/slurm/submit.sh submits both).
     Slurm(SlurmArgs),
     /// Simulate one problem with one method and print (or write) the trajectory.
-    Simulate(SimulateArgs),
+    Simulate(simulate::SimulateArgs),
     /// Run every experiments/*.toml, then build the figures.
     RunExperiments {
         /// Folder with the specs.
@@ -115,6 +113,10 @@ enum Cmd {
         /// interrupted one continues from its journal, the others run.
         #[arg(long)]
         resume: bool,
+        /// Discard interrupted runs and results of other experiments in the output
+        /// folders (driftlab's own files only) instead of refusing them.
+        #[arg(long, conflicts_with = "resume")]
+        force: bool,
     },
     /// Build figures for every result folder under DIR from stored results only.
     Report {
@@ -142,6 +144,16 @@ struct RunArgs {
     /// recorded are kept, the rest run (the spec, size and threads must be the same).
     #[arg(long)]
     resume: bool,
+    /// Discard whatever run the output folder holds (an interrupted run, another
+    /// experiment's results): driftlab's own files there are removed, others stay.
+    /// Without it such a folder is refused; a complete run of the same experiment is
+    /// always replaced.
+    #[arg(long, conflicts_with = "resume")]
+    force: bool,
+    /// Wall-time budget per cell in seconds, replacing the spec's `cell_seconds`: a cell
+    /// past it is a failed row (`fail_kind = time-budget`) with the time it reached.
+    #[arg(long, value_name = "SECONDS")]
+    cell_seconds: Option<f64>,
     /// Run only shard I of N (0 ≤ I < N) of the cells, balanced by estimated cost;
     /// `merge` combines the shards' folders.
     #[arg(long, value_name = "I/N")]
@@ -173,33 +185,6 @@ struct SlurmArgs {
     out: Option<PathBuf>,
 }
 
-/// `simulate`: one problem, one method, one fixed step.
-#[derive(clap::Args)]
-struct SimulateArgs {
-    /// Problem id.
-    #[arg(long)]
-    problem: String,
-    /// Method id.
-    #[arg(long)]
-    method: String,
-    /// Parameter `key=value` (TOML value); `problem.key`, `method.key`, `projection.key`
-    /// address one side explicitly, a bare key goes to whichever side has it.
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    set: Vec<String>,
-    /// Wrap the method in the projection decorator.
-    #[arg(long)]
-    projection: bool,
-    /// Step size.
-    #[arg(long)]
-    h: f64,
-    /// End time (default: the problem's).
-    #[arg(long = "t-end")]
-    t_end: Option<f64>,
-    /// Write every step as CSV (full precision) to FILE.
-    #[arg(long)]
-    trace: Option<PathBuf>,
-}
-
 /// `println!` that ends the program quietly when stdout is closed early
 /// (`driftlab list methods | head`), instead of panicking on the broken pipe.
 macro_rules! out {
@@ -212,6 +197,8 @@ macro_rules! out {
         }
     }};
 }
+
+mod simulate;
 
 /// A user-facing failure: message and exit code.
 struct Failure(String, u8);
@@ -284,14 +271,18 @@ fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
         }
         Cmd::Describe { id, set } => describe(registry, &id, &set),
         Cmd::Run(args) => run_one(registry, args),
-        Cmd::Simulate(args) => simulate(registry, &args),
+        Cmd::Simulate(args) => simulate::simulate(registry, &args),
         Cmd::RunExperiments {
             dir,
             out,
             size,
             threads,
             resume,
-        } => run_experiments(registry, &dir, &out, size, threads, resume),
+            force,
+        } => {
+            let how = Continue { resume, force };
+            run_experiments(registry, &dir, &out, size, threads, how)
+        }
         Cmd::Report { dir } => report(&dir),
         Cmd::Compare { a, b } => compare(&a, &b),
         Cmd::Merge { dirs, out } => merge(registry, &dirs, &out),
@@ -321,6 +312,8 @@ fn run_one(registry: &Registry, args: RunArgs) -> Result<(), Failure> {
         resume: args.resume,
         shard,
         complete_only: false,
+        force: args.force,
+        cell_seconds: args.cell_seconds,
     };
     let sum = run_spec(&s, &text, &args.spec.display().to_string(), &opts).map_err(bad)?;
     out!(
@@ -518,243 +511,23 @@ fn print_structure(sys: driftlab_core::SystemRef<'_>) {
     }
 }
 
-/// `simulate`: the arguments become a one-cell spec that runs through the runner's
-/// [`drive_cell`], with every step recorded.
-fn simulate(registry: &Registry, args: &SimulateArgs) -> Result<(), Failure> {
-    let (problem, method, h) = (args.problem.as_str(), args.method.as_str(), args.h);
-    let sides = SimulateParams::from_set(registry, problem, method, &args.set)?;
-    if !(h.is_finite() && h > 0.0) {
-        return Err(bad(format!("--h {h}: give a step size > 0")));
-    }
-    let t_end = match args.t_end {
-        Some(t) if !(t.is_finite() && t > 0.0) => {
-            return Err(bad(format!("--t-end {t}: give an end time > 0")));
-        }
-        t => t,
-    };
-    let projection = (args.projection || sides.projection_set).then_some(&sides.projection);
-    let spec = one_cell_spec(
-        problem,
-        &sides.problem,
-        method,
-        &sides.method,
-        projection,
-        h,
-        t_end,
-    )?;
-    let cells = expand(&spec, "simulate", registry).map_err(bad)?;
-    let [cell] = cells.as_slice() else {
-        return Err(bad(format!(
-            "simulate runs one cell, but the parameters expand to {}",
-            cells.len()
-        )));
-    };
-    let mut rec = TrajectoryRecorder::new(1);
-    let mut summary = driftlab_core::MetricsObserver::new(0);
-    let out = drive_cell(registry, cell, &mut [&mut rec, &mut summary]).map_err(bad)?;
-    if let Some(path) = &args.trace {
-        write_trace(path, &rec)
-            .map_err(|e| Failure(format!("cannot write trace `{}`: {e}", path.display()), 1))?;
-    }
-    print_outcome(&out, &summary.summary, cell.h);
-    match &out.status {
-        // A run refused before allocating: the same message, and the exit status of a
-        // request that cannot be served as given.
-        RunStatus::Failed { error, .. } if error.kind() == "memory" => Err(bad(error)),
-        // A run that failed on the way: its summary above, and exit status 1.
-        RunStatus::Failed { t, error } => Err(Failure(
-            format!("the run failed at t = {t} ({}): {error}", error.kind()),
-            1,
-        )),
-        RunStatus::Ok => Ok(()),
-    }
+/// How `run-experiments` treats folders that hold earlier runs.
+#[derive(Clone, Copy)]
+struct Continue {
+    /// Keep complete experiments, continue interrupted ones.
+    resume: bool,
+    /// Discard interrupted runs and other experiments' results.
+    force: bool,
 }
 
-/// The parameter tables of a `simulate` call, from its `--set KEY=VALUE` arguments.
-struct SimulateParams {
-    problem: toml::Table,
-    method: toml::Table,
-    projection: toml::Table,
-    /// A `projection.KEY` was given (which turns the decorator on).
-    projection_set: bool,
-}
-
-impl SimulateParams {
-    /// Sort each `--set` into the problem's, the method's or the projection's table: by
-    /// its `problem.`/`method.`/`projection.` prefix, or else by which side has the key.
-    fn from_set(
-        registry: &Registry,
-        problem: &str,
-        method: &str,
-        set: &[String],
-    ) -> Result<Self, Failure> {
-        let pdef = (registry.find_problem(problem).map_err(bad)?.defaults)();
-        let mdef = (registry.find_method(method).map_err(bad)?.defaults)();
-        let jdef =
-            driftlab_core::params::defaults::<driftlab_methods::projection::ProjectionParams>();
-        let keys = |t: &toml::Table| t.keys().cloned().collect::<Vec<_>>().join(", ");
-        let mut out = Self {
-            problem: toml::Table::new(),
-            method: toml::Table::new(),
-            projection: toml::Table::new(),
-            projection_set: false,
-        };
-        for kv in set {
-            let (k, v) = kv.split_once('=').ok_or_else(|| {
-                bad(format!(
-                    "--set `{kv}`: write key=value, e.g. --set theta0_deg=45"
-                ))
-            })?;
-            let value: toml::Value = format!("x = {v}")
-                .parse::<toml::Table>()
-                .ok()
-                .and_then(|t| t.get("x").cloned())
-                .unwrap_or_else(|| toml::Value::String(v.to_string()));
-            let (side, key) = match k.split_once('.') {
-                Some((s, key)) => (s, key),
-                None => match (pdef.contains_key(k), mdef.contains_key(k)) {
-                    (true, false) => ("problem", k),
-                    (false, true) => ("method", k),
-                    (true, true) => return Err(bad(format!("--set {k}: both the problem and the method have `{k}`; write problem.{k} or method.{k}"))),
-                    (false, false) => return Err(bad(format!(
-                        "--set {k}: neither `{problem}` (keys: {}) nor `{method}` (keys: {}) has this parameter; optional parameters without a default are set as problem.{k} or method.{k}",
-                        keys(&pdef), keys(&mdef)
-                    ))),
-                },
-            };
-            let table = match side {
-                "problem" => &mut out.problem,
-                "method" => &mut out.method,
-                "projection" => {
-                    out.projection_set = true;
-                    &mut out.projection
-                }
-                _ => return Err(bad(format!("--set {k}: unknown prefix or key; use problem.KEY, method.KEY or projection.KEY (projection keys: {})", keys(&jdef)))),
-            };
-            table.insert(key.into(), value);
-        }
-        Ok(out)
-    }
-}
-
-/// The summary lines of a `simulate` run: status, residuals, errors, cost.
-fn print_outcome(out: &RunOutcome, s: &driftlab_core::SummaryMetrics, h: f64) {
-    match &out.status {
-        RunStatus::Ok => out!(
-            "status: ok ({} steps of h = {:e} to t = {})",
-            out.steps,
-            h,
-            out.final_state.t
-        ),
-        RunStatus::Failed { t, error } => {
-            out!("status: failed ({}) at t = {t}: {error}", error.kind())
+impl Continue {
+    fn claim(self) -> Claim {
+        match (self.resume, self.force) {
+            (true, _) => Claim::Resume,
+            (false, true) => Claim::Force,
+            (false, false) => Claim::Fresh,
         }
     }
-    out!(
-        "max ‖Φ‖∞ = {:e}   max ‖Φ_q v + Φ_t‖∞ = {:e}   max ‖Φ_q a − γ‖∞ = {:e}",
-        s.max_pos_residual,
-        s.max_vel_residual,
-        s.max_acc_residual
-    );
-    out!("max relative energy error = {:e}", s.max_energy_rel_error);
-    out!(
-        "max error: q {:e}   v {:e}   λ {:e}",
-        s.err_q,
-        s.err_v,
-        s.err_lambda
-    );
-    out!(
-        "cost: {} factorizations ({} symbolic), {} Newton iterations, {} projection iterations, {:.3} s",
-        out.stats.factorizations, out.stats.symbolic_analyses, out.stats.newton_iterations, out.stats.projection_iterations, out.wall_seconds()
-    );
-}
-
-/// The spec of one `simulate` call: one problem, one method (with projection when asked),
-/// one fixed step. List values are wrapped so that they stay one value instead of sweeping.
-fn one_cell_spec(
-    problem: &str,
-    problem_params: &toml::Table,
-    method: &str,
-    method_params: &toml::Table,
-    projection: Option<&toml::Table>,
-    h: f64,
-    t_end: Option<f64>,
-) -> Result<Spec, Failure> {
-    let unswept = |t: &toml::Table| -> toml::Table {
-        t.iter()
-            .map(|(k, v)| match v {
-                toml::Value::Array(_) => (k.clone(), toml::Value::Array(vec![v.clone()])),
-                _ => (k.clone(), v.clone()),
-            })
-            .collect()
-    };
-    let mut m = toml::Table::new();
-    m.insert("id".into(), method.into());
-    m.insert("params".into(), unswept(method_params).into());
-    if let Some(p) = projection {
-        m.insert("projection".into(), p.clone().into());
-    }
-    let mut p = toml::Table::new();
-    p.insert("id".into(), problem.into());
-    p.insert("params".into(), unswept(problem_params).into());
-    let mut spec = toml::Table::new();
-    spec.insert("schema_version".into(), i64::from(SCHEMA_VERSION).into());
-    spec.insert("name".into(), "simulate".into());
-    // The step budget of a direct `drive` (`Schedule::fixed`), not the spec default.
-    let budget = driftlab_core::Schedule::fixed(h, h).max_steps;
-    spec.insert(
-        "max_steps".into(),
-        i64::try_from(budget).unwrap_or(i64::MAX).into(),
-    );
-    if let Some(t) = t_end {
-        spec.insert("t_end".into(), t.into());
-    }
-    let mut steps = toml::Table::new();
-    steps.insert("h".into(), vec![toml::Value::from(h)].into());
-    spec.insert("steps".into(), steps.into());
-    spec.insert("problems".into(), vec![toml::Value::from(p)].into());
-    spec.insert("methods".into(), vec![toml::Value::from(m)].into());
-    let spec: Spec = toml::Value::from(spec).try_into().map_err(bad)?;
-    spec.sized(None, "simulate").map_err(bad)
-}
-
-/// CSV with `t, q0…, v0…, lambda0…, pos_residual, vel_residual, energy_rel_error`
-/// (index-1: `t, x0…, z0…, pos_residual`), every number in round-trip `{:e}` format.
-fn write_trace(path: &Path, rec: &TrajectoryRecorder) -> std::io::Result<()> {
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-    let Some((s0, _)) = rec.points.first() else {
-        return Ok(());
-    };
-    let mut head = vec!["t".to_string()];
-    // An index-1 state has no velocities (`State::semi_explicit`).
-    let index1 = s0.v.is_empty() && !s0.q.is_empty();
-    let (qn, ln) = if index1 { ("x", "z") } else { ("q", "lambda") };
-    head.extend((0..s0.q.len()).map(|i| format!("{qn}{i}")));
-    if !index1 {
-        head.extend((0..s0.v.len()).map(|i| format!("v{i}")));
-    }
-    head.extend((0..s0.lambda.len()).map(|i| format!("{ln}{i}")));
-    head.push("pos_residual".into());
-    if !index1 {
-        head.push("vel_residual".into());
-        head.push("energy_rel_error".into());
-    }
-    writeln!(f, "{}", head.join(","))?;
-    for (s, m) in &rec.points {
-        let mut row = vec![format!("{:e}", s.t)];
-        row.extend(s.q.iter().map(|x| format!("{x:e}")));
-        if !index1 {
-            row.extend(s.v.iter().map(|x| format!("{x:e}")));
-        }
-        row.extend(s.lambda.iter().map(|x| format!("{x:e}")));
-        row.push(format!("{:e}", m.pos_residual));
-        if !index1 {
-            row.push(format!("{:e}", m.vel_residual));
-            row.push(format!("{:e}", m.energy_rel_error));
-        }
-        writeln!(f, "{}", row.join(","))?;
-    }
-    f.flush()
 }
 
 fn run_experiments(
@@ -763,44 +536,15 @@ fn run_experiments(
     out: &Path,
     size: Option<String>,
     threads: Option<usize>,
-    resume: bool,
+    how: Continue,
 ) -> Result<(), Failure> {
-    let mut specs: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| bad(format!("cannot read experiments folder `{}`: {e}; run from the repository root or pass --dir", dir.display())))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    specs.sort();
-    if specs.is_empty() {
-        return Err(bad(format!("no *.toml specs in `{}`", dir.display())));
-    }
-    // Validate every spec before running any, so a typo does not cost a long run.
-    let mut loaded = Vec::new();
-    for p in &specs {
-        let (s, text) = Spec::load(p).map_err(bad)?;
-        loaded.push((p.clone(), s, text));
-    }
+    let loaded = load_experiments(dir, out, how)?;
     let clock = std::time::Instant::now();
     for (i, (p, s, text)) in loaded.iter().enumerate() {
         eprintln!("[{}/{}] {} ({})", i + 1, loaded.len(), s.name, p.display());
         let folder = out.join(&s.name);
-        let manifest = folder.join("manifest.json");
-        let earlier = (resume && manifest.exists())
-            .then(|| driftlab_runner::manifest::Manifest::read(&manifest))
-            .transpose()
-            .map_err(bad)?;
-        let wanted_size = size.clone().unwrap_or_else(|| "full".into());
-        if let Some(m) = &earlier {
-            let same =
-                m.spec_hash == driftlab_runner::manifest::sha256_hex(text) && m.size == wanted_size;
-            if same && m.status == "complete" {
-                eprintln!(
-                    "      complete already ({} cells) → {}",
-                    m.cells,
-                    folder.display()
-                );
-                continue;
-            }
+        if how.resume && complete_already(&folder, text, size.as_deref())? {
+            continue;
         }
         let opts = RunOptions {
             out_dir: Some(folder),
@@ -808,9 +552,11 @@ fn run_experiments(
             size: size.clone(),
             progress: true,
             registry: registry.clone(),
-            resume,
+            resume: how.resume,
             shard: None,
             complete_only: false,
+            force: how.force,
+            cell_seconds: None,
         };
         let sum = run_spec(s, text, &p.display().to_string(), &opts).map_err(bad)?;
         eprintln!(
@@ -828,10 +574,73 @@ fn run_experiments(
     report(out)
 }
 
+/// Every `*.toml` spec in `dir`, loaded and validated, and every output folder under
+/// `out` checked, before any runs: a typo, two specs of one name or a folder holding
+/// an interrupted run must not cost a long run, or the results of an earlier one.
+fn load_experiments(
+    dir: &Path,
+    out: &Path,
+    how: Continue,
+) -> Result<Vec<(PathBuf, Spec, String)>, Failure> {
+    let mut specs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| bad(format!("cannot read experiments folder `{}`: {e}; run from the repository root or pass --dir", dir.display())))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    specs.sort();
+    if specs.is_empty() {
+        return Err(bad(format!("no *.toml specs in `{}`", dir.display())));
+    }
+    let mut loaded: Vec<(PathBuf, Spec, String)> = Vec::new();
+    for p in &specs {
+        let (s, text) = Spec::load(p).map_err(bad)?;
+        if let Some((other, _, _)) = loaded.iter().find(|(_, o, _)| o.name == s.name) {
+            return Err(bad(format!(
+                "`{}` and `{}` both have `name` = {:?}, so both would write `{}`; give each spec its own name",
+                other.display(),
+                p.display(),
+                s.name,
+                out.join(&s.name).display()
+            )));
+        }
+        driftlab_runner::folder::admits(&out.join(&s.name), &s.name, how.claim()).map_err(bad)?;
+        loaded.push((p.clone(), s, text));
+    }
+    Ok(loaded)
+}
+
+/// `run-experiments --resume`: whether `folder` holds this spec's run at this size,
+/// complete (then it is kept as it is).
+fn complete_already(folder: &Path, text: &str, size: Option<&str>) -> Result<bool, Failure> {
+    let manifest = folder.join("manifest.json");
+    if !manifest.exists() {
+        return Ok(false);
+    }
+    let m = driftlab_runner::manifest::Manifest::read(&manifest).map_err(bad)?;
+    let same = m.spec_hash == driftlab_runner::manifest::sha256_hex(text)
+        && m.size == size.unwrap_or("full");
+    if same && m.status == "complete" {
+        eprintln!(
+            "      complete already ({} cells) → {}",
+            m.cells,
+            folder.display()
+        );
+    }
+    Ok(same && m.status == "complete")
+}
+
 fn report(dir: &Path) -> Result<(), Failure> {
-    let made = driftlab_report::report_all(dir).map_err(|e| Failure(e.to_string(), 1))?;
-    for (name, files) in &made {
+    let made = driftlab_report::report_all(dir).map_err(|e| match e {
+        // Pointing `report` at a folder without a finished run is a request that cannot
+        // be served as given.
+        driftlab_report::ReportError::Nothing { .. } => bad(e),
+        e => Failure(e.to_string(), 1),
+    })?;
+    for (name, files) in &made.files {
         out!("{name}: {} files", files.len());
+    }
+    for u in &made.unfinished {
+        eprintln!("not in the report: {}: {}", u.dir.display(), u.why);
     }
     Ok(())
 }

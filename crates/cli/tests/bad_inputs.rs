@@ -205,7 +205,7 @@ fn cases() -> Vec<Case> {
         c("the name `..`", spec(with("\"bad\"", "\"..\"")), Refused("`name` = \"..\" must be a folder name inside the output root")),
         c("unwritable output folder", Given::Scripted(unwritable), Refused("cannot write `/proc/driftlab-forbidden`")),
         c("output folder is a file", Given::Scripted(out_is_a_file), Refused("cannot write `s.toml`: File exists")),
-        c("full output folder (the journal on a full device)", Given::Scripted(full_device), Refused("journal.bin`: No space left on device")),
+        c("output folder on a disk that fills up (a file-size quota: the journal cannot grow past 32 KiB)", Given::Scripted(quota_device), Refused("journal.bin`: File too large (os error 27); the sweep stopped with 2 of 4 cells recorded in the journal; fix the cause and continue with --resume")),
         c("run-experiments with a missing experiments folder", Given::Args(&["run-experiments", "--dir", "missing", "--out", "out"]), Refused("cannot read experiments folder `missing`")),
         // Resuming.
         c("--resume against a changed spec", Given::Scripted(resume_changed_spec), Refused("the spec changed since the interrupted run (steps.h[0]: 0.01 → 0.02)")),
@@ -224,7 +224,7 @@ fn cases() -> Vec<Case> {
         c("simulate --h NaN", Given::Args(&["simulate", "--problem", "pendulum", "--method", "rattle", "--h", "nan"]), Refused("--h NaN: give a step size > 0")),
         c("simulate beyond memory", Given::Args(&["simulate", "--problem", "planar-chain", "--method", "baumgarte", "--h", "1e-3", "--set", "links=100000000"]), Refused("refused before allocating")),
         c("simulate of a run that fails", Given::Args(&["simulate", "--problem", "pendulum", "--method", "radau", "--h", "2.5"]), RunFails("the run failed at t = 0 (newton-diverged): Newton did not converge")),
-        c("simulate --trace on a full device", Given::Args(&["simulate", "--problem", "pendulum", "--method", "rattle", "--h", "1e-2", "--t-end", "0.1", "--trace", "/dev/full"]), RunFails("cannot write trace `/dev/full`: No space left on device")),
+        c("simulate --trace on a full device (checked before the run)", Given::Args(&["simulate", "--problem", "pendulum", "--method", "rattle", "--h", "1e-2", "--t-end", "0.1", "--trace", "/dev/full"]), Refused("cannot write trace `/dev/full`: No space left on device (os error 28); choose a writable path")),
     ]
 }
 
@@ -244,10 +244,38 @@ fn out_is_a_file(dir: &Path) -> Ran {
     driftlab(&strings(&["run", "s.toml", "--out", "s.toml"], dir), dir)
 }
 
-fn full_device(dir: &Path) -> Ran {
-    std::fs::create_dir_all(dir.join("out")).unwrap();
-    std::os::unix::fs::symlink("/dev/full", dir.join("out/journal.bin")).unwrap();
-    run_spec(&base(), &[], dir)
+/// A disk that fills up in the middle of a sweep, as a file-size limit (`ulimit -f`, with
+/// SIGXFSZ ignored so that the write fails instead of killing the process): the journal
+/// stops growing after two of four cells (one at a time, largest h first: their traces
+/// take 7 and 15 KiB, the third 29 KiB); the run is refused with the progress named,
+/// and `--resume` without the limit finishes it from the two recorded cells.
+fn quota_device(dir: &Path) -> Ran {
+    let text = with("h = [1e-2]", "h = [1e-2, 5e-3, 2.5e-3, 1.25e-3]")
+        .replace("t_end = 0.1", "t_end = 1\ntrace_stride = 1");
+    std::fs::write(dir.join("s.toml"), &text).unwrap();
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 64; exec '{}' run s.toml --out out --threads 1",
+        env!("CARGO_BIN_EXE_driftlab")
+    );
+    let status = Command::new("sh")
+        .args(["-c", &script])
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(dir.join("stderr.txt")).unwrap())
+        .status()
+        .expect("sh starts");
+    let stderr = std::fs::read_to_string(dir.join("stderr.txt")).unwrap_or_default();
+    let (_, items) = driftlab_runner::journal::Journal::read(&dir.join("out")).unwrap();
+    assert_eq!(items.len(), 2, "two cells recorded before the quota");
+    let resumed = run_spec(&text, &["--resume", "--threads", "1"], dir);
+    assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
+    let (_, items) = driftlab_runner::journal::Journal::read(&dir.join("out")).unwrap();
+    assert_eq!(items.len(), 4, "the resume ran the other two");
+    Ran {
+        code: status.code(),
+        stderr,
+        out: dir.join("out"),
+    }
 }
 
 fn resume_changed_spec(dir: &Path) -> Ran {

@@ -43,7 +43,41 @@ pub struct Schedule {
     /// [`wants`](Observer::wants) the step (1 = every step). The run's maxima are then
     /// maxima over the evaluated states; their cost is [`RunOutcome::observe_seconds`].
     pub metrics_stride: usize,
+    /// Stop the run as failed ([`StepError::TimeBudget`]) once the wall clock passes this
+    /// deadline (checked every [`DEADLINE_EVERY`] fixed steps and every error-controlled
+    /// step; a step in progress is finished first). `None`: no time budget.
+    pub deadline: Option<Deadline>,
 }
+
+/// A run's wall-time budget: the instant it ends, and the budget it came from (named in
+/// the failure).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Deadline {
+    /// When the budget started (a cell's start; an ensemble's, for all its members).
+    pub since: Instant,
+    /// The budget in seconds.
+    pub seconds: f64,
+}
+
+impl Deadline {
+    /// A budget of `seconds` from now.
+    pub fn from_now(seconds: f64) -> Self {
+        Self {
+            since: Instant::now(),
+            seconds,
+        }
+    }
+
+    /// The wall seconds spent, when they exceed the budget.
+    pub fn passed(&self) -> Option<f64> {
+        let elapsed = self.since.elapsed().as_secs_f64();
+        (elapsed > self.seconds).then_some(elapsed)
+    }
+}
+
+/// Fixed steps between two looks at the clock for a [`Deadline`] (a clock read costs
+/// about a tenth of a pendulum's step).
+pub const DEADLINE_EVERY: usize = 64;
 
 /// An error-controlled schedule.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -93,6 +127,7 @@ impl Schedule {
             divergence_factor: 1e6,
             adaptive: None,
             metrics_stride: 1,
+            deadline: None,
         }
     }
     /// Error-controlled steps over `adaptive.t_end`.
@@ -105,6 +140,7 @@ impl Schedule {
             divergence_factor: 1e6,
             adaptive: Some(adaptive),
             metrics_stride: 1,
+            deadline: None,
         }
     }
     /// End time.
@@ -337,6 +373,9 @@ struct Loop<'s> {
     evaluator: MetricsEvaluator,
     metrics_stride: usize,
     bound: f64,
+    deadline: Option<Deadline>,
+    /// The end time, for the time-budget failure's message.
+    t_end: f64,
     out: RunOutcome,
 }
 
@@ -366,8 +405,10 @@ impl<'s> Loop<'s> {
             evaluator: MetricsEvaluator::new(sys, &state),
             metrics_stride: schedule.metrics_stride.max(1),
             last_good: state.clone(),
+            t_end: schedule.t_end(state.t),
             state,
             bound: schedule.divergence_factor * (1.0 + q0),
+            deadline: schedule.deadline,
             out,
         }
     }
@@ -400,6 +441,26 @@ impl<'s> Loop<'s> {
             o.observe(self.sys, &self.state, &m, step, last);
         }
         self.out.observe_seconds += clock.elapsed().as_secs_f64();
+    }
+
+    /// Fail the run when its time budget is spent (the current state is the last reached).
+    fn out_of_time(&mut self) -> bool {
+        let Some(elapsed) = self.deadline.as_ref().and_then(Deadline::passed) else {
+            return false;
+        };
+        let t = self.state.t;
+        let budget = self.deadline.map_or(0.0, |d| d.seconds);
+        let t_end = self.t_end;
+        self.fail(
+            t,
+            StepError::TimeBudget {
+                t,
+                t_end,
+                elapsed,
+                budget,
+            },
+        );
+        true
     }
 
     /// One call of the method's step, timed.
@@ -462,6 +523,10 @@ impl<'s> Loop<'s> {
             }
             self.out.steps = k;
             let last = k == schedule.n_steps;
+            if !last && k % DEADLINE_EVERY == 0 && self.out_of_time() {
+                self.observe(k, true, observers);
+                return;
+            }
             self.observe(k, last, observers);
             if !last {
                 self.last_good.clone_from(&self.state);
@@ -515,6 +580,9 @@ impl<'s> Loop<'s> {
                 self.fail(t, e);
                 return;
             }
+            if self.out_of_time() {
+                return;
+            }
             attempts += 1;
             match self.adaptive_attempt(method, &mut ctl, h, landing.then_some(target)) {
                 Attempt::Accepted(h_next) => {
@@ -557,6 +625,9 @@ impl<'s> Loop<'s> {
                     budget: max_steps,
                 };
                 return self.fail(t, e);
+            }
+            if self.out_of_time() {
+                return;
             }
             let target = next_output(t0, t, a);
             let h = target - t;

@@ -140,6 +140,19 @@ pub enum StepError {
         /// Budget.
         budget: usize,
     },
+    /// The run exceeded its wall-time budget (`cell_seconds`): stopped where it was, as
+    /// work–precision tools stop a method past its timeout.
+    #[error("time budget of {budget} s exhausted at t = {t} after {elapsed:.3} s of wall time (t_end = {t_end}); raise `cell_seconds` (or --cell-seconds), or take larger steps")]
+    TimeBudget {
+        /// Time reached.
+        t: f64,
+        /// End time requested.
+        t_end: f64,
+        /// Wall seconds spent.
+        elapsed: f64,
+        /// The budget in seconds.
+        budget: f64,
+    },
     /// A fixed-step interval needs more steps than the budget allows (refused before the
     /// first step).
     #[error("the interval needs t_end / h = {steps:e} steps of h = {h:e}, beyond the step budget of {budget}: raise h, shorten t_end, or raise max_steps")]
@@ -210,6 +223,7 @@ impl StepError {
             StepError::StepBudget { .. } | StepError::StepsBeyondBudget { .. } => {
                 FailKind::StepBudget
             }
+            StepError::TimeBudget { .. } => FailKind::TimeBudget,
             StepError::RecoveryFailed { .. } => FailKind::RecoveryFailed,
             StepError::MissingEstimate { .. } => FailKind::MissingEstimate,
             StepError::External { .. } => FailKind::External,

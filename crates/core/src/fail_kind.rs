@@ -32,6 +32,8 @@ pub enum FailKind {
     StepSizeUnderflow,
     /// More steps than the step budget allows.
     StepBudget,
+    /// More wall time than the cell's time budget allows.
+    TimeBudget,
     /// An emergency recovery decorator could not restore the constraints.
     RecoveryFailed,
     /// Error control without a local error estimate from the method.
@@ -68,6 +70,7 @@ impl FailKind {
         FailKind::NewtonSlow,
         FailKind::StepSizeUnderflow,
         FailKind::StepBudget,
+        FailKind::TimeBudget,
         FailKind::RecoveryFailed,
         FailKind::MissingEstimate,
         FailKind::External,
@@ -94,6 +97,7 @@ impl FailKind {
             FailKind::NewtonSlow => "newton-slow",
             FailKind::StepSizeUnderflow => "step-size-underflow",
             FailKind::StepBudget => "step-budget",
+            FailKind::TimeBudget => "time-budget",
             FailKind::RecoveryFailed => "recovery-failed",
             FailKind::MissingEstimate => "missing-estimate",
             FailKind::External => "external",
@@ -131,6 +135,7 @@ impl FailKind {
             FailKind::NewtonSlow => "Newton converged too slowly for an error-controlled step",
             FailKind::StepSizeUnderflow => "error control asked for a step below the smallest admissible one",
             FailKind::StepBudget => "the run needs more steps than `max_steps` allows",
+            FailKind::TimeBudget => "the run took more wall time than its budget (`cell_seconds`, `--cell-seconds`); `fail_time` is the time it reached",
             FailKind::RecoveryFailed => "an emergency recovery decorator (`+rollback`, `+reset`, `+relax`) could not restore the constraints",
             FailKind::MissingEstimate => "error control over a method that gives no local error estimate",
             FailKind::External => "an external solver (SUNDIALS IDA) reported a failure",

@@ -25,6 +25,7 @@ pub mod drive;
 pub mod error;
 pub mod fail_kind;
 pub mod fit;
+pub mod folder_lock;
 pub mod forward;
 pub mod memory;
 pub mod method;
@@ -40,7 +41,7 @@ pub mod system;
 
 pub use control::{ControllerKind, StepController, Tolerances};
 pub use drive::{
-    drive, Adaptive, AdaptiveStats, RunOutcome, RunStatus, Schedule, StepReportSummary,
+    drive, Adaptive, AdaptiveStats, Deadline, RunOutcome, RunStatus, Schedule, StepReportSummary,
 };
 pub use error::{MethodError, ParamError, RunError, StepError};
 pub use fail_kind::FailKind;

@@ -148,7 +148,11 @@ fn s(v: &serde_json::Value, k: &str) -> String {
 
 /// Build `report.pdf`, `index.md` and `index.html` under `root` from the loaded experiments: the
 /// sections in report order, then both files.
-pub fn write_report(root: &Path, all: &[Results]) -> Result<ReportFiles, ReportError> {
+pub fn write_report(
+    root: &Path,
+    all: &[Results],
+    unfinished: &[crate::folders::Unfinished],
+) -> Result<ReportFiles, ReportError> {
     let first = all
         .first()
         .map(|r| manifest(&r.dir))
@@ -156,6 +160,7 @@ pub fn write_report(root: &Path, all: &[Results]) -> Result<ReportFiles, ReportE
     let foot = footer(all, &first);
     let mut b = Book::new(&foot);
     title_section(&mut b, all, &first);
+    unfinished_note(&mut b, unfinished);
     let roles: Vec<(&Results, Role)> = all.iter().filter_map(|r| Some((r, Role::of(r)?))).collect();
     recommendations_section(&mut b, &roles);
     let verdicts = crate::claims::all_verdicts(all);
@@ -181,6 +186,30 @@ pub fn write_report(root: &Path, all: &[Results]) -> Result<ReportFiles, ReportE
     }
     provenance_section(&mut b, all, &first);
     write_book(root, b, &foot)
+}
+
+/// The folders whose runs are not in the report, each with why (a run still being
+/// written, an interrupted sweep) and what to do.
+fn unfinished_note(b: &mut Book, unfinished: &[crate::folders::Unfinished]) {
+    if unfinished.is_empty() {
+        return;
+    }
+    let rows: Vec<Vec<String>> = unfinished
+        .iter()
+        .map(|u| {
+            let name = u.dir.file_name().map_or_else(
+                || u.dir.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            vec![name, u.why.clone()]
+        })
+        .collect();
+    b.paragraph(&format!(
+        "Not in this report: {} experiment folder(s) whose run is not complete; none of their rows, orders or figures \
+         appear below.",
+        rows.len()
+    ));
+    b.table(&["experiment", "state"], &rows);
 }
 
 /// The page footer: driftlab version, git revision (dirty if any experiment ran from a

@@ -599,7 +599,7 @@ impl RunColumns {
 fn load_traces(dir: &Path) -> Result<BTreeMap<u64, Trace>, ReportError> {
     let mut traces = BTreeMap::new();
     let tp = dir.join("traces.parquet");
-    if tp.exists() {
+    if crate::folders::belongs(dir, "traces.parquet") {
         let df = read_parquet(&tp)?;
         let c = Cols { df: &df, path: &tp };
         let (cell, t, pos, vel, acc, en) = (
@@ -658,7 +658,7 @@ fn load_traces(dir: &Path) -> Result<BTreeMap<u64, Trace>, ReportError> {
 fn load_orders(dir: &Path) -> Result<Vec<Order>, ReportError> {
     let mut orders = Vec::new();
     let op = dir.join("orders.csv");
-    if op.exists() {
+    if crate::folders::belongs(dir, "orders.csv") {
         let df = CsvReadOptions::default()
             .with_has_header(true)
             .try_into_reader_with_file_path(Some(op.clone()))

@@ -23,6 +23,14 @@ pub enum ReportError {
         /// Cause.
         message: String,
     },
+    /// The root holds no complete run to report.
+    #[error("nothing to report in `{root}`: {}", nothing_text(unfinished))]
+    Nothing {
+        /// The report root.
+        root: String,
+        /// The folders that hold unfinished runs, with why.
+        unfinished: Vec<String>,
+    },
     /// Drawing or PDF conversion failed.
     #[error("figure `{figure}`: {message}")]
     Draw {
@@ -31,6 +39,15 @@ pub enum ReportError {
         /// Cause.
         message: String,
     },
+}
+
+/// The rest of [`ReportError::Nothing`]'s message.
+fn nothing_text(unfinished: &[String]) -> String {
+    if unfinished.is_empty() {
+        "no folder in it holds a run (`NAME/runs.parquet` with its manifest); run an experiment first (`driftlab run SPEC --out ROOT/NAME`), or point --dir at the folder that holds the experiment folders".into()
+    } else {
+        format!("no run in it is complete — {}", unfinished.join("; "))
+    }
 }
 
 impl ReportError {

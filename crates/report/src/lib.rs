@@ -19,6 +19,7 @@ pub mod data;
 pub mod error;
 pub mod failures;
 pub mod figures;
+pub mod folders;
 pub mod glance;
 pub mod html;
 pub mod maps;
@@ -71,17 +72,35 @@ fn write_experiment(
     Ok(files)
 }
 
-/// Build every experiment folder under `root` (those holding a `runs.parquet`).
-pub fn report_all(root: &Path) -> Result<Vec<(String, Vec<PathBuf>)>, ReportError> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
-        .map_err(|e| ReportError::io(root, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("runs.parquet").exists())
-        .collect();
-    dirs.sort();
-    let all: Vec<data::Results> = dirs
+/// What [`report_all`] made.
+#[derive(Debug, Default)]
+pub struct Made {
+    /// Per drawn experiment (and `report` for the combined report), the files written.
+    pub files: Vec<(String, Vec<PathBuf>)>,
+    /// Folders not drawn: runs still being written or interrupted, with why.
+    pub unfinished: Vec<folders::Unfinished>,
+}
+
+/// Build every experiment folder under `root` that holds a complete run, and the
+/// combined report over them; folders whose run is being written or was interrupted are
+/// named in the report and in [`Made::unfinished`], never drawn. A root without a complete
+/// run is an error ([`ReportError::Nothing`]) naming what it holds.
+pub fn report_all(root: &Path) -> Result<Made, ReportError> {
+    let survey = folders::survey(root)?;
+    if survey.complete.is_empty() {
+        return Err(ReportError::Nothing {
+            root: root.display().to_string(),
+            unfinished: survey
+                .unfinished
+                .iter()
+                .map(|u| format!("{}: {}", u.dir.display(), u.why))
+                .collect(),
+        });
+    }
+    let all: Vec<data::Results> = survey
+        .complete
         .iter()
-        .map(|d| data::Results::load(d))
+        .map(|(d, _)| data::Results::load(d))
         .collect::<Result<_, _>>()?;
     let colours = style::Colours::new(all.iter().flat_map(|r| {
         r.runs
@@ -89,16 +108,17 @@ pub fn report_all(root: &Path) -> Result<Vec<(String, Vec<PathBuf>)>, ReportErro
             .map(|x| (x.method.as_str(), x.variant.as_str()))
     }));
     let written = in_parallel(&all, |r| write_experiment(r, &colours));
-    let mut out: Vec<(String, Vec<PathBuf>)> = all
+    let mut files: Vec<(String, Vec<PathBuf>)> = all
         .iter()
         .zip(written)
         .map(|(r, files)| Ok((r.name.clone(), files?)))
         .collect::<Result<_, ReportError>>()?;
-    if !all.is_empty() {
-        let f = compose::write_report(root, &all)?;
-        out.push(("report".into(), vec![f.pdf, f.md, f.html]));
-    }
-    Ok(out)
+    let f = compose::write_report(root, &all, &survey.unfinished)?;
+    files.push(("report".into(), vec![f.pdf, f.md, f.html]));
+    Ok(Made {
+        files,
+        unfinished: survey.unfinished,
+    })
 }
 
 /// `f` of every item, on as many scoped threads as the machine has cores (at most one per

@@ -49,6 +49,8 @@ pub struct Cell {
     pub allowed: Option<driftlab_core::AllowedViolation>,
     /// Step budget.
     pub max_steps: usize,
+    /// Wall-time budget in seconds (spec `cell_seconds`), if any.
+    pub cell_seconds: Option<f64>,
     /// Runs of the cell (median time recorded).
     pub repeat: usize,
     /// Run as an ensemble of perturbed rollouts ([`crate::ensemble`]).
@@ -114,6 +116,7 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
     };
     count_cells(spec, hs.len().max(tols.len())).map_err(bad)?;
     let mut cells = Vec::new();
+    let mut seen = Seen::default();
     for (pi, ps) in spec.problems.iter().enumerate() {
         for pp in sweep(&ps.params) {
             let prob = registry
@@ -149,11 +152,22 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
                             .collect(),
                         Stepping::Adaptive => step_points(spec, &tols, t_end).map_err(bad)?,
                     };
+                    let mut snapped: Vec<(f64, f64)> = Vec::new();
                     for (h, adaptive) in points {
                         let (n, stride) = steps_and_stride(spec, t_end, h, adaptive.is_some())
                             .map_err(|m| {
                                 bad(format!("[[problems]] entry {} (`{}`): {m}", pi + 1, ps.id))
                             })?;
+                        if adaptive.is_none() {
+                            refuse_snapped_twice(&mut snapped, h, n, t_end).map_err(|m| {
+                                bad(format!(
+                                    "[[methods]] entry {} (`{}`) on `{}`: {m}",
+                                    mi + 1,
+                                    ms.id,
+                                    ps.id
+                                ))
+                            })?;
+                        }
                         for &threads in &spec.threads {
                             cells.push(Cell {
                                 index: cells.len(),
@@ -176,9 +190,14 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
                                 trace_states: spec.trace_states,
                                 allowed: allowed.clone(),
                                 max_steps: spec.max_steps,
+                                cell_seconds: spec.cell_seconds,
                                 repeat: spec.repeat,
                                 ensemble: spec.ensemble.clone(),
                             });
+                            let last = cells.last().map(|c: &Cell| (key_of(c), describe(c)));
+                            if let Some((key, what)) = last {
+                                seen.insert(key, (pi + 1, mi + 1), what).map_err(bad)?;
+                            }
                         }
                     }
                 }
@@ -186,6 +205,82 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
         }
     }
     Ok(cells)
+}
+
+/// Refuse a fixed step `h` that snaps (`t_end / n`, `n` steps) to the step of one given
+/// before (`snapped`: the given h and the snapped step count of each): the same cell
+/// twice, which an order fit would count as two points.
+fn refuse_snapped_twice(
+    snapped: &mut Vec<(f64, f64)>,
+    h: f64,
+    n: f64,
+    t_end: f64,
+) -> Result<(), String> {
+    if let Some((other, _)) = snapped.iter().find(|(_, m)| *m == n) {
+        return Err(format!(
+            "step sizes {other:e} and {h:e} both snap to h = {:e} (t_end = {t_end} in {n} steps), the same cell twice; drop one of them from `h` / `log_range` (or lower `per_decade`), or lengthen `t_end`",
+            t_end / n
+        ));
+    }
+    snapped.push((h, n));
+    Ok(())
+}
+
+/// What makes a cell's run: two cells with one key would compute the same numbers.
+fn key_of(c: &Cell) -> String {
+    let tol = c
+        .adaptive
+        .map(|a| (a.tol.rtol.to_bits(), a.tol.atol.to_bits()));
+    format!(
+        "{}|{}|{}|{}|{:?}|{:?}|{}|{:x}|{:?}|{}",
+        c.problem,
+        json_of(&c.problem_params),
+        c.method_id,
+        json_of(&c.method_params),
+        c.projection.as_ref().map(json_of),
+        c.recovery.as_ref().map(json_of),
+        c.richardson,
+        c.h.to_bits(),
+        tol,
+        c.threads
+    )
+}
+
+/// A cell as a message names it.
+fn describe(c: &Cell) -> String {
+    let params = json_of(&c.problem_params);
+    let step = match c.adaptive {
+        Some(a) => format!("rtol = {:e}", a.tol.rtol),
+        None => format!("h = {:e}", c.h),
+    };
+    format!(
+        "`{}`{} with `{}` at {step}",
+        c.problem,
+        if params == "{}" {
+            String::new()
+        } else {
+            format!(" {params}")
+        },
+        c.variant
+    )
+}
+
+/// The cells made so far, by [`key_of`], with the entries they came from.
+#[derive(Default)]
+struct Seen(std::collections::HashMap<String, (usize, usize)>);
+
+impl Seen {
+    /// Record a cell from `[[problems]]` and `[[methods]]` entries `from`; a second
+    /// cell with the same key is refused, naming both entries.
+    fn insert(&mut self, key: String, from: (usize, usize), what: String) -> Result<(), String> {
+        match self.0.insert(key, from) {
+            None => Ok(()),
+            Some(first) => Err(format!(
+                "{what} is made twice: by [[problems]] entry {} with [[methods]] entry {}, and by [[problems]] entry {} with [[methods]] entry {}; the same run would count twice — drop one of the entries or give them different parameters (a `label` alone does not change the run)",
+                first.0, first.1, from.0, from.1
+            )),
+        }
+    }
 }
 
 /// Build the method of entry `ms` with parameters `mp` and check that its id matches the

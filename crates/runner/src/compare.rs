@@ -13,7 +13,14 @@ const LIMIT: usize = 20;
 /// The differences between result folders `a` and `b` (empty: they agree), in
 /// `runs.parquet` and `members.parquet` without their measured columns, `traces.parquet`
 /// and `orders.csv` whole.
+///
+/// Each side must be a folder holding a complete run (its `runs.parquet`, and a manifest
+/// that says `complete` where there is one); a missing, empty, interrupted or foreign
+/// folder, or a file, is refused naming the side, so that a check in CI cannot pass on
+/// a typo.
 pub fn compare(a: &Path, b: &Path) -> Result<Vec<String>, RunnerError> {
+    comparable(a, "first")?;
+    comparable(b, "second")?;
     let mut out = Vec::new();
     for (file, measured) in [
         ("runs.parquet", &runs::MEASURED[..]),
@@ -35,6 +42,37 @@ pub fn compare(a: &Path, b: &Path) -> Result<Vec<String>, RunnerError> {
     }
     out.truncate(LIMIT);
     Ok(out)
+}
+
+/// Refuse `dir` (the `side` folder of a comparison) unless it holds a complete run.
+fn comparable(dir: &Path, side: &str) -> Result<(), RunnerError> {
+    let refuse = |why: String| RunnerError::Folder {
+        path: dir.display().to_string(),
+        message: format!("cannot compare it ({side} folder): {why}"),
+    };
+    let meta = std::fs::metadata(dir)
+        .map_err(|e| refuse(format!("{e}; give the path of a result folder")))?;
+    if !meta.is_dir() {
+        return Err(refuse(
+            "it is a file; give the result folder that holds runs.parquet".into(),
+        ));
+    }
+    let manifest = dir.join("manifest.json");
+    if manifest.exists() {
+        let m = crate::manifest::Manifest::read(&manifest)?;
+        if m.status != "complete" {
+            return Err(refuse(format!(
+                "it holds an interrupted run of `{}` ({} of {} cells recorded); finish it with --resume first",
+                m.experiment, m.cells_done, m.cells_total
+            )));
+        }
+    }
+    if !dir.join("runs.parquet").exists() {
+        return Err(refuse(
+            "it holds no runs.parquet; give a folder written by `driftlab run` or `merge`".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// The Parquet file at `path`, if it exists.

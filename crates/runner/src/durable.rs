@@ -163,14 +163,16 @@ impl Durable {
     }
 
     /// Mark the sweep complete in the manifest: `cells` rows, `failed` of them failed,
-    /// finished at `finished`.
+    /// finished at `finished`, the tables in `files`.
     pub(crate) fn complete(
         &self,
         cells: usize,
         failed: usize,
         finished: String,
+        files: Vec<String>,
     ) -> Result<(), RunnerError> {
         let mut p = lock(&self.progress);
+        p.manifest.files = files;
         p.manifest.status = "complete".into();
         p.manifest.cells_done = p.manifest.cells_total;
         p.manifest.cells = cells;

@@ -30,6 +30,15 @@ pub enum RunnerError {
         /// What differs and what to do.
         message: String,
     },
+    /// The output folder is held by another process or holds what a run must not mix
+    /// with (an interrupted run, another experiment, foreign files).
+    #[error("result folder `{path}`: {message}")]
+    Folder {
+        /// The folder.
+        path: String,
+        /// What it holds and what to do.
+        message: String,
+    },
     /// Writing results failed.
     #[error("cannot write `{path}`: {message}")]
     Write {

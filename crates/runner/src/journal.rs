@@ -34,7 +34,7 @@ pub const FILE: &str = "journal.bin";
 const MAX_RECORD: u32 = 1 << 30;
 
 /// What run a journal belongs to; a resume must match it field by field.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Header {
     /// SHA-256 of the spec text.
     pub spec_hash: String,
@@ -49,6 +49,20 @@ pub struct Header {
     /// The source revision of the binary that wrote it (`+dirty` for uncommitted
     /// changes): another build may compute other numbers, so it may not continue the run.
     pub binary: String,
+    /// The experiment's name (journals written before it: empty).
+    #[serde(default)]
+    pub experiment: String,
+    /// The spec text the run started with, so that a resume whose `manifest.json` is lost
+    /// can still name what changed (journals written before it: empty).
+    #[serde(default)]
+    pub spec_text: String,
+    /// When the run started (UTC, RFC 3339).
+    #[serde(default)]
+    pub started: String,
+    /// The cells' wall-time budget (the spec's `cell_seconds` or `--cell-seconds`): runs
+    /// recorded under one budget may not be continued under another.
+    #[serde(default)]
+    pub cell_seconds: Option<f64>,
 }
 
 impl Header {
@@ -87,6 +101,14 @@ impl Header {
             return Some(format!(
                 "binary: {} → {}; resume with the build that started the run",
                 self.binary, now.binary
+            ));
+        }
+        if self.cell_seconds.map(f64::to_bits) != now.cell_seconds.map(f64::to_bits) {
+            let s = |x: Option<f64>| x.map_or("none".into(), |v| format!("{v} s"));
+            return Some(format!(
+                "cell time budget (cell_seconds or --cell-seconds): {} → {}",
+                s(self.cell_seconds),
+                s(now.cell_seconds)
             ));
         }
         if self.cells_total != now.cells_total {
@@ -198,6 +220,15 @@ impl Journal {
             },
             items,
         ))
+    }
+
+    /// The header of the journal in `dir`, if it has a readable one.
+    pub fn header(dir: &Path) -> Option<Header> {
+        let (records, _) = read_records(&dir.join(FILE)).ok()?;
+        match records.into_iter().next() {
+            Some(Record::Header(h)) => Some(h),
+            _ => None,
+        }
     }
 
     /// Read every whole item of the journal in `dir` (for `merge`), with its header.
@@ -341,6 +372,10 @@ mod tests {
             cells_total: 3,
             shard: None,
             binary: "0.1.0 abc".into(),
+            experiment: "x".into(),
+            spec_text: String::new(),
+            started: String::new(),
+            cell_seconds: None,
         }
     }
 

@@ -22,6 +22,7 @@ pub mod compare;
 mod durable;
 pub mod ensemble;
 pub mod error;
+pub mod folder;
 pub mod journal;
 pub mod manifest;
 #[allow(unsafe_code)] // a GlobalAlloc impl forwarding to System; every block justified

@@ -36,6 +36,9 @@ pub struct Manifest {
     pub logical_cpus: usize,
     /// Threads running cells side by side.
     pub sweep_threads: usize,
+    /// The cells' wall-time budget in seconds (spec `cell_seconds` or `--cell-seconds`),
+    /// if any.
+    pub cell_seconds: Option<f64>,
     /// Every count of cells side by side the run used (the spec's `sweep_threads`, or
     /// the one `--threads`).
     #[serde(default)]
@@ -66,6 +69,9 @@ pub struct Manifest {
     pub finished: String,
     /// The published datasets the experiment's problems embed, with their SHA-256.
     pub datasets: Vec<DatasetNote>,
+    /// The tables this run wrote into its folder (set when it completes): a reader uses
+    /// these and no other file of the folder.
+    pub files: Vec<String>,
     /// Metadata of every problem and method the experiment ran, from the catalogs at run
     /// time (so the report quotes the equations and citations, never retypes them).
     pub catalog: Vec<CatalogNote>,

@@ -183,6 +183,12 @@ fn read_peer_rows(file: &Path) -> Result<Vec<PeerRow>, RunnerError> {
 pub fn import(file: &Path, dir: &Path) -> Result<usize, RunnerError> {
     let peer = read_peer_rows(file)?;
     let manifest = crate::manifest::Manifest::read(&dir.join("manifest.json"))?;
+    let doing = format!(
+        "driftlab import-peer {}, since {}",
+        file.display(),
+        crate::manifest::now_rfc3339()
+    );
+    let _lock = crate::folder::lock(dir, &doing)?;
     if manifest.status != "complete" {
         return Err(RunnerError::Spec {
             path: dir.display().to_string(),

@@ -3,6 +3,7 @@
 use crate::cell::{expand, json_of, Cell};
 use crate::durable::Durable;
 use crate::error::RunnerError;
+use crate::folder::Claim;
 use crate::journal::{Header, Journal, Recorded, RunItem};
 use crate::manifest::{now_rfc3339, sha256_hex, Manifest};
 use crate::orders::{fit_orders, OrderRow};
@@ -40,6 +41,12 @@ pub struct RunOptions {
     pub shard: Option<(usize, usize)>,
     /// Compute nothing: every run must be in the journal (a merge of shards).
     pub complete_only: bool,
+    /// Discard whatever run the output folder holds (`--force`): driftlab's own files in
+    /// it are removed first, other files stay ([`crate::folder`]).
+    pub force: bool,
+    /// Every cell's wall-time budget in seconds (`--cell-seconds`), replacing the spec's
+    /// `cell_seconds`: a cell past it is a failed row `time-budget`.
+    pub cell_seconds: Option<f64>,
 }
 
 /// What a run produced.
@@ -201,6 +208,7 @@ pub(crate) fn schedule_of(cell: &Cell) -> Schedule {
     };
     schedule.max_steps = cell.max_steps;
     schedule.metrics_stride = cell.metrics_stride;
+    schedule.deadline = cell.cell_seconds.map(driftlab_core::Deadline::from_now);
     schedule
 }
 
@@ -401,16 +409,51 @@ fn write_orders(rows: &[OrderRow], path: &Path) -> Result<(), RunnerError> {
 
 /// Run `spec` (read from `path`, with `text` its source) and write the result folder.
 ///
-/// Every finished run of a cell is recorded in the folder's journal as it finishes
-/// ([`crate::journal`]); with `opts.resume` the runs an interrupted sweep recorded are
-/// taken from it instead of recomputed (the spec, size and thread counts must match).
+/// The folder is locked for the run and must hold nothing of another run
+/// ([`crate::folder`]): a previous complete run of the same experiment is replaced, an
+/// interrupted one is continued only with `opts.resume` and discarded only with
+/// `opts.force`. Every finished run of a cell is recorded in the folder's journal as it
+/// finishes ([`crate::journal`]); with `opts.resume` the runs an interrupted sweep
+/// recorded are taken from it instead of recomputed (the spec, size and thread counts
+/// must match).
 pub fn run_spec(
     spec: &Spec,
     text: &str,
     path: &str,
     opts: &RunOptions,
 ) -> Result<RunSummary, RunnerError> {
-    let spec = spec.sized(opts.size.as_deref(), path)?;
+    let (spec, cells) = validated(spec, path, opts)?;
+    let out_dir = opts
+        .out_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("reports").join(&spec.name));
+    let claim = match (opts.resume, opts.force) {
+        (true, _) => Claim::Resume,
+        (false, true) => Claim::Force,
+        (false, false) => Claim::Fresh,
+    };
+    let doing = format!("driftlab run {path}, since {}", now_rfc3339());
+    let _lock = crate::folder::prepare(&out_dir, &spec.name, claim, &doing)?;
+    run_in_folder(&spec, &cells, text, opts, &out_dir)
+}
+
+/// The spec at its size and its cells, with the command line's thread count checked:
+/// everything that can refuse the run before its folder is touched.
+pub(crate) fn validated(
+    spec: &Spec,
+    path: &str,
+    opts: &RunOptions,
+) -> Result<(Spec, Vec<Cell>), RunnerError> {
+    let mut spec = spec.sized(opts.size.as_deref(), path)?;
+    if let Some(secs) = opts.cell_seconds {
+        if !(secs.is_finite() && secs > 0.0) {
+            return Err(RunnerError::Spec {
+                path: path.into(),
+                message: format!("--cell-seconds {secs}: give a wall-time budget per cell > 0 s"),
+            });
+        }
+        spec.cell_seconds = Some(secs);
+    }
     if let Some(k) = opts
         .threads
         .filter(|&k| k == 0 || k > crate::spec::MAX_THREADS)
@@ -424,27 +467,30 @@ pub fn run_spec(
         });
     }
     let cells = expand(&spec, path, &opts.registry)?;
-    let out_dir = opts
-        .out_dir
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("reports").join(&spec.name));
-    std::fs::create_dir_all(&out_dir).map_err(|e| RunnerError::Write {
-        path: out_dir.display().to_string(),
-        message: e.to_string(),
-    })?;
+    Ok((spec, cells))
+}
+
+/// Run `cells` of `spec` into `out_dir`, which the caller has locked and prepared.
+pub(crate) fn run_in_folder(
+    spec: &Spec,
+    cells: &[Cell],
+    text: &str,
+    opts: &RunOptions,
+    out_dir: &Path,
+) -> Result<RunSummary, RunnerError> {
     driftlab_methods::sequential_dense_kernels();
     let clock = Instant::now();
     let earlier = match opts.resume {
-        true => resumable(&out_dir, text)?,
+        true => resumable(out_dir, text)?,
         false => None,
     };
-    let sweeps = sweep_counts(&spec, opts, earlier.as_ref());
-    let batches = batch_cells(&cells, &sweeps);
+    let sweeps = sweep_counts(spec, opts, earlier.as_ref());
+    let batches = batch_cells(cells, &sweeps);
     let batches = match opts.shard {
         Some(shard) => crate::shard::keep_shard(batches, shard, &opts.registry),
         None => batches,
     };
-    let durable = start_durable(&spec, text, opts, &out_dir, &cells, &batches, earlier)?;
+    let durable = start_durable(spec, text, opts, out_dir, cells, &batches, earlier)?;
     let Batch {
         rows,
         traces,
@@ -459,16 +505,17 @@ pub fn run_spec(
         .cloned()
         .collect();
     let orders = fit_orders(&first);
-    write_tables(&spec, &out_dir, &rows, &traces, &orders)?;
+    let mut files = write_tables(spec, out_dir, &rows, &traces, &orders)?;
     if spec.ensemble.is_some() {
         let mut df = crate::ensemble::members_frame(&spec.name, &members)?;
         write_parquet(&mut df, &out_dir.join("members.parquet"))?;
         write_csv(&mut df, &out_dir.join("members.csv"))?;
+        files.extend(["members.parquet".to_string(), "members.csv".to_string()]);
     }
-    durable.complete(rows.len(), failed, now_rfc3339())?;
+    durable.complete(rows.len(), failed, now_rfc3339(), files)?;
     Ok(RunSummary {
         name: spec.name.clone(),
-        out_dir,
+        out_dir: out_dir.to_path_buf(),
         cells: rows.len(),
         failed,
         seconds: clock.elapsed().as_secs_f64(),
@@ -477,22 +524,48 @@ pub fn run_spec(
     })
 }
 
-/// The manifest of the interrupted run in `out_dir` (`None` when the folder holds no
-/// run: a sweep killed before it wrote anything, or the first attempt of a cluster task,
-/// starts afresh), if `text` is the spec it ran; otherwise the differences are named.
-fn resumable(out_dir: &Path, text: &str) -> Result<Option<Manifest>, RunnerError> {
+/// What an interrupted run left for a resume to continue from: its manifest's progress,
+/// or its journal's header when the manifest is lost.
+pub(crate) struct Earlier {
+    started: String,
+    resumes: usize,
+    shards: Vec<crate::manifest::ShardNote>,
+    sweep_thread_counts: Vec<usize>,
+}
+
+/// The interrupted run in `out_dir` (`None` when the folder holds no run: a sweep
+/// killed before it wrote anything, or the first attempt of a cluster task, starts
+/// afresh), if `text` is the spec it ran; otherwise the differences are named. A folder
+/// whose manifest is lost resumes from its journal's header.
+fn resumable(out_dir: &Path, text: &str) -> Result<Option<Earlier>, RunnerError> {
     let path = out_dir.join("manifest.json");
-    if !path.exists() {
+    let (earlier, spec_hash, spec_text) = if path.exists() {
+        let m = Manifest::read(&path)?;
+        let earlier = Earlier {
+            started: m.started,
+            resumes: m.resumes,
+            shards: m.shards,
+            sweep_thread_counts: m.sweep_thread_counts,
+        };
+        (earlier, m.spec_hash, m.spec_text)
+    } else if let Some(h) = Journal::header(out_dir) {
+        let earlier = Earlier {
+            started: h.started,
+            resumes: 0,
+            shards: Vec::new(),
+            sweep_thread_counts: h.sweep_thread_counts,
+        };
+        (earlier, h.spec_hash, h.spec_text)
+    } else {
         return Ok(None);
-    }
-    let earlier = Manifest::read(&path)?;
-    if earlier.spec_hash != sha256_hex(text) {
-        let what = crate::manifest::spec_difference(&earlier.spec_text, text)
+    };
+    if spec_hash != sha256_hex(text) {
+        let what = crate::manifest::spec_difference(&spec_text, text)
             .unwrap_or_else(|| "comments or layout only, but the hash covers the text".into());
         return Err(RunnerError::Resume {
             path: out_dir.display().to_string(),
             message: format!(
-                "the spec changed since the interrupted run ({what}); resume with the spec as it was, or rerun without --resume to start afresh"
+                "the spec changed since the interrupted run ({what}); resume with the spec as it was, or rerun with --force to discard it"
             ),
         });
     }
@@ -501,7 +574,7 @@ fn resumable(out_dir: &Path, text: &str) -> Result<Option<Manifest>, RunnerError
 
 /// The counts of cells side by side, one batch each: the spec's `sweep_threads`, else
 /// `--threads`, else (resuming) the interrupted run's, else all cores.
-fn sweep_counts(spec: &Spec, opts: &RunOptions, earlier: Option<&Manifest>) -> Vec<usize> {
+fn sweep_counts(spec: &Spec, opts: &RunOptions, earlier: Option<&Earlier>) -> Vec<usize> {
     if let Some(list) = &spec.sweep_threads {
         return list.clone();
     }
@@ -540,7 +613,7 @@ fn start_durable(
     out_dir: &Path,
     cells: &[Cell],
     batches: &[(usize, Vec<Cell>)],
-    earlier: Option<Manifest>,
+    earlier: Option<Earlier>,
 ) -> Result<Durable, RunnerError> {
     let sweeps: Vec<usize> = batches.iter().map(|(k, _)| *k).collect();
     let all = batches.iter().flat_map(|(_, b)| b);
@@ -563,6 +636,12 @@ fn start_durable(
         cells_total: cells.len() * sweeps.len(),
         shard: opts.shard,
         binary: Header::this_binary(),
+        experiment: spec.name.clone(),
+        cell_seconds: spec.cell_seconds,
+        spec_text: text.to_string(),
+        started: earlier
+            .as_ref()
+            .map_or_else(now_rfc3339, |e| e.started.clone()),
     };
     let (journal, recorded) = match earlier {
         Some(_) => Journal::resume(out_dir, &header)?,
@@ -570,6 +649,7 @@ fn start_durable(
     };
     let manifest = Manifest {
         experiment: spec.name.clone(),
+        cell_seconds: spec.cell_seconds,
         spec_text: text.to_string(),
         spec_hash: header.spec_hash.clone(),
         size: header.size.clone(),
@@ -582,7 +662,7 @@ fn start_durable(
             .shard
             .map_or_else(String::new, |(i, n)| format!("{i}/{n}")),
         shards: earlier.as_ref().map_or_else(Vec::new, |m| m.shards.clone()),
-        started: earlier.map_or_else(now_rfc3339, |m| m.started),
+        started: header.started.clone(),
         catalog: catalog_notes(&opts.registry, cells),
         datasets: crate::manifest::dataset_notes(cells.iter().map(|c| c.problem.as_str())),
         ..Manifest::of_this_build()
@@ -752,25 +832,28 @@ fn run_alone(
 }
 
 /// `runs.parquet` and `runs.csv`, `traces.parquet` when the spec traces, `orders.csv`
-/// when an h sweep gave orders.
+/// when an h sweep gave orders: the names of the files written.
 fn write_tables(
     spec: &Spec,
     out_dir: &Path,
     rows: &[RunRecord],
     traces: &[CellTrace],
     orders: &[OrderRow],
-) -> Result<(), RunnerError> {
+) -> Result<Vec<String>, RunnerError> {
     let mut runs = runs_frame(rows)?;
     write_parquet(&mut runs, &out_dir.join("runs.parquet"))?;
     write_csv(&mut runs, &out_dir.join("runs.csv"))?;
+    let mut files = vec!["runs.parquet".to_string(), "runs.csv".to_string()];
     if spec.trace_stride > 0 || spec.trace_dt.is_some() {
         let mut tr = traces_frame(rows, traces)?;
         write_parquet(&mut tr, &out_dir.join("traces.parquet"))?;
+        files.push("traces.parquet".into());
     }
     if !orders.is_empty() {
         write_orders(orders, &out_dir.join("orders.csv"))?;
+        files.push("orders.csv".into());
     }
-    Ok(())
+    Ok(files)
 }
 
 /// Catalog metadata of the problems and methods of `cells` (each id once, the first

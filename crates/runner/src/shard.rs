@@ -13,7 +13,7 @@ use crate::error::RunnerError;
 use crate::journal::{Header, Journal, RunItem};
 use crate::manifest::{Manifest, ShardNote};
 use crate::registry::Registry;
-use crate::run::{run_spec, RunOptions, RunSummary};
+use crate::run::{RunOptions, RunSummary};
 use crate::spec::Spec;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -189,10 +189,17 @@ pub fn merge(dirs: &[PathBuf], out: &Path, registry: &Registry) -> Result<RunSum
             )));
         }
     }
-    std::fs::create_dir_all(out).map_err(|e| RunnerError::Write {
-        path: out.display().to_string(),
-        message: e.to_string(),
-    })?;
+    let opts = RunOptions {
+        out_dir: Some(out.to_path_buf()),
+        size: Some(first.manifest.size.clone()),
+        registry: registry.clone(),
+        resume: true,
+        complete_only: true,
+        ..RunOptions::default()
+    };
+    let (sized, cells) = crate::run::validated(&spec, "merge", &opts)?;
+    let doing = format!("driftlab merge, since {}", crate::manifest::now_rfc3339());
+    let _lock = crate::folder::prepare(out, &spec.name, crate::folder::Claim::Fresh, &doing)?;
     let header = Header {
         shard: None,
         ..first.header.clone()
@@ -222,15 +229,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path, registry: &Registry) -> Result<RunSum
         ..Manifest::default()
     };
     manifest.write(&out.join("manifest.json"))?;
-    let opts = RunOptions {
-        out_dir: Some(out.to_path_buf()),
-        size: Some(first.manifest.size.clone()),
-        registry: registry.clone(),
-        resume: true,
-        complete_only: true,
-        ..RunOptions::default()
-    };
-    run_spec(&spec, &text, "merge", &opts)
+    crate::run::run_in_folder(&sized, &cells, &text, &opts, out)
 }
 
 impl ShardNote {

@@ -97,6 +97,11 @@ pub struct Spec {
     /// Step-count budget per cell.
     #[serde(default = "default_max_steps")]
     pub max_steps: usize,
+    /// Wall-time budget per cell in seconds (an ensemble's, for all its members): a cell
+    /// still running past it stops as a failed row (`fail_kind = time-budget`) with the
+    /// time it reached, as work–precision tools time out a method. Absent: no budget.
+    /// `--cell-seconds` replaces it.
+    pub cell_seconds: Option<f64>,
     /// Run every cell this many times and record the median wall and step times with
     /// their min and max (the metrics are those of the first run: the runs are
     /// deterministic). For cost comparisons on a shared, noisy machine.
@@ -298,6 +303,11 @@ impl AdaptiveSteps {
         if r.is_empty() || r.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
             return Err(format!(
                 "[steps] adaptive: every rtol must be finite and > 0 (got {r:?})"
+            ));
+        }
+        if let Some(x) = first_repeat(&r) {
+            return Err(format!(
+                "[steps] adaptive: `rtol` lists {x:e} twice; each tolerance is one cell, so give it once"
             ));
         }
         if let Some(a) = self.atol {
@@ -514,6 +524,13 @@ impl Spec {
                 self.name
             ));
         }
+        if let Some(secs) = self.cell_seconds {
+            if !(secs.is_finite() && secs > 0.0) {
+                return err(format!(
+                    "`cell_seconds` = {secs}: give a wall-time budget per cell > 0 s, or leave it out for none"
+                ));
+            }
+        }
         if self.max_steps == 0 {
             return err("`max_steps` = 0: give the most steps a cell may take, ≥ 1".into());
         }
@@ -547,6 +564,11 @@ impl Spec {
             ("sweep_threads", self.sweep_threads.as_ref()),
         ] {
             let Some(list) = list else { continue };
+            if let Some(k) = first_repeat(list) {
+                return err(format!(
+                    "`{key}` = {list:?} lists {k} twice: every count runs the whole cell set once, so a repeated count would count the same cells twice; give each count once"
+                ));
+            }
             if list.is_empty() || list.iter().any(|&k| k == 0 || k > MAX_THREADS) {
                 return err(format!(
                     "`{key}` = {list:?} must list thread counts between 1 and {MAX_THREADS} \
@@ -556,6 +578,10 @@ impl Spec {
             }
         }
         self.steps.values().map_err(|m| RunnerError::Spec {
+            path: path.into(),
+            message: m,
+        })?;
+        self.validate_sweeps().map_err(|m| RunnerError::Spec {
             path: path.into(),
             message: m,
         })?;
@@ -582,6 +608,32 @@ impl Spec {
                 path: path.into(),
                 message: m,
             })?;
+        }
+        Ok(())
+    }
+
+    /// A swept parameter that lists one value twice would make the same cells twice:
+    /// refused, naming the entry, the parameter and the value.
+    fn validate_sweeps(&self) -> Result<(), String> {
+        let tables = self
+            .problems
+            .iter()
+            .map(|p| ("problems", &p.id, &p.params))
+            .chain(self.methods.iter().map(|m| ("methods", &m.id, &m.params)));
+        let mut entry = [0usize; 2];
+        for (kind, id, params) in tables {
+            let k = &mut entry[usize::from(kind == "methods")];
+            *k += 1;
+            for (key, value) in params {
+                let toml::Value::Array(list) = value else {
+                    continue;
+                };
+                if let Some(v) = first_repeat(list) {
+                    return Err(format!(
+                        "[[{kind}]] entry {k} (`{id}`): `{key}` lists {v} twice; a sweep runs each value once, so the same cells would count twice — give each value once"
+                    ));
+                }
+            }
         }
         Ok(())
     }
@@ -652,9 +704,22 @@ impl Steps {
         if hs.is_empty() || hs.iter().any(|h| !(h.is_finite() && *h > 0.0)) {
             return Err("[steps] step sizes must be finite and > 0".into());
         }
+        if let Some(h) = first_repeat(&hs) {
+            return Err(format!(
+                "[steps] `h` lists {h:e} twice; each step size is one cell, so give it once"
+            ));
+        }
         hs.sort_by(|a, b| b.total_cmp(a));
         Ok(hs)
     }
+}
+
+/// The first value `list` holds twice, if any.
+pub fn first_repeat<T: PartialEq>(list: &[T]) -> Option<&T> {
+    list.iter()
+        .enumerate()
+        .find(|(i, x)| list[..*i].contains(x))
+        .map(|(_, x)| x)
 }
 
 /// Most points a `log_range` may give (beyond it a typo, not a study).

@@ -206,11 +206,15 @@ fn member_failed(mut rec: MemberRecord, kind: FailKind, reason: String) -> Membe
 }
 
 /// Run member `member` of `cell`'s ensemble: build, perturb, drive, measure.
+///
+/// `deadline` is the ensemble's time budget, shared by all its members (started when the
+/// ensemble started).
 pub fn run_member(
     registry: &Registry,
     cell: &Cell,
     ens: &EnsembleSpec,
     member: usize,
+    deadline: Option<driftlab_core::Deadline>,
 ) -> MemberRecord {
     let mut rec = member_base(cell, ens, member);
     let mut params = cell.method_params.clone();
@@ -255,7 +259,8 @@ pub fn run_member(
         phi: vec![0.0; sys.dims().m],
         rec,
     };
-    let schedule = crate::run::schedule_of(cell);
+    let mut schedule = crate::run::schedule_of(cell);
+    schedule.deadline = deadline;
     let out = drive(
         SystemRef::Mechanical(&perturbed),
         method.as_mut(),
@@ -281,9 +286,10 @@ fn run_member_caught(
     cell: &Cell,
     ens: &EnsembleSpec,
     member: usize,
+    deadline: Option<driftlab_core::Deadline>,
 ) -> MemberRecord {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run_member(registry, cell, ens, member)
+        run_member(registry, cell, ens, member, deadline)
     }))
     .unwrap_or_else(|panic| {
         let msg = crate::run::panic_message(&panic);
@@ -299,9 +305,10 @@ fn run_member_caught(
 /// the wall time of the whole.
 fn run_members(registry: &Registry, cell: &Cell, ens: &EnsembleSpec) -> (Vec<MemberRecord>, f64) {
     let clock = Instant::now();
+    let deadline = cell.cell_seconds.map(driftlab_core::Deadline::from_now);
     let members: Vec<MemberRecord> = (0..ens.members)
         .into_par_iter()
-        .map(|i| run_member_caught(registry, cell, ens, i))
+        .map(|i| run_member_caught(registry, cell, ens, i, deadline))
         .collect();
     (members, clock.elapsed().as_secs_f64())
 }
