@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "bad_inputs/folders.rs"]
+mod folders;
+
 /// Longest a case may take before it counts as a hang.
 const LIMIT: Duration = Duration::from_secs(120);
 
@@ -36,6 +39,9 @@ enum Outcome {
     RunFails(&'static str),
     /// Checked by the scripted case itself; the text says what it checks.
     Checked(&'static str),
+    /// Exit status 0 and one `ok` row whose error columns are null, its `reference`
+    /// column saying why (a reference outside its domain).
+    Unreferenced(&'static str),
 }
 
 /// One bad input: what the README calls it, how it is given, what must come of it.
@@ -53,6 +59,9 @@ impl Case {
             Outcome::FailedRow(k, m) => format!("failed row, `fail_kind = {k}`: `{m}`"),
             Outcome::RunFails(m) => format!("exit 1: `{m}`"),
             Outcome::Checked(m) => (*m).to_string(),
+            Outcome::Unreferenced(m) => {
+                format!("ok row, `err_*` and `scd` null, `reference`: `{m}`")
+            }
         };
         format!("| {} | {} |", self.input, outcome.replace('|', "\\|"))
     }
@@ -185,7 +194,7 @@ fn cases() -> Vec<Case> {
         c("an order note with an unknown quantity", spec(format!("{}\n[[order_notes]]\nselect = [\"rattle\"]\nquantity = \"x\"\nreason = \"r\"\n", base())), Refused("[[order_notes]] entry 1: quantity = \"x\" is not one of q, v, lambda")),
         c("a method's own steps asking for error control", spec(with("id = \"rattle\"", "id = \"rattle\"\nsteps = { adaptive = { rtol = [1e-6] } }")), Refused("`steps` of a method entry takes fixed steps only")),
         c("a method's own steps with `stepping = \"adaptive\"`", spec(with("id = \"rattle\"", "id = \"rattle\"\nstepping = \"adaptive\"\nsteps = { h = [1e-2] }")), Refused("a method entry's own `steps` are fixed steps, but its `stepping = \"adaptive\"`; drop one of the two")),
-        c("a method's own steps beyond the cell budget (105 masses × 9 601 steps)", spec(with("id = \"rattle\"", "id = \"rattle\"\nsteps = { log_range = { from = 1e-4, to = 1.0, per_decade = 2400 } }").replacen("id = \"pendulum\"", &format!("id = \"pendulum\"\nparams = {{ m = [{}] }}", vec!["1.0"; 105].join(", ")), 1)), Refused("cells (105 problem variants × 1 method variants × 1 step sizes, or a method entry's own, × 1 thread counts), more than 1000000")),
+        c("a method's own steps beyond the cell budget (105 masses × 9 601 steps)", spec(with("id = \"rattle\"", "id = \"rattle\"\nsteps = { log_range = { from = 1e-4, to = 1.0, per_decade = 2400 } }").replacen("id = \"pendulum\"", &format!("id = \"pendulum\"\nparams = {{ m = [{}] }}", (0..105).map(|i| format!("{:.2}", 1.0 + 0.01 * f64::from(i))).collect::<Vec<_>>().join(", ")), 1)), Refused("cells (105 problem variants × 1 method variants × 1 step sizes, or a method entry's own, × 1 thread counts), more than 1000000")),
         c("gain matrices of the wrong size (2 × 2 on the pendulum, m = 1)", spec(with("id = \"rattle\"", "id = \"baumgarte\"\nparams = { gain_matrices = { k_p = [[1.0, 0.0], [0.0, 1.0]], k_d = [[1.0, 0.0], [0.0, 1.0]] } }")), FailedRow(FailKind::Incompatible, "the problem has m = 1 constraint rows, give m rows of m entries")),
         c("projection tol < 0", spec(with("id = \"rattle\"", "id = \"rattle\"\nprojection = { tol = -1.0 }")), Refused("parameter `tol` of `projection` = -1 is invalid: give a finite value > 0")),
         // Budgets, counts and limits.
@@ -225,6 +234,60 @@ fn cases() -> Vec<Case> {
         c("simulate beyond memory", Given::Args(&["simulate", "--problem", "planar-chain", "--method", "baumgarte", "--h", "1e-3", "--set", "links=100000000"]), Refused("refused before allocating")),
         c("simulate of a run that fails", Given::Args(&["simulate", "--problem", "pendulum", "--method", "radau", "--h", "2.5"]), RunFails("the run failed at t = 0 (newton-diverged): Newton did not converge")),
         c("simulate --trace on a full device (checked before the run)", Given::Args(&["simulate", "--problem", "pendulum", "--method", "rattle", "--h", "1e-2", "--t-end", "0.1", "--trace", "/dev/full"]), Refused("cannot write trace `/dev/full`: No space left on device (os error 28); choose a writable path")),
+        c("simulate --trace into a folder that does not exist (checked before the run)", Given::Args(&["simulate", "--problem", "pendulum", "--method", "rattle", "--h", "1e-2", "--trace", "nodir/trace.csv"]), Refused("cannot write trace `nodir/trace.csv`: No such file or directory (os error 2); create its folder first, or choose another path")),
+        c("a trace that would outgrow memory (every state of 10⁶ steps of a 100-link chain, --memory-limit 1G)", Given::Spec(with("t_end = 0.1", "t_end = 100\ntrace_stride = 1\ntrace_states = true").replace("h = [1e-2]", "h = [1e-4]").replace("id = \"pendulum\"", "id = \"planar-chain\"\nparams = { links = 100 }"), &["--memory-limit", "1G"]), FailedRow(FailKind::Memory, "and the trace the run keeps (1000002 samples with states")),
+        c("simulate of 4·10⁶ steps without --trace (memory that grows with the run)", Given::Scripted(folders::simulate_memory), Checked("exit 0; resident memory stays below 200 MiB, polled while it runs (it held ≈ 300 B per step, 1.2 GB here, before the summary was accumulated as the run goes)")),
+        // Two writers, one folder (issue 27).
+        c("a second `run` into a folder a live run is writing", Given::Scripted(folders::second_writer), Refused("another driftlab process is writing this folder: pid")),
+        c("the same with `--force`", Given::Scripted(folders::second_writer_forced), Refused("another driftlab process is writing this folder: pid")),
+        c("the same with `--resume`", Given::Scripted(folders::second_writer_resuming), Refused("another driftlab process is writing this folder: pid")),
+        c("`report` while the only run under its root is being written", Given::Scripted(folders::report_while_writing), Refused("no run in it is complete — root/x: still being written by pid")),
+        c("`import-peer` into a folder a live run is writing", Given::Scripted(folders::import_while_writing), Refused("another driftlab process is writing this folder: pid")),
+        c("a folder whose run was killed holding its lock", Given::Scripted(folders::taken_over), Checked("the next run takes the lock over (exit 0), naming the dead owner: `ended without releasing it; taken over`")),
+        // Stale files and mixtures (issue 27).
+        c("a normal run into the folder of an interrupted run", Given::Scripted(folders::after_a_kill), Refused("the folder holds an interrupted run of `bad` (0 of 1 cells recorded, started")),
+        c("a run into the folder of another experiment's results", Given::Scripted(folders::other_experiment), Refused("the folder holds the results of experiment `first` (complete,")),
+        c("the same with `--force`", Given::Scripted(folders::other_experiment_forced), Checked("exit 0; the other experiment's orders.csv and traces.parquet are removed before the run")),
+        c("a rerun of an experiment whose edited spec writes fewer tables", Given::Scripted(folders::rerun_replaces), Checked("exit 0; the previous run's orders.csv and traces.parquet are gone (a complete run of the same experiment is replaced whole)")),
+        c("a run into a folder holding files driftlab did not write", Given::Scripted(folders::foreign_files), Refused("the folder is not empty and holds no driftlab run (notes.txt); choose an empty or new folder with --out, or pass --force")),
+        c("run-experiments with two specs of one `name`", Given::Scripted(folders::same_name_twice), Refused("both have `name` = \"bad\", so both would write")),
+        c("run-experiments over a root where one folder holds an interrupted run", Given::Scripted(folders::experiments_over_an_interrupted_run), Refused("the folder holds an interrupted run of `bad`")),
+        c("`--resume` together with `--force`", Given::Spec(base(), &["--resume", "--force"]), Refused("the argument '--resume' cannot be used with '--force'")),
+        c("a table copied into a finished run's folder", Given::Scripted(folders::unlisted_table), Checked("exit 0; the report reads only the tables the manifest lists (`files`), so a stale orders.csv is not drawn")),
+        // Checks that can fail (issue 27).
+        c("compare of two paths that do not exist", Given::Args(&["compare", "nope-a", "nope-b"]), Refused("result folder `nope-a`: cannot compare it (first folder): No such file or directory")),
+        c("compare of a folder against a file", Given::Scripted(folders::compare_a_file), Refused("result folder `s.toml`: cannot compare it (second folder): it is a file")),
+        c("compare against an empty folder", Given::Scripted(folders::compare_empty), Refused("result folder `empty`: cannot compare it (second folder): it holds no runs.parquet")),
+        c("compare against an interrupted run", Given::Scripted(folders::compare_interrupted), Refused("cannot compare it (second folder): it holds an interrupted run of `bad`")),
+        c("compare of two runs that differ", Given::Scripted(folders::compare_differs), RunFails("the results differ:")),
+        c("report on an empty folder", Given::Scripted(folders::report_empty), Refused("nothing to report in `empty`: no folder in it holds a run")),
+        c("report on a root whose only run was interrupted", Given::Scripted(folders::report_only_interrupted), Refused("no run in it is complete — root/cut: interrupted: 0 of 1 cells recorded")),
+        c("report on a root with one complete and one interrupted run", Given::Scripted(folders::report_names_the_interrupted), Checked("exit 0; the complete run is drawn, the interrupted one named under “Not in this report” with its progress")),
+        c("report --dir at an experiment's folder instead of the root", Given::Scripted(folders::report_one_level_too_deep), Refused("point --dir at the folder that holds the experiment folders")),
+        // Resuming (issue 27).
+        c("--resume of a folder that lost only manifest.json", Given::Scripted(folders::resume_without_manifest), Checked("exit 0; the journal's header is enough: no recorded cell is recomputed, the manifest is written again")),
+        c("--resume under another --cell-seconds", Given::Scripted(folders::resume_other_budget), Refused("the journal belongs to another run (cell time budget (cell_seconds or --cell-seconds): none → 0.2 s)")),
+        // Duplicate evidence (issue 27).
+        c("a step size listed twice", spec(with("h = [1e-2]", "h = [1e-2, 1e-2]")), Refused("[steps] `h` lists 1e-2 twice")),
+        c("two step sizes that snap to one (t_end / h rounded)", spec(with("h = [1e-2]", "h = [4.5e-2, 5.5e-2]")), Refused("step sizes 5.5e-2 and 4.5e-2 both snap to h = 5e-2 (t_end = 0.1 in 2 steps), the same cell twice")),
+        c("a log_range whose points snap to one step", spec(with("h = [1e-2]", "log_range = { from = 2e-2, to = 5e-2, per_decade = 40 }")), Refused("both snap to h = 5e-2 (t_end = 0.1 in 2 steps)")),
+        c("a method's own steps that snap to one", spec(with("id = \"rattle\"", "id = \"rattle\"\nsteps = { h = [4.5e-2, 5.5e-2] }")), Refused("step sizes 5.5e-2 and 4.5e-2 both snap to h = 5e-2")),
+        c("a `[[methods]]` entry given twice", spec(format!("{}\n[[methods]]\nid = \"rattle\"\n", base())), Refused("is made twice: by [[problems]] entry 1 with [[methods]] entry 1, and by [[problems]] entry 1 with [[methods]] entry 2")),
+        c("two entries that differ only in `label`", spec(format!("{}\n[[methods]]\nid = \"rattle\"\nlabel = \"again\"\n", base())), Refused("(a `label` alone does not change the run)")),
+        c("two `[[problems]]` entries that give one problem", spec(format!("{}\n[[problems]]\nid = \"pendulum\"\nparams = {{ m = [1.0] }}\n", with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { m = 1.0 }"))), Refused("is made twice: by [[problems]] entry 1 with [[methods]] entry 1, and by [[problems]] entry 2 with [[methods]] entry 1")),
+        c("a swept parameter listing a value twice", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { m = [1.0, 2.0, 1.0] }")), Refused("[[problems]] entry 1 (`pendulum`): `m` lists 1.0 twice")),
+        c("a thread count listed twice", spec(with("t_end = 0.1", "t_end = 0.1\nthreads = [1, 1]")), Refused("`threads` = [1, 1] lists 1 twice")),
+        c("a tolerance listed twice", spec(with("h = [1e-2]", "adaptive = { rtol = [1e-6, 1e-6] }").replace("\"rattle\"", "\"radau\"")), Refused("[steps] adaptive: `rtol` lists 1e-6 twice")),
+        // References outside their domain (issue 27).
+        c("the pendulum released 10⁻¹⁰° below the upright (its elliptic modulus k → 1)", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { theta0_deg = 179.9999999999 }")), Unreferenced("outside its domain: k′ = cos(θ₀/2) = ")),
+        // Messages name what the user gave (issue 27).
+        c("a length whose square underflows (ℓ = 1e-200)", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { length = 1e-200 }")), Refused("parameter `length` of `pendulum` = 1e-200 is invalid: give a finite value > 0")),
+        c("joint stops that exclude the release angle", spec(with("id = \"pendulum\"", "id = \"pendulum-limits\"\nparams = { theta_max_deg = 0.0 }").replace("\"rattle\"", "\"moreau-jean\"")), Refused("`theta_max_deg` = 0")),
+        // Time budgets (issue 27).
+        c("cell_seconds = 0", spec(with("t_end = 0.1", "t_end = 0.1\ncell_seconds = 0.0")), Refused("`cell_seconds` = 0: give a wall-time budget per cell > 0 s")),
+        c("--cell-seconds NaN", Given::Spec(base(), &["--cell-seconds", "nan"]), Refused("--cell-seconds NaN: give a wall-time budget per cell > 0 s")),
+        c("a cell past its time budget (10⁷ steps in 0.2 s)", Given::Spec(with("t_end = 0.1", "t_end = 1000").replace("h = [1e-2]", "h = [1e-4]"), &["--cell-seconds", "0.2"]), FailedRow(FailKind::TimeBudget, "time budget of 0.2 s exhausted at t = ")),
+        c("an ensemble past its time budget", Given::Spec(ensemble("members = 64").replace("t_end = 0.1", "t_end = 100").replace("h = [1e-2]", "h = [1e-4]"), &["--cell-seconds", "0.2"]), FailedRow(FailKind::TimeBudget, "time budget of 0.2 s exhausted")),
     ]
 }
 
@@ -360,7 +423,11 @@ fn check(case: &Case, dir: &Path) -> Result<(), String> {
             c => Err(format!("exit {c:?}, not 1: {}", ran.stderr)),
         },
         Outcome::FailedRow(kind, m) => failed_row(&ran, *kind, m),
-        Outcome::Checked(_) => Ok(()),
+        Outcome::Checked(_) => match ran.code {
+            Some(0 | 2) => Ok(()),
+            c => Err(format!("exit {c:?}: {}", ran.stderr)),
+        },
+        Outcome::Unreferenced(m) => unreferenced_row(&ran, m),
     }
 }
 
@@ -384,6 +451,30 @@ fn failed_row(ran: &Ran, kind: FailKind, m: &str) -> Result<(), String> {
     if status != ["failed"] || kinds != [kind.tag()] || !reasons[0].contains(m) {
         return Err(format!(
             "rows: status {status:?}, fail_kind {kinds:?}, fail_reason {reasons:?}; wanted one failed row `{kind}` saying `{m}`"
+        ));
+    }
+    Ok(())
+}
+
+/// The run exited 0 and wrote one `ok` row without errors, whose `reference` says `m`.
+fn unreferenced_row(ran: &Ran, m: &str) -> Result<(), String> {
+    if ran.code != Some(0) {
+        return Err(format!("exit {:?}, not 0: {}", ran.code, ran.stderr));
+    }
+    let f = std::fs::File::open(ran.out.join("runs.parquet")).map_err(|e| e.to_string())?;
+    let df = ParquetReader::new(f).finish().map_err(|e| e.to_string())?;
+    let text = |c: &str| -> Vec<String> {
+        let col = df.column(c).unwrap().cast(&DataType::String).unwrap();
+        col.str()
+            .unwrap()
+            .iter()
+            .map(|s| s.unwrap_or("null").to_string())
+            .collect()
+    };
+    let (status, err, why) = (text("status"), text("err_q"), text("reference"));
+    if status != ["ok"] || err != ["null"] || !why[0].contains(m) {
+        return Err(format!(
+            "rows: status {status:?}, err_q {err:?}, reference {why:?}; wanted one ok row without errors saying `{m}`"
         ));
     }
     Ok(())

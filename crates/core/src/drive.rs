@@ -47,6 +47,34 @@ pub struct Schedule {
     /// deadline (checked every [`DEADLINE_EVERY`] fixed steps and every error-controlled
     /// step; a step in progress is finished first). `None`: no time budget.
     pub deadline: Option<Deadline>,
+    /// What the caller's observers keep over the run ([`Retained`]), counted with the
+    /// state in the memory check before the run starts.
+    pub retained: Retained,
+}
+
+/// What the observers of a run keep for the whole run (a sampled trace), so that the
+/// memory check before the first step counts it: `samples` metric samples and, with
+/// `states`, a full state at each.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Retained {
+    /// Samples kept.
+    pub samples: u64,
+    /// Whether each sample also keeps the state `(q, v, λ)`.
+    pub states: bool,
+}
+
+impl Retained {
+    /// Bytes kept for a system of `n` coordinates and `m` rows.
+    pub fn bytes(&self, n: usize, m: usize) -> u64 {
+        let metrics = std::mem::size_of::<crate::observe::Metrics>() as u64;
+        // q, v and λ as three vectors: values plus their headers.
+        let state = if self.states {
+            8 * (2 * n as u64 + m as u64) + 3 * 24
+        } else {
+            0
+        };
+        self.samples.saturating_mul(metrics + state)
+    }
 }
 
 /// A run's wall-time budget: the instant it ends, and the budget it came from (named in
@@ -128,6 +156,7 @@ impl Schedule {
             adaptive: None,
             metrics_stride: 1,
             deadline: None,
+            retained: Retained::default(),
         }
     }
     /// Error-controlled steps over `adaptive.t_end`.
@@ -141,6 +170,7 @@ impl Schedule {
             adaptive: Some(adaptive),
             metrics_stride: 1,
             deadline: None,
+            retained: Retained::default(),
         }
     }
     /// End time.
@@ -241,7 +271,7 @@ pub fn drive(
 ) -> RunOutcome {
     // Before the initial state: a system too large for memory is refused before anything
     // of its size is allocated (its final state is then empty).
-    if let Err(e) = refuse_oversized(sys) {
+    if let Err(e) = refuse_oversized(sys, schedule.retained) {
         return RunOutcome {
             status: RunStatus::Failed {
                 t: 0.0,
@@ -292,16 +322,26 @@ pub fn drive(
     run.finish(method)
 }
 
-/// Refuse a system whose state and least KKT storage alone exceed the memory limit,
-/// before the method allocates anything of its size ([`crate::memory`]).
-fn refuse_oversized(sys: SystemRef<'_>) -> Result<(), MethodError> {
+/// Refuse a system whose state and least KKT storage, with what the observers keep,
+/// exceed the memory limit, before the method allocates anything of its size
+/// ([`crate::memory`]).
+fn refuse_oversized(sys: SystemRef<'_>, retained: Retained) -> Result<(), MethodError> {
     let (n, m) = match sys {
         SystemRef::Mechanical(s) => (s.dims().n, s.dims().m),
         SystemRef::SemiExplicit(s) => s.dims(),
     };
-    let what = format!("the state and KKT storage of {n} coordinates and {m} constraint rows");
-    crate::memory::check(0.0, &what, crate::memory::state_lower_bound(n, m))
-        .map_err(MethodError::Init)
+    let kept = retained.bytes(n, m);
+    let mut what = format!("the state and KKT storage of {n} coordinates and {m} constraint rows");
+    if kept > 0 {
+        what.push_str(&format!(
+            " and the trace the run keeps ({} samples{}, {})",
+            retained.samples,
+            if retained.states { " with states" } else { "" },
+            crate::memory::human(kept)
+        ));
+    }
+    let estimate = crate::memory::state_lower_bound(n, m).saturating_add(kept);
+    crate::memory::check(0.0, &what, estimate).map_err(MethodError::Init)
 }
 
 /// Refuse a method that lacks a capability the problem or the schedule needs.

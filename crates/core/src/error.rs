@@ -361,7 +361,7 @@ pub enum ParamError {
         message: String,
     },
     /// A value is out of its admissible range.
-    #[error("parameter `{field}` of `{id}` = {value} is invalid: {fix}")]
+    #[error("parameter `{field}` of `{id}` = {} is invalid: {fix}", shown(*value))]
     OutOfRange {
         /// The id.
         id: String,
@@ -372,4 +372,36 @@ pub enum ParamError {
         /// How to fix it.
         fix: String,
     },
+    /// Values that are each admissible alone break a relation between them (an order, a
+    /// sum, a derived quantity): the message names every parameter in the relation with
+    /// its value, so that the one the user changed is among them.
+    #[error("parameters {} of `{id}` are inconsistent: {fix}", list_fields(fields))]
+    Inconsistent {
+        /// The id.
+        id: String,
+        /// Every parameter in the relation, with the value given (or defaulted).
+        fields: Vec<(&'static str, f64)>,
+        /// The relation to satisfy.
+        fix: String,
+    },
+}
+
+/// "`a` = 1, `b` = 2" for [`ParamError::Inconsistent`].
+fn list_fields(fields: &[(&'static str, f64)]) -> String {
+    fields
+        .iter()
+        .map(|(name, value)| format!("`{name}` = {}", shown(*value)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A parameter's value as the user would write it: `-2`, `0.5`, `NaN` as they are, and a
+/// magnitude below 1e-5 or from 1e16 on in exponent form (`1e-200`, not 200 zeros).
+fn shown(value: f64) -> String {
+    let a = value.abs();
+    if value.is_finite() && value != 0.0 && !(1e-5..1e16).contains(&a) {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
+    }
 }

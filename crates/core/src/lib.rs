@@ -41,7 +41,8 @@ pub mod system;
 
 pub use control::{ControllerKind, StepController, Tolerances};
 pub use drive::{
-    drive, Adaptive, AdaptiveStats, Deadline, RunOutcome, RunStatus, Schedule, StepReportSummary,
+    drive, Adaptive, AdaptiveStats, Deadline, Retained, RunOutcome, RunStatus, Schedule,
+    StepReportSummary,
 };
 pub use error::{MethodError, ParamError, RunError, StepError};
 pub use fail_kind::FailKind;
@@ -50,13 +51,13 @@ pub use method::{
     MethodStats, StepReport,
 };
 pub use observe::{
-    AllowedViolation, Metrics, MetricsObserver, Observer, Sample, SummaryMetrics,
+    AllowedViolation, Metrics, MetricsObserver, Observer, RefResiduals, Sample, SummaryMetrics,
     TrajectoryRecorder, ViolationWarnings,
 };
 pub use pattern::SparsityPattern;
 pub use state::State;
 pub use system::{
     ConstraintHessian, Dims, ExactSolution, Index1Jacobians, MechanicalSystem, Prioritized,
-    ProblemInfo, ReferenceSolution, ScdComponents, SemiExplicitDae, SystemForm, SystemRef,
-    TangentMatrices, Unilateral,
+    ProblemInfo, ReferenceDomain, ReferenceSolution, ScdComponents, SemiExplicitDae, SystemForm,
+    SystemRef, TangentMatrices, Unilateral,
 };

@@ -31,6 +31,49 @@ pub struct Metrics {
     /// `‖Φ‖∞` over the rows of lower priority (problems with priorities only; the three
     /// residuals above then cover the priority-0 rows). NaN without priorities.
     pub deferred_residual: f64,
+    /// The exact solution's own residuals at this time ([`RefResiduals`]; NaN without
+    /// an exact solution).
+    pub reference: RefResiduals,
+}
+
+/// A reference state's own residuals, the run-time self-check that keeps a broken
+/// reference from passing as a method's error: `‖Φ(t, q_ref)‖∞`,
+/// `‖Φ_q v_ref + Φ_t‖∞` and `|H(q_ref, v_ref) − H0| / max(|H0|, scale)` against the run's
+/// initial energy (index-1: `‖g(t, x_ref, z_ref)‖∞` only). NaN where undefined.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RefResiduals {
+    /// `‖Φ(t, q_ref)‖∞` (index-1: `‖g‖∞`).
+    pub pos: f64,
+    /// `‖Φ_q v_ref + Φ_t‖∞`.
+    pub vel: f64,
+    /// Relative energy error of the reference state.
+    pub energy: f64,
+}
+
+impl Default for RefResiduals {
+    fn default() -> Self {
+        Self {
+            pos: f64::NAN,
+            vel: f64::NAN,
+            energy: f64::NAN,
+        }
+    }
+}
+
+impl RefResiduals {
+    /// The worse of two (a NaN side is ignored).
+    pub fn max(self, o: Self) -> Self {
+        Self {
+            pos: nan_max(self.pos, o.pos),
+            vel: nan_max(self.vel, o.vel),
+            energy: nan_max(self.energy, o.energy),
+        }
+    }
+
+    /// The largest of the three (NaN when all are undefined).
+    pub fn worst(&self) -> f64 {
+        nan_max(nan_max(self.pos, self.vel), self.energy)
+    }
 }
 
 /// Evaluates [`Metrics`] with preallocated buffers.
@@ -118,9 +161,80 @@ impl MetricsEvaluator {
         }
     }
 
+    /// The residuals of the mechanical state `(t, q, v)` of `s`: `‖Φ‖∞` and
+    /// `‖Φ_q v + Φ_t‖∞` (lower-priority rows excluded), and its relative energy error;
+    /// `self.jac` holds `Φ_q(t, q)` afterwards.
+    fn residuals(
+        &mut self,
+        s: &dyn crate::system::MechanicalSystem,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+    ) -> RefResiduals {
+        s.constraints(t, q, &mut self.phi);
+        for &r in &self.deferred {
+            self.phi[r] = 0.0;
+        }
+        let pos = inf_norm(&self.phi);
+        s.jacobian(t, q, &mut self.jac);
+        self.pattern.mul_vec(&self.jac, v, &mut self.jv);
+        s.phi_t(t, q, &mut self.phit);
+        for (a, b) in self.jv.iter_mut().zip(&self.phit) {
+            *a += b;
+        }
+        for &r in &self.deferred {
+            self.jv[r] = 0.0;
+        }
+        let energy = match s.energy(t, q, v) {
+            Some(h) => (h - self.h0).abs() / self.scale,
+            None => f64::NAN,
+        };
+        RefResiduals {
+            pos,
+            vel: inf_norm(&self.jv),
+            energy,
+        }
+    }
+
+    /// The residuals of a reference state of `sys` at `t` ([`RefResiduals`]).
+    pub fn reference_residuals(
+        &mut self,
+        sys: SystemRef<'_>,
+        t: f64,
+        r: &crate::system::ExactSolution,
+    ) -> RefResiduals {
+        let dims_ok = |n: usize| r.q.len() == n;
+        let finite = |x: &[f64]| x.iter().all(|v| v.is_finite());
+        if !(finite(&r.q) && finite(&r.v) && finite(&r.lambda)) {
+            // A reference that is not a number is as far off its manifold as can be.
+            return RefResiduals {
+                pos: f64::INFINITY,
+                ..RefResiduals::default()
+            };
+        }
+        match sys {
+            SystemRef::Mechanical(s) if dims_ok(s.dims().n) && r.v.len() == r.q.len() => {
+                self.residuals(s, t, &r.q, &r.v)
+            }
+            SystemRef::SemiExplicit(s) if dims_ok(s.dims().0) && r.lambda.len() == s.dims().1 => {
+                self.z.clone_from(&r.lambda);
+                s.g(t, &r.q, &self.z, &mut self.phi);
+                RefResiduals {
+                    pos: inf_norm(&self.phi),
+                    ..RefResiduals::default()
+                }
+            }
+            _ => RefResiduals::default(),
+        }
+    }
+
     /// Metrics of `state`.
     pub fn evaluate(&mut self, sys: SystemRef<'_>, state: &State) -> Metrics {
         let exact = sys.exact(state.t);
+        let reference = match &exact {
+            Some(e) => self.reference_residuals(sys, state.t, e),
+            None => RefResiduals::default(),
+        };
         let (err_q, err_v, err_lambda) = match &exact {
             Some(e) => (
                 inf_diff(&state.q, &e.q),
@@ -182,6 +296,7 @@ impl MetricsEvaluator {
                     err_v,
                     err_lambda,
                     deferred_residual: deferred,
+                    reference,
                 }
             }
             SystemRef::SemiExplicit(s) => {
@@ -197,6 +312,7 @@ impl MetricsEvaluator {
                     err_v: f64::NAN,
                     err_lambda,
                     deferred_residual: f64::NAN,
+                    reference,
                 }
             }
         }
@@ -270,6 +386,10 @@ pub struct SummaryMetrics {
     /// Significant correct digits against the problem's published reference, for a run
     /// that ends at the reference time ([`crate::ReferenceSolution::scd`]).
     pub scd: f64,
+    /// The worst of the reference's own residuals at the compared points (the exact
+    /// solution at every evaluated state, a published reference at its time).
+    #[serde(default)]
+    pub reference: RefResiduals,
 }
 
 fn nan_max(a: f64, b: f64) -> f64 {
@@ -302,6 +422,7 @@ impl Default for SummaryMetrics {
             max_deferred_residual: n,
             final_deferred_residual: n,
             scd: n,
+            reference: RefResiduals::default(),
         }
     }
 }
@@ -388,6 +509,22 @@ impl MetricsObserver {
             .fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()))
     }
 
+    /// The residuals of a published reference state (its position and velocity rows;
+    /// its energy against the run's initial energy is not checked: the energy of a driven
+    /// or stiff Test Set problem is not conserved).
+    fn published_residuals(
+        &mut self,
+        sys: SystemRef<'_>,
+        t: f64,
+        r: &crate::system::ExactSolution,
+    ) -> RefResiduals {
+        let mut e = MetricsEvaluator::new(sys, &sys.initial_state());
+        RefResiduals {
+            energy: f64::NAN,
+            ..e.reference_residuals(sys, t, r)
+        }
+    }
+
     /// Also watch every position-level row against its allowed violation.
     pub fn with_allowed_violation(mut self, allowed: Option<AllowedViolation>) -> Self {
         self.allowed = allowed;
@@ -428,14 +565,17 @@ impl MetricsObserver {
 
 impl Observer for MetricsObserver {
     fn observe(&mut self, sys: SystemRef<'_>, state: &State, m: &Metrics, step: usize, last: bool) {
-        let s = &mut self.summary;
         if last {
             if let Some(r) = sys.reference() {
                 if (state.t - r.t).abs() <= 1e-9 * r.t.abs().max(1.0) {
-                    s.scd = r.scd(&state.q, &state.v, &state.lambda);
+                    self.summary.scd = r.scd(&state.q, &state.v, &state.lambda);
+                    let own = self.published_residuals(sys, r.t, &r.state);
+                    self.summary.reference = self.summary.reference.max(own);
                 }
             }
         }
+        let s = &mut self.summary;
+        s.reference = s.reference.max(m.reference);
         s.max_pos_residual = nan_max(s.max_pos_residual, m.pos_residual);
         s.max_vel_residual = nan_max(s.max_vel_residual, m.vel_residual);
         s.max_acc_residual = nan_max(s.max_acc_residual, m.acc_residual);

@@ -162,6 +162,11 @@ pub mod runs {
         MAX_DEFERRED_RESIDUAL: "max_deferred_residual", OptReal, "problem", "max over all steps of ‖Φ‖∞ over the lower-priority rows (prioritized problems; the residual columns then cover priority 0); null otherwise";
         FINAL_DEFERRED_RESIDUAL: "final_deferred_residual", OptReal, "problem", "the same at the last state";
         SCD: "scd", OptReal, "digits", "significant correct digits at t_end against the published reference (IVP Test Set measure); null without one";
+        REFERENCE: "reference", OptText, "—", "the exact solution or published reference the error columns compare with, judged before they are written: `valid: …` (its declared domain holds here, with the basis of its accuracy), `undeclared` (a problem that declares no domain; only the self-check guards it), `outside its domain: …` or `failed its self-check: …` (then `err_*`, `final_err_*` and `scd` are null, with this reason); null without a reference";
+        REFERENCE_ACCURACY: "reference_accuracy", OptReal, "problem", "the reference's own error bound at these parameters and t_end (`MechanicalSystem::reference_domain`; relative for a published one): errors below about ten times it are not the method's, and the order fit ignores them; null when undeclared or absent";
+        REF_POS_RESIDUAL: "ref_pos_residual", OptReal, "problem", "the reference's own ‖Φ(t, q_ref)‖∞ (index-1: ‖g‖∞), max over the compared points (every evaluated state of an exact solution; a published reference at its time): the self-check";
+        REF_VEL_RESIDUAL: "ref_vel_residual", OptReal, "problem", "the reference's own ‖Φ_q v_ref + Φ_t‖∞, max over the compared points";
+        REF_ENERGY_REL_ERROR: "ref_energy_rel_error", OptReal, "1", "the exact solution's own relative energy error against the run's initial energy, max over the compared points (null for published references and problems without energy)";
         WARN_TIME: "warn_time", OptReal, "s", "first time some row of Φ (index-1: g) exceeded its allowed violation (spec `[monitor]`, seed 001 §3.12); null if never or without a monitor";
         WARN_STATES: "warn_states", Count, "1", "evaluated states with some row beyond its allowed violation (0 without a monitor)";
         WARN_RATIO: "warn_ratio", OptReal, "1", "max over the evaluated states and rows of |Φ_i| / allowed_i (null without a monitor)";

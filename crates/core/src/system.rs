@@ -92,6 +92,41 @@ impl ReferenceSolution {
     }
 }
 
+/// Where a problem's exact solution or published reference holds, at the problem's
+/// parameters over `[t₀, t_end]`: what the runner checks before it compares a method
+/// against it (outside its domain the error columns are left null, with the reason), and
+/// the accuracy below which an error is not the method's (the order fit's floor).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReferenceDomain {
+    /// The problem has neither an exact solution nor a published reference.
+    Absent,
+    /// It has one but declares no domain (a user's problem that did not say): only the
+    /// run-time self-check (its own residuals at the compared points) guards it.
+    Undeclared,
+    /// Valid here: errors against it are good to `accuracy` (absolute, in the units of the
+    /// error columns; for a published reference relative, so that `scd ≤ −log₁₀
+    /// accuracy`), for the reason given in `basis` (the formula's error bound, the
+    /// reference's published accuracy).
+    Valid {
+        /// The reference's own error bound at these parameters and this end time.
+        accuracy: f64,
+        /// Where the bound comes from.
+        basis: String,
+    },
+    /// Outside its domain: why, with the numbers, and what the domain is.
+    Outside(String),
+}
+
+/// The default [`MechanicalSystem::reference_domain`]: [`ReferenceDomain::Undeclared`]
+/// when `exact_at_t0` or `published` says there is a reference, else absent.
+pub fn undeclared_domain(exact_at_t0: bool, published: bool) -> ReferenceDomain {
+    if exact_at_t0 || published {
+        ReferenceDomain::Undeclared
+    } else {
+        ReferenceDomain::Absent
+    }
+}
+
 /// A holonomically constrained mechanical system, the index-3 DAE
 ///
 /// ```text
@@ -190,6 +225,12 @@ pub trait MechanicalSystem: Send + Sync {
     fn reference(&self) -> Option<ReferenceSolution> {
         None
     }
+    /// Where [`Self::exact`] and [`Self::reference`] hold at this problem's parameters over
+    /// `[t₀, t_end]` ([`ReferenceDomain`]). A problem with either declares it; the default
+    /// says [`ReferenceDomain::Undeclared`] when it has one.
+    fn reference_domain(&self, _t_end: f64) -> ReferenceDomain {
+        undeclared_domain(self.exact(0.0).is_some(), self.reference().is_some())
+    }
 }
 
 /// Opt-in capability of a [`MechanicalSystem`]: the constraint Hessian contraction
@@ -273,6 +314,10 @@ pub trait SemiExplicitDae: Send + Sync {
     /// Exact solution at `t`, where known (`q` = x, `lambda` = z).
     fn exact(&self, _t: f64) -> Option<ExactSolution> {
         None
+    }
+    /// Where [`Self::exact`] holds ([`MechanicalSystem::reference_domain`]).
+    fn reference_domain(&self, _t_end: f64) -> ReferenceDomain {
+        undeclared_domain(self.exact(0.0).is_some(), false)
     }
 }
 
@@ -363,6 +408,13 @@ impl<'a> SystemRef<'a> {
         match self {
             SystemRef::Mechanical(s) => s.exact(t),
             SystemRef::SemiExplicit(s) => s.exact(t),
+        }
+    }
+    /// Where the exact solution or published reference holds over `[t₀, t_end]`.
+    pub fn reference_domain(&self, t_end: f64) -> ReferenceDomain {
+        match self {
+            SystemRef::Mechanical(s) => s.reference_domain(t_end),
+            SystemRef::SemiExplicit(s) => s.reference_domain(t_end),
         }
     }
 }

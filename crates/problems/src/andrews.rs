@@ -26,7 +26,7 @@
 
 use crate::testset::Dataset;
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::ConstraintHessian;
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceSolution,
@@ -273,7 +273,7 @@ pub struct Andrews {
 impl Andrews {
     /// Build from the embedded dataset.
     pub fn new(params: AndrewsParams) -> Result<Self, ParamError> {
-        positive("andrews", "t_end", params.t_end)?;
+        bounded_positive("andrews", "t_end", params.t_end)?;
         let ds = Dataset::parse("ivptestset_andrews.json", DATASET)?;
         let n = |k: &str| ds.num(&["parameters", k]);
         let mut p = P::default();

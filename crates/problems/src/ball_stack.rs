@@ -78,10 +78,12 @@ impl BallStack {
         if p.balls == 0 {
             return Err(bad("balls", 0.0, "give at least one ball"));
         }
-        for (field, x) in [("m", p.m), ("radius", p.radius)] {
-            params::positive("ball-stack", field, x)?;
+        for (field, x) in [("m", p.m), ("radius", p.radius), ("t_end", p.t_end)] {
+            params::bounded_positive("ball-stack", field, x)?;
         }
-        if !(p.drop >= 0.0 && p.drop.is_finite()) {
+        params::finite("ball-stack", "g", p.g)?;
+        params::finite("ball-stack", "drop", p.drop)?;
+        if p.drop < 0.0 {
             return Err(bad("drop", p.drop, "give a finite drop ≥ 0"));
         }
         if !(0.0..=1.0).contains(&p.restitution) {

@@ -19,7 +19,7 @@
 
 use crate::natural::{NaturalModel, NaturalSystem, Node};
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::ProblemInfo;
 use serde::{Deserialize, Serialize};
 
@@ -110,7 +110,7 @@ pub fn entry() -> ProblemEntry {
         build: |t| {
             let p: BricardParams = params::parse("problem", "bricard", t)?;
             for (f, v) in [("m", p.m), ("width", p.width), ("g", p.g), ("t_end", p.t_end)] {
-                positive("bricard", f, v)?;
+                bounded_positive("bricard", f, v)?;
             }
             let md = model(&p);
             let n = md.n();

@@ -18,7 +18,7 @@
 
 use crate::testset::Dataset;
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::ConstraintHessian;
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceSolution,
@@ -59,7 +59,7 @@ pub struct CarAxis {
 impl CarAxis {
     /// Build from the embedded dataset.
     pub fn new(p: CarAxisParams) -> Result<Self, ParamError> {
-        positive("car-axis", "t_end", p.t_end)?;
+        bounded_positive("car-axis", "t_end", p.t_end)?;
         let ds = Dataset::parse("ivptestset_caraxis.json", DATASET)?;
         let n = |k: &str| ds.num(&["parameters", k]);
         let (eps, mass) = (n("eps")?, n("M")?);

@@ -11,7 +11,7 @@
 //! (From m a = −m ω² q = −2 q λ.) Energy `H = ½ m |v|²` is conserved.
 
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::ConstraintHessian;
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
@@ -53,10 +53,10 @@ impl CircleRotor {
     /// Build and validate.
     pub fn new(p: CircleRotorParams) -> Result<Self, ParamError> {
         let id = "circle-rotor";
-        positive(id, "m", p.m)?;
-        positive(id, "radius", p.radius)?;
-        positive(id, "speed", p.speed)?;
-        positive(id, "t_end", p.t_end)?;
+        bounded_positive(id, "m", p.m)?;
+        bounded_positive(id, "radius", p.radius)?;
+        bounded_positive(id, "speed", p.speed)?;
+        bounded_positive(id, "t_end", p.t_end)?;
         Ok(Self { p })
     }
 }

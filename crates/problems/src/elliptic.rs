@@ -1,14 +1,30 @@
 //! Jacobi elliptic functions and the complete elliptic integral of the first kind, by
 //! the arithmetic–geometric mean (Abramowitz & Stegun 1964, §16.4 and §17.6).
 //!
-//! All functions take the modulus `k` (not the parameter `m = k²`), `0 ≤ k < 1`.
+//! All functions take the modulus `k` (not the parameter `m = k²`), `0 ≤ k < 1`; the
+//! `_c` forms also take its complement `k′ = √(1 − k²)` as the caller computed it. Near
+//! `k = 1` (a pendulum released near the upright) `1 − k²` cancels: with `k` rounded to
+//! a relative ε, `k′` from `√(1 − k²)` carries a relative error ε/k′² (1.5e-4 at
+//! k′ = 8.7e-7, a release at 179.9999°), and `K(k) ≈ ln(4/k′)` with it; a caller that
+//! knows `k′` directly (the pendulum: `cos(θ₀/2)` from the complement angle) passes it.
 
 use std::f64::consts::PI;
 
 /// Complete elliptic integral of the first kind `K(k) = π / (2 AGM(1, √(1 − k²)))`
 /// (A&S 17.6.1–17.6.4).
 pub fn complete_k(k: f64) -> f64 {
-    let (mut a, mut b) = (1.0_f64, (1.0 - k * k).sqrt());
+    complete_k_c(complement(k))
+}
+
+/// `k′ = √((1 − k)(1 + k))`: the factored form loses no more than an ε relative to `1 − k`
+/// (`1 − k²` would lose `k²`'s rounding as well).
+pub fn complement(k: f64) -> f64 {
+    ((1.0 - k) * (1.0 + k)).max(0.0).sqrt()
+}
+
+/// `K` from the complementary modulus `k′` (A&S 17.6.1–17.6.4: `K = π / (2 AGM(1, k′))`).
+pub fn complete_k_c(kc: f64) -> f64 {
+    let (mut a, mut b) = (1.0_f64, kc);
     for _ in 0..64 {
         if (a - b).abs() <= f64::EPSILON * a {
             break;
@@ -27,15 +43,22 @@ pub fn complete_k(k: f64) -> f64 {
 /// `dn = √(1 − k² sn²)`. The argument is first reduced modulo the real period
 /// `4K`.
 pub fn sn_cn_dn(u: f64, k: f64) -> (f64, f64, f64) {
+    sn_cn_dn_c(u, k, complement(k))
+}
+
+/// [`sn_cn_dn`] with the complementary modulus `kc = k′` given: the AGM starts from
+/// `b₀ = k′`, and `dn = √(k′² + k² cn²)` (the same as `√(1 − k² sn²)`, without its
+/// cancellation near `k sn = ±1`).
+pub fn sn_cn_dn_c(u: f64, k: f64, kc: f64) -> (f64, f64, f64) {
     if k == 0.0 {
         return (u.sin(), u.cos(), 1.0);
     }
-    let period = 4.0 * complete_k(k);
+    let period = 4.0 * complete_k_c(kc);
     let u = u - period * (u / period).round();
     let mut a = [0.0_f64; 32];
     let mut c = [0.0_f64; 32];
     a[0] = 1.0;
-    let mut b = (1.0 - k * k).sqrt();
+    let mut b = kc;
     c[0] = k;
     let mut n = 0;
     // Stop once c_n is below round-off relative to a_n: the next c would be rounding
@@ -54,9 +77,10 @@ pub fn sn_cn_dn(u: f64, k: f64) -> (f64, f64, f64) {
         phi = 0.5 * (phi + (c[j] / a[j] * phi.sin()).asin());
     }
     let (s, cc) = phi.sin_cos();
-    // dn > 0 for real u and 0 ≤ k < 1, so dn = √(1 − k² sn²); this avoids the 0/0 of
-    // A&S's cos φ₀ / cos(φ₁ − φ₀) near u = K.
-    (s, cc, (1.0 - k * k * s * s).sqrt())
+    // dn > 0 for real u and 0 ≤ k < 1, so dn = √(1 − k² sn²) = √(k′² + k² cn²); this
+    // avoids the 0/0 of A&S's cos φ₀ / cos(φ₁ − φ₀) near u = K, and the second form the
+    // cancellation of the first near k sn = ±1.
+    (s, cc, (kc * kc + k * k * cc * cc).sqrt())
 }
 
 #[cfg(test)]

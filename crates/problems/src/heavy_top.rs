@@ -22,7 +22,7 @@
 
 use crate::quaternion_body::{g_matrix, qmul, rotation, QuaternionBody, QuaternionBodyParams};
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
 };
@@ -122,22 +122,19 @@ fn rotate_jacobian(p: &[f64], s: [f64; 3]) -> [[f64; 4]; 3] {
 impl HeavyTop {
     /// Build and validate (a precession rate Ω ≠ 0 for the steady solution).
     pub fn new(p: HeavyTopParams) -> Result<Self, ParamError> {
+        // `a` and `c` here, not only in the rotor's constructor: a refusal names `heavy-top`.
         for (field, x) in [
             ("m", p.m),
+            ("a", p.a),
+            ("c", p.c),
             ("length", p.length),
             ("g", p.g),
             ("t_end", p.t_end),
         ] {
-            positive(ID, field, x)?;
+            bounded_positive(ID, field, x)?;
         }
-        if !(p.precession.is_finite() && p.precession != 0.0) {
-            return Err(ParamError::OutOfRange {
-                id: ID.into(),
-                field: "precession",
-                value: p.precession,
-                fix: "give a finite precession rate Ω ≠ 0".into(),
-            });
-        }
+        params::finite(ID, "theta0_deg", p.theta0_deg)?;
+        params::nonzero(ID, "precession", p.precession)?;
         let rotor = QuaternionBody::new(QuaternionBodyParams {
             a: p.a,
             c: p.c,

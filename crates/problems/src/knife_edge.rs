@@ -21,7 +21,7 @@
 //! give a different motion: problem `knife-edge-vakonomic`.
 
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
 };
@@ -76,11 +76,11 @@ impl Default for KnifeEdgeParams {
 impl KnifeEdgeParams {
     /// Validate for problem `id`.
     pub fn validate(&self, id: &str) -> Result<(), ParamError> {
-        positive(id, "m", self.m)?;
-        positive(id, "inertia", self.inertia)?;
-        positive(id, "g", self.g)?;
-        positive(id, "spin", self.spin)?;
-        positive(id, "t_end", self.t_end)?;
+        bounded_positive(id, "m", self.m)?;
+        bounded_positive(id, "inertia", self.inertia)?;
+        bounded_positive(id, "g", self.g)?;
+        bounded_positive(id, "spin", self.spin)?;
+        bounded_positive(id, "t_end", self.t_end)?;
         if !(self.alpha_deg.is_finite() && self.alpha_deg.abs() < 90.0) {
             return Err(ParamError::OutOfRange {
                 id: id.into(),

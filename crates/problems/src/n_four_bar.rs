@@ -20,7 +20,7 @@
 //! constraint residuals are the checks here (datasets/iftomm_udc_mbs_benchmark_specs.json).
 
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::ConstraintHessian;
 use driftlab_core::{Dims, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State};
 use serde::{Deserialize, Serialize};
@@ -74,18 +74,11 @@ impl NFourBar {
                 fix: "give n ≥ 1 four-bar loops".into(),
             });
         }
-        positive(id, "length", p.length)?;
-        positive(id, "m", p.m)?;
-        positive(id, "g", p.g)?;
-        positive(id, "t_end", p.t_end)?;
-        if !p.v0.is_finite() {
-            return Err(ParamError::OutOfRange {
-                id: id.into(),
-                field: "v0",
-                value: p.v0,
-                fix: "give a finite initial speed".into(),
-            });
-        }
+        bounded_positive(id, "length", p.length)?;
+        bounded_positive(id, "m", p.m)?;
+        bounded_positive(id, "g", p.g)?;
+        bounded_positive(id, "t_end", p.t_end)?;
+        params::finite(id, "v0", p.v0)?;
         Ok(Self { p, id })
     }
 

@@ -38,16 +38,15 @@ const PAIRS: [(usize, usize); 6] = [(0, 0), (1, 1), (2, 2), (0, 1), (1, 2), (2, 
 impl NaturalBody {
     /// Build and validate (the checks of `quaternion-body`, and a body that is not flat).
     pub fn new(p: QuaternionBodyParams) -> Result<Self, ParamError> {
-        crate::quaternion_body::QuaternionBody::new(p)?;
+        p.validate(ID)?;
         let half = 0.5 * (2.0 * p.a + p.c);
         let second = [half - p.a, half - p.a, half - p.c];
         if second[2] <= 0.0 {
-            return Err(ParamError::OutOfRange {
-                id: ID.into(),
-                field: "c",
-                value: p.c,
-                fix: format!("give c < 2a = {} (a flat body has no mass along its normal: M would be singular)", 2.0 * p.a),
-            });
+            return Err(params::inconsistent(
+                ID,
+                &[("c", p.c), ("a", p.a)],
+                "give c < 2a (a flat body has no mass along its normal: M would be singular)",
+            ));
         }
         Ok(Self { p, second })
     }

@@ -25,7 +25,7 @@
 //! Gauss–Legendre quadrature to round-off. The drive does work: no energy is conserved.
 
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
 };
@@ -94,7 +94,7 @@ impl ParallelParking {
             ("period", p.period),
             ("t_end", p.t_end),
         ] {
-            positive(ID, field, x)?;
+            bounded_positive(ID, field, x)?;
         }
         Ok(Self {
             omega: 2.0 * std::f64::consts::PI / p.period,

@@ -77,19 +77,12 @@ impl PendulumLimits {
         if !(0.0..=1.0).contains(&p.restitution) {
             return Err(bad("restitution", p.restitution, "give 0 ≤ e ≤ 1"));
         }
-        if !(p.theta_min_deg < p.theta0_deg && p.theta0_deg < p.theta_max_deg) {
-            return Err(bad(
-                "theta0_deg",
-                p.theta0_deg,
-                "release strictly between theta_min_deg and theta_max_deg",
-            ));
-        }
-        if p.theta_max_deg - p.theta_min_deg >= 180.0 {
-            return Err(bad(
-                "theta_max_deg",
-                p.theta_max_deg,
-                "keep theta_max_deg − theta_min_deg < 180 (linear gap functions)",
-            ));
+        for (field, x) in [
+            ("theta0_deg", p.theta0_deg),
+            ("theta_min_deg", p.theta_min_deg),
+            ("theta_max_deg", p.theta_max_deg),
+        ] {
+            params::finite(id, field, x)?;
         }
         let inner = Pendulum::new(
             PendulumParams {
@@ -103,6 +96,27 @@ impl PendulumLimits {
             },
             "pendulum-limits",
         )?;
+        if !(p.theta_min_deg < p.theta0_deg && p.theta0_deg < p.theta_max_deg) {
+            return Err(params::inconsistent(
+                id,
+                &[
+                    ("theta_min_deg", p.theta_min_deg),
+                    ("theta_max_deg", p.theta_max_deg),
+                    ("theta0_deg", p.theta0_deg),
+                ],
+                "release strictly between the stops: theta_min_deg < theta0_deg < theta_max_deg",
+            ));
+        }
+        if p.theta_max_deg - p.theta_min_deg >= 180.0 {
+            return Err(params::inconsistent(
+                id,
+                &[
+                    ("theta_min_deg", p.theta_min_deg),
+                    ("theta_max_deg", p.theta_max_deg),
+                ],
+                "keep theta_max_deg − theta_min_deg < 180 (linear gap functions)",
+            ));
+        }
         Ok(Self { p, inner })
     }
 }

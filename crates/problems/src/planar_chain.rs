@@ -17,7 +17,7 @@
 //! mass lumped at the points and no bending stiffness.
 
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::ConstraintHessian;
 use driftlab_core::{Dims, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State};
 use serde::{Deserialize, Serialize};
@@ -62,8 +62,16 @@ pub struct PlanarChain {
 impl PlanarChain {
     /// Build and validate.
     pub fn new(p: PlanarChainParams) -> Result<Self, ParamError> {
-        let id = "planar-chain";
-        if p.links == 0 {
+        p.validate("planar-chain")?;
+        Ok(Self { p })
+    }
+}
+
+impl PlanarChainParams {
+    /// Check every parameter, naming problem `id` (this one's or a problem built on it,
+    /// e.g. `planar-chain-angles`) in a refusal.
+    pub fn validate(&self, id: &str) -> Result<(), ParamError> {
+        if self.links == 0 {
             return Err(ParamError::OutOfRange {
                 id: id.into(),
                 field: "links",
@@ -71,11 +79,11 @@ impl PlanarChain {
                 fix: "give links ≥ 1".into(),
             });
         }
-        positive(id, "m", p.m)?;
-        positive(id, "length", p.length)?;
-        positive(id, "g", p.g)?;
-        positive(id, "t_end", p.t_end)?;
-        Ok(Self { p })
+        bounded_positive(id, "m", self.m)?;
+        bounded_positive(id, "length", self.length)?;
+        bounded_positive(id, "g", self.g)?;
+        bounded_positive(id, "t_end", self.t_end)?;
+        params::finite(id, "theta0_deg", self.theta0_deg)
     }
 }
 

@@ -20,7 +20,7 @@
 
 use crate::pendulum::{Pendulum, PendulumParams};
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params;
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
 };
@@ -40,7 +40,7 @@ const ID: &str = "planar-chain-angles";
 impl PlanarChainAngles {
     /// Build and validate (the checks of `planar-chain`).
     pub fn new(p: PlanarChainAnglesParams) -> Result<Self, ParamError> {
-        crate::planar_chain::PlanarChain::new(p)?;
+        p.validate(ID)?;
         let pendulum = if p.links == 1 {
             Some(Pendulum::new(
                 PendulumParams {
@@ -51,12 +51,11 @@ impl PlanarChainAngles {
                     t_end: p.t_end,
                     ..PendulumParams::default()
                 },
-                "pendulum",
+                ID,
             )?)
         } else {
             None
         };
-        positive(ID, "length", p.length)?;
         Ok(Self { p, pendulum })
     }
 

@@ -20,7 +20,7 @@
 //! x₂ = √(4ℓ² − depth²ℓ²), the stretched arm, and |Φ₃| = x* − √(4 − depth²)ℓ.
 
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::Prioritized;
 use driftlab_core::{Dims, MechanicalSystem, ProblemInfo, SparsityPattern, State};
 use serde::{Deserialize, Serialize};
@@ -69,7 +69,10 @@ pub fn entry() -> ProblemEntry {
         build: |t| {
             let p: PriorityConflictParams = params::parse("problem", "priority-conflict", t)?;
             for (f, v) in [("m", p.m), ("length", p.length), ("g", p.g), ("depth", p.depth), ("t_end", p.t_end)] {
-                positive("priority-conflict", f, v)?;
+                bounded_positive("priority-conflict", f, v)?;
+            }
+            if let Some(x) = p.posture_x {
+                params::finite("priority-conflict", "posture_x", x)?;
             }
             Ok(Problem::Mechanical(Box::new(PriorityConflict { p })))
         },

@@ -24,7 +24,7 @@
 
 use crate::natural::{NaturalModel, NaturalSystem};
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{ExactSolution, MechanicalSystem, ParamError, ProblemInfo};
 use serde::{Deserialize, Serialize};
 
@@ -83,7 +83,7 @@ pub fn build(p: &PrismaticSliderParams) -> Result<NaturalSystem, ParamError> {
         ("width", p.width),
         ("t_end", p.t_end),
     ] {
-        positive("prismatic-slider", f, v)?;
+        bounded_positive("prismatic-slider", f, v)?;
     }
     if !p.incline_deg.is_finite() || p.incline_deg.abs() >= 90.0 {
         return Err(ParamError::OutOfRange {
@@ -93,16 +93,8 @@ pub fn build(p: &PrismaticSliderParams) -> Result<NaturalSystem, ParamError> {
             fix: "give an inclination strictly between −90 and 90 degrees".into(),
         });
     }
-    for (field, v) in [("g", p.g), ("speed0", p.speed0)] {
-        if !v.is_finite() {
-            return Err(ParamError::OutOfRange {
-                id: "prismatic-slider".into(),
-                field,
-                value: v,
-                fix: "give a finite value".into(),
-            });
-        }
-    }
+    params::finite("prismatic-slider", "g", p.g)?;
+    params::finite("prismatic-slider", "speed0", p.speed0)?;
     let (sa, ca) = p.incline_deg.to_radians().sin_cos();
     let u = [ca, -sa, 0.0];
     let mut md = NaturalModel::default();

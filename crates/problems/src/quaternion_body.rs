@@ -25,7 +25,7 @@
 //! 3rd ed., §5.6). H = ½ ω'ᵀ J' ω' is conserved.
 
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
 };
@@ -59,6 +59,21 @@ impl Default for QuaternionBodyParams {
             j0: None,
             t_end: 10.0,
         }
+    }
+}
+
+impl QuaternionBodyParams {
+    /// Check every parameter, naming problem `id` (this one's or a problem built on it,
+    /// e.g. `natural-body`) in a refusal; the regularizing `J₀` on success.
+    pub fn validate(&self, id: &str) -> Result<f64, ParamError> {
+        bounded_positive(id, "a", self.a)?;
+        bounded_positive(id, "c", self.c)?;
+        bounded_positive(id, "t_end", self.t_end)?;
+        let j0 = self.j0.unwrap_or(self.a);
+        bounded_positive(id, "j0", j0)?;
+        params::finite(id, "w1", self.w1)?;
+        params::finite(id, "w3", self.w3)?;
+        Ok(j0)
     }
 }
 
@@ -137,21 +152,7 @@ pub fn rotation(axis: [f64; 3], angle: f64) -> [f64; 4] {
 impl QuaternionBody {
     /// Build and validate.
     pub fn new(p: QuaternionBodyParams) -> Result<Self, ParamError> {
-        positive(ID, "a", p.a)?;
-        positive(ID, "c", p.c)?;
-        positive(ID, "t_end", p.t_end)?;
-        let j0 = p.j0.unwrap_or(p.a);
-        positive(ID, "j0", j0)?;
-        for (field, x) in [("w1", p.w1), ("w3", p.w3)] {
-            if !x.is_finite() {
-                return Err(ParamError::OutOfRange {
-                    id: ID.into(),
-                    field,
-                    value: x,
-                    fix: "give a finite rate".into(),
-                });
-            }
-        }
+        let j0 = p.validate(ID)?;
         Ok(Self { p, j0 })
     }
 

@@ -18,7 +18,7 @@
 //! hypergeometric, is not this problem.
 
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
 };
@@ -63,17 +63,11 @@ const ID: &str = "rolling-disk";
 impl RollingDisk {
     /// Build and validate.
     pub fn new(p: RollingDiskParams) -> Result<Self, ParamError> {
-        positive(ID, "m", p.m)?;
-        positive(ID, "radius", p.radius)?;
-        positive(ID, "t_end", p.t_end)?;
-        if !(p.turn_rate.is_finite() && p.turn_rate != 0.0 && p.roll_rate.is_finite()) {
-            return Err(ParamError::OutOfRange {
-                id: ID.into(),
-                field: "turn_rate",
-                value: p.turn_rate,
-                fix: "give a finite turn rate ≠ 0 and a finite roll rate".into(),
-            });
-        }
+        bounded_positive(ID, "m", p.m)?;
+        bounded_positive(ID, "radius", p.radius)?;
+        bounded_positive(ID, "t_end", p.t_end)?;
+        params::nonzero(ID, "turn_rate", p.turn_rate)?;
+        params::finite(ID, "roll_rate", p.roll_rate)?;
         Ok(Self { p })
     }
 

@@ -18,7 +18,7 @@
 //! and it is what [`MechanicalSystem::energy`] returns here.
 
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::ConstraintHessian;
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
@@ -60,10 +60,10 @@ impl RotatingRod {
     /// Build and validate.
     pub fn new(p: RotatingRodParams) -> Result<Self, ParamError> {
         let id = "rotating-rod";
-        positive(id, "m", p.m)?;
-        positive(id, "omega", p.omega)?;
-        positive(id, "r0", p.r0)?;
-        positive(id, "t_end", p.t_end)?;
+        bounded_positive(id, "m", p.m)?;
+        bounded_positive(id, "omega", p.omega)?;
+        bounded_positive(id, "r0", p.r0)?;
+        bounded_positive(id, "t_end", p.t_end)?;
         Ok(Self { p })
     }
 }

@@ -10,7 +10,7 @@
 //! recursion `x_{n+1} = (x_n + c h)/(1 + 2h)`.
 
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
     ExactSolution, Index1Jacobians, ParamError, ProblemInfo, SemiExplicitDae, State,
 };
@@ -41,7 +41,7 @@ pub struct Seed003Dae {
 impl Seed003Dae {
     /// Build and validate.
     pub fn new(p: Seed003Params) -> Result<Self, ParamError> {
-        positive("seed003-dae", "t_end", p.t_end)?;
+        bounded_positive("seed003-dae", "t_end", p.t_end)?;
         if !p.c.is_finite() {
             return Err(ParamError::OutOfRange {
                 id: "seed003-dae".into(),

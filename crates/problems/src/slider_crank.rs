@@ -44,7 +44,7 @@
 
 use crate::testset::Dataset;
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{ConstraintHessian, TangentMatrices};
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceSolution,
@@ -220,7 +220,7 @@ pub struct SliderCrank {
 impl SliderCrank {
     /// Build from the embedded dataset.
     pub fn new(p: SliderCrankParams) -> Result<Self, ParamError> {
-        positive("slider-crank", "t_end", p.t_end)?;
+        bounded_positive("slider-crank", "t_end", p.t_end)?;
         let ds = Dataset::parse("ivptestset_crank.json", DATASET)?;
         let n = |k: &str| ds.num(&["parameters", k]);
         let d = Data {

@@ -22,7 +22,7 @@
 
 use crate::space_robot::{SpaceRobot, SpaceRobotParams};
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params;
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceSolution,
     ScdComponents, SparsityPattern, State,
@@ -78,16 +78,7 @@ pub struct SnakeRobot {
 impl SnakeRobot {
     /// Build and validate (the loop off the arc and off the straight joints).
     pub fn new(p: SnakeRobotParams) -> Result<Self, ParamError> {
-        positive(ID, "amplitude", p.amplitude)?;
-        if (p.center1 - p.center2).abs() <= 2.0 * p.amplitude {
-            return Err(ParamError::OutOfRange {
-                id: ID.into(),
-                field: "center2",
-                value: p.center2,
-                fix: "keep the loop off the arc φ₁ = φ₂, where the wheel rows lose rank: |center1 − center2| > 2·amplitude".into(),
-            });
-        }
-        let chain = SpaceRobot::new(SpaceRobotParams {
+        let chain = SpaceRobotParams {
             m: p.m,
             length: p.length,
             amplitude: p.amplitude,
@@ -95,7 +86,20 @@ impl SnakeRobot {
             center2: p.center2,
             period: p.period,
             t_end: p.t_end,
-        })?;
+        };
+        chain.validate(ID)?;
+        if (p.center1 - p.center2).abs() <= 2.0 * p.amplitude {
+            return Err(params::inconsistent(
+                ID,
+                &[
+                    ("center1", p.center1),
+                    ("center2", p.center2),
+                    ("amplitude", p.amplitude),
+                ],
+                "keep the loop off the arc φ₁ = φ₂, where the wheel rows lose rank: |center1 − center2| > 2·amplitude",
+            ));
+        }
+        let chain = SpaceRobot::new(chain)?;
         Ok(Self {
             p,
             chain,

@@ -23,7 +23,7 @@
 //! The energy is not conserved (the drives do work); `momentum()` = (P_x, P_y, L).
 
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{Dims, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::{FRAC_PI_2, PI};
@@ -64,6 +64,34 @@ impl Default for SpaceRobotParams {
     }
 }
 
+impl SpaceRobotParams {
+    /// Check every parameter alone, then the loop against the straight and the folded
+    /// joint, naming problem `id` (this one's or a problem built on it, e.g. `snake-robot`)
+    /// in a refusal.
+    pub fn validate(&self, id: &str) -> Result<(), ParamError> {
+        bounded_positive(id, "m", self.m)?;
+        bounded_positive(id, "length", self.length)?;
+        bounded_positive(id, "period", self.period)?;
+        bounded_positive(id, "t_end", self.t_end)?;
+        bounded_positive(id, "amplitude", self.amplitude)?;
+        params::finite(id, "center1", self.center1)?;
+        params::finite(id, "center2", self.center2)?;
+        let a = self.amplitude;
+        for (field, c) in [("center1", self.center1), ("center2", self.center2)] {
+            if !(c.abs() - a > 0.0 && c.abs() + a < PI) {
+                return Err(params::inconsistent(
+                    id,
+                    &[("amplitude", a), (field, c)],
+                    format!(
+                        "give 0 < amplitude < min(|{field}|, π − |{field}|) (the joint stays between straight and folded)"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The free-floating chain.
 #[derive(Clone, Debug)]
 pub struct SpaceRobot {
@@ -78,20 +106,7 @@ const PAIRS: [(usize, usize); 5] = [(1, 0), (2, 1), (3, 2), (2, 0), (3, 1)];
 impl SpaceRobot {
     /// Build and validate.
     pub fn new(p: SpaceRobotParams) -> Result<Self, ParamError> {
-        positive(ID, "m", p.m)?;
-        positive(ID, "length", p.length)?;
-        positive(ID, "period", p.period)?;
-        positive(ID, "t_end", p.t_end)?;
-        let inside = |c: f64| c.abs() - p.amplitude > 0.0 && c.abs() + p.amplitude < PI;
-        if !(p.amplitude > 0.0 && inside(p.center1) && inside(p.center2)) {
-            return Err(ParamError::OutOfRange {
-                id: ID.into(),
-                field: "amplitude",
-                value: p.amplitude,
-                fix: "give 0 < amplitude < min(|center|, π − |center|) for both joints (they stay between straight and folded)"
-                    .into(),
-            });
-        }
+        p.validate(ID)?;
         Ok(Self {
             omega: 2.0 * std::f64::consts::PI / p.period,
             p,

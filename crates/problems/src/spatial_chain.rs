@@ -24,7 +24,7 @@
 
 use crate::natural::{NaturalModel, NaturalSystem, Node};
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
+use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{ParamError, ProblemInfo};
 use serde::{Deserialize, Serialize};
 
@@ -70,8 +70,9 @@ pub fn entry() -> ProblemEntry {
                 return Err(ParamError::OutOfRange { id: "spatial-chain".into(), field: "links", value: 0.0, fix: "give links ≥ 1".into() });
             }
             for (f, v) in [("m", p.m), ("length", p.length), ("g", p.g), ("t_end", p.t_end)] {
-                positive("spatial-chain", f, v)?;
+                bounded_positive("spatial-chain", f, v)?;
             }
+            params::finite("spatial-chain", "spin", p.spin)?;
             let mut md = NaturalModel::default();
             let mut prev: Node = md.fixed_node([0.0; 3]);
             for k in 1..=p.links {

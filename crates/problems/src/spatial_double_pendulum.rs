@@ -17,8 +17,8 @@
 
 use crate::natural::{NaturalModel, NaturalSystem};
 use crate::{Problem, ProblemEntry};
-use driftlab_core::params::{self, positive};
-use driftlab_core::{ParamError, ProblemInfo};
+use driftlab_core::params::{self, bounded_positive};
+use driftlab_core::ProblemInfo;
 use serde::{Deserialize, Serialize};
 
 /// Parameters of the spatial double pendulum.
@@ -60,16 +60,9 @@ pub fn entry() -> ProblemEntry {
         build: |t| {
             let p: SpatialDoublePendulumParams = params::parse("problem", "spatial-double-pendulum", t)?;
             for (f, v) in [("m", p.m), ("length", p.length), ("width", p.width), ("g", p.g), ("t_end", p.t_end)] {
-                positive("spatial-double-pendulum", f, v)?;
+                bounded_positive("spatial-double-pendulum", f, v)?;
             }
-            if !p.spin.is_finite() {
-                return Err(ParamError::OutOfRange {
-                    id: "spatial-double-pendulum".into(),
-                    field: "spin",
-                    value: p.spin,
-                    fix: "give a finite spin rate".into(),
-                });
-            }
+            params::finite("spatial-double-pendulum", "spin", p.spin)?;
             let l = p.length;
             let mut md = NaturalModel::default();
             let o = md.fixed_node([0.0; 3]);

@@ -46,7 +46,10 @@ fn a_refused_parameter_is_the_one_named() {
     let mut tried = 0;
     for entry in catalog() {
         for (key, default) in (entry.defaults)() {
-            let Some(d) = default.as_float().or(default.as_integer().map(|i| i as f64)) else {
+            let Some(d) = default
+                .as_float()
+                .or(default.as_integer().map(|i| i as f64))
+            else {
                 continue;
             };
             if default.is_integer() {
@@ -59,10 +62,7 @@ fn a_refused_parameter_is_the_one_named() {
                 match entry.instantiate(&t) {
                     Ok(p) => {
                         if let Err(e) = finite_start(p.as_system()) {
-                            wrong.push(format!(
-                                "{} {key} = {x:e}: accepted, but {e}",
-                                entry.id
-                            ));
+                            wrong.push(format!("{} {key} = {x:e}: accepted, but {e}", entry.id));
                         }
                     }
                     Err(e) => {

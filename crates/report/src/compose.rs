@@ -493,16 +493,18 @@ fn catalog_entries(b: &mut Book, m: &serde_json::Value) {
 }
 
 /// The "Runs and cost" table of an experiment: one row per run with status, residual,
-/// energy error, accuracy (scd or error in q), counters and wall time.
+/// energy error, accuracy (scd or error in q), counters and wall time, and a column for
+/// every dimension the spec sweeps beyond problem, method and step
+/// ([`crate::dimensions::swept`]).
 fn runs_table(b: &mut Book, res: &Results) {
+    let extra = crate::dimensions::swept(res);
     let rows: Vec<Vec<String>> = res
         .runs
         .iter()
         .map(|r| {
-            vec![
-                r.problem_key(),
-                r.variant.clone(),
-                r.step_label(),
+            let mut row = vec![r.problem_key(), r.variant.clone(), r.step_label()];
+            row.extend(extra.iter().map(|d| (d.value)(r)));
+            row.extend([
                 r.status_text(),
                 e3(r.max_pos_residual),
                 e3(r.max_energy_rel_error),
@@ -515,26 +517,24 @@ fn runs_table(b: &mut Book, res: &Results) {
                 format!("{}", r.factorizations),
                 format!("{}", r.newton_iterations),
                 format!("{:.3}", r.wall_seconds),
-            ]
+            ]);
+            row
         })
         .collect();
+    let mut headers = vec!["problem", "method", "h"];
+    headers.extend(extra.iter().map(|d| d.header));
+    headers.extend([
+        "status",
+        "max‖Φ‖",
+        "energy",
+        "err q / scd",
+        "steps",
+        "factor.",
+        "Newton",
+        "wall [s]",
+    ]);
     b.heading("Runs and cost", 3);
-    b.table(
-        &[
-            "problem",
-            "method",
-            "h",
-            "status",
-            "max‖Φ‖",
-            "energy",
-            "err q / scd",
-            "steps",
-            "factor.",
-            "Newton",
-            "wall [s]",
-        ],
-        &rows,
-    );
+    b.table(&headers, &rows);
 }
 
 /// The "Ensembles" table: per ensemble row, the distribution over its members of the
@@ -703,6 +703,24 @@ fn write_book(root: &Path, b: Book, footer: &str) -> Result<ReportFiles, ReportE
     Ok(ReportFiles { pdf, md, html })
 }
 
+/// The rows whose error columns are null because their reference could not be trusted
+/// (outside its domain, or failed its self-check), with the first reason; empty if none.
+fn unreferenced(res: &Results) -> String {
+    let judged: Vec<&str> = res
+        .runs
+        .iter()
+        .filter_map(|r| r.reference.as_deref())
+        .filter(|w| w.starts_with("outside") || w.starts_with("failed"))
+        .collect();
+    match judged.first() {
+        None => String::new(),
+        Some(first) => format!(
+            " {} rows have no error columns: their reference is {first}.",
+            judged.len()
+        ),
+    }
+}
+
 /// What the numbers of one experiment show, stated from its rows: cells and failures
 /// (with the failing variants), the most accurate and the fastest successful run by the
 /// experiment's accuracy measure, and how the observed orders compare with the declared.
@@ -722,6 +740,7 @@ pub fn findings(res: &Results) -> String {
         ));
     }
     out.push('.');
+    out.push_str(&unreferenced(res));
     type Measure = (&'static str, bool, fn(&Run) -> Option<f64>);
     let measures: [Measure; 4] = [
         ("scd", true, |r| r.scd),

@@ -83,6 +83,12 @@ pub struct Run {
     pub sweep_threads: Option<usize>,
     /// Wall time of the row's batch (`runs::BATCH_SECONDS`).
     pub batch_seconds: Option<f64>,
+    /// Runs of the cell behind its times (`runs::REPEAT`; 1 in results written before
+    /// repeats).
+    pub repeat: u64,
+    /// How the reference was judged (`runs::REFERENCE`; `None` without one, or in results
+    /// written before references were judged).
+    pub reference: Option<String>,
     /// The method's declared order in q (MethodInfo).
     pub declared_q: Option<f64>,
     /// Declared order in v.
@@ -424,6 +430,8 @@ struct RunColumns {
     ensemble: [Vec<Option<f64>>; 7],
     /// (faer threads in the cell, cells side by side, the batch's wall time).
     threads: [Vec<Option<f64>>; 3],
+    repeat: Vec<Option<f64>>,
+    reference: Vec<Option<String>>,
     measures: Vec<Vec<Option<f64>>>,
     /// Declared orders in q, v, λ.
     declared: [Vec<Option<f64>>; 3],
@@ -494,6 +502,16 @@ impl RunColumns {
                     Err(_) => vec![None; n],
                 },
             ],
+            // Results written before references were judged have no `reference`.
+            reference: match c.df.column(runs::REFERENCE.name) {
+                Ok(_) => c.str(runs::REFERENCE)?,
+                Err(_) => vec![None; n],
+            },
+            // Results written before repeats have no `repeat`.
+            repeat: match c.df.column(runs::REPEAT.name) {
+                Ok(_) => c.f64(runs::REPEAT)?,
+                Err(_) => vec![None; n],
+            },
             // Results written before heap use was measured have no `peak_heap_bytes`.
             peak_heap_bytes: match c.df.column(runs::PEAK_HEAP_BYTES.name) {
                 Ok(_) => c.f64(runs::PEAK_HEAP_BYTES)?,
@@ -586,6 +604,8 @@ impl RunColumns {
             threads: self.threads[0][i].map_or(1, |x| x as usize),
             sweep_threads: self.threads[1][i].map(|x| x as usize),
             batch_seconds: self.threads[2][i],
+            repeat: self.repeat[i].map_or(1, |x| x as u64),
+            reference: self.reference[i].clone(),
             declared_q: dq[i],
             declared_v: dv[i],
             declared_lambda: dl[i],

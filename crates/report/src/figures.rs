@@ -5,9 +5,7 @@
 use crate::data::{distinct_values, param_names, Order, Results, Run, Trace};
 use crate::error::ReportError;
 use crate::pdf::svg_to_pdf;
-use crate::style::{
-    marker_of, slug, Colours, Marker, AXIS_PX, FAMILY, FIG_W, LEGEND_PX, TICK_PX, TITLE_PX,
-};
+use crate::style::{marker_of, slug, Colours, Marker, AXIS_PX, FAMILY, FIG_W, LEGEND_PX, TICK_PX};
 use plotters::coord::ranged1d::{Ranged, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -130,13 +128,16 @@ where
     let (xr, yr) = match axis_ranges(p) {
         Ok(r) => r,
         Err(missing) => {
-            area.titled(&format!("{} ({missing})", p.title), (FAMILY, TITLE_PX))
-                .map_err(e)?;
+            let title = format!("{} ({missing})", p.title);
+            let px = crate::style::title_px(area, &title, area.dim_in_pixel().0 - 8);
+            area.titled(&title, (FAMILY, px)).map_err(e)?;
             return Ok(());
         }
     };
     let mut b = ChartBuilder::on(area);
-    b.caption(&p.title, (FAMILY, TITLE_PX))
+    // The caption spans the panel less its margins (12 px each side).
+    let px = crate::style::title_px(area, &p.title, area.dim_in_pixel().0 - 24);
+    b.caption(&p.title, (FAMILY, px))
         .margin(12)
         .x_label_area_size(48)
         .y_label_area_size(84);

@@ -6,15 +6,18 @@ use crate::book::{Book, FigureRef};
 use crate::data::Results;
 use std::path::PathBuf;
 
-/// Figure kinds (stem prefixes) by how much of an experiment's answer one panel carries:
-/// cost against accuracy first, then orders, maps and scaling, then time traces.
+/// Figure kinds (stem prefixes) by how much of an experiment's answer one panel carries.
+/// The kinds drawn only for a dimension the experiment sweeps on purpose come first —
+/// threads, problem size, a parameter map, tolerances: an experiment that has one asks
+/// about that dimension (thread-scaling's speedup, not its work–precision plot) — then
+/// cost against accuracy, orders, one-parameter sweeps, then time traces.
 const KEY_KINDS: [&str; 12] = [
+    "threads",
+    "scaling",
+    "map",
+    "tolerance",
     "work_precision",
     "convergence",
-    "map",
-    "scaling",
-    "threads",
-    "tolerance",
     "sweep",
     "energy",
     "residuals",

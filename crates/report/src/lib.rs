@@ -16,6 +16,7 @@ pub mod book;
 pub mod claims;
 pub mod compose;
 pub mod data;
+pub mod dimensions;
 pub mod error;
 pub mod failures;
 pub mod figures;

@@ -6,7 +6,7 @@
 use crate::data::{distinct_values, param_names, Annotation, Results, Run};
 use crate::error::ReportError;
 use crate::figures::write_png_svg_pdf;
-use crate::style::{slug, AXIS_PX, FAMILY, LEGEND_PX, TICK_PX, TITLE_PX};
+use crate::style::{slug, AXIS_PX, FAMILY, LEGEND_PX, TICK_PX};
 use plotters::coord::combinators::LogCoord;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -91,8 +91,10 @@ where
     let w = Window::of(map, get);
     let ((x0, x1), (y0, y1)) = (w.x, w.y);
     let (plot, bar) = area.split_horizontally(area.dim_in_pixel().0.saturating_sub(96));
+    let caption = format!("{what}, × = failed");
+    let px = crate::style::title_px(&plot, &caption, plot.dim_in_pixel().0 - 20);
     let mut chart = ChartBuilder::on(&plot)
-        .caption(format!("{what}, × = failed"), (FAMILY, TITLE_PX))
+        .caption(caption, (FAMILY, px))
         .margin(10)
         .x_label_area_size(48)
         .y_label_area_size(78)
@@ -269,8 +271,9 @@ where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).map_err(|x| x.to_string())?;
+    let px = crate::style::title_px(&root, &map.title, root.dim_in_pixel().0 - 8);
     let root = root
-        .titled(&map.title, (FAMILY, TITLE_PX))
+        .titled(&map.title, (FAMILY, px))
         .map_err(|x| x.to_string())?;
     let areas = root.split_evenly((2, 1));
     draw_panel(&areas[0], map, "max ‖Φ‖∞", |r| r.max_pos_residual)?;

@@ -1,6 +1,6 @@
 //! Fonts and colours shared by every figure.
 
-use plotters::style::{FontStyle, RGBColor};
+use plotters::style::{FontStyle, IntoFont, IntoTextStyle, RGBColor};
 use std::sync::Once;
 
 /// The font family name used in figures (SVG `font-family`, PDF font database).
@@ -23,6 +23,26 @@ pub fn register_fonts() {
 pub const FIG_W: u32 = 640;
 /// Panel titles (px).
 pub const TITLE_PX: u32 = 19;
+/// The smallest size a long panel title is shrunk to so that it fits its panel (px).
+pub const MIN_TITLE_PX: u32 = 11;
+
+/// The largest title size from [`TITLE_PX`] down to [`MIN_TITLE_PX`] at which `title`
+/// fits `width` pixels (a title wider than its panel was clipped at both ends).
+pub fn title_px<DB: plotters::prelude::DrawingBackend>(
+    area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+    width: u32,
+) -> u32 {
+    (MIN_TITLE_PX..=TITLE_PX)
+        .rev()
+        .find(|&px| {
+            let style = (FAMILY, px).into_font().into_text_style(area);
+            area.estimate_text_size(title, &style)
+                .is_ok_and(|(w, _)| w <= width)
+        })
+        .unwrap_or(MIN_TITLE_PX)
+}
+
 /// Axis descriptions with units (px).
 pub const AXIS_PX: u32 = 17;
 /// Tick labels (px).

@@ -15,16 +15,26 @@ pub fn write_summary(res: &Results, dir: &Path) -> Result<PathBuf, ReportError> 
     let mut s = String::new();
     let _ = writeln!(s, "# {}\n\n{}\n", res.name, res.description);
     let _ = writeln!(s, "## Runs\n");
-    let _ = writeln!(s, "| problem | method | h | status | max ‖Φ‖∞ | max ‖Φ_q v‖∞ | max ‖Φ_q a − γ‖∞ | max energy err | err q | err v | err λ | factorizations | wall [s] |");
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let extra = crate::dimensions::swept(res);
+    let headers: String = extra.iter().map(|d| format!(" {} |", d.header)).collect();
+    let _ = writeln!(s, "| problem | method | h |{headers} status | max ‖Φ‖∞ | max ‖Φ_q v‖∞ | max ‖Φ_q a − γ‖∞ | max energy err | err q | err v | err λ | factorizations | wall [s] |");
+    let _ = writeln!(
+        s,
+        "|---|---|---|{}---|---|---|---|---|---|---|---|---|---|",
+        "---|".repeat(extra.len())
+    );
     for r in &res.runs {
         let status = r.status_text();
+        let values: String = extra
+            .iter()
+            .map(|d| format!(" {} |", (d.value)(r)))
+            .collect();
         let _ = writeln!(
             s,
-            "| {} | {} | {:.3e} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3} |",
+            "| {} | {} | {} |{values} {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3} |",
             r.problem_key(),
             r.variant,
-            r.h,
+            r.step_label(),
             status,
             e(r.max_pos_residual),
             e(r.max_vel_residual),

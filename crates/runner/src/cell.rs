@@ -55,6 +55,9 @@ pub struct Cell {
     pub repeat: usize,
     /// Run as an ensemble of perturbed rollouts ([`crate::ensemble`]).
     pub ensemble: Option<crate::ensemble::EnsembleSpec>,
+    /// Where the problem's exact solution or published reference holds at these
+    /// parameters and this end time ([`crate::reference`] judges the rows by it).
+    pub reference: driftlab_core::ReferenceDomain,
 }
 
 fn compact(t: &toml::Table) -> String {
@@ -123,6 +126,15 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
                 .build_problem(&ps.id, &pp)
                 .map_err(|e| bad(format!("[[problems]] entry {} (`{}`): {e}", pi + 1, ps.id)))?;
             let t_end = spec.t_end.unwrap_or_else(|| prob.as_system().info().t_end);
+            let reference = prob.as_system().reference_domain(t_end);
+            if let driftlab_core::ReferenceDomain::Outside(why) = &reference {
+                eprintln!(
+                    "note: [[problems]] entry {} (`{}` {}): its reference is outside its domain ({why}); the error columns of its cells will be null",
+                    pi + 1,
+                    ps.id,
+                    json_of(&pp)
+                );
+            }
             let allowed = match &spec.monitor {
                 Some(mon) => Some(mon.allowance(prob.as_system()).map_err(|m| {
                     bad(format!("[[problems]] entry {} (`{}`): {m}", pi + 1, ps.id))
@@ -193,6 +205,7 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
                                 cell_seconds: spec.cell_seconds,
                                 repeat: spec.repeat,
                                 ensemble: spec.ensemble.clone(),
+                                reference: reference.clone(),
                             });
                             let last = cells.last().map(|c: &Cell| (key_of(c), describe(c)));
                             if let Some((key, what)) = last {

@@ -30,6 +30,7 @@ pub mod memory;
 pub mod orders;
 pub mod peer;
 pub mod record;
+pub mod reference;
 pub mod registry;
 pub mod run;
 pub mod shard;

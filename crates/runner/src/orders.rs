@@ -10,8 +10,11 @@
 //! least-squares slope of `log10(err)` against `log10(h)` over the **asymptotic range**,
 //! chosen by this rule (no hand picking):
 //!
-//! 1. keep cells with `status = ok` and a finite error above the round-off floor
-//!    [`ROUNDOFF_FLOOR`] (below it, errors measure floating point, not the method);
+//! 1. keep cells with `status = ok` and a finite error above the floor: the round-off
+//!    floor [`ROUNDOFF_FLOOR`], or ten times the reference's own declared accuracy
+//!    (`reference_accuracy`) when that is larger (below it, errors measure floating point
+//!    or the reference, not the method); each step size counts once (two cells at one h
+//!    are one point, not two);
 //! 2. sort by h and form the local slopes between neighbours;
 //! 3. take the **longest contiguous range of h whose local slopes all lie within
 //!    ±[`SLOPE_BAND`] of their median**; among equally long ranges, the one whose slopes
@@ -173,16 +176,29 @@ pub fn fit_orders(rows: &[RunRecord]) -> Vec<OrderRow> {
     out
 }
 
+/// The error floor of a group: [`ROUNDOFF_FLOOR`], or ten times the largest declared
+/// accuracy of its reference when that is larger.
+fn floor_of(group: &[&RunRecord]) -> f64 {
+    group
+        .iter()
+        .filter_map(|r| r.reference_accuracy)
+        .fold(ROUNDOFF_FLOOR, |f, a| f.max(10.0 * a))
+}
+
 /// Fill `row`'s fit from the errors `get` of `group` (one h sweep): the asymptotic range,
 /// its slope, range and r², or a note why there are too few points.
 fn fit_group(row: &mut OrderRow, group: &[&RunRecord], get: ErrorOf) {
+    let floor = floor_of(group);
     let mut pts: Vec<(f64, f64)> = group
         .iter()
         .filter(|r| r.ok)
         .map(|r| (r.h, get(r)))
-        .filter(|(_, e)| e.is_finite() && *e > ROUNDOFF_FLOOR)
+        .filter(|(_, e)| e.is_finite() && *e > floor)
         .collect();
     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // One point per step size: cells at one h (a spec can no longer make them, but a
+    // merged or imported table might) are one piece of evidence, not several.
+    pts.dedup_by(|a, b| a.0.to_bits() == b.0.to_bits());
     let logh: Vec<f64> = pts.iter().map(|p| p.0.log10()).collect();
     let loge: Vec<f64> = pts.iter().map(|p| p.1.log10()).collect();
     match asymptotic_range(&logh, &loge) {
@@ -196,8 +212,13 @@ fn fit_group(row: &mut OrderRow, group: &[&RunRecord], get: ErrorOf) {
         }
         None => {
             let failed = group.iter().filter(|r| !r.ok).count();
+            let what = if floor > ROUNDOFF_FLOOR {
+                format!("ten times the reference's own accuracy, {floor:e}")
+            } else {
+                format!("the round-off floor {ROUNDOFF_FLOOR:e}")
+            };
             row.note = format!(
-                "fewer than 2 usable points ({} ok cells above the round-off floor {ROUNDOFF_FLOOR:e}, {failed} failed)",
+                "fewer than 2 usable points ({} distinct steps with ok cells above {what}, {failed} failed)",
                 pts.len()
             );
         }

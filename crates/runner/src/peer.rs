@@ -182,13 +182,18 @@ fn read_peer_rows(file: &Path) -> Result<Vec<PeerRow>, RunnerError> {
 /// Import the peer rows of `file` into the experiment folder `dir`; returns how many.
 pub fn import(file: &Path, dir: &Path) -> Result<usize, RunnerError> {
     let peer = read_peer_rows(file)?;
-    let manifest = crate::manifest::Manifest::read(&dir.join("manifest.json"))?;
+    let path = dir.join("manifest.json");
+    if !path.exists() {
+        // The manifest's own error names the missing file.
+        crate::manifest::Manifest::read(&path)?;
+    }
     let doing = format!(
         "driftlab import-peer {}, since {}",
         file.display(),
         crate::manifest::now_rfc3339()
     );
     let _lock = crate::folder::lock(dir, &doing)?;
+    let manifest = crate::manifest::Manifest::read(&path)?;
     if manifest.status != "complete" {
         return Err(RunnerError::Spec {
             path: dir.display().to_string(),

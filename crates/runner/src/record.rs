@@ -81,6 +81,12 @@ pub struct RunRecord {
     pub declared: driftlab_core::DeclaredOrders,
     /// The distribution over members when the row summarizes an ensemble.
     pub ensemble: Option<crate::ensemble::EnsembleSummary>,
+    /// The reference judged ([`crate::reference`]): the `reference` column.
+    #[serde(default)]
+    pub reference: Option<String>,
+    /// The reference's declared accuracy (`reference_accuracy`).
+    #[serde(default)]
+    pub reference_accuracy: Option<f64>,
 }
 
 /// Sampled trace of one cell: columns `t, pos, vel, acc, energy, err_q, err_v,
@@ -212,6 +218,19 @@ const WRITERS: &[(ColumnDef, Writer)] = &[
         Value::OptReal(r.summary.final_deferred_residual)
     }),
     (runs::SCD, |r| Value::OptReal(r.summary.scd)),
+    (runs::REFERENCE, |r| Value::OptText(r.reference.clone())),
+    (runs::REFERENCE_ACCURACY, |r| {
+        Value::OptReal(r.reference_accuracy.unwrap_or(f64::NAN))
+    }),
+    (runs::REF_POS_RESIDUAL, |r| {
+        Value::OptReal(r.summary.reference.pos)
+    }),
+    (runs::REF_VEL_RESIDUAL, |r| {
+        Value::OptReal(r.summary.reference.vel)
+    }),
+    (runs::REF_ENERGY_REL_ERROR, |r| {
+        Value::OptReal(r.summary.reference.energy)
+    }),
     (runs::WARN_TIME, |r| {
         Value::OptReal(r.warnings.first_time.unwrap_or(f64::NAN))
     }),

@@ -209,7 +209,26 @@ pub(crate) fn schedule_of(cell: &Cell) -> Schedule {
     schedule.max_steps = cell.max_steps;
     schedule.metrics_stride = cell.metrics_stride;
     schedule.deadline = cell.cell_seconds.map(driftlab_core::Deadline::from_now);
+    schedule.retained = retained_by(cell);
     schedule
+}
+
+/// What a cell's observers keep over its run: the trace every `trace_stride` steps (and
+/// the first and last state), with states when the spec traces them. The accepted steps
+/// of an error-controlled cell are not known before it runs: only its first and last
+/// samples are counted (the fill check of the sparse KKT solver still guards its factor).
+fn retained_by(cell: &Cell) -> driftlab_core::Retained {
+    if cell.trace_stride == 0 {
+        return driftlab_core::Retained::default();
+    }
+    let steps = match cell.adaptive {
+        Some(_) => 0.0,
+        None => (cell.t_end / cell.h).round(),
+    };
+    driftlab_core::Retained {
+        samples: (steps / cell.trace_stride as f64) as u64 + 2,
+        states: cell.trace_states,
+    }
 }
 
 /// The message of a caught panic.
@@ -241,7 +260,11 @@ fn run_cell_once(registry: &Registry, experiment: &str, cell: &Cell) -> (RunReco
     match result {
         Ok(Ok((out, metrics, states))) => {
             record_outcome(&mut rec, cell, &out, &metrics);
-            (rec, cell_trace(cell, &metrics, &states))
+            let mut trace = cell_trace(cell, &metrics, &states);
+            if !crate::reference::judge(&mut rec, &cell.reference) {
+                null_trace_errors(&mut trace);
+            }
+            (rec, trace)
         }
         Ok(Err(e)) => {
             rec.fail_time = Some(0.0);
@@ -316,6 +339,16 @@ fn record_outcome(rec: &mut RunRecord, cell: &Cell, out: &RunOutcome, metrics: &
     rec.wall_seconds = out.wall_seconds();
     rec.step_seconds = out.step_seconds;
     rec.observe_seconds = out.observe_seconds;
+}
+
+/// The error columns of a trace whose reference cannot be trusted, nulled like the row's.
+fn null_trace_errors(trace: &mut CellTrace) {
+    use driftlab_core::schema::traces::{ERR_LAMBDA, ERR_Q, ERR_V, SAMPLED};
+    for col in [ERR_Q, ERR_V, ERR_LAMBDA] {
+        if let Some(j) = SAMPLED.iter().position(|c| c.name == col.name) {
+            trace.samples.column_mut(j).fill(f64::NAN);
+        }
+    }
 }
 
 /// The cell's sampled metrics (columns of [`driftlab_core::schema::traces::SAMPLED`]) and,

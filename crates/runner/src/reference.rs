@@ -1,0 +1,126 @@
+//! References that know their domain: before a row's error columns are written, the
+//! reference they compare with is judged.
+//!
+//! * Its **declared domain** ([`ReferenceDomain`], from the problem at the cell's
+//!   parameters and end time): outside it (a pendulum released so close to the upright
+//!   that its elliptic modulus rounds to 1, a published reference at other parameters than
+//!   the published ones) the errors would be the reference's, not the method's.
+//! * Its **self-check** at the compared points ([`RefResiduals`]: the reference's own
+//!   constraint residuals and energy error, measured during the run): a reference that is
+//!   off its own constraint manifold, or off the run's energy, is broken whatever it
+//!   declares.
+//!
+//! Either way the row keeps its residual, energy and cost columns — the run happened — and
+//! its `err_*`, `final_err_*` and `scd` columns are null, with the reason in `reference`.
+
+use crate::record::RunRecord;
+use driftlab_core::{RefResiduals, ReferenceDomain};
+
+/// The largest own residual (or relative energy error) a reference may show at the
+/// compared points: an exact solution evaluated in floating point sits on its manifold to
+/// a few ε times its scale; a reference 10⁻⁶ off is no reference.
+pub const SELF_CHECK_LIMIT: f64 = 1e-6;
+
+/// Judge the reference of `rec` (its summary filled by the run): the `reference` and
+/// `reference_accuracy` columns, and the error columns nulled when it cannot be trusted.
+/// Returns whether the errors were kept.
+pub fn judge(rec: &mut RunRecord, domain: &ReferenceDomain) -> bool {
+    let own = rec.summary.reference;
+    let (text, keep) = match domain {
+        ReferenceDomain::Absent => (None, true),
+        ReferenceDomain::Outside(why) => (Some(format!("outside its domain: {why}")), false),
+        ReferenceDomain::Undeclared => match self_check(&own) {
+            Some(broken) => (Some(broken), false),
+            None => (
+                Some("undeclared (no domain declared; its self-check passed)".into()),
+                true,
+            ),
+        },
+        ReferenceDomain::Valid { accuracy, basis } => {
+            rec.reference_accuracy = Some(*accuracy);
+            match self_check(&own) {
+                Some(broken) => (Some(broken), false),
+                None => (Some(format!("valid: {basis}")), true),
+            }
+        }
+    };
+    rec.reference = text;
+    if !keep {
+        let s = &mut rec.summary;
+        for x in [
+            &mut s.err_q,
+            &mut s.err_v,
+            &mut s.err_lambda,
+            &mut s.final_err_q,
+            &mut s.final_err_v,
+            &mut s.final_err_lambda,
+            &mut s.scd,
+        ] {
+            *x = f64::NAN;
+        }
+    }
+    keep
+}
+
+/// Why the reference fails its self-check, with its numbers; `None` when it passes (or
+/// nothing was compared).
+fn self_check(own: &RefResiduals) -> Option<String> {
+    let checks = [
+        ("‖Φ(t, q_ref)‖∞", own.pos),
+        ("‖Φ_q v_ref + Φ_t‖∞", own.vel),
+        ("relative energy error", own.energy),
+    ];
+    let failed: Vec<String> = checks
+        .iter()
+        .filter(|(_, x)| *x > SELF_CHECK_LIMIT)
+        .map(|(what, x)| format!("{what} = {x:.3e}"))
+        .collect();
+    (!failed.is_empty()).then(|| {
+        format!(
+            "failed its self-check: {} at the compared points (limit {SELF_CHECK_LIMIT:e}); the error columns would measure the reference",
+            failed.join(", ")
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(pos: f64) -> RunRecord {
+        let mut r = RunRecord::default();
+        r.summary.err_q = 2.0;
+        r.summary.reference = RefResiduals {
+            pos,
+            vel: 0.0,
+            energy: 1e-15,
+        };
+        r
+    }
+
+    #[test]
+    fn a_reference_off_its_manifold_loses_the_error_columns_with_the_reason() {
+        let domain = ReferenceDomain::Valid {
+            accuracy: 1e-15,
+            basis: "formula".into(),
+        };
+        let mut ok = row(1e-16);
+        assert!(judge(&mut ok, &domain));
+        assert_eq!(ok.summary.err_q, 2.0);
+        assert_eq!(ok.reference_accuracy, Some(1e-15));
+        let mut broken = row(0.3);
+        assert!(!judge(&mut broken, &domain));
+        assert!(broken.summary.err_q.is_nan());
+        let why = broken.reference.unwrap_or_default();
+        assert!(why.contains("‖Φ(t, q_ref)‖∞ = 3.000e-1"), "{why}");
+    }
+
+    #[test]
+    fn outside_its_domain_the_errors_are_null_whatever_the_self_check_says() {
+        let mut r = row(0.0);
+        let domain = ReferenceDomain::Outside("k = 1".into());
+        assert!(!judge(&mut r, &domain));
+        assert!(r.summary.err_q.is_nan());
+        assert_eq!(r.reference.as_deref(), Some("outside its domain: k = 1"));
+    }
+}
