@@ -470,8 +470,9 @@ impl<'s> Loop<'s> {
     /// Metrics of the current state to every observer, on the steps the metrics stride
     /// or an observer asks for, and on the last.
     fn observe(&mut self, step: usize, last: bool, observers: &mut [&mut dyn Observer]) {
-        let due =
-            last || step % self.metrics_stride == 0 || observers.iter().any(|o| o.wants(step));
+        let due = last
+            || step.is_multiple_of(self.metrics_stride)
+            || observers.iter().any(|o| o.wants(step));
         if !due {
             return;
         }
@@ -563,7 +564,7 @@ impl<'s> Loop<'s> {
             }
             self.out.steps = k;
             let last = k == schedule.n_steps;
-            if !last && k % DEADLINE_EVERY == 0 && self.out_of_time() {
+            if !last && k.is_multiple_of(DEADLINE_EVERY) && self.out_of_time() {
                 self.observe(k, true, observers);
                 return;
             }

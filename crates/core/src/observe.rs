@@ -597,7 +597,7 @@ impl Observer for MetricsObserver {
         s.max_momentum_error = nan_max(s.max_momentum_error, dp);
         s.final_momentum_error = dp;
         if self.stride > 0
-            && (step % self.stride == 0 || last)
+            && (step.is_multiple_of(self.stride) || last)
             && self.trace.last().map(|p| p.t) != Some(m.t)
         {
             self.trace.push(*m);
@@ -605,7 +605,7 @@ impl Observer for MetricsObserver {
     }
 
     fn wants(&self, step: usize) -> bool {
-        self.stride > 0 && step % self.stride == 0
+        self.stride > 0 && step.is_multiple_of(self.stride)
     }
 }
 
@@ -635,12 +635,14 @@ impl Observer for TrajectoryRecorder {
         step: usize,
         last: bool,
     ) {
-        if (step % self.stride == 0 || last) && self.points.last().map(|p| p.1.t) != Some(m.t) {
+        if (step.is_multiple_of(self.stride) || last)
+            && self.points.last().map(|p| p.1.t) != Some(m.t)
+        {
             self.points.push((state.clone(), *m));
         }
     }
 
     fn wants(&self, step: usize) -> bool {
-        step % self.stride == 0
+        step.is_multiple_of(self.stride)
     }
 }

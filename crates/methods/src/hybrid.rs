@@ -106,13 +106,15 @@ impl Hybrid {
     /// The method with parameters `p`; `ParamError` unless `0 ≤ soft_below < project_above`,
     /// `tol > 0` and the penalty and Baumgarte gains are valid.
     pub fn new(p: HybridParams) -> Result<Self, ParamError> {
-        if !(p.soft_below >= 0.0 && p.project_above > p.soft_below) {
-            return Err(ParamError::OutOfRange {
-                id: "hybrid".into(),
-                field: "project_above",
-                value: p.project_above,
-                fix: "give 0 ≤ soft_below < project_above".into(),
-            });
+        if !(p.soft_below.is_finite() && p.soft_below >= 0.0 && p.project_above > p.soft_below) {
+            return Err(driftlab_core::params::inconsistent(
+                "hybrid",
+                &[
+                    ("soft_below", p.soft_below),
+                    ("project_above", p.project_above),
+                ],
+                "give finite 0 ≤ soft_below < project_above",
+            ));
         }
         driftlab_core::params::positive("hybrid", "tol", p.tol)?;
         let soft = Penalty::new(PenaltyParams {

@@ -970,7 +970,7 @@ impl MechanicalMethod for Projected {
             self.inner.step(SystemRef::Mechanical(sys), state, h)?
         };
         self.steps += 1;
-        if self.steps % self.p.every != 0 {
+        if !self.steps.is_multiple_of(self.p.every) {
             return Ok(report);
         }
         self.fill_metric(sys, &state.q);

@@ -376,7 +376,7 @@ impl driftlab_core::Method for OwnSteps {
         s.t += taken;
         Ok(driftlab_core::StepReport {
             taken: Some(taken),
-            rejected: usize::from(self.calls % 3 == 0),
+            rejected: usize::from(self.calls.is_multiple_of(3)),
             ..Default::default()
         })
     }

@@ -21,7 +21,7 @@ impl Observer for Wants7 {
         self.0.push(step);
     }
     fn wants(&self, step: usize) -> bool {
-        step % 7 == 0
+        step.is_multiple_of(7)
     }
 }
 

@@ -3,8 +3,8 @@
 //! ([`crate::disturbance`]). Everything else is delegated to the inner problem.
 
 use driftlab_core::{
-    ExactSolution, Index1Jacobians, MechanicalSystem, ProblemInfo, ReferenceSolution,
-    SemiExplicitDae, State,
+    ExactSolution, Index1Jacobians, MechanicalSystem, ProblemInfo, ReferenceDomain,
+    ReferenceSolution, SemiExplicitDae, State,
 };
 
 /// A problem with another start and/or an added force pulse; everything else is the
@@ -51,6 +51,16 @@ impl MechanicalSystem for Adjusted<dyn MechanicalSystem> {
     fn reference(&self) -> Option<ReferenceSolution> {
         self.keep_exact.then(|| self.inner.reference()).flatten()
     }
+    /// The inner problem's domain while the motion is its own (a start equal to its own,
+    /// no pulse); absent otherwise — another start or a force pulse has no exact solution
+    /// or published reference ([`Self::exact`] and [`Self::reference`] give none).
+    fn reference_domain(&self, t_end: f64) -> ReferenceDomain {
+        if self.keep_exact {
+            self.inner.reference_domain(t_end)
+        } else {
+            ReferenceDomain::Absent
+        }
+    }
 }
 
 impl SemiExplicitDae for Adjusted<dyn SemiExplicitDae> {
@@ -79,5 +89,13 @@ impl SemiExplicitDae for Adjusted<dyn SemiExplicitDae> {
     }
     fn exact(&self, t: f64) -> Option<ExactSolution> {
         self.keep_exact.then(|| self.inner.exact(t)).flatten()
+    }
+    /// As for mechanical problems: the inner domain with the inner start, else absent.
+    fn reference_domain(&self, t_end: f64) -> ReferenceDomain {
+        if self.keep_exact {
+            self.inner.reference_domain(t_end)
+        } else {
+            ReferenceDomain::Absent
+        }
     }
 }

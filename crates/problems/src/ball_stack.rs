@@ -19,11 +19,12 @@
 //! With `drop > 0` every gap starts at `drop` and the column falls and settles (no exact
 //! solution).
 
+use crate::domain::{judge, part, EPS, SAFETY};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params;
 use driftlab_core::{
-    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
-    Unilateral,
+    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,
+    SparsityPattern, State, Unilateral,
 };
 use serde::{Deserialize, Serialize};
 
@@ -210,6 +211,44 @@ impl MechanicalSystem for BallStack {
     }
     fn unilateral(&self) -> Option<&dyn Unilateral> {
         Some(self)
+    }
+    /// The resting stack (`drop = 0`) is exact as stored: q is the initial state itself,
+    /// v = 0 and λ = 0 (no horizontal force). What f64 changes is the model it solves:
+    /// the heights `r + 2ri` are rounded, so a gap `g_i` may be a few ulps open; a ball
+    /// above an open gap `δ` falls through it, by at most `D = Σ_i |g_i|` and at a speed
+    /// `√(2gD)` (with `e > 0` it bounces at no more). So q is good to `8 max(D, ε y_N)`
+    /// and v to `8√(2gD)` (safety 8), with the gaps of the actual initial state (exactly
+    /// zero for binary-fraction radii such as the default 0.5: then the solution is exact
+    /// to the last bit). Outside for `g < 0`: gravity then lifts the balls off the floor,
+    /// which the contacts cannot hold (they only push), so the stack does not rest.
+    fn reference_domain(&self, _t_end: f64) -> ReferenceDomain {
+        let p = &self.p;
+        if p.drop != 0.0 {
+            return ReferenceDomain::Absent;
+        }
+        if p.g < 0.0 {
+            return ReferenceDomain::Outside(format!(
+                "g = {} < 0 pulls the stack upwards and the contacts only push: the balls lift off, there is no rest; give g ≥ 0",
+                p.g
+            ));
+        }
+        let st = self.initial_state();
+        let mut gaps = vec![0.0; p.balls];
+        self.gaps(0.0, &st.q, &mut gaps);
+        let open: f64 = gaps.iter().map(|g| g.abs()).sum();
+        let top = st.q.last().copied().unwrap_or(0.0).abs();
+        let err_q = SAFETY * open.max(EPS * top);
+        let err_v = SAFETY * (2.0 * p.g * open).sqrt();
+        judge(
+            &format!(
+                "rest at the stored heights, whose rounded gaps sum to D = {open:.3e}: q 8 max(D, ε y_N), v 8√(2gD), λ = 0 (safety 8)"
+            ),
+            &[
+                part("q", err_q, top),
+                part("v", err_v, (2.0 * p.g.abs() * p.radius).sqrt()),
+            ],
+            "give a radius whose multiples are exact in f64 (a binary fraction)",
+        )
     }
 }
 

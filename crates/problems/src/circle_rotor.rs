@@ -10,11 +10,13 @@
 //!
 //! (From m a = −m ω² q = −2 q λ.) Energy `H = ½ m |v|²` is conserved.
 
+use crate::domain::{judge, part, EPS, SAFETY};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::ConstraintHessian;
 use driftlab_core::{
-    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
+    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,
+    SparsityPattern, State,
 };
 use serde::{Deserialize, Serialize};
 
@@ -147,6 +149,32 @@ impl MechanicalSystem for CircleRotor {
     }
     fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
         Some(self)
+    }
+    /// `R (cos ωt, sin ωt)`, `v₀ (−sin ωt, cos ωt)`, `λ = mω²/2` in f64: the rounded phase
+    /// `ωt` (relative ε) puts ≈ ε ωt into the trigonometric values, so q is good to
+    /// `8ε(1 + ωt_end) R`, v to `8ε(1 + ωt_end) v₀` and the constant λ to `8ε mω²/2`
+    /// (safety 8). Outside when the phase carries no digits: `8ε(1 + ωt_end) > 1e-4`,
+    /// i.e. `ω·t_end ≳ 5.6e10` rad. (The products are bounded: every parameter lies in
+    /// [1e-60, 1e60], so `mω²/2 ≤ 1e300`.)
+    fn reference_domain(&self, t_end: f64) -> ReferenceDomain {
+        let CircleRotorParams {
+            m, radius, speed, ..
+        } = self.p;
+        let w = speed / radius;
+        let growth = SAFETY * EPS * (1.0 + w * t_end);
+        let lambda = 0.5 * m * w * w;
+        judge(
+            &format!(
+                "uniform circular motion with phase ω·t_end = {:.4e}: 8ε(1 + ωt_end)·(R, v₀), 8ε·mω²/2 (argument rounding grows with ωt; safety 8)",
+                w * t_end
+            ),
+            &[
+                part("q", growth * radius, radius),
+                part("v", growth * speed, speed),
+                part("λ", SAFETY * EPS * lambda, lambda),
+            ],
+            "shorten t_end or lower speed/radius",
+        )
     }
 }
 

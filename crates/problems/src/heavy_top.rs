@@ -20,11 +20,13 @@
 //! checks to vanish). Conserved: H, the vertical angular momentum about the pivot L_z and
 //! the axial spin Cω₃ (`momentum()` = (L_z, Cω₃)).
 
+use crate::domain::{self, judge, part, EPS, SAFETY};
 use crate::quaternion_body::{g_matrix, qmul, rotation, QuaternionBody, QuaternionBodyParams};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
-    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
+    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,
+    SparsityPattern, State,
 };
 use serde::{Deserialize, Serialize};
 
@@ -280,6 +282,46 @@ impl MechanicalSystem for HeavyTop {
             q,
             v,
         })
+    }
+    /// The steady precession in f64: three rotations by the rounded angles `Ωt`, `θ₀`,
+    /// `φ̇t` and two Hamilton products, so p is good to `8ε(4 + φ)` with the phase
+    /// `φ = (|Ω| + |φ̇|) t_end` (argument rounding plus a handful of roundings, safety 8)
+    /// and `r = R(p)(0, 0, ℓ)` to `2ℓ` times that; ṗ, ṙ (rates up to `|Ω| + |φ̇|`) to
+    /// `8ε(4 + φ)(|Ω| + |φ̇|)(1 + 2ℓ)`. λ is solved from `Φ_qᵀλ = f − M q̈` by least
+    /// squares at the state (q, q̇, q̈) built from the same rounded rotations — a
+    /// consistent state at a time off by the phase error, where λ (constant in size,
+    /// turning at most at the state's rates) differs by `ε φ |λ|` — and the solve rounds
+    /// every term: `8ε(4 s + φ|λ|)` with the balance's sensitivity
+    /// `s = (|f| + ‖M‖|q̈| + ‖Φ_q‖|λ|)/σ_min(Φ_q)` (evaluated at t = 0 — the magnitudes of
+    /// a steady precession do not change; a fast spin makes |f| and ‖M‖|q̈| ~ J₀ω₃² cancel
+    /// down to mgℓ). Outside when a bound exceeds 1e-4 of its scale (`max(½, ℓ)` for q,
+    /// `|v|∞` and `|λ|∞` of the motion): a lost phase, or a spin so fast (`Ω` → 0 makes
+    /// `ω₃ = (mgℓ + AΩ² cos θ₀)/(CΩ)` huge) that the balance cancels beyond 1e-4.
+    fn reference_domain(&self, t_end: f64) -> ReferenceDomain {
+        let rate = self.p.precession.abs() + self.rates.1.abs();
+        let phi = rate * t_end;
+        let growth = SAFETY * EPS * (4.0 + phi);
+        let (q, v, a) = self.exact_state(0.0);
+        let lambda = self.multipliers(0.0, &q, &v, &a);
+        let sens = domain::multiplier_sensitivity(self, 0.0, &q, &v, &a, &lambda);
+        let inf = |x: &[f64]| x.iter().fold(0.0_f64, |m, y| m.max(y.abs()));
+        let l = self.p.length;
+        judge(
+            &format!(
+                "steady precession with phase (|Ω| + |φ̇|)·t_end = {phi:.4e} (φ̇ = {:.4e}): 8ε(4 + φ) on p, ×2ℓ on r, ×(|Ω| + |φ̇|)(1 + 2ℓ) on v, 8ε(4s + φ|λ|) on λ with the balance's sensitivity s = {sens:.3e} (safety 8)",
+                self.rates.1
+            ),
+            &[
+                part("q", growth * (1.0 + 2.0 * l), l.max(0.5)),
+                part("v", growth * rate * (1.0 + 2.0 * l), inf(&v)),
+                part(
+                    "λ",
+                    SAFETY * EPS * (4.0 * sens + phi * inf(&lambda)),
+                    inf(&lambda),
+                ),
+            ],
+            "shorten t_end, or raise precession (a slow precession needs a fast spin ω₃ ∝ 1/Ω), or change the inertias",
+        )
     }
 }
 

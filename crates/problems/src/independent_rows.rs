@@ -183,6 +183,13 @@ impl MechanicalSystem for IndependentRows {
             e
         })
     }
+    /// The inner problem's: the motion is the same (the removed rows are implied by the
+    /// kept ones), so the exact q and v and a published reference hold as they did. When
+    /// rows were removed, λ is not unique and [`Self::exact`] leaves it NaN (the λ error
+    /// column is then null); the bound still covers q and v.
+    fn reference_domain(&self, t_end: f64) -> driftlab_core::ReferenceDomain {
+        self.inner.reference_domain(t_end)
+    }
 }
 
 impl ConstraintHessian for IndependentRows {

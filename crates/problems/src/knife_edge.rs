@@ -20,10 +20,12 @@
 //! (seed 001 §3.8.1). The *vakonomic* equations of the same system (seed 001 §3.8.2)
 //! give a different motion: problem `knife-edge-vakonomic`.
 
+use crate::domain::{self, judge, part, EPS, SAFETY};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
-    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
+    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,
+    SparsityPattern, State,
 };
 use serde::{Deserialize, Serialize};
 
@@ -197,6 +199,41 @@ impl MechanicalSystem for KnifeEdge {
             v: vec![gs / (2.0 * w) * s2, gs / w * s * s, w],
             lambda: vec![2.0 * p.m * gs * s],
         })
+    }
+    /// The closed form in f64, with `X = |g sin α|/(4ω²)` and the phase `φ = ω t_end`:
+    /// `x = 2X sin² ωt` is computed as `X(1 − cos 2ωt)` and `y` as
+    /// `(g sin α/2ω)(t − sin 2ωt/2ω)`, both differences that cancel, so their error is
+    /// absolute, `≈ ε X (2 + 4φ)` (the rounded argument adds `ε 2ωt`), and `θ = ωt` is good
+    /// to `ε φ`: q to `8ε(4X(1 + φ) + φ)`. The velocities and λ have no cancellation:
+    /// `16ε(1 + 2φ)` and `8ε(2 + φ)` relative to their scales (safety 8). The scales are
+    /// the motion's own over `[0, t_end]` (θ = φ, `max x = 2X sin² min(φ, π/2)`,
+    /// `y(t_end)`; `ω`, `|g sin α|/2ω`, `|g sin α|/ω`; `2m|g sin α|`). Outside when a bound
+    /// exceeds 1e-4 of its scale: a slow spin (`ω t_end ≲ 6e-6`: the cancelling terms
+    /// are `1/(ωt)²` times the motion) or a lost phase (`ω t_end ≳ 5e10`).
+    fn reference_domain(&self, t_end: f64) -> ReferenceDomain {
+        let p = &self.p;
+        let (gs, w) = (p.slope_g().abs(), p.spin);
+        let phi = w * t_end;
+        let x4 = gs / (4.0 * w * w);
+        let half = std::f64::consts::FRAC_PI_2;
+        let scale_q = phi
+            .max(2.0 * x4 * phi.min(half).sin().powi(2))
+            .max(gs / (2.0 * w) * t_end * domain::one_minus_sinc(2.0 * phi));
+        let scale_v = w
+            .max(gs / (2.0 * w) * (2.0 * phi).min(half).sin())
+            .max(gs / w * phi.min(half).sin().powi(2));
+        let scale_l = 2.0 * p.m * gs * phi.min(half).sin();
+        judge(
+            &format!(
+                "Neimark–Fufaev closed form with ω·t_end = {phi:.4e}, X = g sin α/4ω² = {x4:.3e}: q 8ε(4X(1 + ωt_end) + ωt_end) (cancelling differences), v 16ε(1 + 2ωt_end)·|v|, λ 8ε(2 + ωt_end)·|λ| (safety 8)"
+            ),
+            &[
+                part("q", SAFETY * EPS * (4.0 * x4 * (1.0 + phi) + phi), scale_q),
+                part("v", 2.0 * SAFETY * EPS * (1.0 + 2.0 * phi) * scale_v, scale_v),
+                part("λ", SAFETY * EPS * (2.0 + phi) * scale_l, scale_l),
+            ],
+            "raise spin (a slow spin makes x and y differences of 1/ω²-sized terms) or, for a lost phase, shorten t_end",
+        )
     }
 }
 

@@ -21,6 +21,7 @@ pub mod circle_rotor;
 pub mod conformance;
 pub mod consistency;
 pub mod disturbance;
+mod domain;
 pub mod elliptic;
 pub mod frobenius;
 pub mod heavy_top;

@@ -444,10 +444,14 @@ pub struct NaturalSystem {
     hessian_pattern: SparsityPattern,
     hessian_plan: Vec<(usize, usize, f64)>,
     exact: Option<ExactFn>,
+    domain: Option<DomainFn>,
 }
 
 /// A closed-form solution `t ↦ (q, v, λ)` of a natural-coordinate model.
 pub type ExactFn = Box<dyn Fn(f64) -> driftlab_core::ExactSolution + Send + Sync>;
+
+/// Where an [`ExactFn`] holds: `t_end ↦` its [`driftlab_core::ReferenceDomain`].
+pub type DomainFn = Box<dyn Fn(f64) -> driftlab_core::ReferenceDomain + Send + Sync>;
 
 impl NaturalSystem {
     /// Wrap `model` with its metadata, consistent initial velocities `v0` and the scale of
@@ -473,6 +477,7 @@ impl NaturalSystem {
             hessian_pattern,
             hessian_plan,
             exact: None,
+            domain: None,
         }
     }
 
@@ -480,6 +485,13 @@ impl NaturalSystem {
     /// and scored by the metrics like any other).
     pub fn with_exact(mut self, exact: ExactFn) -> Self {
         self.exact = Some(exact);
+        self
+    }
+
+    /// Declare where the exact solution holds ([`driftlab_core::MechanicalSystem::reference_domain`];
+    /// without it a model with an exact solution is undeclared).
+    pub fn with_domain(mut self, domain: DomainFn) -> Self {
+        self.domain = Some(domain);
         self
     }
 }
@@ -533,6 +545,14 @@ impl driftlab_core::MechanicalSystem for NaturalSystem {
     }
     fn exact(&self, t: f64) -> Option<driftlab_core::ExactSolution> {
         self.exact.as_ref().map(|f| f(t))
+    }
+    /// The domain given by [`NaturalSystem::with_domain`]; undeclared (or absent, without
+    /// an exact solution) otherwise.
+    fn reference_domain(&self, t_end: f64) -> driftlab_core::ReferenceDomain {
+        match &self.domain {
+            Some(f) if self.exact.is_some() => f(t_end),
+            _ => driftlab_core::system::undeclared_domain(self.exact.is_some(), false),
+        }
     }
     fn initial_state(&self) -> driftlab_core::State {
         driftlab_core::State::mechanical(

@@ -17,6 +17,7 @@
 //! rotation matrix of the quaternion precession, ṙ_k = ω × r_k, λ from the KKT system.
 
 use crate::consistency::accelerations;
+use crate::domain::{self, judge, part, EPS, SAFETY};
 use crate::quaternion_body::{precession, rotation_matrix, QuaternionBodyParams};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params;
@@ -177,5 +178,44 @@ impl MechanicalSystem for NaturalBody {
         let (q, v) = self.exact_qv(t);
         let (_, lambda) = accelerations(self, t, &q, &v).ok()?;
         Some(ExactSolution { q, v, lambda })
+    }
+    /// The axes are the columns of the rotation matrix of `quaternion-body`'s precession
+    /// (quadratic in p), so they are good to `8ε(4 + φ)` with its phase
+    /// `φ = (|L|/A + |ν|) t_end` (argument rounding plus a handful of roundings, safety
+    /// 8), their velocities `ω × r_k` to that factor of `2|ω|`, and λ, from the KKT
+    /// solve `M a + Φ_qᵀλ = 0` at a state that is consistent up to rounding but off in
+    /// phase, to `8ε(4 s + φ|λ|)` with the balance's sensitivity
+    /// `s = (‖M‖|a| + ‖Φ_q‖|λ|)/σ_min(Φ_q)` (evaluated at t = 0: a regular precession keeps
+    /// its magnitudes). Outside when a bound exceeds 1e-4 of its scale (`1/√3` — a unit
+    /// axis has a component that large —, `|v|∞`, `|λ|∞`): a lost phase.
+    fn reference_domain(&self, t_end: f64) -> driftlab_core::ReferenceDomain {
+        let (phi, rate) = crate::quaternion_body::precession_phase(&self.p, t_end);
+        let growth = SAFETY * EPS * (4.0 + phi);
+        let (q, v) = self.exact_qv(0.0);
+        let (a, lambda) = match accelerations(self, 0.0, &q, &v) {
+            Ok(x) => x,
+            Err(e) => {
+                return driftlab_core::ReferenceDomain::Outside(format!(
+                    "the multipliers' KKT solve fails at the start: {e}"
+                ))
+            }
+        };
+        let sens = domain::multiplier_sensitivity(self, 0.0, &q, &v, &a, &lambda);
+        let inf = |x: &[f64]| x.iter().fold(0.0_f64, |m, y| m.max(y.abs()));
+        judge(
+            &format!(
+                "regular precession in natural coordinates with phase (|L|/A + |ν|)·t_end = {phi:.4e}: 8ε(4 + φ) on the axes, ×2|ω| on their velocities, 8ε(4s + φ|λ|) on λ with the balance's sensitivity s = {sens:.3e} (safety 8)"
+            ),
+            &[
+                part("q", growth, 1.0 / 3f64.sqrt()),
+                part("v", growth * 2.0 * rate, inf(&v)),
+                part(
+                    "λ",
+                    SAFETY * EPS * (4.0 * sens + phi * inf(&lambda)),
+                    inf(&lambda),
+                ),
+            ],
+            "shorten t_end or lower the body rates w1, w3",
+        )
     }
 }

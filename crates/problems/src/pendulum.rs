@@ -333,7 +333,7 @@ impl MechanicalSystem for Pendulum {
         }
         let accuracy = self.exact_accuracy(t_end);
         let limit = DOMAIN_ACCURACY * self.p.length;
-        if !(accuracy <= limit) {
+        if accuracy.is_nan() || accuracy > limit {
             return ReferenceDomain::Outside(format!(
                 "k′ = cos(θ₀/2) = {:.3e} (θ₀ = {}°), t_end = {t_end}: the elliptic-function solution is good to ε(4/k′·(1 + ωt_end/4K) + 4(K + ωt_end))ℓ = {accuracy:.2e} m, beyond {limit:.0e} m; release further from the upright or run a shorter interval, or compare by energy and residuals only",
                 self.kc, self.p.theta0_deg

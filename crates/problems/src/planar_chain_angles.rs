@@ -171,4 +171,34 @@ impl MechanicalSystem for PlanarChainAngles {
             lambda: Vec::new(),
         })
     }
+    /// N = 1: the pendulum's domain ([`Pendulum`]'s `reference_domain`, whose accuracy
+    /// `a` is in metres of the bob), converted to the angle: `θ = atan2(x, −y)` is off by
+    /// `a/ℓ` (plus `8επ` for the atan2 itself) and `θ' = (x v_y − y v_x)/ℓ²` by the bob's
+    /// velocity error over ℓ, which for the elliptic functions is their phase error times
+    /// the rate, `≤ 4ω a/ℓ` (`ω = √(g/ℓ)`, speeds ≤ 2ωℓ; plus `16εω`). Outside where the
+    /// pendulum's is; absent for N ≥ 2 (no closed form).
+    fn reference_domain(&self, t_end: f64) -> driftlab_core::ReferenceDomain {
+        use driftlab_core::ReferenceDomain;
+        let Some(pendulum) = &self.pendulum else {
+            return ReferenceDomain::Absent;
+        };
+        let (l, w) = (self.p.length, (self.p.g / self.p.length).sqrt());
+        match pendulum.reference_domain(t_end) {
+            ReferenceDomain::Valid { accuracy, basis } => {
+                let eps = crate::domain::SAFETY * crate::domain::EPS;
+                let angle = accuracy / l + eps * std::f64::consts::PI;
+                let rate = 4.0 * w * accuracy / l + 2.0 * eps * w;
+                ReferenceDomain::Valid {
+                    accuracy: angle.max(rate),
+                    basis: format!(
+                        "the pendulum's solution converted to the angle (θ ±a/ℓ + 8επ = {angle:.1e}, θ' ±4ωa/ℓ + 16εω = {rate:.1e} with a = {accuracy:.1e} m): {basis}"
+                    ),
+                }
+            }
+            ReferenceDomain::Outside(why) => ReferenceDomain::Outside(format!(
+                "the pendulum's solution it converts to the angle is outside its domain: {why}"
+            )),
+            other => other,
+        }
+    }
 }

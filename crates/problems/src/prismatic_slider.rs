@@ -22,6 +22,7 @@
 //! `M ä = f − Φ_qᵀλ` along the exact motion is asserted in a test). Energy is conserved.
 //! Natural coordinates: J. García de Jalón & E. Bayo (1994), ch. 3; seed 001 §3.6.1.
 
+use crate::domain::{judge, part, EPS, SAFETY};
 use crate::natural::{NaturalModel, NaturalSystem};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
@@ -136,12 +137,61 @@ pub fn build(p: &PrismaticSliderParams) -> Result<NaturalSystem, ParamError> {
     let v0 = along(p.speed0);
     let sys = NaturalSystem::new(md, info(p), v0, p.m * p.g * p.length);
     let lambda = constant_multipliers(&sys)?;
+    let domain = slider_domain(p, &sys, &lambda);
     let (s0, m_) = (p.speed0, lambda);
-    Ok(sys.with_exact(Box::new(move |t| ExactSolution {
-        q: moving(s0 * t + 0.5 * acc * t * t),
-        v: along(s0 + acc * t),
-        lambda: m_.clone(),
-    })))
+    Ok(sys
+        .with_exact(Box::new(move |t| ExactSolution {
+            q: moving(s0 * t + 0.5 * acc * t * t),
+            v: along(s0 + acc * t),
+            lambda: m_.clone(),
+        }))
+        .with_domain(domain))
+}
+
+/// Where the exact motion holds. `s = s₀'t + ½ g sin α t²` and `q = q₀ + s u` round a few
+/// times each: q is good to `8ε(ℓ + 2S)` with `S = |s₀'| t_end + ½|g sin α| t_end²` the
+/// largest travel, v to `16ε(|s₀'| + |g sin α| t_end)`, and the constant λ (one KKT solve
+/// at the start) to `8ε` times the balance's sensitivity
+/// `(|f| + ‖M‖|a| + ‖Φ_q‖|λ|)/σ_min(Φ_q)` (safety 8). Outside when a bound exceeds 1e-4 of
+/// its scale (`max(1, ℓ, S)`, the largest speed, `|λ|∞`): only an ill-conditioned joint
+/// (a block far thinner than long) can make λ so; the polynomial motion itself stays
+/// good to a few ε relative until f64 overflows.
+fn slider_domain(
+    p: &PrismaticSliderParams,
+    sys: &NaturalSystem,
+    lambda: &[f64],
+) -> crate::natural::DomainFn {
+    let st = sys.initial_state();
+    let acc = p.g * p.incline_deg.to_radians().sin();
+    let n = st.q.len();
+    let (sa, ca) = p.incline_deg.to_radians().sin_cos();
+    let u = [ca, -sa, 0.0];
+    let a: Vec<f64> = (0..n)
+        .map(|i| if i < 6 { acc * u[i % 3] } else { 0.0 })
+        .collect();
+    let sens = crate::domain::multiplier_sensitivity(sys, 0.0, &st.q, &st.v, &a, lambda);
+    let lambda_scale = lambda.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    let (l, s0) = (p.length, p.speed0);
+    Box::new(move |t_end: f64| {
+        let travel = s0.abs() * t_end + 0.5 * acc.abs() * t_end * t_end;
+        let speed = s0.abs().max((s0 + acc * t_end).abs());
+        let rounding = SAFETY * EPS;
+        judge(
+            &format!(
+                "uniform acceleration g sin α = {acc:.4e} along the rail, travel S = {travel:.3e}: q 8ε(ℓ + 2S), v 16ε(|s₀'| + |g sin α| t_end), λ 8ε×{sens:.3e} (the balance's sensitivity) (safety 8)"
+            ),
+            &[
+                part("q", rounding * (l + 2.0 * travel), 1f64.max(l).max(travel)),
+                part(
+                    "v",
+                    2.0 * rounding * (s0.abs() + acc.abs() * t_end),
+                    speed,
+                ),
+                part("λ", rounding * sens, lambda_scale),
+            ],
+            "make the block less slender (width closer to length) or change the inclination",
+        )
+    })
 }
 
 /// λ from the acceleration-level KKT solve at the initial state: under a pure

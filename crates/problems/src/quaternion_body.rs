@@ -24,10 +24,12 @@
 //! `p(t) = q(L̂, |L|t/A) ⊗ q(e₃, −νt)`, `ṗ = ½ Gᵀω'` (Goldstein, Classical Mechanics,
 //! 3rd ed., §5.6). H = ½ ω'ᵀ J' ω' is conserved.
 
+use crate::domain::{judge, part, EPS, SAFETY};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
-    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
+    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,
+    SparsityPattern, State,
 };
 use serde::{Deserialize, Serialize};
 
@@ -266,4 +268,31 @@ impl MechanicalSystem for QuaternionBody {
             lambda: vec![0.0],
         })
     }
+    /// The precession in f64: two rotations by the rounded angles `|L|t/A` and `νt` and
+    /// one Hamilton product, so p is good to `8ε(4 + φ)` with the phase
+    /// `φ = (|L|/A + |ν|) t_end` (argument rounding, plus a handful of roundings in the
+    /// products, safety 8), `ṗ = ½Gᵀω'` to the same factor of `|ω'|`, and λ = 0 exactly.
+    /// Outside when the phase carries no digits: `8ε(4 + φ)` above 1e-4 of p's scale ½ (a
+    /// unit quaternion has a component ≥ ½) or of ṗ's `|ω'|/4`, i.e. `φ ≳ 1.4e10` rad.
+    fn reference_domain(&self, t_end: f64) -> ReferenceDomain {
+        let (phi, rate) = precession_phase(&self.p, t_end);
+        let growth = SAFETY * EPS * (4.0 + phi);
+        judge(
+            &format!(
+                "regular precession with phase (|L|/A + |ν|)·t_end = {phi:.4e}: 8ε(4 + φ) on p, 8ε(4 + φ)|ω'| on ṗ, λ = 0 (safety 8)"
+            ),
+            &[
+                part("q", growth, 0.5),
+                part("v", growth * rate, 0.25 * rate),
+            ],
+            "shorten t_end or lower the body rates w1, w3",
+        )
+    }
+}
+
+/// The phase `(|L|/A + |ν|) t_end` of [`precession`] and the body rate `|ω'|`.
+pub(crate) fn precession_phase(p: &QuaternionBodyParams, t_end: f64) -> (f64, f64) {
+    let nu = (p.c - p.a) * p.w3 / p.a;
+    let l = (p.a * p.w1).hypot(p.c * p.w3);
+    ((l / p.a + nu.abs()) * t_end, p.w1.hypot(p.w3))
 }

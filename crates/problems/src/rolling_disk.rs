@@ -17,10 +17,12 @@
 //! `λ = mRωΩ (sin θ, −cos θ)`. The tilting (falling) disk, whose integrals are
 //! hypergeometric, is not this problem.
 
+use crate::domain::{judge, part, EPS, SAFETY};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
-    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
+    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,
+    SparsityPattern, State,
 };
 use serde::{Deserialize, Serialize};
 
@@ -152,6 +154,39 @@ impl MechanicalSystem for RollingDisk {
     }
     fn exact(&self, t: f64) -> Option<ExactSolution> {
         Some(self.exact_at(t))
+    }
+    /// The closed form in f64, with `ρ = Rω/Ω`, the phases `φ = |Ω| t_end` and
+    /// `|ω| t_end`: the rounded arguments put ≈ ε φ into the trigonometric values, and
+    /// `y = ρ(1 − cos Ωt)` cancels, so q is good to `8ε(|ρ|(3 + 2φ) + φ + |ω|t_end)`
+    /// (absolute: x, y; θ, ψ good to ε times their phase) and v, λ to `8ε(2 + φ)` of their
+    /// scales `max(|Rω|, |Ω|, |ω|)` and `m|RωΩ|` (safety 8). The q scale is the motion's
+    /// own over `[0, t_end]`: `max(φ, |ω|t_end, |ρ| sin min(φ, π/2), 2|ρ| sin² (min(φ, π)/2))`.
+    /// Outside when a bound exceeds 1e-4 of its scale: a heading rate so slow that the
+    /// circle's radius ρ dwarfs the arc travelled (`|Ω| t_end ≲ 5e-11`), or a lost phase
+    /// (`|Ω| t_end` or `|ω| t_end ≳ 5e10`).
+    fn reference_domain(&self, t_end: f64) -> ReferenceDomain {
+        let p = &self.p;
+        let (om, w, r) = (p.turn_rate.abs(), p.roll_rate.abs(), p.radius);
+        let (phi, psi) = (om * t_end, w * t_end);
+        let rho = r * w / om;
+        let scale_q = phi
+            .max(psi)
+            .max(rho * phi.min(std::f64::consts::FRAC_PI_2).sin())
+            .max(2.0 * rho * (0.5 * phi.min(std::f64::consts::PI)).sin().powi(2));
+        let scale_v = (r * w).max(om).max(w);
+        let scale_l = p.m * r * w * om;
+        let growth = SAFETY * EPS * (2.0 + phi);
+        judge(
+            &format!(
+                "uniform turning and rolling with Ω·t_end = {phi:.4e}, ρ = Rω/Ω = {rho:.3e}: q 8ε(|ρ|(3 + 2|Ω|t_end) + |Ω|t_end + |ω|t_end) (y = ρ(1 − cos Ωt) cancels), v and λ 8ε(2 + |Ω|t_end) of their scales (safety 8)"
+            ),
+            &[
+                part("q", SAFETY * EPS * (rho * (3.0 + 2.0 * phi) + phi + psi), scale_q),
+                part("v", growth * scale_v, scale_v),
+                part("λ", growth * scale_l, scale_l),
+            ],
+            "raise turn_rate or t_end (the circle's radius Rω/Ω must not dwarf the arc travelled), or shorten t_end for a lost phase",
+        )
     }
 }
 

@@ -17,11 +17,13 @@
 //! the Jacobi integral in the rotating frame, `E_J = ½ m (ṙ² − Ω² r²) = −½ m Ω² r₀²`, is,
 //! and it is what [`MechanicalSystem::energy`] returns here.
 
+use crate::domain::{judge, part, EPS, SAFETY};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::ConstraintHessian;
 use driftlab_core::{
-    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
+    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,
+    SparsityPattern, State,
 };
 use serde::{Deserialize, Serialize};
 
@@ -173,6 +175,46 @@ impl MechanicalSystem for RotatingRod {
     }
     fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
         Some(self)
+    }
+    /// The closed form evaluated in f64: the argument `x = Ωt` is rounded (relative ε/2),
+    /// which puts ≈ ε x into cosh, sinh, cos and sin relative to their size, and every
+    /// function and product adds a few ε. So q is good to `8ε(1 + Ωt_end) r₀ cosh Ωt_end`,
+    /// v to the same factor times `√2 r₀Ω cosh Ωt_end` (|v| = r₀Ω√(sinh² + cosh²)) and
+    /// λ times `2mr₀Ω² cosh Ωt_end` (safety 8; everything grows monotonically, so the
+    /// values at t_end bound the interval). The solution grows as `e^{Ωt}`: outside when
+    /// `cosh Ωt_end` overflows f64 (`Ω·t_end > 710.48`) or any of these magnitudes does.
+    /// (The Jacobi integral `½m(ṙ² − Ω²r²)` evaluated along it cancels: its own rounding
+    /// is ≈ `ε m Ω² r²`, i.e. `2ε cosh² Ωt` relative to its value — measured 1.9e-6 at
+    /// Ωt = 12 and 1e-3 at 15 on this very solution, so an energy self-check at 1e-6
+    /// rejects it from Ωt ≈ 12 on without the reference being any worse.)
+    fn reference_domain(&self, t_end: f64) -> ReferenceDomain {
+        let RotatingRodParams {
+            m, omega: w, r0, ..
+        } = self.p;
+        let x = w * t_end;
+        let ch = x.cosh();
+        if !ch.is_finite() {
+            return ReferenceDomain::Outside(format!(
+                "Ω·t_end = {w} · {t_end} = {x:.4e} > 710.48: cosh Ωt overflows f64 (r = r₀ cosh Ωt); shorten t_end or lower omega"
+            ));
+        }
+        let growth = SAFETY * EPS * (1.0 + x);
+        let (rq, rv, rl) = (
+            r0 * ch,
+            r0 * w * std::f64::consts::SQRT_2 * ch,
+            2.0 * m * r0 * w * w * ch,
+        );
+        judge(
+            &format!(
+                "r₀ cosh Ωt (cos Ωt, sin Ωt) with Ω·t_end = {x:.4e}: 8ε(1 + Ωt_end)·(r₀, √2 r₀Ω, 2mr₀Ω²)·cosh Ωt_end (argument rounding grows with Ωt; safety 8)"
+            ),
+            &[
+                part("q", growth * rq, rq),
+                part("v", growth * rv, rv),
+                part("λ", growth * rl, rl),
+            ],
+            "shorten t_end or lower omega, r0 or m (the motion grows as e^{Ωt})",
+        )
     }
 }
 

@@ -109,4 +109,21 @@ impl SemiExplicitDae for Seed003Dae {
             lambda: vec![self.p.c - x],
         })
     }
+    /// `x = c(1 − e^{−2t})/2` and `z = c − x` in f64: `e^{−2t}` is good to a few ε
+    /// relative (its argument's rounding `ε 2t` is damped by `e^{−2t}` itself: `2t e^{−2t} ≤
+    /// 1/e`), the difference `1 − e^{−2t}` is then exact to ε absolute (Sterbenz), so x and
+    /// z are good to `8ε|c|` at every t (safety 8) — absolute, also near t = 0 where x
+    /// itself is small. Valid for every finite c: `|x|, |z| ≤ |c|` never overflow.
+    fn reference_domain(&self, _t_end: f64) -> driftlab_core::ReferenceDomain {
+        use crate::domain::{judge, part, EPS, SAFETY};
+        let c = self.p.c.abs();
+        judge(
+            &format!("c(1 − e^{{−2t}})/2 with |c| = {c:e}: 8ε|c| on x and z (safety 8)"),
+            &[
+                part("x", SAFETY * EPS * c, c),
+                part("z", SAFETY * EPS * c, c),
+            ],
+            "give a finite c",
+        )
+    }
 }

@@ -533,6 +533,43 @@ impl MechanicalSystem for SliderCrank {
             provenance: format!("IVP Test Set crank: {provenance}"),
         })
     }
+    /// The Test Set reference (`reference = "testset"`) is met by converged runs here to
+    /// ≤ 4e-9 relative in every scored position (x₃: the documented 1.2e-9 start offset;
+    /// [`ProblemInfo::reference`], `datasets/README.md`): `accuracy = 4e-9`, scd saturates
+    /// near 8.5. The older MEBDFI-driver reference differs from it by up to 3.6e-6
+    /// relative (q₃, q₄) and converged runs side with the Test Set one: `accuracy =
+    /// 4e-6`. Both are for the Test Set's smooth start with linear stiffness and no
+    /// damping: `start = "rigid"`, `nonlinear_stiffness` or `damping` are outside (no
+    /// published reference; `reference()` gives none). `t_end` is free (scd is scored
+    /// only by a run that ends at 0.1); `tangent_stiffness` changes no motion.
+    fn reference_domain(&self, _t_end: f64) -> driftlab_core::ReferenceDomain {
+        use driftlab_core::ReferenceDomain;
+        let p = &self.p;
+        let changed = [
+            (p.start != CrankStart::Smooth, "start = \"rigid\""),
+            (p.nonlinear_stiffness, "nonlinear_stiffness = true"),
+            (p.damping, "damping = true"),
+        ];
+        if let Some((_, what)) = changed.iter().find(|(c, _)| *c) {
+            return ReferenceDomain::Outside(format!(
+                "{what}: the published references at t = 0.1 are for the Test Set's smooth start with linear stiffness and no damping; use the defaults for an scd score"
+            ));
+        }
+        match p.reference {
+            CrankReference::Testset => ReferenceDomain::Valid {
+                accuracy: 4e-9,
+                basis: "IVP Test Set crank reference at t = 0.1 (MEBDFI, atol = rtol = 1e-14): converged runs meet it to ≤ 4e-9 \
+                        relative in every position (datasets/README.md); scd scores positions only"
+                    .into(),
+            },
+            CrankReference::MebdfiDriver => ReferenceDomain::Valid {
+                accuracy: 4e-6,
+                basis: "the MEBDFI driver's older reference at t = 0.1: off the Test Set one (which converged runs meet to 4e-9) \
+                        by up to 3.6e-6 relative in q₃, q₄ (datasets/README.md)"
+                    .into(),
+            },
+        }
+    }
     fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
         Some(self)
     }

@@ -20,12 +20,13 @@
 //! rank): |φ̄₁ − φ̄₂| > 2a, |φ̄_k| > a. No energy or momentum is conserved (the drives and
 //! the wheels do work and push).
 
+use crate::domain::{EPS, LIMIT, SAFETY};
 use crate::space_robot::{SpaceRobot, SpaceRobotParams};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params;
 use driftlab_core::{
-    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceSolution,
-    ScdComponents, SparsityPattern, State,
+    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,
+    ReferenceSolution, ScdComponents, SparsityPattern, State,
 };
 use serde::{Deserialize, Serialize};
 
@@ -143,7 +144,7 @@ impl MechanicalSystem for SnakeRobot {
             tags: vec!["planar".into(), "nonholonomic".into(), "rheonomic".into()],
             index: 3,
             t_end: p.t_end,
-            reference: "q(t_end) of the kinematic ODE q' = V(t, q), Φ_q V = −Φ_t, by RK4 with step 1e-4 (error ≈ 1e-14; `scd` on q)".into(),
+            reference: "q(t_end) of the kinematic ODE q' = V(t, q), Φ_q V = −Φ_t, by RK4 with step 1e-4 (round-off-limited, ≈1e-13 at the defaults; `scd` on q)".into(),
         }
     }
     fn dims(&self) -> Dims {
@@ -186,12 +187,10 @@ impl MechanicalSystem for SnakeRobot {
             out[HOLONOMIC + k] = -0.5 * (-ddy * sx + ddx * sy);
         }
     }
+    /// `None` beyond [`MAX_REFERENCE_STEPS`] RK4 steps (see [`Self::reference_domain`]).
     fn reference(&self) -> Option<ReferenceSolution> {
         let t = self.p.t_end;
-        let q = self
-            .reference
-            .get_or_init(|| kinematic_reference(self, t))
-            .clone()?;
+        let q = self.kinematic_q()?;
         let v = kinematic_velocity(self, t, &q)?;
         Some(ReferenceSolution {
             t,
@@ -203,9 +202,63 @@ impl MechanicalSystem for SnakeRobot {
             scd: ScdComponents::Positions,
             provenance:
                 "the kinematic ODE q' = V(t, q), Φ_q V = −Φ_t, by classical RK4 with step 1e-4 \
-                         (computed here; its fourth-order error is about 1e-14 over 10 s)"
+                         (computed here; round-off-limited: 1.3e-13 absolute at the defaults, estimated by a second run at 2e-4)"
                     .into(),
         })
+    }
+    /// The reference is q(t_end) of the kinematic ODE by classical RK4 at the step
+    /// `h ≈ 1e-4`, `N = t_end/h` steps. Its error is estimated a posteriori by a second
+    /// integration at `2h`: the difference bounds q_h's error whether the truncation
+    /// dominates (RK4: the difference is 15 times q_h's error) or the round-off does (a
+    /// random walk, `≈ ε|q|√N`; the runs' round-off is independent, so the difference is
+    /// about √1.5 times q_h's). Measured: 1.3e-13 at the defaults (round-off: the step
+    /// 5e-5 gives no smaller difference), 1.2e-12 with a 0.2 s loop (truncation, ratio
+    /// 15.2 between 2e-4 → 1e-4 → 5e-5), 4.4e-12 with a = 1.2. `accuracy = 8 max(|q_h −
+    /// q_2h|∞, ε|q|∞√N) / |q_i|` over the scored positions (relative: scd; safety 8).
+    /// Outside beyond [`MAX_REFERENCE_STEPS`] steps (the reference would take minutes),
+    /// where the rows turn singular along the loop, or when the absolute estimate exceeds
+    /// 1e-4 of |q|∞. The reference is at the problem's own `t_end` (scd is scored only by
+    /// a run that ends there), whatever the run's.
+    fn reference_domain(&self, _t_end: f64) -> ReferenceDomain {
+        let t = self.p.t_end;
+        let steps = (t / REFERENCE_STEP).round().max(1.0);
+        if steps > MAX_REFERENCE_STEPS as f64 {
+            return ReferenceDomain::Outside(format!(
+                "t_end = {t}: the RK4 reference would take {steps:.3e} steps of {REFERENCE_STEP:e} (limit {MAX_REFERENCE_STEPS:e}); shorten t_end"
+            ));
+        }
+        let (Some(fine), Some(coarse)) = (
+            self.kinematic_q(),
+            kinematic_reference_step(self, t, 2.0 * REFERENCE_STEP),
+        ) else {
+            return ReferenceDomain::Outside(
+                "the rows turn singular along the loop: the kinematic ODE has no solution to integrate; move the loop off the arc and the straight joints".into(),
+            );
+        };
+        let inf = |x: &[f64]| x.iter().fold(0.0_f64, |m, y| m.max(y.abs()));
+        let diff: Vec<f64> = fine.iter().zip(&coarse).map(|(a, b)| a - b).collect();
+        let absolute = SAFETY * inf(&diff).max(EPS * inf(&fine) * steps.sqrt());
+        if !absolute.is_finite() || absolute > LIMIT * inf(&fine) {
+            return ReferenceDomain::Outside(format!(
+                "the RK4 reference differs from its 2h run by {:.3e} (bound {absolute:.3e}) on |q|∞ = {:.3e}, more than {LIMIT:e} of it; lengthen period (a fast loop needs a finer step)",
+                inf(&diff),
+                inf(&fine)
+            ));
+        }
+        let accuracy = fine.iter().fold(0.0_f64, |m, x| {
+            m.max(if *x == 0.0 {
+                absolute
+            } else {
+                absolute / x.abs()
+            })
+        });
+        ReferenceDomain::Valid {
+            accuracy,
+            basis: format!(
+                "RK4 at h = 1e-4 over {steps:.0} steps, estimated by the run at 2h: |q_h − q_2h|∞ = {:.2e}, bound 8 max(that, ε|q|√N) = {absolute:.2e} absolute, {accuracy:.1e} relative to the smallest scored |q_i|",
+                inf(&diff)
+            ),
+        }
     }
     /// The loop's start with the velocity the eight rows fix (an 8 × 8 linear system).
     fn initial_state(&self) -> State {
@@ -229,10 +282,37 @@ pub fn kinematic_velocity(s: &SnakeRobot, t: f64, q: &[f64]) -> Option<Vec<f64>>
         .map(|()| rhs)
 }
 
+/// The step of [`kinematic_reference`].
+pub const REFERENCE_STEP: f64 = 1e-4;
+
+/// The most RK4 steps [`SnakeRobot`]'s reference takes (`t_end` ≤ 200 s; about 7 s in the
+/// dev profile, and the domain's estimate half as much again).
+pub const MAX_REFERENCE_STEPS: usize = 2_000_000;
+
+impl SnakeRobot {
+    /// The cached [`kinematic_reference`] at the problem's `t_end`; `None` beyond
+    /// [`MAX_REFERENCE_STEPS`] or where the rows turn singular.
+    fn kinematic_q(&self) -> Option<Vec<f64>> {
+        let t = self.p.t_end;
+        if (t / REFERENCE_STEP).round() > MAX_REFERENCE_STEPS as f64 {
+            return None;
+        }
+        self.reference
+            .get_or_init(|| kinematic_reference(self, t))
+            .clone()
+    }
+}
+
 /// q(t_end) of the kinematic ODE from the initial state, by classical RK4 with the step
-/// 1e-4 (rounded to a whole number of steps); `None` if the rows turn singular.
+/// [`REFERENCE_STEP`] (rounded to a whole number of steps); `None` if the rows turn
+/// singular.
 pub fn kinematic_reference(s: &SnakeRobot, t_end: f64) -> Option<Vec<f64>> {
-    let steps = (t_end / 1e-4).round().max(1.0) as usize;
+    kinematic_reference_step(s, t_end, REFERENCE_STEP)
+}
+
+/// [`kinematic_reference`] with the step `step` (rounded to a whole number of steps).
+pub fn kinematic_reference_step(s: &SnakeRobot, t_end: f64, step: f64) -> Option<Vec<f64>> {
+    let steps = (t_end / step).round().max(1.0) as usize;
     let h = t_end / steps as f64;
     let mut q = s.initial_state().q;
     for i in 0..steps {

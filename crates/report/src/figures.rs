@@ -128,19 +128,14 @@ where
     let (xr, yr) = match axis_ranges(p) {
         Ok(r) => r,
         Err(missing) => {
-            let title = format!("{} ({missing})", p.title);
-            let px = crate::style::title_px(area, &title, area.dim_in_pixel().0 - 8);
-            area.titled(&title, (FAMILY, px)).map_err(e)?;
+            crate::style::titled(area, &format!("{} ({missing})", p.title), 4)?;
             return Ok(());
         }
     };
-    let mut b = ChartBuilder::on(area);
-    // The caption spans the panel less its margins (12 px each side).
-    let px = crate::style::title_px(area, &p.title, area.dim_in_pixel().0 - 24);
-    b.caption(&p.title, (FAMILY, px))
-        .margin(12)
-        .x_label_area_size(48)
-        .y_label_area_size(84);
+    // The title spans the panel less the chart's margins (12 px each side).
+    let area = crate::style::titled(area, &p.title, 12)?;
+    let mut b = ChartBuilder::on(&area);
+    b.margin(12).x_label_area_size(48).y_label_area_size(84);
     match (p.log_x, p.log_y) {
         (true, true) => draw_chart(
             b.build_cartesian_2d((xr.0..xr.1).log_scale(), (yr.0..yr.1).log_scale())

@@ -132,4 +132,14 @@ mod tests {
         let key: Vec<String> = key_figures(&svgs).iter().map(|p| stem(p)).collect();
         assert_eq!(key, vec!["convergence_pendulum"]);
     }
+
+    #[test]
+    fn an_experiment_that_sweeps_threads_shows_its_speedup_first() {
+        let svgs: Vec<PathBuf> = ["threads_thread-scaling.svg", "work_precision_chain.svg"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        let key: Vec<String> = key_figures(&svgs).iter().map(|p| stem(p)).collect();
+        assert_eq!(key, vec!["threads_thread-scaling"]);
+    }
 }

@@ -91,10 +91,8 @@ where
     let w = Window::of(map, get);
     let ((x0, x1), (y0, y1)) = (w.x, w.y);
     let (plot, bar) = area.split_horizontally(area.dim_in_pixel().0.saturating_sub(96));
-    let caption = format!("{what}, × = failed");
-    let px = crate::style::title_px(&plot, &caption, plot.dim_in_pixel().0 - 20);
+    let plot = crate::style::titled(&plot, &format!("{what}, × = failed"), 10)?;
     let mut chart = ChartBuilder::on(&plot)
-        .caption(caption, (FAMILY, px))
         .margin(10)
         .x_label_area_size(48)
         .y_label_area_size(78)
@@ -271,10 +269,7 @@ where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).map_err(|x| x.to_string())?;
-    let px = crate::style::title_px(&root, &map.title, root.dim_in_pixel().0 - 8);
-    let root = root
-        .titled(&map.title, (FAMILY, px))
-        .map_err(|x| x.to_string())?;
+    let root = crate::style::titled(&root, &map.title, 4)?;
     let areas = root.split_evenly((2, 1));
     draw_panel(&areas[0], map, "max ‖Φ‖∞", |r| r.max_pos_residual)?;
     draw_panel(&areas[1], map, "max ‖Φ_q v + Φ_t‖∞", |r| {

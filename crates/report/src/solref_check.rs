@@ -237,14 +237,14 @@ mod tests {
         for (xi, wn) in [(0.3, 10.0), (1.0, 10.0), (2.5, 10.0)] {
             let f = |r: f64, v: f64| (v, -2.0 * xi * wn * v - wn * wn * r);
             let (mut r, mut v, h) = (1.0, 0.0, 1e-4);
-            for k in 1..=4000 {
+            for k in 1..=4000u32 {
                 let (a1, b1) = f(r, v);
                 let (a2, b2) = f(r + h / 2.0 * a1, v + h / 2.0 * b1);
                 let (a3, b3) = f(r + h / 2.0 * a2, v + h / 2.0 * b2);
                 let (a4, b4) = f(r + h * a3, v + h * b3);
                 r += h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
                 v += h / 6.0 * (b1 + 2.0 * b2 + 2.0 * b3 + b4);
-                if k % 1000 == 0 {
+                if k.is_multiple_of(1000) {
                     let exact = error_ode_response(xi, wn, k as f64 * h);
                     assert!((r - exact).abs() < 1e-10, "ξ = {xi}: {r} vs {exact}");
                 }

@@ -26,21 +26,85 @@ pub const TITLE_PX: u32 = 19;
 /// The smallest size a long panel title is shrunk to so that it fits its panel (px).
 pub const MIN_TITLE_PX: u32 = 11;
 
-/// The largest title size from [`TITLE_PX`] down to [`MIN_TITLE_PX`] at which `title`
-/// fits `width` pixels (a title wider than its panel was clipped at both ends).
-pub fn title_px<DB: plotters::prelude::DrawingBackend>(
+/// Whether `text` at `px` fits `width` pixels on `area`.
+fn fits<DB: plotters::prelude::DrawingBackend>(
+    area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    text: &str,
+    px: u32,
+    width: u32,
+) -> bool {
+    let style = (FAMILY, px).into_font().into_text_style(area);
+    area.estimate_text_size(text, &style)
+        .is_ok_and(|(w, _)| w <= width)
+}
+
+/// `title` laid out to fit `width` pixels: the JSON quotes of problem parameters dropped,
+/// then one line at the largest size from [`TITLE_PX`] down to [`MIN_TITLE_PX`] that fits,
+/// else two lines broken at the separator nearest the middle (` — `, `, `, or a space) at
+/// the largest size both fit, else those two lines at the smallest size with their ends
+/// elided (`…`). A title wider than its panel was clipped at both ends.
+pub fn fit_title<DB: plotters::prelude::DrawingBackend>(
     area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
     title: &str,
     width: u32,
-) -> u32 {
-    (MIN_TITLE_PX..=TITLE_PX)
-        .rev()
-        .find(|&px| {
-            let style = (FAMILY, px).into_font().into_text_style(area);
-            area.estimate_text_size(title, &style)
-                .is_ok_and(|(w, _)| w <= width)
+) -> (Vec<String>, u32) {
+    let title = title.replace('"', "");
+    let sizes = || (MIN_TITLE_PX..=TITLE_PX).rev();
+    if let Some(px) = sizes().find(|&px| fits(area, &title, px, width)) {
+        return (vec![title], px);
+    }
+    let lines = two_lines(&title);
+    if let Some(px) = sizes().find(|&px| lines.iter().all(|l| fits(area, l, px, width))) {
+        return (lines, px);
+    }
+    let elided = lines
+        .iter()
+        .map(|l| {
+            let chars: Vec<char> = l.chars().collect();
+            (1..=chars.len())
+                .rev()
+                .map(|k| format!("{}…", chars[..k].iter().collect::<String>()))
+                .find(|t| fits(area, t, MIN_TITLE_PX, width))
+                .unwrap_or_default()
         })
-        .unwrap_or(MIN_TITLE_PX)
+        .collect();
+    (elided, MIN_TITLE_PX)
+}
+
+/// `title` split in two at the separator nearest its middle.
+fn two_lines(title: &str) -> Vec<String> {
+    let middle = title.len() / 2;
+    let breaks = [" — ", ", ", " "];
+    let at = breaks.iter().find_map(|sep| {
+        title
+            .match_indices(sep)
+            .map(|(i, _)| (i, sep.len()))
+            .min_by_key(|(i, _)| i.abs_diff(middle))
+    });
+    match at {
+        // The separator's mark (`—`, `,`) ends the first line.
+        Some((i, n)) => vec![
+            title[..i + n].trim_end().to_string(),
+            title[i + n..].trim_start().to_string(),
+        ],
+        None => vec![title.to_string()],
+    }
+}
+
+/// Draw `title` fitted to `area` less `margin` pixels each side ([`fit_title`]) at its
+/// top; the area below it.
+pub fn titled<DB: plotters::prelude::DrawingBackend>(
+    area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+    margin: u32,
+) -> Result<plotters::prelude::DrawingArea<DB, plotters::coord::Shift>, String> {
+    let width = area.dim_in_pixel().0.saturating_sub(2 * margin);
+    let (lines, px) = fit_title(area, title, width);
+    let mut rest = area.clone();
+    for line in &lines {
+        rest = rest.titled(line, (FAMILY, px)).map_err(|e| e.to_string())?;
+    }
+    Ok(rest)
 }
 
 /// Axis descriptions with units (px).
@@ -206,4 +270,32 @@ pub fn slug(s: &str) -> String {
         out = out.replace("__", "_");
     }
     out.trim_matches('_').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plotters::prelude::{IntoDrawingArea, SVGBackend};
+
+    #[test]
+    fn a_long_title_fits_its_panel_in_two_lines_with_nothing_lost() {
+        register_fonts();
+        let mut svg = String::new();
+        let area = SVGBackend::with_string(&mut svg, (FIG_W, 300)).into_drawing_area();
+        let title = "Max relative energy error vs omega_n — baumgarte on planar-chain {\"disturbance\":{\"duration\":0.001,\"force\":[0.0,-50.0],\"time\":0.5},\"links\":3}";
+        let (lines, px) = fit_title(&area, title, FIG_W - 24);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(px >= MIN_TITLE_PX);
+        assert!(
+            lines.iter().all(|l| fits(&area, l, px, FIG_W - 24)),
+            "{lines:?} at {px}"
+        );
+        assert_eq!(
+            lines.concat().replace(' ', ""),
+            title.replace(['"', ' '], ""),
+            "nothing dropped"
+        );
+        let (short, px) = fit_title(&area, "Position residual — pendulum", FIG_W - 24);
+        assert_eq!((short.len(), px), (1, TITLE_PX));
+    }
 }

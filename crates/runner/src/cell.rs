@@ -229,7 +229,7 @@ fn refuse_snapped_twice(
     n: f64,
     t_end: f64,
 ) -> Result<(), String> {
-    if let Some((other, _)) = snapped.iter().find(|(_, m)| *m == n) {
+    if let Some((other, _)) = snapped.iter().find(|(_, m)| m.to_bits() == n.to_bits()) {
         return Err(format!(
             "step sizes {other:e} and {h:e} both snap to h = {:e} (t_end = {t_end} in {n} steps), the same cell twice; drop one of them from `h` / `log_range` (or lower `per_decade`), or lengthen `t_end`",
             t_end / n

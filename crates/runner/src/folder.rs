@@ -59,7 +59,7 @@ pub enum Holds {
     /// Nothing of another run (absent, empty, or only kept entries).
     Nothing,
     /// A driftlab run: its manifest (`None` when only the journal is left).
-    Run(Option<Manifest>),
+    Run(Option<Box<Manifest>>),
     /// Files driftlab did not write, and no run (the first few names).
     Foreign(Vec<String>),
 }
@@ -76,7 +76,7 @@ pub fn survey(dir: &Path) -> Result<Holds, RunnerError> {
         .collect();
     let manifest = dir.join("manifest.json");
     if manifest.exists() {
-        return Ok(Holds::Run(Some(Manifest::read(&manifest)?)));
+        return Ok(Holds::Run(Some(Box::new(Manifest::read(&manifest)?))));
     }
     if dir.join(crate::journal::FILE).exists() {
         return Ok(Holds::Run(None));
@@ -128,7 +128,7 @@ pub fn admits(dir: &Path, experiment: &str, claim: Claim) -> Result<bool, Runner
             "the folder is not empty and holds no driftlab run ({}); choose an empty or new folder with --out, or pass --force to write beside these files",
             names.join(", ")
         ))),
-        (Claim::Fresh, Holds::Run(m)) => replaceable(dir, experiment, m.as_ref()).map(|()| true),
+        (Claim::Fresh, Holds::Run(m)) => replaceable(dir, experiment, m.as_deref()).map(|()| true),
     }
 }
 

@@ -141,7 +141,7 @@ pub struct RunItem {
 /// A journal record, as read.
 #[derive(Deserialize)]
 enum Record {
-    Header(Header),
+    Header(Box<Header>),
     Run(Box<RunItem>),
 }
 
@@ -226,7 +226,7 @@ impl Journal {
     pub fn header(dir: &Path) -> Option<Header> {
         let (records, _) = read_records(&dir.join(FILE)).ok()?;
         match records.into_iter().next() {
-            Some(Record::Header(h)) => Some(h),
+            Some(Record::Header(h)) => Some(*h),
             _ => None,
         }
     }
@@ -248,7 +248,7 @@ impl Journal {
                 Record::Header(_) => None,
             })
             .collect();
-        Ok((header, items))
+        Ok((*header, items))
     }
 
     /// Append `item` and make it durable (`fsync`) before returning.

@@ -13,7 +13,9 @@
 //! `c(t) = c_eq + (c₀ − c_eq) cos ωt + (c'₀/ω) sin ωt`, `d(t) = L(cos Ωt, sin Ωt)`.
 
 use driftlab_core::params::{self, positive};
-use driftlab_core::{Dims, ExactSolution, MechanicalSystem, ProblemInfo, SparsityPattern, State};
+use driftlab_core::{
+    Dims, ExactSolution, MechanicalSystem, ProblemInfo, ReferenceDomain, SparsityPattern, State,
+};
 use driftlab_problems::{Problem, ProblemEntry};
 use serde::{Deserialize, Serialize};
 
@@ -115,6 +117,46 @@ impl MechanicalSystem for SpringDumbbell {
     }
     fn exact(&self, t: f64) -> Option<ExactSolution> {
         Some(self.solution(t))
+    }
+    /// Where the closed form holds, as every problem with an exact solution declares it
+    /// (outside, the runner leaves the error columns null with the reason; inside, the
+    /// order fit ignores errors below ten times `accuracy`). In f64, `cos ωt` and
+    /// `sin Ωt` carry the rounding of their arguments, `ε ωt`, so with the centre's
+    /// amplitude `C = |c₀ − c_eq| + |c'₀|/ω`: q is good to
+    /// `8ε((C + |c_eq|)(1 + ωt_end) + L(1 + |Ω|t_end))`, v to
+    /// `8ε(Cω(1 + ωt_end) + L|Ω|(1 + |Ω|t_end))` and λ = (mΩ² − k)/2 to `8ε(mΩ² + k)/2`
+    /// (first order in ε, safety factor 8). Outside when these are not finite numbers
+    /// (k/m under- or overflows, a NaN spin or g) or the phase keeps fewer than four
+    /// digits (`8ε(1 + max(ω, |Ω|) t_end) > 1e-4`).
+    fn reference_domain(&self, t_end: f64) -> ReferenceDomain {
+        let p = &self.0;
+        let w = (p.k / p.m).sqrt();
+        let ceq = p.m * p.g / p.k;
+        let amp = (0.25 + ceq * ceq).sqrt() + 1.0 / w;
+        let (pw, ps) = (1.0 + w * t_end, 1.0 + p.spin.abs() * t_end);
+        let eps = 8.0 * f64::EPSILON;
+        let err_q = eps * ((amp + ceq.abs()) * pw + p.length * ps);
+        let err_v = eps * (amp * w * pw + p.length * p.spin.abs() * ps);
+        let err_l = eps * 0.5 * (p.m * p.spin * p.spin + p.k);
+        if !(w > 0.0 && [err_q, err_v, err_l].iter().all(|x| x.is_finite())) {
+            return ReferenceDomain::Outside(format!(
+                "ω = √(k/m) = {w:e}, c_eq = {ceq:e}, spin = {}: the closed form leaves f64's range; give k/m, mg/k and mΩ² between 1e-300 and 1e300",
+                p.spin
+            ));
+        }
+        if eps * pw.max(ps) > 1e-4 {
+            return ReferenceDomain::Outside(format!(
+                "phases ω·t_end = {:e}, |Ω|·t_end = {:e}: cos ωt and sin Ωt keep fewer than four digits; shorten t_end",
+                w * t_end,
+                p.spin.abs() * t_end
+            ));
+        }
+        ReferenceDomain::Valid {
+            accuracy: err_q.max(err_v).max(err_l),
+            basis: format!(
+                "closed form in f64 (8ε times amplitude × (1 + phase), safety 8): q ±{err_q:.1e}, v ±{err_v:.1e}, λ ±{err_l:.1e}"
+            ),
+        }
     }
 }
 

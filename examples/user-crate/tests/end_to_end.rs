@@ -96,3 +96,30 @@ fn the_users_problem_passes_driftlab_conformance() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The user's problem declares where its closed form holds: valid at its defaults (the
+/// exact state on its constraint to a few times the declared accuracy), outside where
+/// k/m leaves f64's range or the phase keeps no digits.
+#[test]
+fn the_users_problem_declares_its_reference_domain() {
+    use driftlab_core::ReferenceDomain;
+    let build = |t: &str| match (spring_dumbbell::entry().build)(&t.parse().expect("toml")) {
+        Ok(Problem::Mechanical(s)) => s,
+        _ => panic!("spring-dumbbell {{{t}}} builds as a mechanical system"),
+    };
+    let s = build("");
+    let ReferenceDomain::Valid { accuracy, basis } = s.reference_domain(2.0) else {
+        panic!("spring-dumbbell at its defaults: {:?}", s.reference_domain(2.0));
+    };
+    assert!(accuracy < 1e-12, "accuracy {accuracy:e} ({basis})");
+    let e = s.exact(1.3).expect("exact");
+    let mut phi = [0.0];
+    s.constraints(1.3, &e.q, &mut phi);
+    assert!(phi[0].abs() <= 4.0 * accuracy, "Φ = {:e} vs accuracy {accuracy:e}", phi[0]);
+    for t in ["k = 1e-300\nm = 1e300", "spin = nan"] {
+        let d = build(t).reference_domain(2.0);
+        assert!(matches!(d, ReferenceDomain::Outside(ref w) if w.contains("range")), "{t}: {d:?}");
+    }
+    let d = s.reference_domain(1e13);
+    assert!(matches!(d, ReferenceDomain::Outside(ref w) if w.contains("digits")), "{d:?}");
+}
