@@ -357,6 +357,9 @@ fn one_cell_spec(
     let mut spec = toml::Table::new();
     spec.insert("schema_version".into(), i64::from(SCHEMA_VERSION).into());
     spec.insert("name".into(), "simulate".into());
+    // Its observers keep no trace in memory (the summary accumulates, `--trace` streams):
+    // the memory check counts none.
+    spec.insert("trace_stride".into(), 0.into());
     // The step budget of a direct `drive` (`Schedule::fixed`), not the spec default.
     let budget = driftlab_core::Schedule::fixed(h, h).max_steps;
     spec.insert(

@@ -483,7 +483,11 @@ fn unreferenced_row(ran: &Ran, m: &str) -> Result<(), String> {
 #[test]
 fn every_bad_input_ends_as_its_catalogued_outcome() {
     let cases = cases();
-    assert!(cases.len() >= 30, "the catalogue has {} cases", cases.len());
+    assert!(
+        cases.len() >= 100,
+        "the catalogue has {} cases (issue 27: at least 100)",
+        cases.len()
+    );
     let root = std::env::temp_dir().join(format!("driftlab-bad-{}", std::process::id()));
     let mut wrong = Vec::new();
     for (i, case) in cases.iter().enumerate() {

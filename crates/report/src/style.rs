@@ -60,8 +60,11 @@ pub fn fit_title<DB: plotters::prelude::DrawingBackend>(
     let elided = lines
         .iter()
         .map(|l| {
+            if fits(area, l, MIN_TITLE_PX, width) {
+                return l.clone();
+            }
             let chars: Vec<char> = l.chars().collect();
-            (1..=chars.len())
+            (1..chars.len())
                 .rev()
                 .map(|k| format!("{}…", chars[..k].iter().collect::<String>()))
                 .find(|t| fits(area, t, MIN_TITLE_PX, width))
@@ -71,18 +74,15 @@ pub fn fit_title<DB: plotters::prelude::DrawingBackend>(
     (elided, MIN_TITLE_PX)
 }
 
-/// `title` split in two at the separator nearest its middle.
+/// `title` split in two at the separator (`, `, ` — ` or a space) that balances the two
+/// lines best (the shorter longest line); the separator's mark ends the first line.
 fn two_lines(title: &str) -> Vec<String> {
-    let middle = title.len() / 2;
-    let breaks = [" — ", ", ", " "];
-    let at = breaks.iter().find_map(|sep| {
-        title
-            .match_indices(sep)
-            .map(|(i, _)| (i, sep.len()))
-            .min_by_key(|(i, _)| i.abs_diff(middle))
-    });
-    match at {
-        // The separator's mark (`—`, `,`) ends the first line.
+    let chars = |t: &str| t.chars().count();
+    let best = [", ", " — ", " "]
+        .iter()
+        .flat_map(|sep| title.match_indices(sep).map(|(i, _)| (i, sep.len())))
+        .min_by_key(|&(i, n)| chars(&title[..i + n]).max(chars(&title[i + n..])));
+    match best {
         Some((i, n)) => vec![
             title[..i + n].trim_end().to_string(),
             title[i + n..].trim_start().to_string(),
