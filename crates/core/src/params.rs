@@ -48,20 +48,15 @@ pub fn positive(id: &str, field: &'static str, value: f64) -> Result<(), ParamEr
 /// [[`MIN_MAGNITUDE`], [`MAX_MAGNITUDE`]]: a physical size (length, mass, rate, gravity)
 /// whose squares and products with a few other parameters must stay normal f64 numbers.
 pub fn bounded_positive(id: &str, field: &'static str, value: f64) -> Result<(), ParamError> {
-    if (MIN_MAGNITUDE..=MAX_MAGNITUDE).contains(&value) {
-        Ok(())
-    } else {
-        Err(out_of_range(
-            id,
-            field,
-            value,
-            &format!(
-                "give a finite value > 0 with magnitude between {MIN_MAGNITUDE:e} and \
-                 {MAX_MAGNITUDE:e} (its squares and products with other parameters must stay \
-                 normal f64 numbers)"
-            ),
-        ))
-    }
+    let ok = (MIN_MAGNITUDE..=MAX_MAGNITUDE).contains(&value);
+    windowed(
+        id,
+        field,
+        value,
+        ok,
+        "a finite value > 0",
+        "its squares and products",
+    )
 }
 
 /// Check that `value` is 0 or has a magnitude within [[`MIN_MAGNITUDE`],
@@ -70,39 +65,49 @@ pub fn bounded_positive(id: &str, field: &'static str, value: f64) -> Result<(),
 /// products with other parameters would underflow into subnormal numbers or 0, where
 /// f64 carries no relative precision.
 pub fn finite(id: &str, field: &'static str, value: f64) -> Result<(), ParamError> {
-    if value == 0.0 || (MIN_MAGNITUDE..=MAX_MAGNITUDE).contains(&value.abs()) {
-        Ok(())
-    } else {
-        Err(out_of_range(
-            id,
-            field,
-            value,
-            &format!(
-                "give a finite value, 0 or with magnitude between {MIN_MAGNITUDE:e} and \
-                 {MAX_MAGNITUDE:e} (its squares and products with other parameters must stay \
-                 normal f64 numbers)"
-            ),
-        ))
-    }
+    let ok = value == 0.0 || (MIN_MAGNITUDE..=MAX_MAGNITUDE).contains(&value.abs());
+    windowed(
+        id,
+        field,
+        value,
+        ok,
+        "a finite value, 0 or",
+        "its squares and products",
+    )
 }
 
 /// Check that `value` is finite, nonzero and `|value|` within [[`MIN_MAGNITUDE`],
 /// [`MAX_MAGNITUDE`]]: a signed rate the problem divides by.
 pub fn nonzero(id: &str, field: &'static str, value: f64) -> Result<(), ParamError> {
-    if (MIN_MAGNITUDE..=MAX_MAGNITUDE).contains(&value.abs()) {
-        Ok(())
-    } else {
-        Err(out_of_range(
-            id,
-            field,
-            value,
-            &format!(
-                "give a finite value ≠ 0 with magnitude between {MIN_MAGNITUDE:e} and \
-                 {MAX_MAGNITUDE:e} (the problem divides by it, and its products with other \
-                 parameters must stay normal f64 numbers)"
-            ),
-        ))
+    let ok = (MIN_MAGNITUDE..=MAX_MAGNITUDE).contains(&value.abs());
+    windowed(
+        id,
+        field,
+        value,
+        ok,
+        "a finite value ≠ 0",
+        "the problem divides by it, and its products",
+    )
+}
+
+/// `Ok` when `ok`, else the refusal of `field` = `value` asking for `what` within the
+/// magnitude window, because `why` (…with other parameters) must stay normal numbers.
+fn windowed(
+    id: &str,
+    field: &'static str,
+    value: f64,
+    ok: bool,
+    what: &str,
+    why: &str,
+) -> Result<(), ParamError> {
+    if ok {
+        return Ok(());
     }
+    let fix = format!(
+        "give {what} with magnitude between {MIN_MAGNITUDE:e} and {MAX_MAGNITUDE:e} ({why} \
+         with other parameters must stay normal f64 numbers)"
+    );
+    Err(out_of_range(id, field, value, &fix))
 }
 
 /// A relation between several parameters fails: [`ParamError::Inconsistent`] naming every
