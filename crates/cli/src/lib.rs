@@ -95,6 +95,27 @@ enum Cmd {
     Slurm(SlurmArgs),
     /// Simulate one problem with one method and print (or write) the trajectory.
     Simulate(simulate::SimulateArgs),
+    /// Sample a model's joint-space dynamics at random states (mass matrix, constrained
+    /// acceleration at zero torque) as JSON: the data of the cross-check against
+    /// Pinocchio (scripts/pinocchio-check.sh).
+    ModelDynamics {
+        /// A parameter of the `model` problem (`robot=…`, `file=…`, `root=…`), repeatable.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Number of states.
+        #[arg(long, default_value_t = 100)]
+        states: usize,
+        /// Seed of the first state.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Output file (JSON).
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Compare the stabilizations on your own mechanism: check the model file (URDF or
+    /// TOML), write and run a spec of six methods in every coordinate choice it allows,
+    /// and rebuild the report.
+    CompareMethods(compare_methods::CompareMethodsArgs),
     /// Run every experiments/*.toml, then build the figures.
     RunExperiments {
         /// Folder with the specs.
@@ -198,6 +219,7 @@ macro_rules! out {
     }};
 }
 
+mod compare_methods;
 mod simulate;
 
 /// A user-facing failure: message and exit code.
@@ -270,8 +292,15 @@ fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
             Ok(())
         }
         Cmd::Describe { id, set } => describe(registry, &id, &set),
+        Cmd::ModelDynamics {
+            set,
+            states,
+            seed,
+            out,
+        } => model_dynamics(&set, states, seed, &out),
         Cmd::Run(args) => run_one(registry, args),
         Cmd::Simulate(args) => simulate::simulate(registry, &args),
+        Cmd::CompareMethods(args) => compare_methods::compare_methods(registry, &args),
         Cmd::RunExperiments {
             dir,
             out,
@@ -390,6 +419,30 @@ fn slurm(args: SlurmArgs) -> Result<(), Failure> {
     out!(
         "submit with: {}",
         job.out.join("slurm").join("submit.sh").display()
+    );
+    Ok(())
+}
+
+/// `model-dynamics`: the samples of [`driftlab_problems::model::samples`] as JSON.
+fn model_dynamics(set: &[String], states: usize, seed: u64, out: &Path) -> Result<(), Failure> {
+    use driftlab_problems::model::{samples, ModelParams};
+    let p: ModelParams =
+        driftlab_core::params::parse("problem", "model", &set_table(set)?).map_err(bad)?;
+    let s = samples::sample(&p, states, seed).map_err(bad)?;
+    let text =
+        serde_json::to_string(&s).map_err(|e| bad(format!("cannot encode the samples: {e}")))?;
+    std::fs::write(out, text).map_err(|e| {
+        bad(format!(
+            "cannot write `{}`: {e}; choose a writable path",
+            out.display()
+        ))
+    })?;
+    out!(
+        "{} states of {} ({} coordinates) written to {}",
+        s.samples.len(),
+        s.file,
+        s.joints.iter().map(|j| j.nq).sum::<usize>(),
+        out.display()
     );
     Ok(())
 }

@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 
 #[path = "bad_inputs/folders.rs"]
 mod folders;
+#[path = "bad_inputs/models.rs"]
+mod models;
 
 /// Longest a case may take before it counts as a hang.
 const LIMIT: Duration = Duration::from_secs(120);
@@ -288,6 +290,28 @@ fn cases() -> Vec<Case> {
         c("--cell-seconds NaN", Given::Spec(base(), &["--cell-seconds", "nan"]), Refused("--cell-seconds NaN: give a wall-time budget per cell > 0 s")),
         c("a cell past its time budget (10⁷ steps in 0.2 s)", Given::Spec(with("t_end = 0.1", "t_end = 1000").replace("h = [1e-2]", "h = [1e-4]"), &["--cell-seconds", "0.2"]), FailedRow(FailKind::TimeBudget, "time budget of 0.2 s exhausted at t = ")),
         c("an ensemble past its time budget", Given::Spec(ensemble("members = 64").replace("t_end = 0.1", "t_end = 100").replace("h = [1e-2]", "h = [1e-4]"), &["--cell-seconds", "0.2"]), FailedRow(FailKind::TimeBudget, "time budget of 0.2 s exhausted")),
+        // Model files (issue 28): refused before anything runs, naming the element and line.
+        c("a URDF whose joints form a loop (a link with two parent joints)", Given::Scripted(models::cycle), Refused("line 22, <joint name=\"elbow\">: body `lower` is the child of joint `shoulder` and of joint `elbow`: the joints form a loop")),
+        c("a URDF joint naming a link that does not exist", Given::Scripted(models::missing_parent), Refused("line 22, <joint name=\"elbow\">: <parent link=\"forearm\"> names no <link> of this file; add the link, or correct the name")),
+        c("a URDF joint without `<child>`", Given::Scripted(models::no_child), Refused("line 22, <joint name=\"elbow\">: <child> is missing")),
+        c("a URDF link of negative mass", Given::Scripted(models::negative_mass), Refused("line 13, <mass>: mass -1 < 0; give a positive mass")),
+        c("a URDF joint that moves only a massless link (mass 0, inertia 0)", Given::Scripted(models::massless_joint), Refused("coordinate `elbow`: the mass matrix is singular at the start: M(q₀) has pivot 0.000e0")),
+        c("an inertia that is not positive semidefinite", Given::Scripted(models::not_positive), Refused("line 11, <link name=\"lower\">: the inertia is not positive semidefinite: principal moments [-0.04,")),
+        c("an inertia that violates the triangle inequality", Given::Scripted(models::triangle), Refused("violate the triangle inequality I₁ + I₂ ≥ I₃ (2e-3 < 2e-2); no rigid body has these moments")),
+        c("NaN in a URDF joint origin", Given::Scripted(models::nan), Refused("line 23, <origin>: `xyz` = \"nan\" is not finite")),
+        c("an unsupported URDF joint type (planar)", Given::Scripted(models::planar), Refused("joint type \"planar\" is not supported; driftlab reads revolute, continuous, prismatic, fixed and floating joints")),
+        c("an unknown element inside a URDF joint", Given::Scripted(models::unknown_tag), Refused("line 27, <spring>: unsupported element <spring>")),
+        c("a URDF axis of length zero", Given::Scripted(models::zero_axis), Refused("axis [0.0, 0.0, 0.0] has no direction")),
+        c("a URDF mimic of a joint that does not exist", Given::Scripted(models::mimic_unknown), Refused("mimics `wrist`, which is not another revolute, continuous or prismatic joint of this model")),
+        c("an unexpanded xacro file", Given::Scripted(models::xacro), Refused("line 3, <property name=\"l\">: unsupported element <property>; this is a xacro macro: expand the file with `xacro` first")),
+        c("a file that is not XML given as URDF", Given::Scripted(models::not_xml), Refused("arm.urdf: line 1, column 1: not well-formed XML")),
+        c("a 100 MB model file", Given::Scripted(models::huge), Refused("file = \"huge.urdf\" is 104857600 bytes, above the 16777216 bytes a model file may have")),
+        c("a TOML model's revolute joint without `axis`", Given::Scripted(models::toml_no_axis), Refused("[[joints]] #1 \"pin\": a revolute joint without `axis`; give axis = [x, y, z]")),
+        c("a TOML loop closure between a body and itself", Given::Scripted(models::toml_loop_to_itself), Refused("[[loops]] #1 \"self\": the loop closure holds body `bob` to itself")),
+        c("a TOML body of mass 0 with an inertia", Given::Scripted(models::toml_zero_mass_inertia), Refused("[[bodies]] \"tip\": mass 0 with inertia of trace")),
+        c("a robot that is not shipped", Given::Args(&["simulate", "--problem", "model", "--method", "rattle", "--h", "1e-2", "--set", "robot=\"atlas\""]), Refused("robot = \"atlas\" is not shipped; the robots are double-pendulum, ur5")),
+        c("unknown model coordinates", Given::Args(&["simulate", "--problem", "model", "--method", "rattle", "--h", "1e-2", "--set", "coordinates=\"maximal\""]), Refused("coordinates = \"maximal\": give \"joint\" (the tree's joint positions), \"body\"")),
+        c("a mimic joint in body coordinates (the Panda's fingers)", Given::Args(&["simulate", "--problem", "model", "--method", "rattle", "--h", "1e-2", "--set", "robot=\"panda\"", "--set", "damping=false", "--set", "coordinates=\"body\""]), Refused("<joint name=\"panda_finger_joint2\">: a joint with a mimic relation, in body coordinates; these act on the joint's own coordinate")),
     ]
 }
 

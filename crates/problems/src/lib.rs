@@ -29,6 +29,7 @@ pub mod independent_rows;
 pub mod initial;
 pub mod inspect;
 pub mod knife_edge;
+pub mod model;
 pub mod n_four_bar;
 pub mod n_four_bar_angle;
 pub mod natural;
@@ -140,6 +141,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         space_robot::entry(),
         snake_robot::entry(),
         seed003_dae::entry(),
+        model::entry(),
     ]
 }
 

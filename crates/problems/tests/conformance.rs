@@ -21,13 +21,33 @@ fn instances() -> Vec<(String, Problem)> {
             (e.build)(&toml::Table::new()).expect("defaults build"),
         ));
     }
-    let variants: [(&str, &str); 6] = [
+    let variants: [(&str, &str); 26] = [
         ("spatial-chain", "links = 12\nspin = 0.3"),
         ("planar-chain", "links = 1"),
         ("planar-chain", "links = 7\ntheta0_deg = 30.0"),
         ("pendulum", "theta0_deg = -45.0\nlength = 2.0\nm = 3.0"),
         ("pendulum", "theta0_deg = 170.0"),
         ("seed003-dae", "c = 2.0"),
+        ("model", "robot = \"ur5\"\npose_seed = 3"),
+        ("model", "robot = \"panda\"\npose_seed = 4"),
+        ("model", "robot = \"solo12\"\nroot = \"floating\"\npose_seed = 5"),
+        ("model", "robot = \"g1\"\nroot = \"floating\"\npose_seed = 6"),
+        ("model", "robot = \"double-pendulum\"\npose_seed = 7"),
+        ("model", "file = \"../../models/rssr-linkage.toml\""),
+        ("model", "file = \"tests/data/models/closures.toml\""),
+        ("model", "robot = \"ur5\"\npose_seed = 3\ncoordinates = \"body\""),
+        ("model", "robot = \"ur5\"\npose_seed = 3\ncoordinates = \"natural\""),
+        ("model", "robot = \"solo12\"\nroot = \"floating\"\npose_seed = 5\ncoordinates = \"body\""),
+        ("model", "robot = \"solo12\"\nroot = \"floating\"\npose_seed = 5\ncoordinates = \"natural\""),
+        ("model", "robot = \"double-pendulum\"\npose_seed = 7\ndamping = false\ncoordinates = \"body\""),
+        ("model", "robot = \"double-pendulum\"\npose_seed = 7\ndamping = false\ncoordinates = \"natural\""),
+        ("model", "file = \"../../models/rssr-linkage.toml\"\ncoordinates = \"body\""),
+        ("model", "file = \"../../models/rssr-linkage.toml\"\ncoordinates = \"natural\""),
+        ("model", "file = \"tests/data/models/slider.toml\""),
+        ("model", "robot = \"cassie\""),
+        ("model", "robot = \"cassie\"\nroot = \"floating\""),
+        ("model", "file = \"tests/data/models/slider.toml\"\ncoordinates = \"body\""),
+        ("model", "file = \"tests/data/models/slider.toml\"\ncoordinates = \"natural\""),
     ];
     for (id, t) in variants {
         let table: toml::Table = t.parse().expect("toml");

@@ -1,0 +1,318 @@
+//! What every model must satisfy, whatever file it came from: unique names, a tree of
+//! joints (each body the child of at most one joint, no cycles, one base), physical
+//! inertias, finite numbers, usable axes, limits in order, mimics that name a 1-coordinate
+//! leader, closures between two different bodies, and initial states of the right length.
+//! Each refusal names the element and the fix.
+
+use super::description::{JointKind, Model, ModelError, Origin};
+use super::spatial::{symmetric_eigenvalues, V3};
+
+/// Relative slack of the inertia checks: eigenvalues ≥ −tol·tr and the triangle
+/// inequality `I₁ + I₂ ≥ I₃` to `tol·tr`, with `tol` = 1e-6 (CAD exports round their
+/// inertias to about six digits; a physical body satisfies both exactly).
+pub const INERTIA_SLACK: f64 = 1e-6;
+
+/// Check `model`; the first problem found is returned.
+pub fn check(model: &Model) -> Result<(), ModelError> {
+    let err =
+        |at: &Origin, what: String, fix: &str| Err(ModelError::at(&model.file, at, what, fix));
+    unique_names(model)?;
+    for b in &model.bodies {
+        inertia(model, &b.origin, &b.inertia)?;
+    }
+    if model.gravity.iter().any(|g| !g.is_finite()) {
+        return err(
+            &Origin {
+                element: "gravity".into(),
+                line: None,
+            },
+            format!("gravity {:?} is not finite", model.gravity),
+            "give three finite numbers",
+        );
+    }
+    for j in &model.joints {
+        joint(model, j)?;
+    }
+    tree_shape(model)?;
+    for c in &model.closures {
+        if c.body_a == c.body_b {
+            let name = c.body_a.map_or("world", |b| model.bodies[b].name.as_str());
+            return err(
+                &c.origin,
+                format!("the loop closure holds body `{name}` to itself"),
+                "name two different bodies in a closure",
+            );
+        }
+        let nums = c.frame_a.pos.iter().chain(&c.frame_b.pos);
+        if nums
+            .chain(c.frame_a.rot.iter().flatten())
+            .chain(c.frame_b.rot.iter().flatten())
+            .any(|x| !x.is_finite())
+        {
+            return err(
+                &c.origin,
+                "a closure frame has a non-finite number".into(),
+                "give finite xyz and rpy",
+            );
+        }
+    }
+    Ok(())
+}
+
+fn unique_names(model: &Model) -> Result<(), ModelError> {
+    let mut seen = std::collections::HashMap::new();
+    let items = model
+        .bodies
+        .iter()
+        .map(|b| ("body", &b.name, &b.origin))
+        .chain(model.joints.iter().map(|j| ("joint", &j.name, &j.origin)))
+        .chain(
+            model
+                .closures
+                .iter()
+                .map(|c| ("closure", &c.name, &c.origin)),
+        );
+    for (kind, name, origin) in items {
+        if name.is_empty() || name == "world" && kind == "body" {
+            return Err(ModelError::at(
+                &model.file,
+                origin,
+                format!("a {kind} is named `{name}`"),
+                "give every body, joint and closure a non-empty name (`world` is reserved)",
+            ));
+        }
+        if let Some(first) = seen.insert((kind, name.clone()), origin.clone()) {
+            return Err(ModelError::at(
+                &model.file,
+                origin,
+                format!("a second {kind} named `{name}` (the first: {first})"),
+                "rename one of them",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Mass ≥ 0 and finite; an inertia that is symmetric positive semidefinite and obeys the
+/// triangle inequality; a massless body has no inertia.
+fn inertia(model: &Model, at: &Origin, i: &super::spatial::Inertia) -> Result<(), ModelError> {
+    let bad = |what: String, fix: &str| Err(ModelError::at(&model.file, at, what, fix));
+    let nums = std::iter::once(&i.mass)
+        .chain(&i.com)
+        .chain(i.rot.iter().flatten());
+    if nums.clone().any(|x| !x.is_finite()) {
+        return bad(
+            format!(
+                "mass {}, centre of mass {:?} or inertia {:?} is not finite",
+                i.mass, i.com, i.rot
+            ),
+            "give finite numbers (NaN and inf are refused)",
+        );
+    }
+    if i.mass < 0.0 {
+        return bad(format!("mass {} < 0", i.mass), "give a positive mass");
+    }
+    let e = symmetric_eigenvalues(&i.rot);
+    let tr = e.iter().sum::<f64>();
+    let tol = INERTIA_SLACK * tr.abs().max(f64::MIN_POSITIVE);
+    if i.mass == 0.0 && tr != 0.0 {
+        return bad(
+            format!("mass 0 with inertia of trace {tr:e}"),
+            "give the body its mass, or drop the inertia of a massless frame",
+        );
+    }
+    if e[0] < -tol {
+        return bad(
+            format!("the inertia is not positive semidefinite: principal moments {e:?}"),
+            "give the inertia about the centre of mass, with ixx, iyy, izz ≥ 0 and the products of inertia with the sign convention I = ∫(r²1 − rrᵀ)dm",
+        );
+    }
+    if e[0] + e[1] < e[2] - tol {
+        return bad(
+            format!(
+                "the principal moments {e:?} violate the triangle inequality I₁ + I₂ ≥ I₃ ({:e} < {:e})",
+                e[0] + e[1],
+                e[2]
+            ),
+            "no rigid body has these moments: check the inertia's units and its axes",
+        );
+    }
+    Ok(())
+}
+
+fn joint(model: &Model, j: &super::description::Joint) -> Result<(), ModelError> {
+    let bad = |what: String, fix: &str| Err(ModelError::at(&model.file, &j.origin, what, fix));
+    let p = &j.placement;
+    let scalars = [j.stiffness, j.rest, j.damping, j.torque];
+    let all = p
+        .pos
+        .iter()
+        .chain(p.rot.iter().flatten())
+        .chain(&j.axis)
+        .chain(&scalars);
+    if all.chain(&j.q0).chain(&j.v0).any(|x| !x.is_finite()) {
+        return bad(
+            "a number of the joint (origin, axis, dynamics, initial state) is not finite".into(),
+            "give finite numbers",
+        );
+    }
+    if j.parent == Some(j.child) {
+        return bad(
+            "the joint's parent and child are the same body".into(),
+            "a joint connects two different bodies",
+        );
+    }
+    if j.kind.has_axis() && (super::spatial::norm(j.axis) - 1.0).abs() > 1e-12 {
+        return bad(
+            format!("axis {:?} is not a unit vector", j.axis),
+            "give a nonzero axis (it is normalized when read)",
+        );
+    }
+    if let Some(l) = &j.limits {
+        if l.lower > l.upper {
+            return bad(
+                format!("limit lower {} > upper {}", l.lower, l.upper),
+                "swap the limits",
+            );
+        }
+    }
+    if j.damping < 0.0 || j.stiffness < 0.0 {
+        return bad(
+            format!(
+                "damping {} or stiffness {} is negative",
+                j.damping, j.stiffness
+            ),
+            "give damping ≥ 0 and stiffness ≥ 0",
+        );
+    }
+    if j.kind.nq() != 1 && (j.damping != 0.0 || j.stiffness != 0.0 || j.torque != 0.0) {
+        return bad(
+            format!("a {} joint with a spring, damper or torque", j.kind.name()),
+            "springs, dampers and constant torques act on revolute, continuous and prismatic joints only",
+        );
+    }
+    initial_lengths(model, j)?;
+    if let Some(m) = &j.mimic {
+        let leader = model.joint(&m.leader).map(|k| &model.joints[k]);
+        match leader {
+            Some(l) if l.kind.nq() == 1 && l.name != j.name && j.kind.nq() == 1 => {}
+            _ => {
+                return bad(
+                    format!("mimics `{}`, which is not another revolute, continuous or prismatic joint of this model", m.leader),
+                    "name a 1-coordinate joint as the leader, or remove <mimic>",
+                )
+            }
+        }
+        if !(m.multiplier.is_finite() && m.offset.is_finite()) {
+            return bad(
+                "mimic multiplier or offset is not finite".into(),
+                "give finite numbers",
+            );
+        }
+    }
+    Ok(())
+}
+
+fn initial_lengths(model: &Model, j: &super::description::Joint) -> Result<(), ModelError> {
+    let (nq, nv) = match j.kind {
+        JointKind::Spherical => (4, 3),
+        JointKind::Floating => (7, 6),
+        k => (k.nq(), k.nq()),
+    };
+    if j.q0.len() != nq || j.v0.len() != nv {
+        return Err(ModelError::at(
+            &model.file,
+            &j.origin,
+            format!("initial state of {} and {} numbers; a {} joint takes {nq} and {nv}", j.q0.len(), j.v0.len(), j.kind.name()),
+            "give q0 as (w, x, y, z) Euler parameters for a spherical joint, (x, y, z, w, ex, ey, ez) for a floating one, one number otherwise; v0 as the body angular velocity (3) for spherical, linear then angular (6) for floating",
+        ));
+    }
+    let quat: &[f64] = match j.kind {
+        JointKind::Spherical => &j.q0,
+        JointKind::Floating => &j.q0[3..],
+        _ => &[],
+    };
+    if !quat.is_empty() {
+        let n = quat.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if (n - 1.0).abs() > 1e-9 {
+            return Err(ModelError::at(
+                &model.file,
+                &j.origin,
+                format!("initial Euler parameters {quat:?} have norm {n}"),
+                "give a unit quaternion (w, x, y, z)",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every body is the child of at most one joint, at most one body has none (the base,
+/// welded to the world), and every joint is reachable from the world (no cycle).
+fn tree_shape(model: &Model) -> Result<(), ModelError> {
+    let nb = model.bodies.len();
+    let mut parent_joint: Vec<Option<usize>> = vec![None; nb];
+    for (k, j) in model.joints.iter().enumerate() {
+        if let Some(first) = parent_joint[j.child] {
+            return Err(ModelError::at(
+                &model.file,
+                &j.origin,
+                format!(
+                    "body `{}` is the child of joint `{}` and of joint `{}`: the joints form a loop",
+                    model.bodies[j.child].name, model.joints[first].name, j.name
+                ),
+                "a kinematic tree gives each body one parent joint; declare the loop's last joint as a loop closure ([[loops]] in a TOML model, a joint whose child already has a parent in SDF)",
+            ));
+        }
+        parent_joint[j.child] = Some(k);
+    }
+    let bases: Vec<usize> = (0..nb).filter(|&b| parent_joint[b].is_none()).collect();
+    if bases.len() > 1 {
+        let names: Vec<&str> = bases
+            .iter()
+            .map(|&b| model.bodies[b].name.as_str())
+            .collect();
+        return Err(ModelError::at(
+            &model.file,
+            &model.bodies[bases[1]].origin,
+            format!("bodies {names:?} have no parent joint; only one (the base) may be welded to the world"),
+            "connect every body but the base to the tree with a joint",
+        ));
+    }
+    let tree = super::tree::Tree::new(model);
+    if tree.order.len() < model.joints.len() {
+        let cut: Vec<&str> = model
+            .joints
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| !tree.order.contains(k))
+            .map(|(_, j)| j.name.as_str())
+            .collect();
+        let at = &model.joints[model
+            .joints
+            .iter()
+            .position(|j| cut.contains(&j.name.as_str()))
+            .unwrap_or(0)]
+        .origin;
+        return Err(ModelError::at(
+            &model.file,
+            at,
+            format!("joints {cut:?} form a cycle that no path from the world reaches"),
+            "a kinematic tree has no cycles: declare one joint of the cycle a loop closure",
+        ));
+    }
+    Ok(())
+}
+
+/// `axis` normalized, or an error naming `at` when it is zero or not finite.
+pub fn unit_axis(file: &str, at: &Origin, axis: V3) -> Result<V3, ModelError> {
+    let n = super::spatial::norm(axis);
+    if !(n.is_finite() && n > 0.0) {
+        return Err(ModelError::at(
+            file,
+            at,
+            format!("axis {axis:?} has no direction"),
+            "give a nonzero, finite axis such as xyz=\"0 0 1\"",
+        ));
+    }
+    Ok([axis[0] / n, axis[1] / n, axis[2] / n])
+}

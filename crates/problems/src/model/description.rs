@@ -1,0 +1,289 @@
+//! The model description every importer produces (TOML, URDF, SDF) and every coordinate
+//! choice reads: bodies with their inertias, joints of a kinematic tree, loop closures,
+//! gravity and the initial joint state. Importers check what their format can get wrong;
+//! [`super::check`] checks what every model must satisfy.
+
+use super::spatial::{Inertia, Placement, V3};
+
+/// Where in a model file an element is, for messages: its tag and name, and the line
+/// where the parser gives one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Origin {
+    /// `<joint name="knee">`, `[[bodies]] "thigh"`, ….
+    pub element: String,
+    /// 1-based line in the file, where known.
+    pub line: Option<u32>,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "line {l}, {}", self.element),
+            None => write!(f, "{}", self.element),
+        }
+    }
+}
+
+/// A model file that cannot be used: where, what, and the fix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelError {
+    /// The file.
+    pub file: String,
+    /// The element at fault.
+    pub at: Origin,
+    /// What is wrong, with the numbers.
+    pub what: String,
+    /// How to fix it.
+    pub fix: String,
+}
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}: {}; {}", self.file, self.at, self.what, self.fix)
+    }
+}
+
+impl ModelError {
+    /// An error at `at`.
+    pub fn at(file: &str, at: &Origin, what: impl Into<String>, fix: impl Into<String>) -> Self {
+        Self {
+            file: file.to_string(),
+            at: at.clone(),
+            what: what.into(),
+            fix: fix.into(),
+        }
+    }
+}
+
+/// A rigid body (URDF link): its name and inertia in its own frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Body {
+    /// Name.
+    pub name: String,
+    /// Mass, centre of mass and rotational inertia about it (all zero: a massless frame).
+    pub inertia: Inertia,
+    /// Where it was declared.
+    pub origin: Origin,
+}
+
+/// The kinds of joint, with their coordinates (q) and velocities (v = q̇ here).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JointKind {
+    /// One angle about `axis`, within limits.
+    Revolute,
+    /// One angle about `axis`, unlimited.
+    Continuous,
+    /// One displacement along `axis`.
+    Prismatic,
+    /// No motion.
+    Fixed,
+    /// Euler parameters `(e₀, e₁, e₂, e₃)` of the child relative to the joint frame.
+    Spherical,
+    /// Position `(x, y, z)` in the joint frame, then Euler parameters: 7 coordinates.
+    Floating,
+}
+
+impl JointKind {
+    /// Number of coordinates.
+    pub fn nq(self) -> usize {
+        match self {
+            JointKind::Revolute | JointKind::Continuous | JointKind::Prismatic => 1,
+            JointKind::Fixed => 0,
+            JointKind::Spherical => 4,
+            JointKind::Floating => 7,
+        }
+    }
+    /// The name used in model files.
+    pub fn name(self) -> &'static str {
+        match self {
+            JointKind::Revolute => "revolute",
+            JointKind::Continuous => "continuous",
+            JointKind::Prismatic => "prismatic",
+            JointKind::Fixed => "fixed",
+            JointKind::Spherical => "spherical",
+            JointKind::Floating => "floating",
+        }
+    }
+    /// Whether the joint has an axis.
+    pub fn has_axis(self) -> bool {
+        self.nq() == 1
+    }
+}
+
+/// Position and velocity limits, kept as data (the unilateral limits of the LCP methods).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    /// Lower position limit.
+    pub lower: f64,
+    /// Upper position limit.
+    pub upper: f64,
+    /// Largest joint effort.
+    pub effort: f64,
+    /// Largest joint speed.
+    pub velocity: f64,
+}
+
+/// `q_joint = multiplier · q_leader + offset` (URDF `<mimic>`): a constraint row in joint
+/// coordinates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mimic {
+    /// The leading joint's name.
+    pub leader: String,
+    /// Multiplier.
+    pub multiplier: f64,
+    /// Offset.
+    pub offset: f64,
+}
+
+/// A joint of the kinematic tree: the child body placed in the parent's frame by
+/// `placement ∘ motion(q)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Joint {
+    /// Name.
+    pub name: String,
+    /// Kind.
+    pub kind: JointKind,
+    /// Parent body (`None`: the world).
+    pub parent: Option<usize>,
+    /// Child body.
+    pub child: usize,
+    /// The joint frame in the parent's frame.
+    pub placement: Placement,
+    /// Unit axis in the joint frame (revolute, continuous, prismatic).
+    pub axis: V3,
+    /// Limits, if given.
+    pub limits: Option<Limits>,
+    /// Linear spring `τ = −k (q − rest)` (1-coordinate joints).
+    pub stiffness: f64,
+    /// The spring's rest position.
+    pub rest: f64,
+    /// Viscous damping `τ = −d q̇` (1-coordinate joints).
+    pub damping: f64,
+    /// Constant joint torque or force (1-coordinate joints).
+    pub torque: f64,
+    /// Mimic relation, if any.
+    pub mimic: Option<Mimic>,
+    /// Initial coordinates (`nq` values; Euler parameters as `(e₀, e₁, e₂, e₃)`).
+    pub q0: Vec<f64>,
+    /// Initial velocity: `q̇` for 1-coordinate joints; the body angular velocity (3) for
+    /// spherical, linear velocity in the joint frame then body angular velocity (6) for
+    /// floating.
+    pub v0: Vec<f64>,
+    /// Where it was declared.
+    pub origin: Origin,
+}
+
+/// What a loop closure holds together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClosureKind {
+    /// The two points coincide (3 rows).
+    Ball,
+    /// The points coincide and the frames' z axes stay aligned (5 rows).
+    Revolute,
+    /// The frames coincide (6 rows).
+    Weld,
+    /// The frames keep their orientation and b's origin stays on a's z axis (5 rows).
+    Prismatic,
+}
+
+impl ClosureKind {
+    /// Rows it adds.
+    pub fn rows(self) -> usize {
+        match self {
+            ClosureKind::Ball => 3,
+            ClosureKind::Revolute => 5,
+            ClosureKind::Weld => 6,
+            ClosureKind::Prismatic => 5,
+        }
+    }
+    /// The name used in model files.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClosureKind::Ball => "ball",
+            ClosureKind::Revolute => "revolute",
+            ClosureKind::Weld => "weld",
+            ClosureKind::Prismatic => "prismatic",
+        }
+    }
+}
+
+/// A loop closure: a frame on body `a` held to a frame on body `b`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Closure {
+    /// Name.
+    pub name: String,
+    /// Kind.
+    pub kind: ClosureKind,
+    /// First body (`None`: the world).
+    pub body_a: Option<usize>,
+    /// The frame on the first body.
+    pub frame_a: Placement,
+    /// Second body (`None`: the world).
+    pub body_b: Option<usize>,
+    /// The frame on the second body.
+    pub frame_b: Placement,
+    /// Where it was declared.
+    pub origin: Origin,
+}
+
+/// A whole model.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Model {
+    /// Its name.
+    pub name: String,
+    /// The file it came from.
+    pub file: String,
+    /// Bodies.
+    pub bodies: Vec<Body>,
+    /// Joints, in document order (the order of the coordinates).
+    pub joints: Vec<Joint>,
+    /// Loop closures.
+    pub closures: Vec<Closure>,
+    /// Gravity in world coordinates.
+    pub gravity: V3,
+}
+
+impl Model {
+    /// Index of the body called `name`.
+    pub fn body(&self, name: &str) -> Option<usize> {
+        self.bodies.iter().position(|b| b.name == name)
+    }
+    /// Index of the joint called `name`.
+    pub fn joint(&self, name: &str) -> Option<usize> {
+        self.joints.iter().position(|j| j.name == name)
+    }
+    /// Total mass.
+    pub fn mass(&self) -> f64 {
+        self.bodies.iter().map(|b| b.inertia.mass).sum()
+    }
+    /// Degrees of freedom of the tree (velocity coordinates, quaternion rates counted as
+    /// three).
+    pub fn tree_dof(&self) -> usize {
+        self.joints
+            .iter()
+            .map(|j| match j.kind {
+                JointKind::Spherical => 3,
+                JointKind::Floating => 6,
+                k => k.nq(),
+            })
+            .sum()
+    }
+}
+
+/// The default initial coordinates of a joint: zero, identity rotation.
+pub fn default_q0(kind: JointKind) -> Vec<f64> {
+    match kind {
+        JointKind::Spherical => vec![1.0, 0.0, 0.0, 0.0],
+        JointKind::Floating => vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+        k => vec![0.0; k.nq()],
+    }
+}
+
+/// The default initial velocity of a joint: at rest.
+pub fn default_v0(kind: JointKind) -> Vec<f64> {
+    match kind {
+        JointKind::Spherical => vec![0.0; 3],
+        JointKind::Floating => vec![0.0; 6],
+        k => vec![0.0; k.nq()],
+    }
+}

@@ -1,0 +1,478 @@
+//! `model`: a mechanism read from a model file — driftlab's TOML description or URDF —
+//! or one of the shipped robots (`datasets/robots`, from PyPI's `example-robot-data`),
+//! stated in a chosen set of coordinates.
+//!
+//! ```text
+//! [[problems]]
+//! id = "model"
+//! params = { robot = "ur5" }                               # a shipped robot
+//! params = { file = "my_arm.urdf", root = "floating" }     # your own file
+//! params = { file = "linkage.toml", q0 = { crank = 0.4 } } # overrides by joint name
+//! ```
+//!
+//! Coordinates (seed 001 §3.12): `joint` — the tree's joint positions, M by CRBA and the
+//! bias by RNEA, loop closures as rows ([`joint_coords`]); `body` — a reference point and
+//! Euler parameters per body, joints as constraints ([`body_coords`]); `natural` — a
+//! point and three unit axes per body, constant M, quadratic rows ([`natural_coords`]).
+//! All three start from the same state (the tree's, projected onto its loops).
+//!
+//! Everything a file can get wrong is refused before anything runs, naming the file, the
+//! element (and line, for XML) and the fix ([`description::ModelError`]); beyond the
+//! per-element checks ([`check`]), a joint that moves no mass is found from a failed
+//! pivot of M(q₀), and a start off the loop closures is projected onto them in the mass
+//! metric.
+
+pub mod body_coords;
+pub mod check;
+pub mod description;
+pub mod dynamics;
+pub mod joint_coords;
+pub mod links;
+pub mod merge;
+pub mod natural_coords;
+pub mod robots;
+pub mod rows;
+pub mod samples;
+pub mod sdf;
+pub mod spatial;
+pub mod toml_model;
+pub mod tree;
+pub mod urdf;
+mod xml;
+
+use crate::{natural, Problem, ProblemEntry};
+use description::{JointKind, Model, ModelError, Origin};
+use driftlab_core::params;
+use driftlab_core::{MechanicalSystem, ParamError};
+use joint_coords::JointCoordinates;
+use serde::{Deserialize, Serialize};
+
+const ID: &str = "model";
+
+/// Largest model file read (a robot's URDF is well under 1 MB).
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// Parameters of `model`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ModelParams {
+    /// A shipped robot ([`robots::ROBOTS`]); replaced by `file` when that is given.
+    pub robot: String,
+    /// A model file: `.toml` (driftlab's description) or `.urdf`.
+    pub file: String,
+    /// `joint`, `body` or `natural`.
+    pub coordinates: String,
+    /// How a URDF's base is held: `fixed` (welded to the world) or `floating`.
+    pub root: String,
+    /// Initial joint positions by joint name, replacing the file's.
+    pub q0: toml::Table,
+    /// Initial joint velocities by joint name, replacing the file's.
+    pub v0: toml::Table,
+    /// Seed of a random start: every joint uniform within its limits (±π/2 for a
+    /// revolute joint without limits, ±π continuous, ±0.1 prismatic; a random attitude for
+    /// spherical joints), then projected onto the loop closures. 0: the file's start.
+    pub pose_seed: u64,
+    /// Keep the file's joint damping (`false`: drop it, a conservative model).
+    pub damping: bool,
+    /// Keep the file's mimic relations as constraint rows (`false`: the joints move
+    /// independently, as Pinocchio's `buildModel` reads a URDF).
+    pub mimic: bool,
+    /// Gravity in world coordinates, replacing the file's (URDF has none: (0, 0, −9.81)).
+    pub gravity: Option<[f64; 3]>,
+    /// Default end time (s).
+    pub t_end: f64,
+}
+
+impl Default for ModelParams {
+    fn default() -> Self {
+        Self {
+            robot: "double-pendulum".into(),
+            file: String::new(),
+            coordinates: "joint".into(),
+            root: "fixed".into(),
+            q0: toml::Table::new(),
+            v0: toml::Table::new(),
+            pose_seed: 0,
+            damping: true,
+            mimic: true,
+            gravity: None,
+            t_end: 1.0,
+        }
+    }
+}
+
+/// Catalog entry `model`.
+pub fn entry() -> ProblemEntry {
+    ProblemEntry {
+        id: ID,
+        summary: "your mechanism from a model file (TOML, URDF) or a shipped robot (double pendulum, UR5, Panda, Solo12, G1), in joint coordinates (CRBA, RNEA, loop closures as rows)",
+        build: |t| build_problem(&params::parse("problem", ID, t)?),
+        defaults: params::defaults::<ModelParams>,
+    }
+}
+
+pub(crate) fn invalid(message: String) -> ParamError {
+    ParamError::Invalid {
+        kind: "problem",
+        id: ID.into(),
+        message,
+    }
+}
+
+impl From<ModelError> for ParamError {
+    fn from(e: ModelError) -> Self {
+        invalid(e.to_string())
+    }
+}
+
+/// The problem of `p` in its coordinates.
+pub fn build_problem(p: &ModelParams) -> Result<Problem, ParamError> {
+    let joint = build(p)?;
+    Ok(Problem::Mechanical(match p.coordinates.as_str() {
+        "joint" => Box::new(joint),
+        "body" => Box::new(in_body_coordinates(&joint, p)?),
+        _ => Box::new(in_natural_coordinates(&joint, p)?),
+    }))
+}
+
+/// The tree in joint coordinates, its start projected onto its constraints: the state
+/// every coordinate choice starts from.
+pub fn build(p: &ModelParams) -> Result<JointCoordinates, ParamError> {
+    if !["joint", "body", "natural"].contains(&p.coordinates.as_str()) {
+        return Err(invalid(format!(
+            "coordinates = \"{}\": give \"joint\" (the tree's joint positions), \"body\" (a reference point and Euler parameters per body) or \"natural\" (a point and three unit axes per body)",
+            p.coordinates
+        )));
+    }
+    params::positive(ID, "t_end", p.t_end)?;
+    let mut model = load(p)?;
+    apply_overrides(p, &mut model)?;
+    check::check(&model)?;
+    let (q0, v0) = start_of(&model);
+    let mut sys = JointCoordinates::new(model, q0, v0, p.t_end, label_of(p), "joint");
+    regular_mass(&sys, &sys.coordinate_names(), &sys.model().file)?;
+    project_onto_closures(&mut sys)?;
+    Ok(sys)
+}
+
+fn label_of(p: &ModelParams) -> String {
+    let source = if p.file.is_empty() {
+        format!("robot {}", p.robot)
+    } else {
+        p.file.clone()
+    };
+    if p.root == "floating" {
+        format!("{source}, floating base")
+    } else {
+        source
+    }
+}
+
+/// The merged tree (fixed joints folded in) and its forward pass at `joint`'s start.
+fn merged_start(
+    joint: &JointCoordinates,
+    coordinates: &str,
+) -> Result<(Model, tree::Frames), ParamError> {
+    body_coords::refuse_joint_forces(joint.model(), coordinates)?;
+    let merged = merge::merge_fixed(joint.model()).model;
+    let st = joint.initial_state();
+    let frames = tree::forward(&merged, &tree::Tree::new(&merged), &st.q, &st.v);
+    Ok((merged, frames))
+}
+
+/// `joint`'s mechanism and start in body coordinates.
+pub fn in_body_coordinates(
+    joint: &JointCoordinates,
+    p: &ModelParams,
+) -> Result<JointCoordinates, ParamError> {
+    let (merged, frames) = merged_start(joint, "body")?;
+    let model = body_coords::body_model(&merged, &frames);
+    check::check(&model)?;
+    let (q0, v0) = start_of(&model);
+    let mut sys = JointCoordinates::new(model, q0, v0, p.t_end, label_of(p), "body");
+    regular_mass(&sys, &sys.coordinate_names(), &sys.model().file)?;
+    project_onto_closures(&mut sys)?;
+    Ok(sys)
+}
+
+/// `joint`'s mechanism and start in natural coordinates.
+pub fn in_natural_coordinates(
+    joint: &JointCoordinates,
+    p: &ModelParams,
+) -> Result<natural::NaturalSystem, ParamError> {
+    let (merged, frames) = merged_start(joint, "natural")?;
+    let mut info = joint.info();
+    let scale = joint.energy_scale();
+    let sys = natural_coords::natural_system(&merged, &frames, info.clone(), scale);
+    let n = sys.dims();
+    info.title = format!(
+        "{} in natural coordinates ({}; n = {}, m = {})",
+        merged.name,
+        label_of(p),
+        n.n,
+        n.m
+    );
+    info.equations = "M q̈ = f − Φ_qᵀλ with M constant (K ⊗ I₃ per body, K = [m, m cᵀ; m c, ∫ρρᵀdm]) and f constant (gravity); Φ quadratic: each body's axes orthonormal, joints and loop closures as point, axis and slide rows".into();
+    info.tags = vec![
+        "spatial".into(),
+        "model-file".into(),
+        "natural-coordinates".into(),
+    ];
+    let sys = natural_coords::natural_system(&merged, &frames, info, scale);
+    regular_mass(
+        &sys,
+        &natural_coords::coordinate_names(&merged),
+        &merged.file,
+    )?;
+    Ok(sys)
+}
+
+/// Read the file (or the shipped robot) into a [`Model`].
+pub fn load(p: &ModelParams) -> Result<Model, ParamError> {
+    let root = match p.root.as_str() {
+        "fixed" => urdf::Root::Fixed,
+        "floating" => urdf::Root::Floating,
+        other => {
+            return Err(invalid(format!(
+                "root = \"{other}\": give \"fixed\" or \"floating\""
+            )))
+        }
+    };
+    let (name, text) = if p.file.is_empty() {
+        let r = robots::find(&p.robot).ok_or_else(|| {
+            invalid(format!(
+                "robot = \"{}\" is not shipped; the robots are {}; or give file = \"path/to/model.urdf\"",
+                p.robot,
+                robots::ROBOTS.iter().map(|r| r.id).collect::<Vec<_>>().join(", ")
+            ))
+        })?;
+        (r.file.to_string(), r.text.to_string())
+    } else {
+        (p.file.clone(), read_file(&p.file)?)
+    };
+    let ext = name.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+    Ok(match ext.as_str() {
+        "urdf" | "xml" => urdf::read(&name, &text, root)?,
+        "toml" => toml_model::read(&name, &text)?,
+        "sdf" => sdf::read(&name, &text, root)?,
+        _ => {
+            return Err(invalid(format!(
+                "{name}: unknown model format `.{ext}`; give a .urdf, .sdf or .toml file"
+            )))
+        }
+    })
+}
+
+fn read_file(path: &str) -> Result<String, ParamError> {
+    let meta = std::fs::metadata(path).map_err(|e| {
+        invalid(format!(
+            "file = \"{path}\": {e}; give the path of a .urdf or .toml model"
+        ))
+    })?;
+    if !meta.is_file() {
+        return Err(invalid(format!(
+            "file = \"{path}\" is not a file; give the path of a .urdf or .toml model"
+        )));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(invalid(format!(
+            "file = \"{path}\" is {} bytes, above the {} bytes a model file may have; strip meshes and generated content, or check that this is the model",
+            meta.len(),
+            MAX_FILE_BYTES
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| invalid(format!("file = \"{path}\": {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        invalid(format!(
+            "file = \"{path}\" is not UTF-8 text (byte {}); give a text model file",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// The parameters that replace the file's: gravity, damping, start by name, a random pose.
+pub(crate) fn apply_overrides(p: &ModelParams, model: &mut Model) -> Result<(), ParamError> {
+    if let Some(g) = p.gravity {
+        for (k, x) in g.iter().enumerate() {
+            params::finite(ID, ["gravity[0]", "gravity[1]", "gravity[2]"][k], *x)?;
+        }
+        model.gravity = g;
+    }
+    if !p.damping {
+        model.joints.iter_mut().for_each(|j| j.damping = 0.0);
+    }
+    if !p.mimic {
+        model.joints.iter_mut().for_each(|j| j.mimic = None);
+    }
+    if p.pose_seed != 0 {
+        random_pose(model, p.pose_seed);
+    }
+    for (field, table) in [("q0", &p.q0), ("v0", &p.v0)] {
+        for (name, value) in table {
+            let j = model.joint(name).ok_or_else(|| {
+                invalid(format!(
+                    "{field}.{name}: no joint `{name}` in {}; the joints are {}",
+                    model.file,
+                    model
+                        .joints
+                        .iter()
+                        .map(|j| j.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?;
+            let values: Vec<f64> = match value {
+                toml::Value::Float(x) => vec![*x],
+                toml::Value::Integer(i) => vec![*i as f64],
+                toml::Value::Array(a) => a
+                    .iter()
+                    .map(|x| {
+                        x.as_float()
+                            .or(x.as_integer().map(|i| i as f64))
+                            .unwrap_or(f64::NAN)
+                    })
+                    .collect(),
+                _ => vec![f64::NAN],
+            };
+            let joint = &mut model.joints[j];
+            if field == "q0" {
+                joint.q0 = values
+            } else {
+                joint.v0 = values
+            }
+        }
+    }
+    Ok(())
+}
+
+/// SplitMix64 (Steele, Lea & Flood, OOPSLA 2014), uniform in [0, 1).
+pub(crate) fn uniform(state: &mut u64) -> f64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+}
+
+pub(crate) fn random_pose(model: &mut Model, seed: u64) {
+    let mut s = seed;
+    for j in 0..model.joints.len() {
+        let joint = &model.joints[j];
+        let (lo, hi) = match (joint.kind, joint.limits) {
+            (JointKind::Revolute | JointKind::Prismatic, Some(l)) if l.upper > l.lower => {
+                (l.lower, l.upper)
+            }
+            (JointKind::Revolute, _) => (-std::f64::consts::FRAC_PI_2, std::f64::consts::FRAC_PI_2),
+            (JointKind::Continuous, _) => (-std::f64::consts::PI, std::f64::consts::PI),
+            (JointKind::Prismatic, _) => (-0.1, 0.1),
+            _ => (0.0, 0.0),
+        };
+        let joint = &mut model.joints[j];
+        match joint.kind {
+            JointKind::Spherical | JointKind::Floating => {
+                let p: Vec<f64> = (0..4).map(|_| 2.0 * uniform(&mut s) - 1.0).collect();
+                let n = p
+                    .iter()
+                    .map(|x| x * x)
+                    .sum::<f64>()
+                    .sqrt()
+                    .max(f64::MIN_POSITIVE);
+                let at = joint.q0.len() - 4;
+                for k in 0..4 {
+                    joint.q0[at + k] = p[k] / n;
+                }
+            }
+            JointKind::Fixed => {}
+            _ => joint.q0[0] = lo + (hi - lo) * uniform(&mut s),
+        }
+    }
+    for j in 0..model.joints.len() {
+        if let Some(m) = model.joints[j].mimic.clone() {
+            if let Some(l) = model.joint(&m.leader) {
+                model.joints[j].q0[0] = m.multiplier * model.joints[l].q0[0] + m.offset;
+            }
+        }
+    }
+}
+
+/// `(q₀, q̇₀)` from the joints' starts: quaternion rates `ṗ = ½ Gᵀ ω'` from body rates.
+pub(crate) fn start_of(model: &Model) -> (Vec<f64>, Vec<f64>) {
+    let (mut q, mut v) = (Vec::new(), Vec::new());
+    for j in &model.joints {
+        q.extend(&j.q0);
+        let quat_rates = |p: &[f64], w: &[f64]| -> Vec<f64> {
+            let g = spatial::quat_g(p);
+            (0..4)
+                .map(|k| 0.5 * (0..3).map(|i| g[i][k] * w[i]).sum::<f64>())
+                .collect()
+        };
+        match j.kind {
+            JointKind::Spherical => v.extend(quat_rates(&j.q0, &j.v0)),
+            JointKind::Floating => {
+                v.extend(&j.v0[..3]);
+                v.extend(quat_rates(&j.q0[3..], &j.v0[3..]));
+            }
+            _ => v.extend(&j.v0),
+        }
+    }
+    (q, v)
+}
+
+/// Refuse a mass matrix that is singular at the start (a joint that moves no mass, a
+/// body whose mass lies on a line in natural coordinates): a dense Cholesky of M(q₀)
+/// names the first coordinate whose pivot is not positive (relative to the largest
+/// diagonal entry).
+fn regular_mass(
+    sys: &dyn MechanicalSystem,
+    names: &[String],
+    file: &str,
+) -> Result<(), ParamError> {
+    let q = sys.initial_state().q;
+    let n = q.len();
+    let mp = sys.mass_pattern();
+    let mut mv = vec![0.0; mp.nnz()];
+    sys.mass(&q, &mut mv);
+    let mut a = mp.to_dense(&mv, true);
+    let scale = (0..n)
+        .map(|i| a[i * n + i])
+        .fold(0.0_f64, f64::max)
+        .max(f64::MIN_POSITIVE);
+    for k in 0..n {
+        let d = a[k * n + k] - (0..k).map(|i| a[k * n + i].powi(2)).sum::<f64>();
+        if d.is_nan() || d <= 1e-13 * scale {
+            return Err(ModelError::at(
+                file,
+                &Origin { element: format!("coordinate `{}`", names[k]), line: None },
+                format!("the mass matrix is singular at the start: M(q₀) has pivot {d:.3e} at this coordinate (largest diagonal {scale:.3e})"),
+                "give the links its joint carries an <inertial> with mass and a full inertia, or make the joint fixed",
+            )
+            .into());
+        }
+        let d = d.sqrt();
+        a[k * n + k] = d;
+        for r in k + 1..n {
+            let s = a[r * n + k] - (0..k).map(|i| a[r * n + i] * a[k * n + i]).sum::<f64>();
+            a[r * n + k] = s / d;
+        }
+    }
+    Ok(())
+}
+
+/// A start off the closures (or the unit norms, or the mimics) is projected onto them in
+/// the mass metric; one that cannot be is refused.
+pub(crate) fn project_onto_closures(sys: &mut JointCoordinates) -> Result<(), ParamError> {
+    let mut st = sys.initial_state();
+    let (pos, vel) = crate::initial::mechanical_residuals(sys, &st);
+    let scale = 1.0 + st.q.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    if pos <= 1e-12 * scale && vel <= 1e-12 * scale {
+        return Ok(());
+    }
+    crate::initial::project_start(sys, &mut st).map_err(|e| {
+        invalid(format!(
+            "{}: the start is off its constraints (‖Φ‖∞ = {pos:.3e}, ‖Φ_q v‖∞ = {vel:.3e}) and the projection onto them failed ({e}); give q0 nearer to an assembled pose",
+            sys.model().file
+        ))
+    })?;
+    sys.set_start(st);
+    Ok(())
+}
