@@ -3,7 +3,7 @@
 //! joint-coordinate dynamics of a model is written in.
 //!
 //! A spatial motion vector is `(ω, v)` (angular first), a spatial force `(n, f)`; both in
-//! the coordinates of one body's frame, about that frame's origin. A [`Transform`] `X`
+//! the coordinates of one body's frame, about that frame's origin. A transform `X`
 //! from frame A to frame B is `(E, r)`: `E` the rotation taking A-coordinates to
 //! B-coordinates and `r` B's origin in A-coordinates, so that
 //! `X m = (E ω, E (v − r × ω))` and `Xᵀ f = (Eᵀ n + r × Eᵀ f, Eᵀ f)` (RBDA eq. 2.24).
