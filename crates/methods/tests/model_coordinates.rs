@@ -6,15 +6,14 @@
 //!
 //! Gauss–Legendre s = 3 (order 6) at h = 2e-3 over 1 s: each run's own error is
 //! ≈ C h⁶ ≈ 1e-16·C, so the link positions of the three must agree to the 1e-8.
-//! Measured (2026-12-05, `--nocapture`): UR5 5.3e-14 m, Solo12 (floating) 4.4e-15 m, the
-//! RSSR linkage 1.4e-14 m, the slider 2.8e-13 m — round-off. (With the projection
-//! decorator at tol 1e-13, Solo12 in natural coordinates stops at t = 0.1 with a zero
-//! pivot in the KKT factorization: a failed row, not a disagreement.)
+//! Measured (2026-12-05, `--nocapture`): the double pendulum 1.6e-11 m, UR5 5.3e-14 m,
+//! Solo12 (floating) 4.4e-15 m, the RSSR linkage 1.4e-14 m, the slider 2.8e-13 m —
+//! round-off.
 //!
-//! The shipped double pendulum is not here: its links are rods (∫ρρᵀdm has an eigenvalue
-//! 8e-6 against a mass of 0.27), and in natural coordinates Gauss's Newton matrix with the
-//! constraint Hessian meets a zero pivot (a failed row, `linear-solve`, at any h tried);
-//! RATTLE runs it.
+//! The shipped double pendulum's links are rods (∫ρρᵀdm has an eigenvalue 8e-6 against a
+//! mass of 0.27): in natural coordinates M is nearly singular, and Gauss's Newton matrix
+//! met a zero pivot in the sparse LDLᵀ until the KKT solver gained its pivoted sparse LU
+//! fallback (`crates/solver/src/kkt/pivoted.rs`); it is now in the list.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
@@ -58,6 +57,7 @@ fn largest_gap(a: &[Vec<[f64; 3]>], b: &[Vec<[f64; 3]>]) -> f64 {
 #[test]
 fn joint_body_and_natural_coordinates_move_the_links_alike() {
     let models = [
+        "robot = \"double-pendulum\"\ndamping = false\npose_seed = 7",
         "robot = \"ur5\"\npose_seed = 3",
         "robot = \"solo12\"\nroot = \"floating\"\npose_seed = 5",
         "file = \"../../models/rssr-linkage.toml\"",

@@ -39,6 +39,15 @@ pub enum SolverError {
         /// Its value (NaN or ±∞).
         value: f64,
     },
+    /// The right-hand side given to the solve is already non-finite: the caller's
+    /// residual or iterate diverged before this solve (not a singular matrix).
+    #[error("KKT right-hand side non-finite: b[{index}] = {value} (the iteration diverged before this solve; the matrix is not the cause)")]
+    NonFiniteRhs {
+        /// First non-finite component.
+        index: usize,
+        /// Its value (NaN or ±∞).
+        value: f64,
+    },
     /// `solve` called before a successful `factorize`.
     #[error("solve called before factorize")]
     NotFactorized,

@@ -256,22 +256,36 @@ fn auto_chooses_by_size_and_both_paths_agree() -> Result<(), SolverError> {
 
 #[test]
 fn non_finite_solutions_are_named_not_reported_as_zero_residual() -> Result<(), SolverError> {
-    // The residual norms skip NaN (f64::max), so a NaN solution once read "relative
-    // residual 0 after 0 refinement steps"; it must name the component instead.
+    // The residual norms skip NaN (f64::max), so a non-finite solution once read
+    // "relative residual 0 after 0 refinement steps"; it must name the component instead.
+    // K = [[1e-300, 0, 0], [0, 1, 1], [0, 1, 0]] is regular, but x₀ = b₀ / 1e-300
+    // overflows.
     let pattern = KktPattern {
         n: 2,
         m: 1,
         a_lower: vec![(0, 0), (1, 1)],
-        b: vec![(0, 0)],
+        b: vec![(0, 1)],
     };
     let mut k = KktSolver::new(&pattern, KktOptions::default())?;
+    k.factorize(&[1e-300, 1.0], &[1.0], None)?;
+    let mut rhs = vec![1e10, 0.0, 0.0];
+    match k.solve(&mut rhs) {
+        Err(SolverError::NonFiniteSolution { index, value }) => {
+            assert_eq!(index, 0);
+            assert!(!value.is_finite());
+        }
+        other => panic!("expected a NonFiniteSolution error, got {other:?}"),
+    }
+    // A right-hand side that is already non-finite is the caller's divergence, named as
+    // such (component and value), not blamed on the matrix.
     k.factorize(&[1.0, 1.0], &[1.0], None)?;
     let mut rhs = vec![1.0, f64::NAN, 0.0];
     match k.solve(&mut rhs) {
-        Err(SolverError::NonFiniteSolution { index, value }) => {
-            assert!(index < 3 && !value.is_finite());
+        Err(SolverError::NonFiniteRhs { index, value }) => {
+            assert_eq!(index, 1);
+            assert!(value.is_nan());
         }
-        other => panic!("expected a NonFiniteSolution error, got {other:?}"),
+        other => panic!("expected a NonFiniteRhs error, got {other:?}"),
     }
     Ok(())
 }

@@ -31,6 +31,7 @@
 //! ([`SolverError::Inaccurate`]), which is how a rank-deficient `Φ_q` shows up.
 
 mod layout;
+mod pivoted;
 mod schur;
 mod sparse;
 
@@ -156,6 +157,9 @@ pub struct KktStats {
     /// Factorizations skipped because the matrix equalled, bit for bit, the one whose
     /// factor was in hand (not counted in `factorizations`).
     pub reused_factorizations: usize,
+    /// Of `factorizations`, those by the pivoted sparse LU that replaces the LDLᵀ when
+    /// it meets a zero or non-finite pivot or its solve stalls (`kkt/pivoted.rs`).
+    pub pivoted_factorizations: usize,
 }
 
 /// The factorization, and the triangle of `K` whose values the solver stores.
@@ -278,6 +282,9 @@ pub struct KktSolver {
     norm_k: f64,
     /// When the sparse factorization next tries `K` unshifted.
     exact_attempt: Backoff,
+    /// When the sparse backend next tries an LDLᵀ at all (after the pivoted LU had to
+    /// replace it).
+    ldlt_attempt: Backoff,
     /// The sparse factor in hand: whether it is of `K` unshifted, and the shift and
     /// the regularization of the last factorization, for [`Self::other_factor`].
     in_hand: Option<InHand>,
@@ -351,6 +358,7 @@ impl KktSolver {
             exact: vec![0.0; nnz],
             norm_k: 0.0,
             exact_attempt: Backoff::default(),
+            ldlt_attempt: Backoff::default(),
             in_hand: None,
             c_saved: vec![0.0; m],
             target,
@@ -476,47 +484,7 @@ impl KktSolver {
             1e-14 * scale.min(schur_scale),
         );
         match &mut self.backend {
-            Backend::Sparse(sparse) => {
-                // K itself first (simplicial: faer reports the pivots it regularized,
-                // the supernodal path does not): when every pivot comes out with its
-                // expected sign and above 1e-8 of the scale, that factor is exact and a
-                // solve needs no refinement against the shift. Otherwise faer has
-                // regularized a pivot, and the shifted factorization replaces the
-                // attempt, whose cost is counted; after a failed attempt the next one
-                // waits 2, 4, … up to 64 factorizations (a matrix that fails every time —
-                // generalized-α's iteration matrix on the chains, measured — then pays
-                // about 1/64 more).
-                let strict = (reg.0, 1e-8 * scale.min(schur_scale));
-                let attempt = !sparse.is_supernodal() && self.exact_attempt.due();
-                let first = attempt.then(|| sparse.factorize(&self.exact, strict, self.par));
-                let done = match first {
-                    Some(Ok(f)) if f.dynamic_regularizations == 0 => {
-                        self.exact_attempt.succeeded();
-                        self.in_hand = Some(InHand {
-                            unshifted: true,
-                            shift,
-                            reg,
-                        });
-                        f
-                    }
-                    first => {
-                        if let Some(Ok(_)) = &first {
-                            self.stats.factorizations += 1;
-                        }
-                        if attempt {
-                            self.exact_attempt.failed();
-                        }
-                        let f = self.factorize_shifted(shift, reg)?;
-                        self.in_hand = Some(InHand {
-                            unshifted: false,
-                            shift,
-                            reg,
-                        });
-                        f
-                    }
-                };
-                self.stats.supernodal_factorizations += usize::from(done.supernodal);
-            }
+            Backend::Sparse(_) => self.factorize_sparse(shift, reg, scale.min(schur_scale))?,
             Backend::Dense { tri, lu } => {
                 let dim = self.n + self.m;
                 let (col_ptr, row_idx) = (tri.col_ptr(), tri.row_idx());
@@ -538,6 +506,97 @@ impl KktSolver {
         self.stats.factorizations += 1;
         self.factorized = true;
         Ok(())
+    }
+
+    /// The sparse backend's numeric factorization (see [`Self::factorize`]): `K` itself
+    /// first (simplicial: faer reports the pivots it regularized, the supernodal path
+    /// does not): when every pivot comes out with its expected sign and above 1e-8 of the
+    /// scale, that factor is exact and a solve needs no refinement against the shift.
+    /// Otherwise faer has regularized a pivot, and the shifted factorization replaces the
+    /// attempt, whose cost is counted; after a failed attempt the next one waits 2, 4, …
+    /// up to 64 factorizations (a matrix that fails every time — generalized-α's
+    /// iteration matrix on the chains, measured — then pays about 1/64 more). When the
+    /// shifted LDLᵀ fails too (a zero or non-finite pivot: `A` singular or spanning many
+    /// decades, `kkt/pivoted.rs`), the pivoted sparse LU factors `K`; after such a
+    /// failure the LDLᵀ is skipped on the same back-off schedule.
+    fn factorize_sparse(
+        &mut self,
+        shift: f64,
+        reg: (f64, f64),
+        min_scale: f64,
+    ) -> Result<(), SolverError> {
+        let Backend::Sparse(sparse) = &mut self.backend else {
+            return Err(SolverError::Factorization("not the sparse backend".into()));
+        };
+        if !self.ldlt_attempt.due() {
+            return self.factorize_pivoted();
+        }
+        let strict = (reg.0, 1e-8 * min_scale);
+        let attempt = !sparse.is_supernodal() && self.exact_attempt.due();
+        let first = attempt.then(|| sparse.factorize(&self.exact, strict, self.par));
+        let done = match first {
+            Some(Ok(f)) if f.dynamic_regularizations == 0 => {
+                self.exact_attempt.succeeded();
+                self.in_hand = Some(InHand {
+                    unshifted: true,
+                    shift,
+                    reg,
+                });
+                f
+            }
+            first => {
+                if let Some(Ok(_)) = &first {
+                    self.stats.factorizations += 1;
+                }
+                if attempt {
+                    self.exact_attempt.failed();
+                }
+                match self.factorize_shifted(shift, reg) {
+                    Ok(f) => {
+                        self.in_hand = Some(InHand {
+                            unshifted: false,
+                            shift,
+                            reg,
+                        });
+                        f
+                    }
+                    Err(_) => {
+                        // The failed attempt's cost is counted like the first's.
+                        self.stats.factorizations += 1;
+                        self.ldlt_attempt.failed();
+                        return self.factorize_pivoted();
+                    }
+                }
+            }
+        };
+        self.ldlt_attempt.succeeded();
+        self.stats.supernodal_factorizations += usize::from(done.supernodal);
+        Ok(())
+    }
+
+    /// `K` by the pivoted sparse LU (the sparse backend's fallback, `kkt/pivoted.rs`).
+    fn factorize_pivoted(&mut self) -> Result<(), SolverError> {
+        let Backend::Sparse(sparse) = &mut self.backend else {
+            return Err(SolverError::Factorization("not the sparse backend".into()));
+        };
+        self.in_hand = None;
+        sparse.factorize_pivoted(&self.exact)?;
+        self.stats.pivoted_factorizations += 1;
+        Ok(())
+    }
+
+    /// After a solve that stalled with the LDLᵀ factor(s): the pivoted LU of the same
+    /// matrix replaces them, once per factorization. False when it is already in hand,
+    /// the backend is not sparse, or the LU fails.
+    fn pivoted_factor(&mut self) -> bool {
+        match &self.backend {
+            Backend::Sparse(s) if !s.pivoted_in_hand() => {}
+            _ => return false,
+        }
+        self.stats.factorizations += 1;
+        self.ldlt_attempt.failed();
+        self.factorized = self.factorize_pivoted().is_ok();
+        self.factorized
     }
 
     /// Replace the sparse factor in hand by the other kind, once per factorization: an
@@ -631,6 +690,9 @@ impl KktSolver {
         if !self.factorized {
             return Err(SolverError::NotFactorized);
         }
+        if let Some((index, &value)) = rhs.iter().enumerate().find(|(_, x)| !x.is_finite()) {
+            return Err(SolverError::NonFiniteRhs { index, value });
+        }
         let mut b = std::mem::take(&mut self.work_b);
         let mut x = std::mem::take(&mut self.work_x);
         let mut r = std::mem::take(&mut self.work_r);
@@ -640,12 +702,25 @@ impl KktSolver {
         }
         x.copy_from_slice(&b);
         let mut outcome = self.refine(&b, &mut x, &mut r);
-        let failed = |rel: f64| rel.is_nan() || rel > self.opts.accept;
-        if failed(outcome.0) && self.other_factor() {
+        // A non-finite x fails too: the norms skip NaN (f64::max), so its residual can
+        // read small.
+        let accept = self.opts.accept;
+        let failed =
+            |rel: f64, x: &[f64]| rel.is_nan() || rel > accept || x.iter().any(|v| !v.is_finite());
+        if failed(outcome.0, &x) && self.other_factor() {
             // The refinement stalled above `accept` with the factor in hand: the other
             // kind replaces it for this and later solves with this matrix (measured: the
             // falling spatial chain at 10⁵ links, h = 1e-3, stalls at 1.2e-12 with the
             // shifted factor at t = 0.017 and reaches `accept` with the other).
+            x.copy_from_slice(&b);
+            outcome = self.refine(&b, &mut x, &mut r);
+        }
+        // The pivoted LU only for a non-finite x (a zero or overflowing pivot of the
+        // LDLᵀ): an inaccurate finite x is the sign of a singular K (redundant rows, the
+        // Bricard mechanism), which the LU would "solve" into garbage that diverges later
+        // instead of failing here with the residual and the rank.
+        let finite = |x: &[f64]| x.iter().all(|v| v.is_finite());
+        if !finite(&x) && self.pivoted_factor() {
             x.copy_from_slice(&b);
             outcome = self.refine(&b, &mut x, &mut r);
         }

@@ -9,6 +9,7 @@
 //! 163 MB, heaptrack). The supernodal case keeps the general entry point.
 
 use super::layout::permuted_triangle;
+use super::pivoted::PivotedLu;
 use crate::error::SolverError;
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::ldlt::factor::{LdltParams, LdltRegularization};
@@ -33,6 +34,10 @@ pub(super) struct SparseLdlt {
     buffer: MemBuffer,
     /// Expected pivot signs in the ordering: `+` on the `A` block, `−` on the constraints.
     signs: Vec<i8>,
+    /// The pivoted LU of the same matrix (built at the first fallback) and whether its
+    /// factor, not the LDLᵀ's, is the one in hand.
+    pivoted: Option<Box<PivotedLu>>,
+    use_pivoted: bool,
 }
 
 /// What one numeric factorization reports.
@@ -94,6 +99,8 @@ impl SparseLdlt {
             signs,
             fwd,
             tri,
+            pivoted: None,
+            use_pivoted: false,
         };
         Ok((backend, slot))
     }
@@ -111,6 +118,7 @@ impl SparseLdlt {
         (delta, eps): (f64, f64),
         par: Par,
     ) -> Result<Factored, SolverError> {
+        self.use_pivoted = false;
         let mat = SparseColMatRef::new(self.tri.as_ref(), values);
         let reg = LdltRegularization {
             dynamic_regularization_signs: Some(&self.signs),
@@ -149,8 +157,32 @@ impl SparseLdlt {
         })
     }
 
+    /// Factor the matrix with values `values` by the pivoted sparse LU (see
+    /// `kkt/pivoted.rs`), which then replaces the LDLᵀ factor in hand.
+    pub(super) fn factorize_pivoted(&mut self, values: &[f64]) -> Result<(), SolverError> {
+        self.use_pivoted = false;
+        let lu = match &mut self.pivoted {
+            Some(lu) => lu,
+            slot => slot.insert(Box::new(PivotedLu::new(self.tri.as_ref())?)),
+        };
+        lu.factorize(values)?;
+        self.use_pivoted = lu.is_factored();
+        Ok(())
+    }
+
+    /// Whether the factor in hand is the pivoted LU.
+    pub(super) fn pivoted_in_hand(&self) -> bool {
+        self.use_pivoted
+    }
+
     /// Solve with the factor in place, `x` in the ordering's positions.
     pub(super) fn solve_in_place(&mut self, x: &mut [f64], par: Par) {
+        if self.use_pivoted {
+            if let Some(lu) = &self.pivoted {
+                lu.solve_in_place(x);
+            }
+            return;
+        }
         let dim = x.len();
         let col = faer::MatMut::from_column_major_slice_mut(x, dim, 1);
         match self.symbolic.raw() {
