@@ -426,9 +426,10 @@ fn slurm(args: SlurmArgs) -> Result<(), Failure> {
 /// `model-dynamics`: the samples of [`driftlab_problems::model::samples`] as JSON.
 fn model_dynamics(set: &[String], states: usize, seed: u64, out: &Path) -> Result<(), Failure> {
     use driftlab_problems::model::{samples, ModelParams};
-    let p: ModelParams =
-        driftlab_core::params::parse("problem", "model", &set_table(set)?).map_err(bad)?;
-    let s = samples::sample(&p, states, seed).map_err(bad)?;
+    let mut table = set_table(set)?;
+    let tol = driftlab_problems::independent_rows::split("model", &mut table).map_err(bad)?;
+    let p: ModelParams = driftlab_core::params::parse("problem", "model", &table).map_err(bad)?;
+    let s = samples::sample(&p, states, seed, tol).map_err(bad)?;
     let text =
         serde_json::to_string(&s).map_err(|e| bad(format!("cannot encode the samples: {e}")))?;
     std::fs::write(out, text).map_err(|e| {

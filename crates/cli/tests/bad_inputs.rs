@@ -172,6 +172,8 @@ fn cases() -> Vec<Case> {
         c("unknown method", spec(with("\"rattle\"", "\"ratle\"")), Refused("[[methods]] entry 1 (`ratle`): unknown method `ratle`; known: taylor")),
         c("unknown problem parameter", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { lenght = 2.0 }")), Refused("invalid parameters for problem `pendulum`: unknown field `lenght`, expected one of `m`, `length`")),
         c("inconsistent start `initial`", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { initial = { q = [1.1, 0.0] } }")), Refused("the start is inconsistent: ‖Φ(t₀, q₀)‖∞ = 2.100e-1, ‖Φ_q v₀ + Φ_t‖∞ = 0.000e0 > tol 1e-10")),
+        c("`redundant_tol` without `redundant = \"remove\"`", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { redundant_tol = 1e-5 }")), Refused("`redundant_tol` applies to `redundant = \"remove\"`: give both, or neither")),
+        c("`redundant_tol` out of range", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { redundant = \"remove\", redundant_tol = 0.5 }")), Refused("parameter `redundant_tol` of `pendulum` = 0.5 is invalid: give a relative tolerance in (0, 1e-2]")),
         c("`initial.q` of the wrong length", spec(with("id = \"pendulum\"", "id = \"pendulum\"\nparams = { initial = { q = [1.0] } }")), Refused("parameter `initial.q` of `pendulum` = 1 is invalid: give 2 values")),
         c("`[monitor]` allowed_rows of the wrong length", spec(format!("{}\n[monitor]\nallowed_rows = [1e-3, 1e-3]\n", base())), Refused("[monitor] allowed_rows has 2 values; the problem has 1 constraint rows")),
         // Wrong types.

@@ -7,8 +7,17 @@
 //! * `"keep"` (default): Φ as the problem defines it;
 //! * `"remove"`: the rows of Φ_q at the initial state are scanned in order and a row is
 //!   kept when its component orthogonal to the rows kept before it (modified
-//!   Gram–Schmidt) exceeds [`INDEPENDENCE_TOL`] of its norm; the problem then presents
-//!   the kept rows only — Φ, Φ_q, Φ_t, γ and the constraint Hessian restricted to them.
+//!   Gram–Schmidt) exceeds `redundant_tol` of the largest row norm (default
+//!   [`INDEPENDENCE_TOL`]);
+//!   the problem then presents the kept rows only — Φ, Φ_q, Φ_t, γ and the constraint
+//!   Hessian restricted to them.
+//!
+//! `redundant_tol` (reserved too, with `"remove"` only) is for rows that are redundant in
+//! the design but not in the printed numbers: a model file's angles rounded to 5 digits
+//! (Cassie's SDF: `1.5708` for π/2) tilt a planar four-bar's joint axes by ~1e-7 rad, and
+//! its ball closure's out-of-plane row then keeps a part of ~1e-8 of the largest row —
+//! above the default, a singular value of 2e-12 in Φ_q, and a KKT matrix the methods
+//! cannot solve. A tolerance above the file's rounding (1e-5 for 5 digits) removes it.
 //!
 //! The removal is decided once, at t₀: the removed rows are implied by the kept ones
 //! near the initial configuration (the mechanism's mobility is what the rank says), not
@@ -26,40 +35,80 @@ use driftlab_core::{
 pub const KEY: &str = "redundant";
 
 /// A row is independent when its part orthogonal to the kept rows is larger than this
-/// fraction of its norm.
+/// fraction of the largest row norm.
 pub const INDEPENDENCE_TOL: f64 = 1e-9;
 
 /// Largest `m · n` scanned densely.
 pub const MAX_DENSE_ENTRIES: usize = 4_000_000;
 
-/// Take `redundant` out of a problem's parameter table: whether rows are to be removed.
-pub fn split(id: &str, params: &mut toml::Table) -> Result<bool, ParamError> {
-    match params.remove(KEY) {
-        None => Ok(false),
-        Some(toml::Value::String(s)) if s == "keep" => Ok(false),
-        Some(toml::Value::String(s)) if s == "remove" => Ok(true),
-        Some(other) => Err(ParamError::Invalid {
-            kind: "problem",
-            id: id.to_string(),
-            message: format!("`redundant` = {other}: give \"keep\" or \"remove\""),
-        }),
-    }
+/// The reserved parameter of the tolerance.
+pub const TOL_KEY: &str = "redundant_tol";
+
+/// Take `redundant` (and `redundant_tol`) out of a problem's parameter table: the
+/// independence tolerance when rows are to be removed, `None` to keep them.
+pub fn split(id: &str, params: &mut toml::Table) -> Result<Option<f64>, ParamError> {
+    let invalid = |message: String| ParamError::Invalid {
+        kind: "problem",
+        id: id.to_string(),
+        message,
+    };
+    let remove = match params.remove(KEY) {
+        None => false,
+        Some(toml::Value::String(s)) if s == "keep" => false,
+        Some(toml::Value::String(s)) if s == "remove" => true,
+        Some(other) => {
+            return Err(invalid(format!(
+                "`redundant` = {other}: give \"keep\" or \"remove\""
+            )))
+        }
+    };
+    let tol = match params.remove(TOL_KEY) {
+        None => INDEPENDENCE_TOL,
+        Some(_) if !remove => {
+            return Err(invalid(
+                "`redundant_tol` applies to `redundant = \"remove\"`: give both, or neither".into(),
+            ))
+        }
+        Some(v) => match v.as_float().or_else(|| v.as_integer().map(|i| i as f64)) {
+            Some(t) if t > 0.0 && t <= 1e-2 => t,
+            _ => {
+                return Err(ParamError::OutOfRange {
+                    id: id.to_string(),
+                    field: TOL_KEY,
+                    value: v.as_float().unwrap_or(f64::NAN),
+                    fix: "give a relative tolerance in (0, 1e-2], e.g. 1e-5 for a file whose angles carry 5 digits".into(),
+                })
+            }
+        },
+    };
+    Ok(remove.then_some(tol))
 }
 
 /// The rows of the `m × n` dense row-major `jac` that are independent of the rows before
-/// them (modified Gram–Schmidt), in order.
-pub fn independent_rows(m: usize, n: usize, jac: &[f64]) -> Vec<usize> {
+/// them (modified Gram–Schmidt: the part orthogonal to them above `tol` of the largest
+/// row norm), in order. Relative to the largest row, not the row itself: a row that is
+/// redundant in the design and small in the numbers (Cassie's plantar out-of-plane row,
+/// norm 2e-6 against 0.04–0.86 for the others) would otherwise pass as independent.
+pub fn independent_rows(m: usize, n: usize, jac: &[f64], tol: f64) -> Vec<usize> {
+    let row_norm = |r: usize| {
+        jac[r * n..(r + 1) * n]
+            .iter()
+            .map(|x| x * x)
+            .sum::<f64>()
+            .sqrt()
+    };
+    let largest = (0..m).map(row_norm).fold(0.0_f64, f64::max);
     let mut basis: Vec<Vec<f64>> = Vec::new();
     let mut kept = Vec::new();
     for r in 0..m {
         let mut v = jac[r * n..(r + 1) * n].to_vec();
-        let norm0 = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let norm0 = row_norm(r);
         for b in &basis {
             let d: f64 = v.iter().zip(b).map(|(x, y)| x * y).sum();
             v.iter_mut().zip(b).for_each(|(x, y)| *x -= d * y);
         }
         let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
-        if norm0 > 0.0 && norm > INDEPENDENCE_TOL * norm0 {
+        if norm0 > 0.0 && norm > tol * norm0.max(largest) {
             v.iter_mut().for_each(|x| *x /= norm);
             basis.push(v);
             kept.push(r);
@@ -69,7 +118,7 @@ pub fn independent_rows(m: usize, n: usize, jac: &[f64]) -> Vec<usize> {
 }
 
 /// `problem` with only the independent rows of Φ at its initial state.
-pub fn apply(id: &str, problem: Problem) -> Result<Problem, ParamError> {
+pub fn apply(id: &str, problem: Problem, tol: f64) -> Result<Problem, ParamError> {
     let Problem::Mechanical(s) = problem else {
         return Err(ParamError::Invalid {
             kind: "problem",
@@ -93,6 +142,13 @@ pub fn apply(id: &str, problem: Problem) -> Result<Problem, ParamError> {
             fix: format!("the rank scan is dense; give a model with m·n ≤ {MAX_DENSE_ENTRIES}"),
         });
     }
+    let rows = independent_at_start(s.as_ref(), tol);
+    Ok(Problem::Mechanical(restrict(s, rows)))
+}
+
+/// The rows of `s`'s Φ_q at its initial state that [`independent_rows`] keeps at `tol`.
+pub fn independent_at_start(s: &dyn MechanicalSystem, tol: f64) -> Vec<usize> {
+    let d = s.dims();
     let y = s.initial_state();
     let jp = s.jacobian_pattern();
     let mut vals = vec![0.0; jp.nnz()];
@@ -101,11 +157,16 @@ pub fn apply(id: &str, problem: Problem) -> Result<Problem, ParamError> {
     for (&(r, c), v) in jp.entries.iter().zip(&vals) {
         dense[r * d.n + c] += v;
     }
-    let rows = independent_rows(d.m, d.n, &dense);
-    Ok(Problem::Mechanical(Box::new(IndependentRows {
+    independent_rows(d.m, d.n, &dense, tol)
+}
+
+/// `inner` restricted to the rows `rows` of its Φ (ascending).
+pub fn restrict(inner: Box<dyn MechanicalSystem>, rows: Vec<usize>) -> Box<dyn MechanicalSystem> {
+    let jp = inner.jacobian_pattern();
+    Box::new(IndependentRows {
         sel: RowSelection::new(&jp, rows),
-        inner: s,
-    })))
+        inner,
+    })
 }
 
 /// A mechanical problem restricted to some rows of its Φ.

@@ -95,8 +95,8 @@ impl ProblemEntry {
         let remove = independent_rows::split(self.id, &mut params)?;
         let pulse = disturbance::split(self.id, &mut params)?;
         let mut problem = (self.build)(&params)?;
-        if remove {
-            problem = independent_rows::apply(self.id, problem)?;
+        if let Some(tol) = remove {
+            problem = independent_rows::apply(self.id, problem, tol)?;
         }
         if let Some(p) = pulse {
             problem = disturbance::apply(self.id, problem, p)?;

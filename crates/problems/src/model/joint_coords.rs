@@ -89,6 +89,31 @@ impl JointCoordinates {
         &self.model
     }
 
+    /// A name per row of Φ: `JOINT.unit` (an Euler parameter's unit norm), `JOINT.mimic`,
+    /// `CLOSURE.x|y|z` (the world component of `P_a − P_b`), `CLOSURE.angle-U-W` (frame a's
+    /// axis U against frame b's W), `CLOSURE.slide-U`.
+    pub fn row_names(&self) -> Vec<String> {
+        const AXES: [&str; 3] = ["x", "y", "z"];
+        let joint_at = |o: usize| {
+            let j = (0..self.model.joints.len())
+                .rfind(|&j| self.tree.offset[j] <= o && self.model.joints[j].kind.nq() > 0);
+            j.map_or("?", |j| self.model.joints[j].name.as_str())
+        };
+        let closure = |c: usize| self.model.closures[c].name.as_str();
+        self.rows
+            .iter()
+            .map(|r| match *r {
+                Row::Unit(o) => format!("{}.unit", joint_at(o)),
+                Row::Mimic { follower, .. } => format!("{}.mimic", joint_at(follower)),
+                Row::Point { closure: c, axis } => format!("{}.{}", closure(c), AXES[axis]),
+                Row::Angle { closure: c, u, w } => {
+                    format!("{}.angle-{}-{}", closure(c), AXES[u], AXES[w])
+                }
+                Row::Slide { closure: c, u } => format!("{}.slide-{}", closure(c), AXES[u]),
+            })
+            .collect()
+    }
+
     /// Replace the initial state (after a projection onto the closures).
     pub fn set_start(&mut self, st: State) {
         self.start = st;

@@ -11,8 +11,10 @@
 //! zero joint torques.
 
 use super::description::JointKind;
+use super::joint_coords::JointCoordinates;
 use super::{build, random_pose, start_of, ModelParams};
 use crate::consistency::accelerations;
+use crate::independent_rows::{independent_at_start, restrict};
 use driftlab_core::{MechanicalSystem, ParamError};
 use serde::Serialize;
 
@@ -42,6 +44,9 @@ pub struct Sample {
     pub acceleration: Vec<f64>,
     /// The multipliers.
     pub lambda: Vec<f64>,
+    /// The rows of Φ at this state (all, or those kept by `redundant = "remove"`), named
+    /// as [`JointCoordinates::row_names`] does.
+    pub row_names: Vec<String>,
 }
 
 /// The samples and what they are.
@@ -55,16 +60,28 @@ pub struct Samples {
     pub gravity: [f64; 3],
     /// The joints, document order.
     pub joints: Vec<JointLayout>,
-    /// The constraint rows' kinds.
+    /// The constraint rows' kinds (the first sample's rows).
     pub rows: Vec<&'static str>,
+    /// Their names (the first sample's; each sample carries its own).
+    pub row_names: Vec<String>,
+    /// The independence tolerance of `redundant = "remove"`, when rows were removed.
+    pub redundant_tol: Option<f64>,
     /// The states.
     pub samples: Vec<Sample>,
 }
 
-/// `states` random states of `p`'s model (poses as `pose_seed` draws them, seeds
-/// `seed, seed + 1, …`; joint rates uniform in (−1, 1), body rates for Euler parameters),
-/// projected onto the model's rows.
-pub fn sample(p: &ModelParams, states: usize, seed: u64) -> Result<Samples, ParamError> {
+/// `states` random states of `p`'s model (poses as `pose_seed` draws them — or, for a
+/// model with loop closures, its start with every joint moved by up to ±[`LOOP_SPREAD`]
+/// rad or m, since a random pose is far from assembled — seeds `seed, seed + 1, …`; joint
+/// rates uniform in (−1, 1), body rates for Euler parameters), projected onto the
+/// model's rows. With `redundant_tol`, the rows redundant at each state
+/// ([`crate::independent_rows`]) are left out of its KKT solve.
+pub fn sample(
+    p: &ModelParams,
+    states: usize,
+    seed: u64,
+    redundant_tol: Option<f64>,
+) -> Result<Samples, ParamError> {
     let base = build(p)?;
     let model = base.model().clone();
     let mut out = Samples {
@@ -72,7 +89,9 @@ pub fn sample(p: &ModelParams, states: usize, seed: u64) -> Result<Samples, Para
         root: p.root.clone(),
         gravity: model.gravity,
         joints: Vec::new(),
-        rows: base.row_kinds(),
+        rows: Vec::new(),
+        row_names: Vec::new(),
+        redundant_tol,
         samples: Vec::with_capacity(states),
     };
     let mut offset = 0;
@@ -86,30 +105,90 @@ pub fn sample(p: &ModelParams, states: usize, seed: u64) -> Result<Samples, Para
         offset += j.kind.nq();
     }
     for k in 0..states {
-        let s = seed.wrapping_add(k as u64).max(1);
-        let mut m = model.clone();
-        random_pose(&mut m, s);
-        let mut rate = s.wrapping_mul(0x2545_f491_4f6c_dd1d);
-        for j in &mut m.joints {
-            if j.kind != JointKind::Fixed {
-                j.v0.iter_mut()
-                    .for_each(|x| *x = 2.0 * super::uniform(&mut rate) - 1.0);
-            }
+        let (sample, kinds) =
+            sample_at(&model, p, seed.wrapping_add(k as u64).max(1), redundant_tol)
+                .map_err(|e| super::invalid(format!("sample {k}: {e}")))?;
+        if k == 0 {
+            out.rows = kinds;
+            out.row_names = sample.row_names.clone();
         }
-        let (q0, v0) = start_of(&m);
-        let mut sys =
-            super::joint_coords::JointCoordinates::new(m, q0, v0, p.t_end, String::new(), "joint");
-        super::project_onto_closures(&mut sys)?;
-        let st = sys.initial_state();
-        let (a, lambda) = accelerations(&sys, 0.0, &st.q, &st.v)
-            .map_err(|e| super::invalid(format!("sample {k}: the KKT solve failed: {e}")))?;
-        out.samples.push(Sample {
-            mass: sys.tree_mass(&st.q),
-            q: st.q,
-            v: st.v,
-            acceleration: a,
-            lambda,
-        });
+        out.samples.push(sample);
     }
     Ok(out)
+}
+
+/// How far (rad or m) [`sample`] moves each joint of a model with loop closures.
+pub const LOOP_SPREAD: f64 = 0.05;
+
+/// One sampled state of `model` from seed `s`, and its rows' kinds.
+fn sample_at(
+    model: &super::description::Model,
+    p: &ModelParams,
+    s: u64,
+    redundant_tol: Option<f64>,
+) -> Result<(Sample, Vec<&'static str>), String> {
+    let mut m = model.clone();
+    if m.closures.is_empty() {
+        random_pose(&mut m, s);
+    } else {
+        let mut draw = s;
+        for j in &mut m.joints {
+            if matches!(
+                j.kind,
+                JointKind::Revolute | JointKind::Continuous | JointKind::Prismatic
+            ) {
+                j.q0[0] += LOOP_SPREAD * (2.0 * super::uniform(&mut draw) - 1.0);
+            }
+        }
+    }
+    let mut rate = s.wrapping_mul(0x2545_f491_4f6c_dd1d);
+    for j in &mut m.joints {
+        if j.kind != JointKind::Fixed {
+            j.v0.iter_mut()
+                .for_each(|x| *x = 2.0 * super::uniform(&mut rate) - 1.0);
+        }
+    }
+    let (q0, v0) = start_of(&m);
+    let sys = JointCoordinates::new(m.clone(), q0, v0, p.t_end, String::new(), "joint");
+    let names = sys.row_names();
+    let kinds_all = sys.row_kinds();
+    let kept = match redundant_tol {
+        // Decided at the assembled start (the model's own), where the perturbed state is
+        // projected to: the near-redundant rows would stall the projection too.
+        Some(tol) => {
+            let (q, v) = start_of(model);
+            let start = JointCoordinates::new(model.clone(), q, v, p.t_end, String::new(), "joint");
+            independent_at_start(&start, tol)
+        }
+        None => (0..names.len()).collect(),
+    };
+    let system: Box<dyn MechanicalSystem> = restrict(Box::new(sys), kept.clone());
+    let mut st = system.initial_state();
+    let (pos, vel) = crate::initial::mechanical_residuals(system.as_ref(), &st);
+    let scale = 1.0 + st.q.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    if pos > 1e-12 * scale || vel > 1e-12 * scale {
+        crate::initial::project_start(system.as_ref(), &mut st).map_err(|e| {
+            format!("the state drawn is off the rows (‖Φ‖∞ = {pos:.3e}) and its projection failed ({e})")
+        })?;
+    }
+    let mass = JointCoordinates::new(
+        m,
+        st.q.clone(),
+        st.v.clone(),
+        p.t_end,
+        String::new(),
+        "joint",
+    )
+    .tree_mass(&st.q);
+    let (a, lambda) = accelerations(system.as_ref(), 0.0, &st.q, &st.v)
+        .map_err(|e| format!("the KKT solve failed: {e}"))?;
+    let sample = Sample {
+        mass,
+        q: st.q,
+        v: st.v,
+        acceleration: a,
+        lambda,
+        row_names: kept.iter().map(|&r| names[r].clone()).collect(),
+    };
+    Ok((sample, kept.iter().map(|&r| kinds_all[r]).collect()))
 }
