@@ -73,6 +73,35 @@ fn bad(name: &str, message: &str) -> ParamError {
 
 /// The published datasets a catalog problem embeds (file name under `datasets/`, text),
 /// so that a run's manifest can record their hashes beside the spec's.
+/// The data files a problem with parameters `params` reads, as `(file, text)`: the Test
+/// Set's (under `datasets/`), or the model file of `model` (a shipped robot's
+/// repository path, or the user's file as given). For the run manifest's SHA-256 list.
+pub fn datasets_read(problem_id: &str, params: &toml::Table) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = embedded_datasets(problem_id)
+        .into_iter()
+        .map(|(f, t)| (f.to_string(), t.to_string()))
+        .collect();
+    if problem_id == "model" {
+        let mut p = params.clone();
+        // The reserved keys are not the model's.
+        for key in [
+            crate::independent_rows::KEY,
+            crate::independent_rows::TOL_KEY,
+            "initial",
+            "disturbance",
+        ] {
+            p.remove(key);
+        }
+        let source =
+            driftlab_core::params::parse::<crate::model::ModelParams>("problem", "model", &p)
+                .ok()
+                .and_then(|p| crate::model::source(&p).ok());
+        out.extend(source);
+    }
+    out
+}
+
+/// The Test Set data a problem embeds, as `(file under datasets/, text)`.
 pub fn embedded_datasets(problem_id: &str) -> Vec<(&'static str, &'static str)> {
     match problem_id {
         "andrews" => vec![("ivptestset_andrews.json", crate::andrews::DATASET)],

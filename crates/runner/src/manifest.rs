@@ -131,11 +131,13 @@ impl Manifest {
     }
 }
 
-/// A dataset an experiment's problems read (embedded in the binary at build time).
+/// A dataset an experiment's problems read: the Test Set data and the shipped robots
+/// (embedded in the binary at build time) and a user's model file (read by the run).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(default)]
 pub struct DatasetNote {
-    /// File name under `datasets/`.
+    /// The file: under `datasets/` for the Test Set data, repository-relative for a
+    /// shipped robot (`datasets/robots/g1.urdf`), as the spec gives it for a user's model.
     pub file: String,
     /// SHA-256 of its text.
     pub sha256: String,
@@ -143,17 +145,19 @@ pub struct DatasetNote {
     pub problems: Vec<String>,
 }
 
-/// The datasets the problems `ids` embed, each once with the problems using it.
-pub fn dataset_notes<'a>(ids: impl IntoIterator<Item = &'a str>) -> Vec<DatasetNote> {
+/// The datasets the problems `(id, params)` read, each once with the problems using it.
+pub fn dataset_notes<'a>(
+    problems: impl IntoIterator<Item = (&'a str, &'a toml::Table)>,
+) -> Vec<DatasetNote> {
     let mut out: Vec<DatasetNote> = Vec::new();
-    for id in ids {
-        for (file, text) in driftlab_problems::testset::embedded_datasets(id) {
+    for (id, params) in problems {
+        for (file, text) in driftlab_problems::testset::datasets_read(id, params) {
             match out.iter_mut().find(|d| d.file == file) {
                 Some(d) if !d.problems.iter().any(|p| p == id) => d.problems.push(id.into()),
                 Some(_) => {}
                 None => out.push(DatasetNote {
-                    file: file.into(),
-                    sha256: sha256_hex(text),
+                    sha256: sha256_hex(&text),
+                    file,
                     problems: vec![id.into()],
                 }),
             }
@@ -310,17 +314,33 @@ mod tests {
 
     #[test]
     fn datasets_are_listed_once_with_their_problems() {
-        let d = super::dataset_notes(["andrews", "pendulum", "andrews", "slider-crank"]);
+        let none = toml::Table::new();
+        let g1: toml::Table = "robot = \"g1\"\nroot = \"floating\"".parse().unwrap();
+        let d = super::dataset_notes(
+            [
+                "andrews",
+                "pendulum",
+                "andrews",
+                "slider-crank",
+                "model",
+                "model",
+            ]
+            .into_iter()
+            .zip([&none, &none, &none, &none, &g1, &g1]),
+        );
         let files: Vec<&str> = d.iter().map(|x| x.file.as_str()).collect();
         assert_eq!(
             files,
             [
                 "ivptestset_andrews.json",
                 "ivptestset_crank.json",
-                "ivptestset_crank_soln_fortran.json"
+                "ivptestset_crank_soln_fortran.json",
+                "datasets/robots/g1.urdf"
             ]
         );
         assert_eq!(d[0].problems, ["andrews"]);
+        assert_eq!(d[3].problems, ["model"]);
+        assert_eq!(d[3].sha256.len(), 64);
         assert_eq!(d[0].sha256.len(), 64);
     }
 

@@ -697,7 +697,11 @@ fn start_durable(
         shards: earlier.as_ref().map_or_else(Vec::new, |m| m.shards.clone()),
         started: header.started.clone(),
         catalog: catalog_notes(&opts.registry, cells),
-        datasets: crate::manifest::dataset_notes(cells.iter().map(|c| c.problem.as_str())),
+        datasets: crate::manifest::dataset_notes(
+            cells
+                .iter()
+                .map(|c| (c.problem.as_str(), &c.problem_params)),
+        ),
         ..Manifest::of_this_build()
     };
     Durable::new(

@@ -238,18 +238,7 @@ pub fn load(p: &ModelParams) -> Result<Model, ParamError> {
             )))
         }
     };
-    let (name, text) = if p.file.is_empty() {
-        let r = robots::find(&p.robot).ok_or_else(|| {
-            invalid(format!(
-                "robot = \"{}\" is not shipped; the robots are {}; or give file = \"path/to/model.urdf\"",
-                p.robot,
-                robots::ROBOTS.iter().map(|r| r.id).collect::<Vec<_>>().join(", ")
-            ))
-        })?;
-        (r.file.to_string(), r.text.to_string())
-    } else {
-        (p.file.clone(), read_file(&p.file)?)
-    };
+    let (name, text) = source(p)?;
     let ext = name.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
     Ok(match ext.as_str() {
         "urdf" | "xml" => urdf::read(&name, &text, root)?,
@@ -261,6 +250,23 @@ pub fn load(p: &ModelParams) -> Result<Model, ParamError> {
             )))
         }
     })
+}
+
+/// The model's file name and text: the shipped robot's (embedded at build time) or the
+/// user's file, read once (the run manifest records its SHA-256, `datasets_read`).
+pub fn source(p: &ModelParams) -> Result<(String, String), ParamError> {
+    if p.file.is_empty() {
+        let r = robots::find(&p.robot).ok_or_else(|| {
+            invalid(format!(
+                "robot = \"{}\" is not shipped; the robots are {}; or give file = \"path/to/model.urdf\"",
+                p.robot,
+                robots::ROBOTS.iter().map(|r| r.id).collect::<Vec<_>>().join(", ")
+            ))
+        })?;
+        Ok((r.file.to_string(), r.text.to_string()))
+    } else {
+        Ok((p.file.clone(), read_file(&p.file)?))
+    }
 }
 
 fn read_file(path: &str) -> Result<String, ParamError> {
