@@ -58,7 +58,9 @@ fn spec_text(name: &str, file: &str, root: &str, coords: &[&str]) -> String {
         r#"# Written by `driftlab compare-methods` for {file}: the six stabilizations of the
 # robots-coordinates experiment on this model in {plain} coordinates, released from a
 # seeded pose at rest with the file's joint damping dropped (so the energy error measures
-# the method). Edit and rerun with `driftlab run`.
+# the method). The report's recommendation rule applies to it: among the runs whose
+# relative energy error stays within 1e-4, the fastest is recommended. Edit and rerun
+# with `driftlab run`.
 schema_version = 1
 name = "{name}"
 description = "Your mechanism {name} in {plain} coordinates, by Baumgarte, projection, generalized-α, RATTLE, projected Gauss s = 2 and Radau IIA: drift, energy error and time per step (driftlab compare-methods)."
@@ -99,6 +101,12 @@ stepping = "fixed"
 [[methods]]
 id = "radau"
 stepping = "adaptive"
+
+[report]
+class = "your mechanism: {name}"
+measure = "max_energy_rel_error"
+target = 1e-4
+note = "The model is conservative here (its joint damping dropped), so the relative energy error over the run measures each method's accuracy; the drift columns (max ‖Φ‖∞ and its derivatives) stand beside it in the runs table. Target 1e-4: an energy error a simulation of a robot's own motion can carry without a visible change of its path over the run."
 
 [sizes.quick]
 t_end = 0.1
