@@ -106,7 +106,11 @@ impl<'a> Role<'a> {
         // A model's coordinate choice is part of what is recommended.
         let coordinates = serde_json::from_str::<serde_json::Value>(&r.problem_params)
             .ok()
-            .and_then(|p| p.get("coordinates")?.as_str().map(|c| format!(" in {c} coordinates")))
+            .and_then(|p| {
+                p.get("coordinates")?
+                    .as_str()
+                    .map(|c| format!(" in {c} coordinates"))
+            })
             .unwrap_or_default();
         format!(
             "{}{coordinates} ({}, {:.3} s, {} = {})",
@@ -312,7 +316,9 @@ fn your_mechanism_section(b: &mut Book, roles: &[(&Results, Role)]) {
         .iter()
         .filter_map(|(res, role)| {
             let class = role.spec.class.as_deref()?;
-            class.starts_with("your mechanism").then(|| format!("{} ({})", res.name, recommendation(res, role)))
+            class
+                .starts_with("your mechanism")
+                .then(|| format!("{} ({})", res.name, recommendation(res, role)))
         })
         .collect();
     b.paragraph(&if mine.is_empty() {
