@@ -40,9 +40,9 @@ pub fn write(b: &mut Book, all: &[Results]) {
     conversions_text(b);
     conversions_table(b);
     crate::solref_check::write(b, all);
-    if let Some(map) = all
+    for map in all
         .iter()
-        .find(|r| r.report.as_ref().is_some_and(|x| x.tuning_map))
+        .filter(|r| r.report.as_ref().is_some_and(|x| x.tuning_map))
     {
         tuning_map_table(b, map);
     }
@@ -144,12 +144,13 @@ fn tuning_map_table(b: &mut Book, map: &Results) {
     hs.sort_by(f64::total_cmp);
     hs.dedup_by(|a, b| (*a - *b).abs() <= 1e-12 * b.abs());
     let rows: Vec<Vec<String>> = hs.into_iter().flat_map(|h| best_cells(map, h)).collect();
-    b.paragraph(
-        "What the stored (ξ, ω_n, h) map supports: cells that ran, cells the \
+    b.paragraph(&format!(
+        "What the stored (ξ, ω_n, h) map of experiment {} supports (its Baumgarte cells): cells that ran, cells the \
          exact linear region predicts stable, and the three cells with the smallest max residual at each h. Recommendation: \
          critical damping ξ ≈ 1 with ω_n as large as the explicit region allows (ω_n h well below 1); for implicit engines \
          the same ξ = 1 with τ = 1/ω_n ≥ 2h.",
-    );
+        map.name
+    ));
     b.table(
         &[
             "h",
@@ -165,10 +166,12 @@ fn tuning_map_table(b: &mut Book, map: &Results) {
 /// The tuning-map rows at step `h`: the three successful cells with the smallest max
 /// position residual, each with the counts of cells that ran and that are predicted stable.
 fn best_cells(map: &Results, h: f64) -> Vec<Vec<String>> {
+    // The map's Baumgarte cells (a map may carry reference methods beside them).
     let at: Vec<_> = map
         .runs
         .iter()
         .filter(|r| (r.h - h).abs() <= 1e-12 * h)
+        .filter(|r| r.method_param("xi").is_some() && r.method_param("omega_n").is_some())
         .collect();
     let ok = at.iter().filter(|r| r.ok).count();
     let mut good: Vec<_> = at
@@ -190,11 +193,21 @@ fn best_cells(map: &Results, h: f64) -> Vec<Vec<String>> {
             )
         })
         .count();
+    if good.is_empty() && !at.is_empty() {
+        // A step where no cell ran is a finding too (the whole map failed there).
+        return vec![vec![
+            format!("{h:e}"),
+            format!("{}/{}", ok, at.len()),
+            format!("{predicted}"),
+            "none ran".into(),
+            "—".into(),
+        ]];
+    }
     good.iter()
         .take(3)
         .map(|r| {
             vec![
-                format!("{h:.0e}"),
+                format!("{h:e}"),
                 format!("{}/{}", ok, at.len()),
                 format!("{predicted}"),
                 format!(
