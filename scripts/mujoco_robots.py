@@ -60,17 +60,21 @@ def toml_value(v):
     raise Refused(f"parameter value {v!r} has no TOML form")
 
 
+def set_args(params, prefix="problem.", leave_out=()):
+    """`--set KEY=VALUE` arguments of driftlab's CLI for `params`."""
+    out = []
+    for k, v in params.items():
+        if k not in leave_out:
+            out += ["--set", f"{prefix}{k}={toml_value(v)}"]
+    return out
+
+
 def driftlab_start(binary, params, h):
     """driftlab's layout (joint name, kind, offset, nq) and start (q, q̇) of the model."""
-    sets = []
-    for k, v in params.items():
-        sets += ["--set", f"problem.{k}={toml_value(v)}"]
+    sets = set_args(params)
     with tempfile.TemporaryDirectory() as tmp:
         layout_json = os.path.join(tmp, "layout.json")
-        model_sets = []
-        for k, v in params.items():
-            if k not in ("coordinates", "v0", "q0"):
-                model_sets += ["--set", f"{k}={toml_value(v)}"]
+        model_sets = set_args(params, "", ("coordinates", "v0", "q0"))
         subprocess.run([binary, "model-dynamics", *model_sets, "--states", "1", "--out", layout_json],
                        check=True, capture_output=True, text=True)
         with open(layout_json) as f:
@@ -90,9 +94,7 @@ def driftlab_start(binary, params, h):
 
 def driftlab_positions(binary, params, t_end):
     """driftlab's q at t_end by Gauss s = 3, h = 1e-3 (the mapping check's reference)."""
-    sets = []
-    for k, v in params.items():
-        sets += ["--set", f"problem.{k}={toml_value(v)}"]
+    sets = set_args(params)
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, "ref.csv")
         subprocess.run([binary, "simulate", "--problem", "model", "--method", "gauss",

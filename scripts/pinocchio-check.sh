@@ -135,27 +135,34 @@ csv="$out/pinocchio_check.csv"
 header="robot,root,states,n,worst_mass_rel,worst_accel_rel,target,pass,pinocchio"
 echo "$header" > "$csv.tmp"
 fail=0
-for spec in "${specs[@]}"; do
-  robot=${spec%% *}
-  root=${spec#* }
-  json="$out/$robot.json"
-  rc=0
-  row=""
+# One robot: driftlab's samples (the model-dynamics arguments after the first four), then
+# the comparing script; a robot that cannot be compared is a failed row, the others run.
+# check_one ROBOT ROOT TARGET SCRIPT-AND-ARGS… -- MODEL-DYNAMICS-SETS…
+check_one() {
+  local robot=$1 root=$2 tgt=$3 json="$out/$1.json" rc=0 row="" script=()
+  shift 3
+  while [ "$1" != "--" ]; do script+=("$1"); shift; done
+  shift
   rm -f "$json"
-  if "$bin" model-dynamics --set "robot=\"$robot\"" --set "root=\"$root\"" \
-    --set damping=false --set mimic=false --states "$states" --seed 1 --out "$json" >/dev/null; then
-    row=$("$python" scripts/pinocchio_check.py --samples "$json" --urdf "$robots/$robot.urdf" \
-      --robot "$robot" --states "$states" --target "$target") || rc=$?
+  if "$bin" model-dynamics "$@" --states "$states" --seed 1 --out "$json" >/dev/null; then
+    row=$("$python" "${script[@]}" --samples "$json" --robot "$robot" --states "$states" \
+      --target "$tgt") || rc=$?
   else
     echo "pinocchio-check: $robot: driftlab model-dynamics failed (above)" >&2
     rc=2
   fi
   if [ "$rc" -ge 2 ] || [ -z "$row" ]; then
     # Not comparable (the reason is on stderr): a failed row, the others still run.
-    row="$robot,$root,$states,,nan,nan,$target,false,$version"
+    row="$robot,$root,$states,,nan,nan,$tgt,false,$version"
   fi
   [ "$rc" -eq 0 ] || fail=1
   echo "$row" >> "$csv.tmp"
+}
+for spec in "${specs[@]}"; do
+  robot=${spec%% *}
+  root=${spec#* }
+  check_one "$robot" "$root" "$target" scripts/pinocchio_check.py --urdf "$robots/$robot.urdf" -- \
+    --set "robot=\"$robot\"" --set "root=\"$root\"" --set damping=false --set mimic=false
 done
 # Cassie (SDF with four ball closures): the constrained accelerations against Pinocchio's
 # M, bias, constraint Jacobians and γ (scripts/pinocchio_cassie.py: the wheel has no SDF
@@ -163,24 +170,8 @@ done
 # CONTACT_3D constraint models), target 1e-9. Both sides leave out the two plantar
 # four-bars' out-of-plane rows, redundant in the design and kept at σ ≈ 2e-12 only by the
 # file's 5-digit angles (redundant_tol = 1e-5, crates/problems/src/independent_rows.rs).
-cassie_target=1e-9
-json="$out/cassie.json"
-rc=0
-row=""
-rm -f "$json"
-if "$bin" model-dynamics --set 'robot="cassie"' --set 'redundant="remove"' --set redundant_tol=1e-5 \
-  --set damping=false --states "$states" --seed 1 --out "$json" >/dev/null; then
-  row=$("$python" scripts/pinocchio_cassie.py --samples "$json" --sdf "$robots/cassie.sdf" \
-    --robot cassie --states "$states" --target "$cassie_target") || rc=$?
-else
-  echo "pinocchio-check: cassie: driftlab model-dynamics failed (above)" >&2
-  rc=2
-fi
-if [ "$rc" -ge 2 ] || [ -z "$row" ]; then
-  row="cassie,fixed,$states,,nan,nan,$cassie_target,false,$version"
-fi
-[ "$rc" -eq 0 ] || fail=1
-echo "$row" >> "$csv.tmp"
+check_one cassie fixed 1e-9 scripts/pinocchio_cassie.py --sdf "$robots/cassie.sdf" -- \
+  --set 'robot="cassie"' --set 'redundant="remove"' --set redundant_tol=1e-5 --set damping=false
 mv "$csv.tmp" "$csv"
 echo
 column -s, -t < "$csv" 2>/dev/null || cat "$csv"
