@@ -21,7 +21,7 @@ fn instances() -> Vec<(String, Problem)> {
             (e.build)(&toml::Table::new()).expect("defaults build"),
         ));
     }
-    let variants: [(&str, &str); 26] = [
+    let variants: [(&str, &str); 27] = [
         ("spatial-chain", "links = 12\nspin = 0.3"),
         ("planar-chain", "links = 1"),
         ("planar-chain", "links = 7\ntheta0_deg = 30.0"),
@@ -30,6 +30,7 @@ fn instances() -> Vec<(String, Problem)> {
         ("seed003-dae", "c = 2.0"),
         ("model", "robot = \"ur5\"\npose_seed = 3"),
         ("model", "robot = \"panda\"\npose_seed = 4"),
+        ("model", "robot = \"panda\"\npose_seed = 4\nlimits = \"enforce\"\nrestitution = 0.5"),
         ("model", "robot = \"solo12\"\nroot = \"floating\"\npose_seed = 5"),
         ("model", "robot = \"g1\"\nroot = \"floating\"\npose_seed = 6"),
         ("model", "robot = \"double-pendulum\"\npose_seed = 7"),

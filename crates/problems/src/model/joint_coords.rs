@@ -19,8 +19,9 @@ use super::description::{JointKind, Model};
 use super::dynamics;
 use super::rows::{self, Row};
 use super::spatial::{dot, Inertia};
+use super::stops::{stops_of, Stops};
 use super::tree::{forward, Frames, Tree};
-use driftlab_core::{Dims, MechanicalSystem, ProblemInfo, SparsityPattern, State};
+use driftlab_core::{Dims, MechanicalSystem, ProblemInfo, SparsityPattern, State, Unilateral};
 
 /// The system.
 pub struct JointCoordinates {
@@ -37,6 +38,8 @@ pub struct JointCoordinates {
     label: String,
     /// `joint` or `body`: which coordinate choice this layout states.
     coordinates: &'static str,
+    /// The joint limits as unilateral rows (`limits = "enforce"`), if enforced.
+    stops: Option<Stops>,
 }
 
 impl JointCoordinates {
@@ -81,7 +84,26 @@ impl JointCoordinates {
             t_end,
             label,
             coordinates,
+            stops: None,
         }
+    }
+
+    /// Enforce the joint limits as unilateral rows ([`super::stops`]) with restitution
+    /// `e`; returns how many stops the model has.
+    pub fn enforce_limits(&mut self, restitution: f64) -> usize {
+        let rows = stops_of(&self.model, &self.tree);
+        let k = rows.len();
+        self.stops = Some(Stops {
+            rows,
+            restitution,
+            n: self.tree.n,
+        });
+        k
+    }
+
+    /// The enforced stops, if any.
+    pub fn stops(&self) -> Option<&Stops> {
+        self.stops.as_ref()
     }
 
     /// The model.
@@ -212,6 +234,9 @@ impl MechanicalSystem for JointCoordinates {
         if !self.model.closures.is_empty() {
             tags.push("closed-loop".into());
         }
+        if self.stops.is_some() {
+            tags.push("joint-limits".into());
+        }
         ProblemInfo {
             id: "model".into(),
             title: format!(
@@ -299,6 +324,9 @@ impl MechanicalSystem for JointCoordinates {
     }
     fn row_kinds(&self) -> Vec<&'static str> {
         self.rows.iter().map(Row::kind).collect()
+    }
+    fn unilateral(&self) -> Option<&dyn Unilateral> {
+        self.stops.as_ref().map(|s| s as &dyn Unilateral)
     }
     fn initial_state(&self) -> State {
         self.start.clone()

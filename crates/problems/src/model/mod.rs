@@ -35,6 +35,7 @@ pub mod rows;
 pub mod samples;
 pub mod sdf;
 pub mod spatial;
+pub mod stops;
 pub mod toml_model;
 pub mod tree;
 pub mod urdf;
@@ -79,6 +80,13 @@ pub struct ModelParams {
     pub mimic: bool,
     /// Gravity in world coordinates, replacing the file's (URDF has none: (0, 0, −9.81)).
     pub gravity: Option<[f64; 3]>,
+    /// The joint limits: `data` (kept as data, not enforced: the bilateral model) or
+    /// `enforce` (each limited revolute and prismatic joint gets two unilateral rows,
+    /// [`stops`]; joint coordinates only, run by an LCP method such as `moreau-jean`).
+    pub limits: String,
+    /// Coefficient of restitution e ∈ [0, 1] at the stops (`limits = "enforce"`); 0: a
+    /// plastic stop, 1: elastic.
+    pub restitution: f64,
     /// Default end time (s).
     pub t_end: f64,
 }
@@ -96,6 +104,8 @@ impl Default for ModelParams {
             damping: true,
             mimic: true,
             gravity: None,
+            limits: "data".into(),
+            restitution: 0.0,
             t_end: 1.0,
         }
     }
@@ -145,6 +155,7 @@ pub fn build(p: &ModelParams) -> Result<JointCoordinates, ParamError> {
         )));
     }
     params::positive(ID, "t_end", p.t_end)?;
+    let enforce = limits_enforced(p)?;
     let mut model = load(p)?;
     apply_overrides(p, &mut model)?;
     check::check(&model)?;
@@ -152,7 +163,62 @@ pub fn build(p: &ModelParams) -> Result<JointCoordinates, ParamError> {
     let mut sys = JointCoordinates::new(model, q0, v0, p.t_end, label_of(p), "joint");
     regular_mass(&sys, &sys.coordinate_names(), &sys.model().file)?;
     project_onto_closures(&mut sys)?;
+    if enforce {
+        enforce_limits(&mut sys, p.restitution)?;
+    }
     Ok(sys)
+}
+
+/// Whether `limits` asks for the stops, with `restitution` checked.
+fn limits_enforced(p: &ModelParams) -> Result<bool, ParamError> {
+    let enforce = match p.limits.as_str() {
+        "data" => false,
+        "enforce" => true,
+        other => {
+            return Err(invalid(format!(
+                "limits = \"{other}\": give \"data\" (kept as data, not enforced) or \"enforce\" (unilateral stops, run by an LCP method such as moreau-jean)"
+            )))
+        }
+    };
+    if !(0.0..=1.0).contains(&p.restitution) {
+        return Err(invalid(format!(
+            "restitution = {}: give a coefficient of restitution in [0, 1]",
+            p.restitution
+        )));
+    }
+    if !enforce && p.restitution != 0.0 {
+        return Err(invalid(
+            "restitution applies to the stops of limits = \"enforce\": give both, or neither"
+                .into(),
+        ));
+    }
+    if enforce && p.coordinates != "joint" {
+        return Err(invalid(format!(
+            "limits = \"enforce\" with coordinates = \"{}\": a joint's angle is a coordinate only in joint coordinates; give coordinates = \"joint\", or limits = \"data\"",
+            p.coordinates
+        )));
+    }
+    Ok(enforce)
+}
+
+/// Add the stops to `sys`, refusing a model without any and a start outside them.
+fn enforce_limits(sys: &mut JointCoordinates, restitution: f64) -> Result<(), ParamError> {
+    if sys.enforce_limits(restitution) == 0 {
+        return Err(invalid(format!(
+            "limits = \"enforce\": {} has no revolute or prismatic joint with lower < upper; give limits in the file, or limits = \"data\"",
+            sys.model().file
+        )));
+    }
+    let q = sys.initial_state().q;
+    if let Some((stop, gap)) = sys.stops().and_then(|s| s.violated(&q, 1e-12)) {
+        return Err(invalid(format!(
+            "{}: the start is outside the stop {} (gap {gap:.3e}, limit {}); give q0 within the joint's limits",
+            sys.model().file,
+            stop.name,
+            stop.bound
+        )));
+    }
+    Ok(())
 }
 
 fn label_of(p: &ModelParams) -> String {
