@@ -37,59 +37,10 @@ import tomllib
 import mujoco
 import numpy as np
 
+from driftlab_io import Refused, driftlab_start, set_args
+
 TOL_START = 1e-6
 ROBOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "datasets", "robots")
-
-
-class Refused(Exception):
-    """A robot MuJoCo cannot be given: its row fails with this reason."""
-
-
-def toml_value(v):
-    """A Python value as an inline TOML value for `--set key=value`."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, list):
-        return "[" + ", ".join(toml_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{k} = {toml_value(x)}" for k, x in v.items()) + " }"
-    raise Refused(f"parameter value {v!r} has no TOML form")
-
-
-def set_args(params, prefix="problem.", leave_out=()):
-    """`--set KEY=VALUE` arguments of driftlab's CLI for `params`."""
-    out = []
-    for k, v in params.items():
-        if k not in leave_out:
-            out += ["--set", f"{prefix}{k}={toml_value(v)}"]
-    return out
-
-
-def driftlab_start(binary, params, h):
-    """driftlab's layout (joint name, kind, offset, nq) and start (q, q̇) of the model."""
-    sets = set_args(params)
-    with tempfile.TemporaryDirectory() as tmp:
-        layout_json = os.path.join(tmp, "layout.json")
-        model_sets = set_args(params, "", ("coordinates", "v0", "q0"))
-        subprocess.run([binary, "model-dynamics", *model_sets, "--states", "1", "--out", layout_json],
-                       check=True, capture_output=True, text=True)
-        with open(layout_json) as f:
-            layout = json.load(f)["joints"]
-        trace = os.path.join(tmp, "start.csv")
-        subprocess.run([binary, "simulate", "--problem", "model", "--method", "rattle", *sets,
-                        "--h", repr(h), "--t-end", repr(h), "--trace", trace],
-                       check=True, capture_output=True, text=True)
-        with open(trace) as f:
-            header = f.readline().strip().split(",")
-            row = [float(x) for x in f.readline().strip().split(",")]
-    n = sum(j["nq"] for j in layout)
-    q = np.array([row[header.index(f"q{i}")] for i in range(n)])
-    v = np.array([row[header.index(f"v{i}")] for i in range(n)])
-    return layout, q, v
 
 
 def driftlab_positions(binary, params, t_end):
@@ -198,7 +149,8 @@ def timed(model, layout, q, v, steps, repeat):
 def run_robot(binary, params, h, t_end, repeat):
     """One peer row (the columns import-peer reads)."""
     floating = params.get("root") == "floating"
-    layout, q, v = driftlab_start(binary, params, h)
+    doc, q, v = driftlab_start(binary, params, h)
+    layout, q, v = doc["joints"], np.array(q), np.array(v)
     robot = params["robot"]
     urdf = os.path.join(ROBOTS, f"{robot}.urdf")
     model = mujoco_model(urdf, layout, floating, h, params.get("mimic", True))

@@ -11,7 +11,8 @@
 # 2 usage or setup errors.
 # Usage: scripts/pinocchio-check.sh [--size quick|full] [--out DIR] [--driftlab BIN] [--robots DIR]
 #   --size     quick: 10 states per robot, full (default): 100
-#   --out      folder of the samples and the CSV (default reports/pinocchio-check)
+#   --out      folder of the samples and the CSV (default reports/pinocchio-check; with
+#              --loops the report root, default reports)
 #   --driftlab the binary (default ${CARGO_TARGET_DIR:-target}/debug/driftlab, else
 #              .../experiments/driftlab, else `cargo build -p driftlab-cli`)
 #   --robots   folder of the URDFs Pinocchio reads (default datasets/robots, the files
@@ -21,20 +22,29 @@
 #              RNEA, a generalized-α and a RATTLE step) and Pinocchio's crba, nle and aba on
 #              the same URDF (scripts/pinocchio_bench.py), one after the other, ratios in
 #              DIR/pinocchio_bench.csv
+#   --loops    instead of the checks: Pinocchio's own Baumgarte corrector as peer rows of
+#              experiments/cassie-loops.toml — driftlab runs the experiment into
+#              DIR/cassie-loops (DIR: the report root, default reports), the same cells run
+#              in Pinocchio (scripts/pinocchio_cassie_sim.py: Kp = ω_n², Kd = 2ξω_n,
+#              driftlab's start; the Taylor update and semi-implicit Euler), the rows are
+#              imported beside driftlab's (`driftlab import-peer`) and the report of DIR
+#              rebuilt
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: scripts/pinocchio-check.sh [--size quick|full] [--out DIR] [--driftlab BIN] [--robots DIR] [--bench]"
+usage="usage: scripts/pinocchio-check.sh [--size quick|full] [--out DIR] [--driftlab BIN] [--robots DIR] [--bench | --loops]"
 die() { echo "pinocchio-check: $*" >&2; exit 2; }
 size=full
-out=reports/pinocchio-check
+out=""
 bin=""
 bench=0
+loops=0
 robots=datasets/robots
 target_dir="${CARGO_TARGET_DIR:-target}"
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) echo "$usage"; exit 0 ;;
     --bench) bench=1; shift ;;
+    --loops) loops=1; shift ;;
     --size|--out|--driftlab|--robots)
       [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value; $usage"
       case "$1" in
@@ -44,6 +54,8 @@ while [ $# -gt 0 ]; do
     *) die "unknown argument $1; $usage" ;;
   esac
 done
+[ -n "$out" ] || { [ "$loops" = 1 ] && out=reports || out=reports/pinocchio-check; }
+[ "$bench" = 0 ] || [ "$loops" = 0 ] || die "give --bench or --loops, not both"
 case "$size" in
   quick) states=10 ;;
   full) states=100 ;;
@@ -95,6 +107,19 @@ if ! venv_ok; then
 fi
 python=$(cd "$venv/bin" && pwd)/python
 version=$("$python" -c "import pinocchio; print(pinocchio.__version__)")
+
+if [ "$loops" = 1 ]; then
+  dir="$out/cassie-loops"
+  size_args=()
+  [ "$size" = full ] || size_args=(--size "$size")
+  "$bin" run experiments/cassie-loops.toml "${size_args[@]}" --out "$dir" --force >/dev/null
+  "$python" scripts/pinocchio_cassie_sim.py --driftlab "$bin" --spec experiments/cassie-loops.toml \
+    --size "$size" --sdf "$robots/cassie.sdf" --out "$dir/peer-pinocchio.jsonl"
+  "$bin" import-peer "$dir/peer-pinocchio.jsonl" --into "$dir"
+  "$bin" report --dir "$out" >/dev/null
+  echo "pinocchio-check: Pinocchio $version corrector rows in $dir/runs.parquet; report rebuilt in $out"
+  exit 0
+fi
 
 if [ "$bench" = 1 ]; then
   mkdir -p "$out"

@@ -185,8 +185,10 @@ def read_sdf(path):
         dyn = ax.find("dynamics") if ax is not None else None
         spring = (float(dyn.findtext("spring_stiffness", "0")),
                   float(dyn.findtext("spring_reference", "0"))) if dyn is not None else (0.0, 0.0)
+        damping = float(dyn.findtext("damping", "0")) if dyn is not None else 0.0
         joints.append({"name": jn.get("name"), "kind": kind, "parent": parent,
                        "child": child, "frame": frame, "axis": axis, "spring": spring,
+                       "damping": damping,
                        "use_parent_model_frame": ax is not None
                        and ax.find("use_parent_model_frame") is not None})
     return links, joints
@@ -312,7 +314,7 @@ def build(links, joints, rule, revolute_closure, axis_offset, reference=pin.Refe
                      "tree_child": tc, "reversed": bool(rev), "id": jid,
                      "joined_index": ti, "idx_q": model.joints[jid].idx_q,
                      "idx_v": model.joints[jid].idx_v, "nv": model.joints[jid].nv,
-                     "spring": j["spring"]})
+                     "spring": j["spring"], "damping": j["damping"]})
     # closures: the closing joint's frame (z along its axis) on its SDF parent and child
     cms = pin.StdVec_RigidConstraintModel()
     closures = []

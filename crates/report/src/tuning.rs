@@ -9,7 +9,12 @@
 //! ODE/Bullet: k_p = m ω_n², k_d = 2mξω_n  ⇒  ERP = hω_n/(hω_n + 2ξ), CFM = 1/(m(hω_n² + 2ξω_n))
 //! Rapier: natural frequency f = ω_n/(2π) [Hz], damping ratio ζ = ξ
 //! explicit Taylor update stable ⇔ β²h/4 < α < 1/h  ⇔  ω_n h/4 < ξ < 1/(ω_n h)
+//! semi-implicit Euler stable   ⇔ 0 < α < 1/h − β²h/4  ⇔  0 < ξω_n h < 1 − (ω_n h)²/4
 //! ```
+//!
+//! A map's rows are grouped by label (`baumgarte`, and a peer's corrector such as
+//! `pinocchio taylor`, `pinocchio euler`); each group gets the region of its update (a peer
+//! row names it in its parameters, `"scheme": "euler"`).
 
 use crate::book::Book;
 use crate::data::Results;
@@ -31,6 +36,15 @@ pub fn solref(xi: f64, wn: f64) -> (f64, f64) {
 pub fn taylor_stable(xi: f64, wn: f64, h: f64) -> bool {
     let (a, b) = (xi * wn, wn);
     b * b * h / 4.0 < a && a < 1.0 / h
+}
+
+/// Whether the semi-implicit Euler update `v⁺ = v + h z̈(z, v)`, `z⁺ = z + h v⁺` of the
+/// error law is stable (Jury conditions on its characteristic polynomial
+/// `λ² − (2 − 2αh − β²h²)λ + (1 − 2αh)`): `0 < α < 1/h − β²h/4`. Unlike the Taylor update
+/// it needs no damping (undamped: `ω_n h < 2`).
+pub fn euler_stable(xi: f64, wn: f64, h: f64) -> bool {
+    let (a, b) = (xi * wn, wn);
+    0.0 < a && a < 1.0 / h - b * b * h / 4.0
 }
 
 /// Write the guide: the conversions between the engines' parameters, a table of them for
@@ -143,16 +157,25 @@ fn tuning_map_table(b: &mut Book, map: &Results) {
     let mut hs: Vec<f64> = map.runs.iter().map(|r| r.h).collect();
     hs.sort_by(f64::total_cmp);
     hs.dedup_by(|a, b| (*a - *b).abs() <= 1e-12 * b.abs());
-    let rows: Vec<Vec<String>> = hs.into_iter().flat_map(|h| best_cells(map, h)).collect();
+    let mut groups: Vec<String> = map.runs.iter().filter_map(map_group).collect();
+    groups.sort();
+    groups.dedup();
+    let rows: Vec<Vec<String>> = groups
+        .iter()
+        .flat_map(|g| hs.iter().flat_map(move |&h| best_cells(map, g, h)))
+        .collect();
     b.paragraph(&format!(
-        "What the stored (ξ, ω_n, h) map of experiment {} supports (its Baumgarte cells): cells that ran, cells the \
-         exact linear region predicts stable, and the three cells with the smallest max residual at each h. Recommendation: \
+        "What the stored (ξ, ω_n, h) map of experiment {} supports, per Baumgarte law (the catalog's and a peer's \
+         corrector): cells that ran, cells the exact linear region of its update predicts stable (Taylor: ω_n h/4 < ξ < \
+         1/(ω_n h); semi-implicit Euler: 0 < ξω_n h < 1 − (ω_n h)²/4), and the three cells with the smallest max residual \
+         at each h. Recommendation: \
          critical damping ξ ≈ 1 with ω_n as large as the explicit region allows (ω_n h well below 1); for implicit engines \
          the same ξ = 1 with τ = 1/ω_n ≥ 2h.",
         map.name
     ));
     b.table(
         &[
+            "map",
             "h",
             "cells ok",
             "predicted stable",
@@ -163,15 +186,46 @@ fn tuning_map_table(b: &mut Book, map: &Results) {
     );
 }
 
-/// The tuning-map rows at step `h`: the three successful cells with the smallest max
+/// The map a row belongs to: its label before the parameters (`baumgarte`, `pinocchio
+/// euler`), for the rows with ξ and ω_n.
+fn map_group(r: &crate::data::Run) -> Option<String> {
+    r.method_param("xi")?;
+    r.method_param("omega_n")?;
+    Some(
+        r.variant
+            .split(" [")
+            .next()
+            .unwrap_or(&r.variant)
+            .to_string(),
+    )
+}
+
+/// The linear stability region of a row's update: semi-implicit Euler where a peer row
+/// says `"scheme": "euler"`, the catalog's Taylor update otherwise.
+fn predicted_stable(r: &crate::data::Run, h: f64) -> bool {
+    let scheme = serde_json::from_str::<serde_json::Value>(&r.params)
+        .ok()
+        .and_then(|v| v.get("scheme").and_then(|s| s.as_str()).map(str::to_owned));
+    let (xi, wn) = (
+        r.method_param("xi").unwrap_or(f64::NAN),
+        r.method_param("omega_n").unwrap_or(f64::NAN),
+    );
+    if scheme.as_deref() == Some("euler") {
+        euler_stable(xi, wn, h)
+    } else {
+        taylor_stable(xi, wn, h)
+    }
+}
+
+/// The rows of map `group` at step `h`: the three successful cells with the smallest max
 /// position residual, each with the counts of cells that ran and that are predicted stable.
-fn best_cells(map: &Results, h: f64) -> Vec<Vec<String>> {
-    // The map's Baumgarte cells (a map may carry reference methods beside them).
+fn best_cells(map: &Results, group: &str, h: f64) -> Vec<Vec<String>> {
+    // The map's cells of this law (a map may carry reference methods beside them).
     let at: Vec<_> = map
         .runs
         .iter()
         .filter(|r| (r.h - h).abs() <= 1e-12 * h)
-        .filter(|r| r.method_param("xi").is_some() && r.method_param("omega_n").is_some())
+        .filter(|r| map_group(r).as_deref() == Some(group))
         .collect();
     let ok = at.iter().filter(|r| r.ok).count();
     let mut good: Vec<_> = at
@@ -183,19 +237,11 @@ fn best_cells(map: &Results, h: f64) -> Vec<Vec<String>> {
             .unwrap_or(f64::INFINITY)
             .total_cmp(&b.max_pos_residual.unwrap_or(f64::INFINITY))
     });
-    let predicted = at
-        .iter()
-        .filter(|r| {
-            taylor_stable(
-                r.method_param("xi").unwrap_or(f64::NAN),
-                r.method_param("omega_n").unwrap_or(f64::NAN),
-                h,
-            )
-        })
-        .count();
+    let predicted = at.iter().filter(|r| predicted_stable(r, h)).count();
     if good.is_empty() && !at.is_empty() {
         // A step where no cell ran is a finding too (the whole map failed there).
         return vec![vec![
+            group.to_string(),
             format!("{h:e}"),
             format!("{}/{}", ok, at.len()),
             format!("{predicted}"),
@@ -207,6 +253,7 @@ fn best_cells(map: &Results, h: f64) -> Vec<Vec<String>> {
         .take(3)
         .map(|r| {
             vec![
+                group.to_string(),
                 format!("{h:e}"),
                 format!("{}/{}", ok, at.len()),
                 format!("{predicted}"),
@@ -219,4 +266,62 @@ fn best_cells(map: &Results, h: f64) -> Vec<Vec<String>> {
             ]
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Spectral radius of a real 2 × 2 matrix [[a, b], [c, d]].
+    fn radius(a: f64, b: f64, c: f64, d: f64) -> f64 {
+        let (tr, det) = (a + d, a * d - b * c);
+        let disc = tr * tr / 4.0 - det;
+        if disc >= 0.0 {
+            (tr / 2.0).abs() + disc.sqrt()
+        } else {
+            det.sqrt()
+        }
+    }
+
+    /// Both regions against the spectral radius of their update matrix for the error law
+    /// z̈ = −2αż − β²z, on a grid of (ξ, ω_n h) away from the boundary (|ρ − 1| > 1e-9).
+    #[test]
+    fn the_stability_regions_are_those_of_the_update_matrices() {
+        let h = 1e-3;
+        let mut checked = 0;
+        for i in 0..60 {
+            for j in 1..80 {
+                let xi = 0.01 * 1.1f64.powi(i);
+                let wn = 0.05 * j as f64 / h;
+                let (a, b2) = (xi * wn, wn * wn);
+                // Taylor: z⁺ = z + hż + ½h²z̈, ż⁺ = ż + hz̈.
+                let taylor = radius(
+                    1.0 - 0.5 * h * h * b2,
+                    h - h * h * a,
+                    -h * b2,
+                    1.0 - 2.0 * h * a,
+                );
+                // Semi-implicit Euler: ż⁺ = ż + hz̈, z⁺ = z + hż⁺.
+                let euler = radius(
+                    1.0 - h * h * b2,
+                    h * (1.0 - 2.0 * h * a),
+                    -h * b2,
+                    1.0 - 2.0 * h * a,
+                );
+                for (rho, said) in [
+                    (taylor, taylor_stable(xi, wn, h)),
+                    (euler, euler_stable(xi, wn, h)),
+                ] {
+                    if (rho - 1.0).abs() > 1e-9 {
+                        assert_eq!(rho < 1.0, said, "ξ = {xi}, ω_n h = {}, ρ = {rho}", wn * h);
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 9000, "{checked}");
+        // The undamped semi-implicit Euler is stable below ω_n h = 2, the Taylor update never.
+        assert!(euler_stable(1e-9, 1.9 / h, h) && !euler_stable(1e-9, 2.1 / h, h));
+        assert!(!taylor_stable(1e-9, 0.1 / h, h));
+    }
 }
