@@ -58,3 +58,20 @@ def driftlab_start(binary, params, h):
     q = [row[header.index(f"q{i}")] for i in range(n)]
     v = [row[header.index(f"v{i}")] for i in range(n)]
     return doc, q, v
+
+
+def row_summary(row, extra=""):
+    """One line about a peer row: its residual, energy and time per step, or its failure."""
+    if not row["ok"]:
+        return f"failed: {row['fail_reason']}"
+    res = row.get("max_pos_residual")
+    res = f"‖Φ‖∞ {res:.2e}, " if res is not None else ""
+    return (f"{res}energy {row['max_energy_rel_error']:.2e}, "
+            f"{1e6 * row['step_seconds'] / max(row['steps'], 1):.1f} µs/step{extra}")
+
+
+def write_rows(path, rows):
+    """The peer rows, one JSON object per line (what `driftlab import-peer` reads)."""
+    with open(path, "w") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")

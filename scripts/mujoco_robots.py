@@ -24,7 +24,6 @@ and MJCF, not this TOML.
 Usage: mujoco_robots.py --driftlab BIN --spec experiments/robots-coordinates.toml
                         [--size quick|full] --out rows.jsonl [--repeat 3]"""
 import argparse
-import json
 import math
 import os
 import statistics
@@ -37,7 +36,7 @@ import tomllib
 import mujoco
 import numpy as np
 
-from driftlab_io import Refused, driftlab_start, set_args
+from driftlab_io import Refused, driftlab_start, row_summary, set_args, write_rows
 
 TOL_START = 1e-6
 ROBOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "datasets", "robots")
@@ -220,13 +219,9 @@ def main():
                             "wall_seconds": 0.0, "step_seconds": 0.0})
             rows.append(row)
             name = params.get("robot", params.get("file", "?"))
-            print(f"mujoco_robots: {name} h = {h:g}: " + (
-                f"energy {row['max_energy_rel_error']:.2e}, {1e6 * row['step_seconds'] / max(row['steps'], 1):.1f} µs/step, "
-                f"start check {row['params']['start_check']:.1e}" if row["ok"] else f"failed: {row['fail_reason']}"),
-                file=sys.stderr)
-    with open(a.out, "w") as f:
-        for r in rows:
-            f.write(json.dumps(r) + "\n")
+            check = f", start check {row['params']['start_check']:.1e}" if row["ok"] else ""
+            print(f"mujoco_robots: {name} h = {h:g}: " + row_summary(row, check), file=sys.stderr)
+    write_rows(a.out, rows)
     return 0
 
 

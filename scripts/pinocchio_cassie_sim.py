@@ -38,7 +38,6 @@ Usage: pinocchio_cassie_sim.py --driftlab BIN --spec experiments/cassie-loops.to
        pinocchio_cassie_sim.py --driftlab BIN --spec … --check XI,OMEGA_N,H,T_END
 """
 import argparse
-import json
 import math
 import os
 import subprocess
@@ -50,7 +49,7 @@ import tomllib
 import numpy as np
 import pinocchio as pin
 
-from driftlab_io import Refused, driftlab_start, set_args
+from driftlab_io import Refused, driftlab_start, row_summary, set_args, write_rows
 from pinocchio_cassie import LWA, cassie_model, closure_positions, layout, read_sdf, \
     world_row_names
 
@@ -227,14 +226,9 @@ def main():
                                         "Kd": 2.0 * xi * wn, "scheme": scheme, "mu": a.mu,
                                         "max_iter": a.max_iter, "pinocchio": pin.__version__},
                              "h": h, "t_end": t_end, **measured})
-                r = rows[-1]
-                print(f"pinocchio_cassie_sim: {scheme} ξ = {xi:g} ω_n = {wn:g} h = {h:g}: " + (
-                    f"‖Φ‖∞ {r['max_pos_residual']:.2e}, energy {r['max_energy_rel_error']:.2e}, "
-                    f"{1e6 * r['step_seconds'] / r['steps']:.0f} µs/step" if r["ok"] else f"failed: {r['fail_reason']}"),
-                    file=sys.stderr)
-    with open(a.out, "w") as f:
-        for r in rows:
-            f.write(json.dumps(r) + "\n")
+                print(f"pinocchio_cassie_sim: {scheme} ξ = {xi:g} ω_n = {wn:g} h = {h:g}: "
+                      + row_summary(rows[-1]), file=sys.stderr)
+    write_rows(a.out, rows)
     return 0
 
 
