@@ -212,8 +212,13 @@ def main():
                     raise Refused("MuJoCo reads URDF and MJCF; this model is a driftlab TOML model")
                 row.update(run_robot(a.driftlab, params, h, t_end, a.repeat))
                 row["params"]["start_check"] = row.pop("start_check")
-            except (Refused, subprocess.CalledProcessError) as e:
-                detail = e.stderr.strip() if isinstance(e, subprocess.CalledProcessError) else str(e)
+            except Exception as e:  # noqa: BLE001 — any failure of a robot is its failed row
+                if isinstance(e, subprocess.CalledProcessError):
+                    detail = e.stderr.strip()
+                elif isinstance(e, Refused):
+                    detail = str(e)
+                else:
+                    detail = f"the peer script failed on this robot: {type(e).__name__}: {e}"
                 row.update({"steps": 0, "ok": False, "fail_time": 0.0, "fail_reason": detail,
                             "max_pos_residual": None, "max_energy_rel_error": None,
                             "wall_seconds": 0.0, "step_seconds": 0.0})

@@ -118,6 +118,9 @@ from collections import deque
 import numpy as np
 import pinocchio as pin
 
+from pinocchio_check import q_label
+from pinocchio_check import rel as rel_err
+
 EPS = np.finfo(float).eps
 # --snap-right-angles: rpy angles within this of a multiple of π/2 are replaced by it
 # (diagnostic: the file's 1.5708 / 3.1416 are what makes the right plantar row near-redundant)
@@ -554,25 +557,6 @@ def layout(doc, model):
     if (perm < 0).any() or sorted(perm) != list(range(n)):
         raise Refused("driftlab's joint offsets do not cover its coordinates once each")
     return n, perm
-
-
-def rel_err(ours, ref, floor):
-    """max|Δ| / max(max|ref|, floor), infinite when anything is not finite; and the flat
-    index of the largest |Δ|."""
-    ours, ref = np.asarray(ours, float), np.asarray(ref, float)
-    if not (np.isfinite(ours).all() and np.isfinite(ref).all()):
-        return math.inf, int(np.argmin(np.isfinite(ours) & np.isfinite(ref)))
-    d = np.abs(ours - ref)
-    i = int(np.argmax(d))
-    return float(d.flat[i] / max(np.abs(ref).max(), floor)), i
-
-
-def q_label(doc, i):
-    """Names driftlab's coordinate i."""
-    for j in doc["joints"]:
-        if int(j["offset"]) <= i < int(j["offset"]) + int(j["nq"]):
-            return j["name"]
-    return str(i)
 
 
 def check_samples(a):

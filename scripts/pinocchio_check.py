@@ -167,14 +167,15 @@ def convert(q, v, lay, model):
     return qp, t @ v, t, bias, euler
 
 
-def rel(ours, ref):
-    """max|Δ| / max(max|ref|, 1e-300), infinite when anything is not finite; and the
+def rel(ours, ref, floor=1e-300):
+    """max|Δ| / max(max|ref|, floor), infinite when anything is not finite; and the
     flat index of the largest |Δ|."""
+    ours, ref = np.asarray(ours, float), np.asarray(ref, float)
     if not (np.isfinite(ours).all() and np.isfinite(ref).all()):
         return math.inf, int(np.argmin(np.isfinite(ours) & np.isfinite(ref)))
     d = np.abs(ours - ref)
     i = int(np.argmax(d))
-    return float(d.flat[i] / max(np.abs(ref).max(), 1e-300)), i
+    return float(d.flat[i] / max(np.abs(ref).max(), floor)), i
 
 
 def compare(doc, model, expect_states):
@@ -221,7 +222,7 @@ def compare(doc, model, expect_states):
 def q_label(doc, i):
     """Names driftlab's coordinate i."""
     for j in doc["joints"]:
-        if j["offset"] <= i < j["offset"] + j["nq"]:
+        if int(j["offset"]) <= i < int(j["offset"]) + int(j["nq"]):
             return j["name"] if j["nq"] == 1 else f"{j['name']}[{i - j['offset']}]"
     return str(i)
 

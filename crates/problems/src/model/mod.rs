@@ -181,15 +181,18 @@ fn limits_enforced(p: &ModelParams) -> Result<bool, ParamError> {
         }
     };
     if !(0.0..=1.0).contains(&p.restitution) {
-        return Err(invalid(format!(
-            "restitution = {}: give a coefficient of restitution in [0, 1]",
-            p.restitution
-        )));
+        return Err(ParamError::OutOfRange {
+            id: ID.into(),
+            field: "restitution",
+            value: p.restitution,
+            fix: "give a coefficient of restitution in [0, 1]".into(),
+        });
     }
     if !enforce && p.restitution != 0.0 {
-        return Err(invalid(
-            "restitution applies to the stops of limits = \"enforce\": give both, or neither"
-                .into(),
+        return Err(params::inconsistent(
+            ID,
+            &[("restitution", p.restitution)],
+            "restitution applies to the stops of limits = \"enforce\": give both, or neither",
         ));
     }
     if enforce && p.coordinates != "joint" {
