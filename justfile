@@ -1,8 +1,9 @@
-# Conveniences over the two README commands (`just` is optional: every recipe is one cargo line).
+# Conveniences over the two README commands (`just` is optional: every recipe is one cargo line;
+# `cargo install just --locked` installs it).
 
-# Run every experiment in experiments/ and build the figures under reports/.
-run-experiments size="full":
-    cargo run --profile experiments -p driftlab-cli -- run-experiments --size {{size}}
+# Run every experiment in experiments/ and build the figures under reports/ (or OUT).
+run-experiments size="full" out="reports":
+    cargo run --profile experiments -p driftlab-cli -- run-experiments --size {{size}} --out {{out}}
 
 # The test suite (what CI runs).
 test:

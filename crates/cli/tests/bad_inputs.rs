@@ -539,11 +539,11 @@ fn every_bad_input_ends_as_its_catalogued_outcome() {
     );
 }
 
-/// The README's table is the catalogue, row for row (the failure gives the rows to
-/// paste).
+/// The table of docs/bad-inputs.md is the catalogue, row for row (the failure gives the
+/// rows to paste).
 #[test]
-fn readme_lists_every_case() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+fn docs_list_every_case() {
+    let readme = std::fs::read_to_string(root().join("docs/bad-inputs.md")).unwrap();
     let rows: Vec<String> = cases().iter().map(Case::readme_row).collect();
     let header = "| bad input | outcome |";
     if let Some(d) = driftlab_core::schema::readme_table_differs(&readme, header, &rows) {
@@ -551,5 +551,9 @@ fn readme_lists_every_case() {
     }
     // The prose that counts them counts them right.
     let count = format!("lists {} cases, each a", rows.len());
-    assert!(readme.contains(&count), "the README should say `{count}`");
+    let commands = std::fs::read_to_string(root().join("docs/commands.md")).unwrap();
+    assert!(
+        commands.contains(&count),
+        "docs/commands.md should say `{count}`"
+    );
 }

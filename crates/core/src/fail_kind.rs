@@ -4,7 +4,7 @@
 //! `fail_reason`, so that a report or a user groups failures without parsing messages.
 //! The typed errors map onto it ([`crate::StepError::fail_kind`],
 //! [`crate::MethodError::fail_kind`]); the runner adds the failures that happen around a
-//! run (`build`, `thread-pool`, `panic`). The README's table of kinds is checked against
+//! run (`build`, `thread-pool`, `panic`). The table of kinds in docs/bad-inputs.md is checked against
 //! [`FailKind::ALL`].
 
 /// One kind of failure.
@@ -57,7 +57,7 @@ pub enum FailKind {
 }
 
 impl FailKind {
-    /// Every kind, in the order of the README's table.
+    /// Every kind, in the order of the table in docs/bad-inputs.md.
     pub const ALL: &[FailKind] = &[
         FailKind::Memory,
         FailKind::LinearSolve,
@@ -116,12 +116,12 @@ impl FailKind {
         Self::ALL.iter().copied().find(|k| k.tag() == tag)
     }
 
-    /// The kind's row in the README's table: `| tag | meaning |`.
+    /// The kind's row in the table of docs/bad-inputs.md: `| tag | meaning |`.
     pub fn readme_row(self) -> String {
         format!("| `{}` | {} |", self.tag(), self.meaning())
     }
 
-    /// What the kind means, for the README's table.
+    /// What the kind means, for the table of docs/bad-inputs.md.
     pub fn meaning(self) -> &'static str {
         match self {
             FailKind::Memory => "refused before allocating: the cell's estimated memory exceeds `--memory-limit` or the memory available",

@@ -1,7 +1,7 @@
 //! The columns of the tables the runner writes and the report reads, defined once: name,
 //! type, unit and meaning. The runner pairs each [`runs`] column with the code that
 //! computes it (a test checks that every column is written, in this order); the report
-//! reads columns through these definitions (its reader checks the type); the README's
+//! reads columns through these definitions (its reader checks the type); the docs'
 //! column table is checked against [`runs::ALL`]. Adding a runs column is one line here
 //! plus its computation in the runner.
 
@@ -23,7 +23,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// How the README's column tables name the type.
+    /// How the column tables of docs/output-files.md name the type.
     pub fn label(self) -> &'static str {
         match self {
             Kind::Text => "text",
@@ -37,7 +37,7 @@ impl Kind {
 }
 
 impl ColumnDef {
-    /// The column's row in a README table: `| name | type | unit | meaning |`, with `|`
+    /// The column's row in a docs table: `| name | type | unit | meaning |`, with `|`
     /// in the meaning escaped as Markdown tables need.
     pub fn readme_row(&self) -> String {
         format!(
@@ -52,7 +52,7 @@ impl ColumnDef {
 
 /// Whether the Markdown table under the header line `header` in `readme` holds exactly
 /// `rows` (in any order): `None` when it does, else what differs, with the rows to paste.
-/// The README's tables of columns, failure kinds and bad inputs are checked with it
+/// The tables of docs/ (columns, failure kinds, bad inputs) are checked with it
 /// against the definitions they document.
 pub fn readme_table_differs(readme: &str, header: &str, rows: &[String]) -> Option<String> {
     let Some(table) = readme.split(header).nth(1) else {
@@ -137,7 +137,7 @@ pub mod runs {
         ATOL: "atol", OptReal, "problem", "absolute tolerance of an error-controlled cell (null for fixed steps)";
         STATUS: "status", Text, "—", "`ok` or `failed`";
         FAIL_TIME: "fail_time", OptReal, "s", "last time reached before the failure (null if ok)";
-        FAIL_KIND: "fail_kind", OptText, "—", "what failed, as one tag of the closed set `FailKind` (`newton-diverged`, `linear-solve`, `step-budget`, `memory`, `panic`, …; the README's table of failure kinds lists them all) (null if ok)";
+        FAIL_KIND: "fail_kind", OptText, "—", "what failed, as one tag of the closed set `FailKind` (`newton-diverged`, `linear-solve`, `step-budget`, `memory`, `panic`, …; docs/bad-inputs.md lists them all) (null if ok)";
         FAIL_REASON: "fail_reason", OptText, "—", "the typed error's message with its numbers (null if ok)";
         STEPS: "steps", Count, "1", "steps completed (accepted steps of an error-controlled cell)";
         REJECTED_STEPS: "rejected_steps", Count, "1", "steps rejected by the error test (0 for fixed steps)";

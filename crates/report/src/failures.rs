@@ -47,8 +47,8 @@ pub fn write(b: &mut Book, all: &[Results]) {
     b.heading("Failures by kind", 1);
     b.paragraph(&format!(
         "{failed} of {total} rows failed. Each failed row keeps its typed reason as data: one \
-         tag of a closed set (`fail_kind`, README \"Bad inputs and what becomes of them\"), \
-         so the failures group without parsing messages; the README's table of kinds says \
+         tag of a closed set (`fail_kind`, docs/bad-inputs.md in the repository), \
+         so the failures group without parsing messages; its table of kinds says \
          what each means. A failure is a measurement — the limit of a method on a problem at \
          a step size — not a fault of the run."
     ));

@@ -265,13 +265,16 @@ id = "taylor"
     );
 }
 
-/// The README's runs table is the schema, row for row (the table there is the user's
-/// reference; the failure message gives the expected rows).
+/// The runs table of docs/output-files.md is the schema, row for row (the table there is
+/// the user's reference; the failure message gives the expected rows).
 #[test]
-fn readme_documents_every_run_column() {
+fn docs_document_every_run_column() {
     use driftlab_core::schema::{readme_table_differs, runs};
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/output-files.md"
+    ))
+    .unwrap();
     let rows: Vec<String> = runs::ALL.iter().map(|c| c.readme_row()).collect();
     let header = "| column | type | unit | meaning |";
     if let Some(d) = readme_table_differs(&readme, header, &rows) {
@@ -335,12 +338,15 @@ id = "baumgarte"
     assert!(e.contains("most") && e.contains("\"all\""), "{e}");
 }
 
-/// The README's table of failure kinds is `FailKind::ALL`, row for row.
+/// The table of failure kinds in docs/bad-inputs.md is `FailKind::ALL`, row for row.
 #[test]
-fn readme_documents_every_fail_kind() {
+fn docs_document_every_fail_kind() {
     use driftlab_core::{schema::readme_table_differs, FailKind};
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/bad-inputs.md"
+    ))
+    .unwrap();
     let rows: Vec<String> = FailKind::ALL.iter().map(|k| k.readme_row()).collect();
     if let Some(d) = readme_table_differs(&readme, "| `fail_kind` | meaning |", &rows) {
         panic!("{d}");

@@ -324,11 +324,14 @@ fn bad_ensembles_are_refused_naming_the_field() {
     }
 }
 
-/// The README's members table is the schema's, row for row.
+/// The members table of docs/output-files.md is the schema's, row for row.
 #[test]
-fn readme_documents_every_member_column() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
-        .expect("README");
+fn docs_document_every_member_column() {
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/output-files.md"
+    ))
+    .expect("docs/output-files.md");
     let rows: Vec<String> = members::ALL.iter().map(|c| c.readme_row()).collect();
     let header = "| column | type | unit | meaning |";
     // The members table is the second table with this header (after the runs table).
