@@ -11,7 +11,7 @@ CONTACT_3D RigidConstraintModels at LOCAL_WORLD_ALIGNED, the SDF's joint springs
   * the corrector: Kp = ω_n², Kd = 2ξω_n on every closure
     (RigidConstraintModel.setBaumgarteCorrectorParameters: the closures' acceleration
     target is −Kd ė − Kp e, e the closure's position error — driftlab's Baumgarte law
-    Φ̈ + 2ξω_n Φ̇ + ω_n² Φ = 0, crates/methods/src/baumgarte.rs);
+    Φ̈ + 2ξω_n Φ̇ + ω_n² Φ = 0, crates/methods/src/explicit/baumgarte.rs);
   * q̈ = pin.constraintDynamics (all 12 closure rows, Pinocchio's proximal solver,
     --mu, --max-iter; driftlab keeps 10, its two plantar out-of-plane rows being redundant);
   * driftlab's start (`driftlab simulate … --trace`, row t = 0; the layout of

@@ -3,7 +3,7 @@
 //!
 //! ```no_run
 //! use driftlab_runner::Registry;
-//! # fn my_problem() -> driftlab_problems::ProblemEntry { driftlab_problems::pendulum::entry() }
+//! # fn my_problem() -> driftlab_problems::ProblemEntry { driftlab_problems::planar::pendulum::entry() }
 //! fn main() -> std::process::ExitCode {
 //!     driftlab_cli::main_with(Registry::with_defaults().problem(my_problem()))
 //! }
@@ -478,9 +478,9 @@ fn describe(registry: &Registry, id: &str, set: &[String]) -> Result<(), Failure
         out!("projection — decorator: mass-orthogonal projection of q onto Φ = 0 (Newton), then of v onto Φ_q v + Φ_t = 0");
         out!("  citation: seed 001 §3.4.2–3.4.3; order of the wrapped method kept (Hairer, Lubich & Wanner, GNI §IV.4)");
         out!("  parameters (defaults):");
-        for (k, v) in
-            driftlab_core::params::defaults::<driftlab_methods::projection::ProjectionParams>()
-        {
+        for (k, v) in driftlab_core::params::defaults::<
+            driftlab_methods::decorators::projection::ProjectionParams,
+        >() {
             out!("    {k} = {v}");
         }
         return Ok(());

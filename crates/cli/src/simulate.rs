@@ -247,8 +247,9 @@ impl SimulateParams {
     ) -> Result<Self, Failure> {
         let pdef = (registry.find_problem(problem).map_err(bad)?.defaults)();
         let mdef = (registry.find_method(method).map_err(bad)?.defaults)();
-        let jdef =
-            driftlab_core::params::defaults::<driftlab_methods::projection::ProjectionParams>();
+        let jdef = driftlab_core::params::defaults::<
+            driftlab_methods::decorators::projection::ProjectionParams,
+        >();
         let keys = |t: &toml::Table| t.keys().cloned().collect::<Vec<_>>().join(", ");
         let mut out = Self {
             problem: toml::Table::new(),

@@ -3,55 +3,49 @@
 //! The method catalog: one file per method (parameters, the [`driftlab_core::MechanicalMethod`] (or, for
 //! a method that also takes index-1 DAEs, [`Method`]) implementation,
 //! declared [`MethodInfo`] with citation), stabilizations that can wrap any method as
-//! decorators ([`projection::Projected`]), and [`catalog`] with one line per method.
+//! decorators ([`decorators::projection::Projected`]), and [`catalog`] with one line per method.
 //!
-//! Adding a method: write `src/<name>.rs` with a parameter struct
+//! The files are grouped by family: [`explicit`] (Baumgarte, penalty, Taylor and the
+//! strategies combining them), [`implicit`] (collocation, Radau, generalized-α, RATTLE),
+//! [`decorators`] (projection, recovery, Richardson), [`unilateral`] (Moreau–Jean),
+//! [`pendulum`] (seed 002's problem-specific formulations), `ida` (SUNDIALS, feature
+//! `ida`); the shared numerics stay at the top ([`dynamics`], [`dae_form`], [`fd_newton`],
+//! [`roundoff`]).
+//!
+//! Adding a method: write `src/<family>/<name>.rs` with a parameter struct
 //! (`#[serde(deny_unknown_fields, default)]`), the method type implementing
 //! [`driftlab_core::MechanicalMethod`] (one step; never a time loop), an `info()` with declared orders and citation, and
 //! `pub fn entry() -> MethodEntry` (id, `info`, `build` from the parameter table,
-//! `defaults`); then add `pub mod <name>;` and `<name>::entry()` to [`catalog`]. The
+//! `defaults`); then add `pub mod <name>;` to the family's `mod.rs` and `<name>::entry()`
+//! to [`catalog`]. The
 //! convergence and invariant tests pick it up from the catalog. A method in a user's own
 //! crate needs none of this: its [`MethodEntry`] goes to `driftlab_runner::Registry::method`
 //! (see `examples/user-crate`).
 
-pub mod baumgarte;
-pub mod baumgarte_history;
-pub mod crank_nicolson_pendulum;
 pub mod dae_form;
+pub mod decorators;
 pub mod dynamics;
+pub mod explicit;
 pub mod fd_newton;
-pub mod gauss;
-pub mod gauss_index3;
-pub mod generalized_alpha;
-pub mod ggl;
-pub mod hybrid;
 #[cfg(feature = "ida")]
 #[allow(unsafe_code)] // the SUNDIALS C binding; every `unsafe` block states why it holds
 pub mod ida;
-pub mod implicit_euler;
-pub mod implicit_euler_mu_ode;
-pub mod implicit_euler_pendulum;
-pub mod lobatto;
-pub mod moreau_jean;
-pub mod penalty;
-pub mod priority;
-pub mod projection;
-pub mod radau;
-pub mod rattle;
-pub mod recovery;
-pub mod richardson;
+pub mod implicit;
+pub mod pendulum;
 pub mod roundoff;
-pub mod sequential_projection;
-pub mod symmetric_projection;
-pub mod tableau;
-pub mod taylor;
-pub mod typed;
-pub mod velocity_projection;
+pub mod unilateral;
 
 pub use driftlab_solver::{sequential_dense_kernels, set_kkt_threads};
 
+use decorators::{projection, recovery, richardson, velocity_projection};
 use driftlab_core::params;
 use driftlab_core::{Method, MethodInfo, ParamError};
+use explicit::{baumgarte, hybrid, penalty, priority, taylor, typed};
+use implicit::{
+    gauss, gauss_index3, generalized_alpha, ggl, implicit_euler, lobatto, radau, rattle,
+};
+use pendulum::{crank_nicolson_pendulum, implicit_euler_mu_ode, implicit_euler_pendulum};
+use unilateral::moreau_jean;
 
 /// A catalog line: what the runner, `list`, `describe` and `simulate` need to know of a
 /// method. Every method file has `pub fn entry() -> MethodEntry`; a user's crate writes its
@@ -151,11 +145,11 @@ pub fn build(
 /// then Richardson step control (outermost: it repeats whole decorated steps).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Decorators<'a> {
-    /// Projection parameters ([`projection::Projected`]).
+    /// Projection parameters ([`decorators::projection::Projected`]).
     pub projection: Option<&'a toml::Table>,
-    /// Emergency recovery parameters ([`recovery::Recovered`]).
+    /// Emergency recovery parameters ([`decorators::recovery::Recovered`]).
     pub recovery: Option<&'a toml::Table>,
-    /// Richardson step control ([`richardson::Richardson`]).
+    /// Richardson step control ([`decorators::richardson::Richardson`]).
     pub richardson: bool,
 }
 

@@ -297,7 +297,7 @@ fn richardson_control_drives_restartable_methods_and_refuses_the_others() {
     let run_r = |method: &str, tol: f64| {
         let p = problem("pendulum", &PERIOD2.parse().unwrap()).unwrap();
         let m = build(method, &toml::Table::new(), None).unwrap();
-        let mut m = driftlab_methods::richardson::Richardson::new(m);
+        let mut m = driftlab_methods::decorators::richardson::Richardson::new(m);
         let mut obs = MetricsObserver::new(0);
         let out = drive(
             p.as_system(),
@@ -350,7 +350,7 @@ struct OwnSteps {
 
 impl driftlab_core::Method for OwnSteps {
     fn info(&self) -> driftlab_core::MethodInfo {
-        let mut info = driftlab_methods::radau::info();
+        let mut info = driftlab_methods::implicit::radau::info();
         info.id = "own-steps".into();
         info.error_estimate = Some(driftlab_core::ErrorEstimate {
             order: 2,

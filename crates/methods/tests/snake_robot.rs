@@ -8,7 +8,9 @@
 mod common;
 
 use common::Case;
-use driftlab_problems::snake_robot::{kinematic_reference, SnakeRobot, SnakeRobotParams};
+use driftlab_problems::nonholonomic::snake_robot::{
+    kinematic_reference, SnakeRobot, SnakeRobotParams,
+};
 
 /// The kinematic reference at `t_end` (RK4, step 1e-4).
 fn reference(t_end: f64) -> Vec<f64> {

@@ -12,7 +12,7 @@ mod common;
 use common::Case;
 use driftlab_core::{drive, MethodError, MetricsObserver, Observer, RunError, RunStatus, Schedule};
 use driftlab_methods::build;
-use driftlab_methods::moreau_jean::pgs;
+use driftlab_methods::unilateral::moreau_jean::pgs;
 use driftlab_problems::build as problem;
 
 fn relative_energy_after_first_impact(e: f64, h: f64) -> f64 {

@@ -318,12 +318,12 @@ fn projection_variants_do_what_they_say() {
 #[test]
 fn hybrid_switching_uses_every_regime_and_bounds_the_violation() {
     let p = problem("bertolazzi-pendulum", &toml::Table::new()).unwrap();
-    let params = driftlab_methods::hybrid::HybridParams {
+    let params = driftlab_methods::explicit::hybrid::HybridParams {
         soft_below: 1e-5,
         project_above: 1e-3,
         ..Default::default()
     };
-    let mut m = driftlab_methods::hybrid::Hybrid::new(params).unwrap();
+    let mut m = driftlab_methods::explicit::hybrid::Hybrid::new(params).unwrap();
     let mut obs = driftlab_core::MetricsObserver::new(0);
     let out = drive(
         p.as_system(),

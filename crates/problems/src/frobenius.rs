@@ -184,8 +184,8 @@ pub fn classify_row(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::knife_edge::{KnifeEdge, KnifeEdgeParams};
-    use crate::planar_chain::{PlanarChain, PlanarChainParams};
+    use crate::nonholonomic::knife_edge::{KnifeEdge, KnifeEdgeParams};
+    use crate::planar::planar_chain::{PlanarChain, PlanarChainParams};
 
     fn samples(n: usize) -> Vec<Vec<f64>> {
         (0..7)
@@ -220,7 +220,7 @@ mod tests {
             ..Default::default()
         })
         .unwrap();
-        let d = crate::rolling_disk::RollingDisk::new(Default::default()).unwrap();
+        let d = crate::nonholonomic::rolling_disk::RollingDisk::new(Default::default()).unwrap();
         for q in samples(6) {
             let chain = involutivity_defect(&c, &[0, 1, 2], 0.0, &q);
             assert!(chain <= 1e-6, "chain defect {chain}");

@@ -5,54 +5,52 @@
 //! runner, the conformance suite (`tests/conformance.rs`, over the public [`conformance`]
 //! checks) — reads the catalog.
 //!
-//! Adding a problem: write `src/<name>.rs` with a parameter struct
+//! The models are grouped by family: [`planar`], [`spatial`], [`nonholonomic`],
+//! [`benchmarks`] (the IVP Test Set and IFToMM problems with published references),
+//! [`index1`] and [`model`] (mechanisms from model files: URDF, SDF, TOML). The machinery
+//! every problem can use stays at the top: [`conformance`], [`initial`], [`inspect`],
+//! [`consistency`], [`independent_rows`], [`disturbance`], [`natural`] (natural-coordinate
+//! pieces), [`elliptic`], [`frobenius`], [`testset`].
+//!
+//! Adding a problem: write `src/<family>/<name>.rs` with a parameter struct
 //! (`#[serde(deny_unknown_fields, default)]`), the system (implement
 //! [`driftlab_core::MechanicalSystem`] or [`driftlab_core::SemiExplicitDae`]) and an
-//! `entry()` function; add `pub mod <name>;` below and one line to [`catalog`]. A problem
+//! `entry()` function; add `pub mod <name>;` to the family's `mod.rs` and one line to
+//! [`catalog`]. A problem
 //! in a user's own crate needs none of this: its [`ProblemEntry`] goes to
 //! `driftlab_runner::Registry::problem` (see `examples/user-crate`).
 
 mod adjusted;
-pub mod andrews;
-pub mod ball_stack;
-pub mod bricard;
-pub mod car_axis;
-pub mod circle_rotor;
+pub mod benchmarks;
 pub mod conformance;
 pub mod consistency;
 pub mod disturbance;
 mod domain;
 pub mod elliptic;
 pub mod frobenius;
-pub mod heavy_top;
 pub mod independent_rows;
+pub mod index1;
 pub mod initial;
 pub mod inspect;
-pub mod knife_edge;
 pub mod model;
-pub mod n_four_bar;
-pub mod n_four_bar_angle;
 pub mod natural;
-pub mod natural_body;
-pub mod parallel_parking;
-pub mod pendulum;
-pub mod pendulum_limits;
-pub mod planar_chain;
-pub mod planar_chain_angles;
-pub mod priority_conflict;
-pub mod prismatic_slider;
-pub mod quaternion_body;
-pub mod rolling_disk;
-pub mod rotating_rod;
-pub mod seed003_dae;
-pub mod slider_crank;
-pub mod snake_robot;
-pub mod space_robot;
-pub mod spatial_chain;
-pub mod spatial_double_pendulum;
+pub mod nonholonomic;
+pub mod planar;
+pub mod spatial;
 pub mod testset;
 
+use benchmarks::{andrews, bricard, car_axis, n_four_bar, n_four_bar_angle, slider_crank};
 use driftlab_core::{MechanicalSystem, ParamError, SemiExplicitDae, SystemRef};
+use index1::seed003_dae;
+use nonholonomic::{knife_edge, parallel_parking, rolling_disk, snake_robot};
+use planar::{
+    ball_stack, circle_rotor, pendulum, pendulum_limits, planar_chain, planar_chain_angles,
+    priority_conflict, rotating_rod, space_robot,
+};
+use spatial::{
+    heavy_top, natural_body, prismatic_slider, quaternion_body, spatial_chain,
+    spatial_double_pendulum,
+};
 
 /// An owned problem of either form.
 pub enum Problem {

@@ -104,13 +104,22 @@ pub fn datasets_read(problem_id: &str, params: &toml::Table) -> Vec<(String, Str
 /// The Test Set data a problem embeds, as `(file under datasets/, text)`.
 pub fn embedded_datasets(problem_id: &str) -> Vec<(&'static str, &'static str)> {
     match problem_id {
-        "andrews" => vec![("ivptestset_andrews.json", crate::andrews::DATASET)],
-        "car-axis" => vec![("ivptestset_caraxis.json", crate::car_axis::DATASET)],
+        "andrews" => vec![(
+            "ivptestset_andrews.json",
+            crate::benchmarks::andrews::DATASET,
+        )],
+        "car-axis" => vec![(
+            "ivptestset_caraxis.json",
+            crate::benchmarks::car_axis::DATASET,
+        )],
         "slider-crank" => vec![
-            ("ivptestset_crank.json", crate::slider_crank::DATASET),
+            (
+                "ivptestset_crank.json",
+                crate::benchmarks::slider_crank::DATASET,
+            ),
             (
                 "ivptestset_crank_soln_fortran.json",
-                crate::slider_crank::DATASET_FORTRAN,
+                crate::benchmarks::slider_crank::DATASET_FORTRAN,
             ),
         ],
         _ => Vec::new(),

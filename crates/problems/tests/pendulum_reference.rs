@@ -8,7 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
 use driftlab_core::{MechanicalSystem, ReferenceDomain};
-use driftlab_problems::pendulum::{Pendulum, PendulumParams};
+use driftlab_problems::planar::pendulum::{Pendulum, PendulumParams};
 
 fn pendulum(theta0_deg: f64) -> Pendulum {
     let p = PendulumParams {

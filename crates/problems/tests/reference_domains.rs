@@ -959,7 +959,7 @@ fn wrappers_forward_or_drop_the_domain() {
 /// measured against a run at h/2, and a run too long for the reference is outside.
 #[test]
 fn snake_reference_estimate_bounds_its_error() {
-    use driftlab_problems::snake_robot::{
+    use driftlab_problems::nonholonomic::snake_robot::{
         kinematic_reference, kinematic_reference_step, SnakeRobot, SnakeRobotParams,
     };
     let p = SnakeRobotParams {

@@ -7,8 +7,8 @@
 //! cargo run --release -p driftlab-runner --example action_projection
 //! ```
 
-use driftlab_problems::pendulum::{Pendulum, PendulumParams};
-use driftlab_problems::planar_chain::{PlanarChain, PlanarChainParams};
+use driftlab_problems::planar::pendulum::{Pendulum, PendulumParams};
+use driftlab_problems::planar::planar_chain::{PlanarChain, PlanarChainParams};
 use driftlab_runner::ensemble::action::kinematic_rollout;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

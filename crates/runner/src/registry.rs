@@ -3,8 +3,8 @@
 //!
 //! ```no_run
 //! use driftlab_runner::{run_spec, Registry, RunOptions, Spec};
-//! # fn my_problem() -> driftlab_problems::ProblemEntry { driftlab_problems::pendulum::entry() }
-//! # fn my_method() -> driftlab_methods::MethodEntry { driftlab_methods::taylor::entry() }
+//! # fn my_problem() -> driftlab_problems::ProblemEntry { driftlab_problems::planar::pendulum::entry() }
+//! # fn my_method() -> driftlab_methods::MethodEntry { driftlab_methods::explicit::taylor::entry() }
 //! let registry = Registry::with_defaults()
 //!     .problem(my_problem())
 //!     .method(my_method());
@@ -125,11 +125,11 @@ mod tests {
 
     #[test]
     fn a_later_entry_replaces_one_with_the_same_id() {
-        let mut renamed = driftlab_methods::taylor::entry();
+        let mut renamed = driftlab_methods::explicit::taylor::entry();
         renamed.id = "my-taylor";
         let r = Registry::with_defaults()
             .method(renamed)
-            .method(driftlab_methods::taylor::entry());
+            .method(driftlab_methods::explicit::taylor::entry());
         let n = driftlab_methods::catalog().len();
         assert_eq!(r.methods().len(), n + 1);
         assert!(r.find_method("my-taylor").is_ok());

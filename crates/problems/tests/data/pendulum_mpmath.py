@@ -1,7 +1,7 @@
 """Reference angles of the pendulum's exact solution, computed with mpmath at 40 digits.
 
 theta(t) = 2 asin(k sn(K(k) - w t, k)), k = sin(theta0/2), w = sqrt(g/l), g = 9.81, l = 1
-(the formula of crates/problems/src/pendulum.rs), evaluated in 40-digit arithmetic at the
+(the formula of crates/problems/src/planar/pendulum.rs), evaluated in 40-digit arithmetic at the
 f64 times written, so that the test measures the f64 evaluation's own error. Regenerate
 with `python3 pendulum_mpmath.py > pendulum_mpmath.txt` (mpmath 1.3.0 wrote the file).
 Columns: theta0_deg, t (f64, round-trip), theta (25 digits).

@@ -104,7 +104,7 @@ pub fn kinematic_rollout(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use driftlab_problems::planar_chain::{PlanarChain, PlanarChainParams};
+    use driftlab_problems::planar::planar_chain::{PlanarChain, PlanarChainParams};
 
     /// The chain's Φ is quadratic, so each step adds exactly `h Φ_q v + h² |Δv_i|²` to
     /// row i. Projected, the first term vanishes to round-off and the drift is the

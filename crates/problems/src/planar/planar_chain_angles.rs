@@ -18,7 +18,7 @@
 //! Algorithms, 2008, ch. 6, for the O(N) alternative); the maximal-coordinate chain's `M`
 //! is diagonal and its `Φ_q` banded.
 
-use crate::pendulum::{Pendulum, PendulumParams};
+use crate::planar::pendulum::{Pendulum, PendulumParams};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params;
 use driftlab_core::{
@@ -26,7 +26,7 @@ use driftlab_core::{
 };
 
 /// Parameters of [`PlanarChainAngles`] (those of `planar-chain`).
-pub type PlanarChainAnglesParams = crate::planar_chain::PlanarChainParams;
+pub type PlanarChainAnglesParams = crate::planar::planar_chain::PlanarChainParams;
 
 /// The planar chain in joint angles.
 pub struct PlanarChainAngles {

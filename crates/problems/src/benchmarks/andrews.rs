@@ -34,7 +34,7 @@ use driftlab_core::{
 };
 use serde::{Deserialize, Serialize};
 
-pub(crate) const DATASET: &str = include_str!("../../../datasets/ivptestset_andrews.json");
+pub(crate) const DATASET: &str = include_str!("../../../../datasets/ivptestset_andrews.json");
 
 /// Parameters of [`Andrews`] (the mechanism data are fixed by the Test Set).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

@@ -13,9 +13,9 @@
 //! converge to the DAE as h → 0 at fixed stiffness, so no convergence order is declared;
 //! what it offers is cheap steps while the violation is small and a hard bound on it.
 
-use crate::baumgarte::{Baumgarte, BaumgarteParams};
 use crate::dynamics::{add_kkt_stats, kkt_pattern, linear_error, ConstraintsAt, KktChoice};
-use crate::penalty::{Penalty, PenaltyParams};
+use crate::explicit::baumgarte::{Baumgarte, BaumgarteParams};
+use crate::explicit::penalty::{Penalty, PenaltyParams};
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
     MethodStats, ParamError, State, StepError, StepReport,
@@ -208,10 +208,10 @@ impl MechanicalMethod for Hybrid {
                 ..Default::default()
             };
             let r = project_position(kkt, &mass, &mut state.q, &mut eval, &params)
-                .map_err(|e| crate::projection::projection_error(t, e))?;
+                .map_err(|e| crate::decorators::projection::projection_error(t, e))?;
             s.mass(&state.q, &mut mass);
             project_velocity(kkt, &mass, &state.q, &mut state.v, &mut eval)
-                .map_err(|e| crate::projection::projection_error(t, e))?;
+                .map_err(|e| crate::decorators::projection::projection_error(t, e))?;
             self.iterations += r.iterations;
             report.projection_iterations = r.iterations;
             report.factorizations += r.iterations + 1;

@@ -33,8 +33,8 @@
 //! and the iteration ends as a `projection-failed` row (measured in
 //! `tests/reversibility.rs`).
 
+use crate::decorators::projection::{fill_metric, projection_error, Metric};
 use crate::dynamics::{linear_error, ConstraintsAt};
-use crate::projection::{fill_metric, projection_error, Metric};
 use driftlab_core::{MechanicalSystem, Method, State, StepError, StepReport, SystemRef};
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::{ConstraintEval, KktSolver, SolverError};

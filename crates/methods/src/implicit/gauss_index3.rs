@@ -27,7 +27,7 @@
 //! 2/0/−1 (s = 2), 4/2/1 (s = 3); with the mass-orthogonal projection 1/1/1, 2/2/2, 3/3/3.
 
 use crate::dynamics::KktChoice;
-use crate::tableau::Tableau;
+use crate::implicit::tableau::Tableau;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
     MethodStats, ParamError, State, StepError, StepReport,

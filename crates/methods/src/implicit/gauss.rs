@@ -1,5 +1,5 @@
 //! `gauss`: Gauss–Legendre collocation (s = 1, 2, 3 stages; coefficients in
-//! [`crate::tableau`]) applied to the **index-1 (acceleration-level) formulation**: the
+//! [`crate::implicit::tableau`]) applied to the **index-1 (acceleration-level) formulation**: the
 //! state-space ODE `q' = v`, `v' = a(t, q, v)` with `(a, λ)` from the KKT system
 //! `[[M, Φ_qᵀ], [Φ_q, 0]] [a; λ] = [f; γ]` at every stage (one sparse KKT solve per
 //! stage evaluation, symbolic analysis once per run).
@@ -24,10 +24,10 @@
 //! and growing): wrap it in `+projection` for the projected Gauss method of seed 004
 //! (Wei, Deng, Li & Wang 2016), which keeps the order (GNI §IV.4). Gauss applied to the
 //! index-3 system directly (stage constraints `Φ(Q_i) = 0`) is
-//! [`crate::gauss_index3`].
+//! [`crate::implicit::gauss_index3`].
 
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
-use crate::tableau::Tableau;
+use crate::implicit::tableau::Tableau;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
     MethodStats, ParamError, State, StepError, StepReport, SystemForm,

@@ -17,7 +17,7 @@
 //! Declared global order 1 in q, v and λ (implicit Euler on an ODE), which holds only
 //! while the drifting constraint has not destroyed the solution — the point of the seed.
 
-use crate::implicit_euler_pendulum::{
+use crate::pendulum::implicit_euler_pendulum::{
     consistent_mu, implicit_euler_update, pendulum_data, NoParams, PendulumData,
 };
 use driftlab_core::{
@@ -124,6 +124,6 @@ pub fn entry() -> crate::MethodEntry {
                 t,
             )?)))
         },
-        defaults: params::defaults::<crate::implicit_euler_pendulum::NoParams>,
+        defaults: params::defaults::<crate::pendulum::implicit_euler_pendulum::NoParams>,
     }
 }

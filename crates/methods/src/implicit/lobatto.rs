@@ -19,7 +19,7 @@
 //! reported `(a, λ)` at `t_{n+1}` are the KKT values at `(q_{n+1}, v_{n+1})`.
 
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
-use crate::tableau::Tableau;
+use crate::implicit::tableau::Tableau;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
     MethodStats, ParamError, State, StepError, StepReport, SystemForm,

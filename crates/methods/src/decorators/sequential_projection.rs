@@ -1,6 +1,6 @@
 //! Sequential projection: one constraint row at a time (nonlinear Gauss–Seidel, the way
 //! SHAKE-like and position-based solvers sweep their constraints), against the
-//! simultaneous projection of [`crate::projection`] (seed 001 §3.11 pitfall 3: "投影顺序
+//! simultaneous projection of [`crate::decorators::projection`] (seed 001 §3.11 pitfall 3: "投影顺序
 //! 依赖 — different projection orders give different results, because the constraints are
 //! not orthogonal; use simultaneous projection or a priority scheme").
 //!
@@ -17,7 +17,7 @@
 //! the order and is not the nearest point of the manifold, which the simultaneous
 //! projection finds (measured in `tests/variants.rs`).
 
-use crate::projection::{projection_error, Metric};
+use crate::decorators::projection::{projection_error, Metric};
 use driftlab_core::{MechanicalSystem, State, StepError};
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::{KktOptions, KktPattern, KktSolver, SolverError};

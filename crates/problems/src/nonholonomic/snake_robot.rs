@@ -21,7 +21,7 @@
 //! the wheels do work and push).
 
 use crate::domain::{EPS, LIMIT, SAFETY};
-use crate::space_robot::{SpaceRobot, SpaceRobotParams};
+use crate::planar::space_robot::{SpaceRobot, SpaceRobotParams};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params;
 use driftlab_core::{

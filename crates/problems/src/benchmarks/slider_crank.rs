@@ -52,9 +52,9 @@ use driftlab_core::{
 };
 use serde::{Deserialize, Serialize};
 
-pub(crate) const DATASET: &str = include_str!("../../../datasets/ivptestset_crank.json");
+pub(crate) const DATASET: &str = include_str!("../../../../datasets/ivptestset_crank.json");
 pub(crate) const DATASET_FORTRAN: &str =
-    include_str!("../../../datasets/ivptestset_crank_soln_fortran.json");
+    include_str!("../../../../datasets/ivptestset_crank_soln_fortran.json");
 
 /// Which of the Test Set's two initial values.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

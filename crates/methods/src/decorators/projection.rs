@@ -25,7 +25,7 @@
 //!
 //! **Symmetric** (`symmetric = true`; Hairer, BIT 40, 2000): the inner step is taken from
 //! a state moved off the manifold by the same multiple of the normals that brings it back
-//! after the step ([`crate::symmetric_projection`]); a symmetric inner method stays
+//! after the step ([`crate::decorators::symmetric_projection`]); a symmetric inner method stays
 //! symmetric, and the decorator's `symmetric` flag says so (standard projection: only when
 //! the inner method already ends on both manifolds).
 //!
@@ -34,9 +34,11 @@
 //! Hairer & Wanner, Solving ODEs II, §VII.2), so the declared orders are the inner
 //! method's.
 
+use crate::decorators::sequential_projection::{
+    project_sequentially, MetricInverse, RowOrder, Sweeps,
+};
+use crate::decorators::symmetric_projection::{symmetric_step, SymmetricSettings};
 use crate::dynamics::{add_kkt_stats, linear_error, ConstraintsAt, KktChoice};
-use crate::sequential_projection::{project_sequentially, MetricInverse, RowOrder, Sweeps};
-use crate::symmetric_projection::{symmetric_step, SymmetricSettings};
 use driftlab_core::method::not_ready;
 use driftlab_core::{
     MechanicalMethod, MechanicalSystem, Method, MethodError, MethodInfo, MethodStats, ParamError,
@@ -118,7 +120,7 @@ pub struct ProjectionParams {
     /// metric diag(M, M); dense, for small models). The coupled strategy also works at
     /// turning points (T ≈ 0), where velocity scaling cannot restore H.
     pub energy_strategy: EnergyStrategy,
-    /// Symmetric projection (Hairer, BIT 40, 2000; [`crate::symmetric_projection`]): the
+    /// Symmetric projection (Hairer, BIT 40, 2000; [`crate::decorators::symmetric_projection`]): the
     /// state is moved off the manifold before the inner step by the same multiple of the
     /// constraint normals that brings it back after the step, so a symmetric inner method
     /// stays symmetric (the standard projection is not). Needs a restartable inner method;
@@ -126,7 +128,7 @@ pub struct ProjectionParams {
     /// a step factor.
     pub symmetric: bool,
     /// The order of the constraint rows: `simultaneous` (all at once, default) or one row
-    /// at a time, `forward` or `reverse` ([`crate::sequential_projection`]; seed 001
+    /// at a time, `forward` or `reverse` ([`crate::decorators::sequential_projection`]; seed 001
     /// §3.11 pitfall 3). Excludes `coupled`, `linearized`, `symmetric` and a step factor.
     pub order: RowOrder,
     /// KKT factorization.
@@ -223,9 +225,9 @@ enum Part {
     /// (instead of the position and velocity parts).
     Coupled,
     /// Symmetric projection of position and velocity around the inner step
-    /// ([`crate::symmetric_projection`]); it takes the inner step itself.
+    /// ([`crate::decorators::symmetric_projection`]); it takes the inner step itself.
     Symmetric,
-    /// Position and velocity one row at a time ([`crate::sequential_projection`]).
+    /// Position and velocity one row at a time ([`crate::decorators::sequential_projection`]).
     Sequential,
     /// Position onto `Φ = 0` in the chosen metric: Newton to the (adaptive) tolerance, or
     /// one linearized update, with the step factor.

@@ -18,7 +18,7 @@
 
 use crate::consistency::accelerations;
 use crate::domain::{self, judge, part, EPS, SAFETY};
-use crate::quaternion_body::{precession, rotation_matrix, QuaternionBodyParams};
+use crate::spatial::quaternion_body::{precession, rotation_matrix, QuaternionBodyParams};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params;
 use driftlab_core::{
@@ -189,7 +189,7 @@ impl MechanicalSystem for NaturalBody {
     /// its magnitudes). Outside when a bound exceeds 1e-4 of its scale (`1/√3` — a unit
     /// axis has a component that large —, `|v|∞`, `|λ|∞`): a lost phase.
     fn reference_domain(&self, t_end: f64) -> driftlab_core::ReferenceDomain {
-        let (phi, rate) = crate::quaternion_body::precession_phase(&self.p, t_end);
+        let (phi, rate) = crate::spatial::quaternion_body::precession_phase(&self.p, t_end);
         let growth = SAFETY * EPS * (4.0 + phi);
         let (q, v) = self.exact_qv(0.0);
         let (a, lambda) = match accelerations(self, 0.0, &q, &v) {

@@ -183,10 +183,10 @@ impl MechanicalSystem for ParallelParking {
         SparsityPattern::new(1, 3, vec![(0, 0), (0, 1)])
     }
     fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
-        crate::knife_edge::no_slip_row(q, out);
+        crate::nonholonomic::knife_edge::no_slip_row(q, out);
     }
     fn curvature(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        crate::knife_edge::no_slip_curvature(q, v, out);
+        crate::nonholonomic::knife_edge::no_slip_curvature(q, v, out);
     }
     fn initial_state(&self) -> State {
         State::mechanical(0.0, vec![0.0; 3], vec![self.p.speed, 0.0, 0.0], 1)

@@ -20,7 +20,7 @@
 //! but is too dissipative").
 
 use crate::dynamics::newton_outcome;
-use crate::implicit_euler_pendulum::{consistent_mu, pendulum_data, PendulumData};
+use crate::pendulum::implicit_euler_pendulum::{consistent_mu, pendulum_data, PendulumData};
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
     MethodStats, ParamError, State, StepError, StepReport,

@@ -19,8 +19,8 @@
 //! penalty row is its force factor `k_p Φ + k_d Φ̇`. No order is declared: the Taylor step is
 //! first order, and the penalty rows do not converge to the DAE as h → 0 at fixed k_p.
 
-use crate::baumgarte::{Baumgarte, BaumgarteParams};
 use crate::dynamics::{kkt_pattern, linear_error, KktChoice};
+use crate::explicit::baumgarte::{Baumgarte, BaumgarteParams};
 use driftlab_core::row_selection::RowSelection;
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Dims, MechanicalMethod, MechanicalSystem, MethodError,

@@ -26,7 +26,7 @@ use driftlab_core::{
 };
 use serde::{Deserialize, Serialize};
 
-pub(crate) const DATASET: &str = include_str!("../../../datasets/ivptestset_caraxis.json");
+pub(crate) const DATASET: &str = include_str!("../../../../datasets/ivptestset_caraxis.json");
 
 /// Parameters of [`CarAxis`] (the model data are fixed by the Test Set).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

@@ -29,7 +29,7 @@
 //! * the adaptive gain `α = α₀ min(1, ‖Φ‖∞ / ε_tol)` with `adaptive_eps = ε_tol`
 //!   (seed 001 §3.3.4);
 //! * gains adapted from the violation history, `history = { window, gamma, delta,
-//!   stable_region }` (seed 001 exercise 5; [`crate::baumgarte_history`]);
+//!   stable_region }` (seed 001 exercise 5; [`crate::explicit::baumgarte_history`]);
 //! * the constant offset of seed 002 §18.2: `Φ̃ = Φ + a₀ + a₁ t` with `a₀, a₁` chosen so that
 //!   `Φ̃(0) = 0`, `Φ̃'(0) = 0` (`offset = true`): for inconsistent initial data this keeps
 //!   the initial violation instead of pulling it back.
@@ -41,8 +41,8 @@
 //! `β²h/4 < α < 1/h` (in seed 002's terms `ω_n h/4 < ξ < 1/(ω_n h)`): the guidance is
 //! sufficient for the upper limit, but an under-damped choice (ξ < ω_n h/4) is unstable
 //! however small h is (test `guidance_holds_only_with_enough_damping`).
-use crate::baumgarte_history::{GainHistory, HistoryParams};
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
+use crate::explicit::baumgarte_history::{GainHistory, HistoryParams};
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
     MethodStats, ParamError, State, StepError, StepReport,
@@ -86,7 +86,7 @@ pub struct BaumgarteParams {
     /// other kinds keep the scalar gains. Excludes `alpha_diag`/`beta_diag`.
     pub groups: Option<std::collections::BTreeMap<String, GroupGains>>,
     /// Gains adapted from the violation history (seed 001 exercise 5;
-    /// [`crate::baumgarte_history`]): `history = { window, gamma, delta, stable_region }`.
+    /// [`crate::explicit::baumgarte_history`]): `history = { window, gamma, delta, stable_region }`.
     pub history: Option<HistoryParams>,
     /// Tikhonov regularization ε of the multiplier system (seed 001 §3.5.4):
     /// `(Φ_q M⁻¹ Φ_qᵀ + εI) λ = b`; 0 = off. Biases the acceleration: `Φ_q a − γ = −ελ`.

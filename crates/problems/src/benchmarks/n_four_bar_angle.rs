@@ -16,7 +16,7 @@
 //! meet) are ordinary points here: the reduced coordinate has chosen the branch. That
 //! choice is the price: a coordinate that covers one branch cannot follow another.
 
-use crate::n_four_bar::{NFourBar, NFourBarParams};
+use crate::benchmarks::n_four_bar::{NFourBar, NFourBarParams};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params;
 use driftlab_core::{Dims, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State};

@@ -29,8 +29,8 @@
 //! and relax keep the step and change the state, which is not the inner method's
 //! solution: they trade drift for an energy and accuracy error that the runs show.
 
+use crate::decorators::projection::projection_error;
 use crate::dynamics::{add_kkt_stats, kkt_pattern, linear_error, ConstraintsAt, KktChoice};
-use crate::projection::projection_error;
 use driftlab_core::method::not_ready;
 use driftlab_core::{
     MechanicalMethod, MechanicalSystem, Method, MethodError, MethodInfo, MethodStats, ParamError,
