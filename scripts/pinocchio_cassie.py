@@ -56,7 +56,7 @@ the model frame). rpy = (r, p, y) means R = Rz(y) Ry(p) Rx(r). <axis><dynamics>
 <spring_stiffness>, <spring_reference> give the joint springs.
 
 Spanning tree (--tree, --analyse only; --samples and --synthesize use driftlab's):
-  driftlab (default) — the rule of crates/problems/src/model/sdf.rs: sweep the joints in
+  driftlab (default) — the rule of crates/problems/src/model/import/sdf.rs: sweep the joints in
       document order, repeatedly; a joint whose parent link is placed joins the tree
       (placing its child) unless its child is placed too, then it closes a loop. Joints
       only go parent → child; driftlab numbers the tree joints in the order they join,

@@ -2,7 +2,8 @@
 //! block of the reference is a model that loads and passes the checks, every parameter
 //! row of its table is a field of `ModelParams`, and every field has a row.
 
-use driftlab_problems::model::{build, check, toml_model, ModelParams};
+use driftlab_problems::model::import::{check, toml_model};
+use driftlab_problems::model::{build, ModelParams};
 
 fn reference() -> String {
     std::fs::read_to_string(concat!(

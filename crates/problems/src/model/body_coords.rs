@@ -18,7 +18,9 @@
 //! their exact Φ_q and γ. Joint springs, dampers, constant torques and mimics need the
 //! joint's own coordinate and are refused here (joint coordinates carry them).
 
-use super::description::{Closure, ClosureKind, Joint, JointKind, Model, ModelError, Origin};
+use super::import::description::{
+    Closure, ClosureKind, Joint, JointKind, Model, ModelError, Origin,
+};
 use super::spatial::{axis_angle, cross, matrix_quat, mul, norm, Placement, IDENTITY, V3};
 use super::tree::Frames;
 

@@ -11,7 +11,7 @@
 //!
 //! so that `M(q) q̈ + c(q, q̇) = τ` with `c = RNEA(q, q̇, 0)`.
 
-use super::description::{JointKind, Model};
+use super::import::description::{JointKind, Model};
 use super::spatial::{
     congruence, cross_force, dot, dot6, force_to_parent, mat6_vec, motion_matrix, Placement,
 };

@@ -15,8 +15,8 @@
 //! Analysis of Mechanical Systems*, 1988, §6.3). J₀ is the child body's mean principal
 //! moment about its origin (1 if it has none).
 
-use super::description::{JointKind, Model};
 use super::dynamics;
+use super::import::description::{JointKind, Model};
 use super::rows::{self, Row};
 use super::spatial::{dot, Inertia};
 use super::stops::{stops_of, Stops};

@@ -2,8 +2,8 @@
 //! quantity the coordinate choices are compared by (one mechanism, one motion, the same
 //! link positions) and a user's way to read a result back in terms of the model file.
 
-use super::description::Model;
-use super::merge::{merge_fixed, world_point};
+use super::import::description::Model;
+use super::import::merge::{merge_fixed, world_point};
 use super::spatial::{quat_matrix, Placement, V3};
 use super::tree::{forward, Tree};
 use super::{build, ModelParams};

@@ -17,34 +17,31 @@
 //! All three start from the same state (the tree's, projected onto its loops).
 //!
 //! Everything a file can get wrong is refused before anything runs, naming the file, the
-//! element (and line, for XML) and the fix ([`description::ModelError`]); beyond the
+//! element (and line, for XML) and the fix ([`import::description::ModelError`]); beyond the
 //! per-element checks ([`check`]), a joint that moves no mass is found from a failed
 //! pivot of M(q₀), and a start off the loop closures is projected onto them in the mass
 //! metric.
+//!
+//! Reading files is [`import`]; the coordinate layouts, the tree and its dynamics are the
+//! other modules here.
 
 pub mod body_coords;
-pub mod check;
-pub mod description;
 pub mod dynamics;
+pub mod import;
 pub mod joint_coords;
 pub mod links;
-pub mod merge;
 pub mod natural_coords;
-pub mod robots;
 pub mod rows;
 pub mod samples;
-pub mod sdf;
 pub mod spatial;
 pub mod stops;
-pub mod toml_model;
 pub mod tree;
-pub mod urdf;
-mod xml;
 
 use crate::{natural, Problem, ProblemEntry};
-use description::{JointKind, Model, ModelError, Origin};
 use driftlab_core::params;
 use driftlab_core::{MechanicalSystem, ParamError};
+use import::description::{JointKind, Model, ModelError, Origin};
+use import::{check, merge, robots, sdf, toml_model, urdf};
 use joint_coords::JointCoordinates;
 use serde::{Deserialize, Serialize};
 
@@ -57,7 +54,7 @@ pub const MAX_FILE_BYTES: u64 = 16 << 20;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ModelParams {
-    /// A shipped robot ([`robots::ROBOTS`]); replaced by `file` when that is given.
+    /// A shipped robot ([`import::robots::ROBOTS`]); replaced by `file` when that is given.
     pub robot: String,
     /// A model file: `.toml` (driftlab's description) or `.urdf`.
     pub file: String,

@@ -18,7 +18,7 @@
 //! plane or a line (`J̄` singular) makes M singular here: refused with the body named.
 
 use super::body_coords::joint_closure;
-use super::description::{Closure, ClosureKind, Model};
+use super::import::description::{Closure, ClosureKind, Model};
 use super::spatial::{cross, mul, Placement, V3};
 use super::tree::Frames;
 use crate::natural::{NaturalModel, NaturalSystem, Node, Quadratic};

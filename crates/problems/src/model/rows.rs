@@ -18,7 +18,7 @@
 //! `x_a ⊥ y_b`, `y_a ⊥ z_b`, `z_a ⊥ x_b` (frames aligned, locally unique), a prismatic
 //! closure the weld's angles and `d ⊥ x_a, y_a` (b's origin on a's z axis).
 
-use super::description::{ClosureKind, JointKind, Model};
+use super::import::description::{ClosureKind, JointKind, Model};
 use super::spatial::{add, cross, dot, mul, sub, Placement, V3};
 use super::tree::{Frames, Tree};
 
@@ -75,7 +75,7 @@ impl Row {
 }
 
 /// The rows of `model`: unit norms, then mimics, then closures, each in document order.
-/// (A mimic's leader was checked by [`super::check`].)
+/// (A mimic's leader was checked by [`super::import::check`].)
 pub fn rows(model: &Model, tree: &Tree) -> Vec<Row> {
     let mut out = Vec::new();
     for (j, joint) in model.joints.iter().enumerate() {

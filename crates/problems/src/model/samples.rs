@@ -10,7 +10,7 @@
 //! every row of the model (unit norms, mimics, loop closures) from its KKT system with
 //! zero joint torques.
 
-use super::description::JointKind;
+use super::import::description::JointKind;
 use super::joint_coords::JointCoordinates;
 use super::{build, random_pose, start_of, ModelParams};
 use crate::consistency::accelerations;
@@ -122,7 +122,7 @@ pub const LOOP_SPREAD: f64 = 0.05;
 
 /// One sampled state of `model` from seed `s`, and its rows' kinds.
 fn sample_at(
-    model: &super::description::Model,
+    model: &super::import::description::Model,
     p: &ModelParams,
     s: u64,
     redundant_tol: Option<f64>,

@@ -13,7 +13,7 @@
 //! none. In body and natural coordinates a joint angle is a nonlinear function of two
 //! bodies' coordinates; those layouts refuse `limits = "enforce"`.
 
-use super::description::{JointKind, Model};
+use super::import::description::{JointKind, Model};
 use super::tree::Tree;
 use driftlab_core::Unilateral;
 

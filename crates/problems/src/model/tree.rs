@@ -26,7 +26,7 @@
 //! and the forward pass is `v_i = X_i v_λ + S_i q̇_i`, `a_i = X_i a_λ + S_i q̈_i + c_J +
 //! v_i × S_i q̇_i` (RBDA eq. 5.7–5.8 with `Ṡ = S̊ + v × S`).
 
-use super::description::{JointKind, Model};
+use super::import::description::{JointKind, Model};
 use super::spatial::{
     axis_angle, cross, cross_motion, motion_to_child, mul_t, quat_g, quat_matrix, Placement, V3, V6,
 };
@@ -47,7 +47,7 @@ pub struct Tree {
 }
 
 impl Tree {
-    /// The layout of `model` (its topology already checked by [`super::check`]).
+    /// The layout of `model` (its topology already checked by [`super::import::check`]).
     pub fn new(model: &Model) -> Self {
         let nb = model.bodies.len();
         let mut joint_of_body = vec![None; nb];

@@ -8,11 +8,11 @@
 //! the world or, with `root = "floating"`, attached by a floating joint (as Pinocchio's
 //! `buildModel(file, JointModelFreeFlyer())`).
 
+use super::super::spatial::{matmul, rpy, transpose, Inertia, Placement};
 use super::check::unit_axis;
 use super::description::{
     default_q0, default_v0, Body, Joint, JointKind, Limits, Mimic, Model, ModelError,
 };
-use super::spatial::{matmul, rpy, transpose, Inertia, Placement};
 use super::xml::{self, child, elements, only, required, scalar, vec3};
 use roxmltree::{Document, Node};
 

@@ -1,8 +1,8 @@
 //! Reading numbers and attributes out of an XML model file (URDF, SDF) with the line of
 //! every element, so that a refusal names where to look.
 
+use super::super::spatial::V3;
 use super::description::{ModelError, Origin};
-use super::spatial::V3;
 use roxmltree::{Document, Node};
 
 /// The parsed document, or an error saying that the file is not XML and where.

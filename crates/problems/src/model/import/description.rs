@@ -3,7 +3,7 @@
 //! gravity and the initial joint state. Importers check what their format can get wrong;
 //! [`super::check`] checks what every model must satisfy.
 
-use super::spatial::{Inertia, Placement, V3};
+use super::super::spatial::{Inertia, Placement, V3};
 
 /// Where in a model file an element is, for messages: its tag and name, and the line
 /// where the parser gives one.

@@ -23,7 +23,7 @@ macro_rules! robot {
             id: $id,
             file: $file,
             summary: $summary,
-            text: include_str!(concat!("../../../../", $file)),
+            text: include_str!(concat!("../../../../../", $file)),
         }
     };
 }

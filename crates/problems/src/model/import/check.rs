@@ -4,8 +4,8 @@
 //! leader, closures between two different bodies, and initial states of the right length.
 //! Each refusal names the element and the fix.
 
+use super::super::spatial::{symmetric_eigenvalues, V3};
 use super::description::{JointKind, Model, ModelError, Origin};
-use super::spatial::{symmetric_eigenvalues, V3};
 
 /// Relative slack of the inertia checks: eigenvalues ≥ −tol·tr and the triangle
 /// inequality `I₁ + I₂ ≥ I₃` to `tol·tr`, with `tol` = 1e-6 (CAD exports round their
@@ -95,7 +95,11 @@ fn unique_names(model: &Model) -> Result<(), ModelError> {
 
 /// Mass ≥ 0 and finite; an inertia that is symmetric positive semidefinite and obeys the
 /// triangle inequality; a massless body has no inertia.
-fn inertia(model: &Model, at: &Origin, i: &super::spatial::Inertia) -> Result<(), ModelError> {
+fn inertia(
+    model: &Model,
+    at: &Origin,
+    i: &super::super::spatial::Inertia,
+) -> Result<(), ModelError> {
     let bad = |what: String, fix: &str| Err(ModelError::at(&model.file, at, what, fix));
     let nums = std::iter::once(&i.mass)
         .chain(&i.com)
@@ -162,7 +166,7 @@ fn joint(model: &Model, j: &super::description::Joint) -> Result<(), ModelError>
             "a joint connects two different bodies",
         );
     }
-    if j.kind.has_axis() && (super::spatial::norm(j.axis) - 1.0).abs() > 1e-12 {
+    if j.kind.has_axis() && (super::super::spatial::norm(j.axis) - 1.0).abs() > 1e-12 {
         return bad(
             format!("axis {:?} is not a unit vector", j.axis),
             "give a nonzero axis (it is normalized when read)",
@@ -278,7 +282,7 @@ fn tree_shape(model: &Model) -> Result<(), ModelError> {
             "connect every body but the base to the tree with a joint",
         ));
     }
-    let tree = super::tree::Tree::new(model);
+    let tree = super::super::tree::Tree::new(model);
     if tree.order.len() < model.joints.len() {
         let cut: Vec<&str> = model
             .joints
@@ -305,7 +309,7 @@ fn tree_shape(model: &Model) -> Result<(), ModelError> {
 
 /// `axis` normalized, or an error naming `at` when it is zero or not finite.
 pub fn unit_axis(file: &str, at: &Origin, axis: V3) -> Result<V3, ModelError> {
-    let n = super::spatial::norm(axis);
+    let n = super::super::spatial::norm(axis);
     if !(n.is_finite() && n > 0.0) {
         return Err(ModelError::at(
             file,

@@ -5,8 +5,8 @@
 //! tree is a state of the merged tree. Body and natural coordinates start from this: a
 //! massless tool frame would otherwise be a body of zero mass.
 
+use super::super::spatial::{add, dot, matmul, scale, sub, transpose, Inertia, Placement, M3};
 use super::description::{JointKind, Model};
-use super::spatial::{add, dot, matmul, scale, sub, transpose, Inertia, Placement, M3};
 
 /// The merged model and, per original body, where it went: the new body (`None`: the
 /// world) and its frame in that body's frame.
@@ -19,7 +19,7 @@ pub struct Merged {
 
 /// Merge `model`'s fixed joints (its topology already checked).
 pub fn merge_fixed(model: &Model) -> Merged {
-    let tree = super::tree::Tree::new(model);
+    let tree = super::super::tree::Tree::new(model);
     let nb = model.bodies.len();
     // Where each original body goes, in tree order (parents first).
     let mut home: Vec<(Option<usize>, Placement)> = vec![(None, Placement::IDENTITY); nb];

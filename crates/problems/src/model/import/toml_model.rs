@@ -38,12 +38,12 @@
 //! xyz_b = [0.5, 0.0, 0.0]
 //! ```
 
+use super::super::spatial::{rpy, Inertia, Placement, V3};
 use super::check::unit_axis;
 use super::description::{
     default_q0, default_v0, Body, Closure, ClosureKind, Joint, JointKind, Limits, Mimic, Model,
     ModelError, Origin,
 };
-use super::spatial::{rpy, Inertia, Placement, V3};
 use serde::Deserialize;
 
 #[derive(Deserialize)]

@@ -17,13 +17,13 @@
 //! is projected onto the loops when the model loads). `<dynamics>` gives damping,
 //! `spring_stiffness` and `spring_reference`.
 
-use super::body_coords::z_to;
+use super::super::body_coords::z_to;
+use super::super::spatial::{mul_t, Inertia, Placement, V3};
 use super::check::unit_axis;
 use super::description::{
     default_q0, default_v0, Body, Closure, ClosureKind, Joint, JointKind, Limits, Model, ModelError,
 };
 use super::merge::carry;
-use super::spatial::{mul_t, Inertia, Placement, V3};
 use super::urdf::Root;
 use super::xml::{self, child, elements, only, required};
 use roxmltree::{Document, Node};

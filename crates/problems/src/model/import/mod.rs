@@ -1,0 +1,13 @@
+//! Reading model files into a [`description::Model`]: driftlab's TOML, URDF and SDF (with
+//! loop closures), the shipped robots, the per-element checks, and the merge of fixed
+//! joints; everything a file can get wrong is refused here, naming the element, its line
+//! and the fix.
+
+pub mod check;
+pub mod description;
+pub mod merge;
+pub mod robots;
+pub mod sdf;
+pub mod toml_model;
+pub mod urdf;
+mod xml;
