@@ -2,7 +2,7 @@
 
 use crate::error::RunnerError;
 use crate::registry::Registry;
-use crate::spec::{sweep, sweep_len, Spec, Stepping, MAX_CELLS};
+use crate::spec::{sweep, sweep_len, MethodSpec, ProblemSpec, Spec, Stepping, MAX_CELLS};
 use driftlab_core::MethodInfo;
 
 /// One unit of work: a problem with parameters, a method with parameters, a step size,
@@ -118,106 +118,158 @@ pub fn expand(spec: &Spec, path: &str, registry: &Registry) -> Result<Vec<Cell>,
         None => Vec::new(),
     };
     count_cells(spec, hs.len().max(tols.len())).map_err(bad)?;
-    let mut cells = Vec::new();
-    let mut seen = Seen::default();
+    let mut out = Expansion {
+        spec,
+        steps: (&hs, &tols),
+        cells: Vec::new(),
+        seen: Seen::default(),
+    };
     for (pi, ps) in spec.problems.iter().enumerate() {
         for pp in sweep(&ps.params) {
-            let prob = registry
-                .build_problem(&ps.id, &pp)
-                .map_err(|e| bad(format!("[[problems]] entry {} (`{}`): {e}", pi + 1, ps.id)))?;
-            let t_end = spec.t_end.unwrap_or_else(|| prob.as_system().info().t_end);
-            let reference = prob.as_system().reference_domain(t_end);
-            if let driftlab_core::ReferenceDomain::Outside(why) = &reference {
-                eprintln!(
-                    "note: [[problems]] entry {} (`{}` {}): its reference is outside its domain ({why}); the error columns of its cells will be null",
-                    pi + 1,
-                    ps.id,
-                    json_of(&pp)
-                );
-            }
-            let allowed = match &spec.monitor {
-                Some(mon) => Some(mon.allowance(prob.as_system()).map_err(|m| {
-                    bad(format!("[[problems]] entry {} (`{}`): {m}", pi + 1, ps.id))
-                })?),
-                None => None,
-            };
+            let problem = ProblemCell::build(spec, registry, pi, ps, pp).map_err(bad)?;
             for (mi, ms) in spec.methods.iter().enumerate() {
                 for mp in sweep(&ms.params) {
-                    let (info, stepping) =
-                        checked_method(spec, registry, ms, &mp).map_err(|m| {
-                            bad(format!("[[methods]] entry {} (`{}`): {m}", mi + 1, ms.id))
-                        })?;
-                    let variant = match &ms.label {
-                        Some(l) => l.clone(),
-                        None if mp.is_empty() => info.id.clone(),
-                        None => format!("{} [{}]", info.id, compact(&mp)),
-                    };
-                    let own_hs = own_steps(ms).map_err(|m| {
-                        bad(format!("[[methods]] entry {} (`{}`): {m}", mi + 1, ms.id))
-                    })?;
-                    let points = match stepping {
-                        Stepping::Fixed => own_hs
-                            .as_deref()
-                            .unwrap_or(&hs)
-                            .iter()
-                            .map(|&h| (h, None))
-                            .collect(),
-                        Stepping::Adaptive => step_points(spec, &tols, t_end).map_err(bad)?,
-                    };
-                    let mut snapped: Vec<(f64, f64)> = Vec::new();
-                    for (h, adaptive) in points {
-                        let (n, stride) = steps_and_stride(spec, t_end, h, adaptive.is_some())
-                            .map_err(|m| {
-                                bad(format!("[[problems]] entry {} (`{}`): {m}", pi + 1, ps.id))
-                            })?;
-                        if adaptive.is_none() {
-                            refuse_snapped_twice(&mut snapped, h, n, t_end).map_err(|m| {
-                                bad(format!(
-                                    "[[methods]] entry {} (`{}`) on `{}`: {m}",
-                                    mi + 1,
-                                    ms.id,
-                                    ps.id
-                                ))
-                            })?;
-                        }
-                        for &threads in &spec.threads {
-                            cells.push(Cell {
-                                index: cells.len(),
-                                problem: ps.id.clone(),
-                                problem_params: pp.clone(),
-                                method_id: ms.id.clone(),
-                                method: info.id.clone(),
-                                method_params: mp.clone(),
-                                projection: ms.projection.clone(),
-                                richardson: ms.richardson,
-                                recovery: ms.recovery.clone(),
-                                variant: variant.clone(),
-                                info: info.clone(),
-                                h: if adaptive.is_some() { h } else { t_end / n },
-                                adaptive,
-                                t_end,
-                                threads,
-                                trace_stride: stride,
-                                metrics_stride: spec.metrics_stride,
-                                trace_states: spec.trace_states,
-                                allowed: allowed.clone(),
-                                max_steps: spec.max_steps,
-                                cell_seconds: spec.cell_seconds,
-                                repeat: spec.repeat,
-                                ensemble: spec.ensemble.clone(),
-                                reference: reference.clone(),
-                            });
-                            let last = cells.last().map(|c: &Cell| (key_of(c), describe(c)));
-                            if let Some((key, what)) = last {
-                                seen.insert(key, (pi + 1, mi + 1), what).map_err(bad)?;
-                            }
-                        }
-                    }
+                    out.method_cells(registry, &problem, (mi, ms), &mp)
+                        .map_err(bad)?;
                 }
             }
         }
     }
-    Ok(cells)
+    Ok(out.cells)
+}
+
+/// One problem entry at one point of its parameter sweep, as its cells share it.
+struct ProblemCell<'a> {
+    /// 1-based index of the `[[problems]]` entry.
+    entry: usize,
+    spec: &'a ProblemSpec,
+    params: toml::Table,
+    t_end: f64,
+    reference: driftlab_core::ReferenceDomain,
+    allowed: Option<driftlab_core::AllowedViolation>,
+}
+
+impl<'a> ProblemCell<'a> {
+    /// Build the problem once (a bad parameter refuses the spec, naming the entry), with
+    /// its end time, reference domain and monitor allowance.
+    fn build(
+        spec: &Spec,
+        registry: &Registry,
+        pi: usize,
+        ps: &'a ProblemSpec,
+        params: toml::Table,
+    ) -> Result<Self, String> {
+        let named = |e: String| format!("[[problems]] entry {} (`{}`): {e}", pi + 1, ps.id);
+        let prob = registry
+            .build_problem(&ps.id, &params)
+            .map_err(|e| named(e.to_string()))?;
+        let t_end = spec.t_end.unwrap_or_else(|| prob.as_system().info().t_end);
+        let reference = prob.as_system().reference_domain(t_end);
+        if let driftlab_core::ReferenceDomain::Outside(why) = &reference {
+            eprintln!(
+                "note: [[problems]] entry {} (`{}` {}): its reference is outside its domain ({why}); the error columns of its cells will be null",
+                pi + 1,
+                ps.id,
+                json_of(&params)
+            );
+        }
+        let allowed = match &spec.monitor {
+            Some(mon) => Some(mon.allowance(prob.as_system()).map_err(named)?),
+            None => None,
+        };
+        Ok(Self {
+            entry: pi + 1,
+            spec: ps,
+            params,
+            t_end,
+            reference,
+            allowed,
+        })
+    }
+}
+
+/// The cells expanded so far, and what they must not repeat.
+struct Expansion<'a> {
+    spec: &'a Spec,
+    /// The spec's fixed steps and adaptive tolerances.
+    steps: (&'a [f64], &'a [f64]),
+    cells: Vec<Cell>,
+    seen: Seen,
+}
+
+impl Expansion<'_> {
+    /// The cells of one method entry at one point of its parameter sweep on `problem`: one
+    /// per step (or tolerance) and thread count.
+    fn method_cells(
+        &mut self,
+        registry: &Registry,
+        problem: &ProblemCell,
+        (mi, ms): (usize, &MethodSpec),
+        mp: &toml::Table,
+    ) -> Result<(), String> {
+        let spec = self.spec;
+        let (pi, pid, t_end) = (problem.entry, &problem.spec.id, problem.t_end);
+        let named = |m: String| format!("[[methods]] entry {} (`{}`): {m}", mi + 1, ms.id);
+        let (info, stepping) = checked_method(spec, registry, ms, mp).map_err(named)?;
+        let variant = match &ms.label {
+            Some(l) => l.clone(),
+            None if mp.is_empty() => info.id.clone(),
+            None => format!("{} [{}]", info.id, compact(mp)),
+        };
+        let own_hs = own_steps(ms).map_err(named)?;
+        let points = match stepping {
+            Stepping::Fixed => own_hs
+                .as_deref()
+                .unwrap_or(self.steps.0)
+                .iter()
+                .map(|&h| (h, None))
+                .collect(),
+            Stepping::Adaptive => step_points(spec, self.steps.1, t_end)?,
+        };
+        let mut snapped: Vec<(f64, f64)> = Vec::new();
+        for (h, adaptive) in points {
+            let (n, stride) = steps_and_stride(spec, t_end, h, adaptive.is_some())
+                .map_err(|m| format!("[[problems]] entry {pi} (`{pid}`): {m}"))?;
+            if adaptive.is_none() {
+                refuse_snapped_twice(&mut snapped, h, n, t_end).map_err(|m| {
+                    format!("[[methods]] entry {} (`{}`) on `{pid}`: {m}", mi + 1, ms.id)
+                })?;
+            }
+            for &threads in &spec.threads {
+                self.cells.push(Cell {
+                    index: self.cells.len(),
+                    problem: pid.clone(),
+                    problem_params: problem.params.clone(),
+                    method_id: ms.id.clone(),
+                    method: info.id.clone(),
+                    method_params: mp.clone(),
+                    projection: ms.projection.clone(),
+                    richardson: ms.richardson,
+                    recovery: ms.recovery.clone(),
+                    variant: variant.clone(),
+                    info: info.clone(),
+                    h: if adaptive.is_some() { h } else { t_end / n },
+                    adaptive,
+                    t_end,
+                    threads,
+                    trace_stride: stride,
+                    metrics_stride: spec.metrics_stride,
+                    trace_states: spec.trace_states,
+                    allowed: problem.allowed.clone(),
+                    max_steps: spec.max_steps,
+                    cell_seconds: spec.cell_seconds,
+                    repeat: spec.repeat,
+                    ensemble: spec.ensemble.clone(),
+                    reference: problem.reference.clone(),
+                });
+                let last = self.cells.last().map(|c: &Cell| (key_of(c), describe(c)));
+                if let Some((key, what)) = last {
+                    self.seen.insert(key, (pi, mi + 1), what)?;
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Refuse a fixed step `h` that snaps (`t_end / n`, `n` steps) to the step of one given

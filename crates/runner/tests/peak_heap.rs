@@ -12,9 +12,10 @@ static ALLOC: CountingAllocator = CountingAllocator;
 fn peak_counts_the_largest_live_allocation_and_not_what_was_freed() {
     let mb = 1 << 20;
     let (_, peak) = measure_peak(|| {
-        let a = vec![1u8; 8 * mb];
+        // black_box: an optimized build would otherwise elide the unused buffer.
+        let a = std::hint::black_box(vec![1u8; 8 * mb]);
         drop(a);
-        let b = vec![1u8; 2 * mb];
+        let b = std::hint::black_box(vec![1u8; 2 * mb]);
         b.len()
     });
     let peak = peak.expect("the allocator is installed");
@@ -24,7 +25,8 @@ fn peak_counts_the_largest_live_allocation_and_not_what_was_freed() {
         "peak {peak}: the two buffers were never live together"
     );
     // A nested measurement does not hide its peak from the outer one.
-    let (inner, outer) = measure_peak(|| measure_peak(|| vec![0u8; 4 * mb].len()).1);
+    let (inner, outer) =
+        measure_peak(|| measure_peak(|| std::hint::black_box(vec![0u8; 4 * mb]).len()).1);
     assert!(inner.expect("installed") >= 4 * mb as u64);
     assert!(outer.expect("installed") >= 4 * mb as u64);
 }

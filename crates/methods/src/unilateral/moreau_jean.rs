@@ -181,37 +181,15 @@ impl MechanicalMethod for MoreauJean {
         let (n, m, k) = (d.n, d.m, s.unilateral().map_or(0, |u| u.rows()));
         let t0 = state.t;
         let tm = t0 + 0.5 * h;
-        let qm: Vec<f64> = (0..n).map(|i| state.q[i] + 0.5 * h * state.v[i]).collect();
-        let mp = s.mass_pattern();
-        let jp = s.jacobian_pattern();
-        let mut mass = vec![0.0; mp.nnz()];
-        let mut jac = vec![0.0; jp.nnz()];
-        let mut f = vec![0.0; n];
-        s.mass(&qm, &mut mass);
-        s.jacobian(tm, &qm, &mut jac);
-        s.forces(tm, &qm, &state.v, &mut f);
-        kkt.factorize(&mass, &jac, None)
-            .map_err(|e| kkt_failure(s, tm, &qm, e))?;
+        let FreeStep {
+            qm,
+            mut v,
+            mut big_l,
+        } = free_velocity(kkt, s, state, h)?;
         let mut report = StepReport {
             factorizations: 1,
             ..Default::default()
         };
-        // Free velocity.
-        let mut mv = vec![0.0; n];
-        mp.mul_vec(&mass, &state.v, &mut mv, true);
-        let mut rhs = vec![0.0; n + m];
-        for i in 0..n {
-            rhs[i] = mv[i] + h * f[i];
-        }
-        let mut pt = vec![0.0; m];
-        s.phi_t(tm, &qm, &mut pt);
-        for r in 0..m {
-            rhs[n + r] = -pt[r];
-        }
-        kkt.solve(&mut rhs)
-            .map_err(|e| kkt_failure(s, tm, &qm, e))?;
-        let mut v: Vec<f64> = rhs[..n].to_vec();
-        let mut big_l: Vec<f64> = rhs[n..].to_vec();
         // Contacts: active rows, Delassus matrix, LCP.
         if k > 0 {
             let (sweeps, impact) = contact_impulses(
@@ -256,6 +234,59 @@ impl MechanicalMethod for MoreauJean {
             self.kkt.as_ref().map(|k| k.stats()),
         )
     }
+}
+
+/// The bilateral half of a step: K factored at the midpoint `q_m = q_n + ½h v_n` and the
+/// free velocity `M(q_m) v⁺ = M v_n + h f(t_m, q_m, v_n) − Φ_qᵀΛ`, `Φ_q v⁺ = −Φ_t`.
+/// K stays factored for the contact rows and the projection.
+fn free_velocity(
+    kkt: &mut KktSolver,
+    s: &dyn MechanicalSystem,
+    state: &State,
+    h: f64,
+) -> Result<FreeStep, StepError> {
+    let d = s.dims();
+    let (n, m) = (d.n, d.m);
+    let tm = state.t + 0.5 * h;
+    let qm: Vec<f64> = (0..n).map(|i| state.q[i] + 0.5 * h * state.v[i]).collect();
+    let mp = s.mass_pattern();
+    let jp = s.jacobian_pattern();
+    let mut mass = vec![0.0; mp.nnz()];
+    let mut jac = vec![0.0; jp.nnz()];
+    let mut f = vec![0.0; n];
+    s.mass(&qm, &mut mass);
+    s.jacobian(tm, &qm, &mut jac);
+    s.forces(tm, &qm, &state.v, &mut f);
+    kkt.factorize(&mass, &jac, None)
+        .map_err(|e| kkt_failure(s, tm, &qm, e))?;
+    let mut mv = vec![0.0; n];
+    mp.mul_vec(&mass, &state.v, &mut mv, true);
+    let mut rhs = vec![0.0; n + m];
+    for i in 0..n {
+        rhs[i] = mv[i] + h * f[i];
+    }
+    let mut pt = vec![0.0; m];
+    s.phi_t(tm, &qm, &mut pt);
+    for r in 0..m {
+        rhs[n + r] = -pt[r];
+    }
+    kkt.solve(&mut rhs)
+        .map_err(|e| kkt_failure(s, tm, &qm, e))?;
+    Ok(FreeStep {
+        v: rhs[..n].to_vec(),
+        big_l: rhs[n..].to_vec(),
+        qm,
+    })
+}
+
+/// The bilateral half of a step ([`free_velocity`]).
+struct FreeStep {
+    /// Midpoint positions `q_m`.
+    qm: Vec<f64>,
+    /// Free velocity `v⁺`.
+    v: Vec<f64>,
+    /// Bilateral impulses `Λ`.
+    big_l: Vec<f64>,
 }
 
 /// The contact impulses of one step (called when the problem has unilateral rows). The
