@@ -505,109 +505,107 @@ impl Spec {
     }
 
     fn validate(&self, path: &str) -> Result<(), RunnerError> {
-        let err = |m: String| {
-            Err(RunnerError::Spec {
-                path: path.into(),
-                message: m,
-            })
-        };
+        self.check().map_err(|m| RunnerError::Spec {
+            path: path.into(),
+            message: m,
+        })
+    }
+
+    /// Every check of the spec, in order: its scalars, its thread lists, its steps and
+    /// sweeps, then its report, claims, order notes and ensemble.
+    fn check(&self) -> Result<(), String> {
+        self.check_scalars()?;
+        self.check_threads()?;
+        self.steps.values()?;
+        self.validate_sweeps()?;
+        if let Some(r) = &self.report {
+            r.validate()?;
+        }
+        for (i, c) in self.claims.iter().enumerate() {
+            c.validate(i + 1)?;
+        }
+        for (i, n) in self.order_notes.iter().enumerate() {
+            n.validate(i + 1)?;
+        }
+        if let Some(e) = &self.ensemble {
+            self.validate_ensemble(e)?;
+        }
+        Ok(())
+    }
+
+    /// The top-level numbers and names: schema version, name, budgets, end time, entries,
+    /// sampling, repeats and metric stride.
+    fn check_scalars(&self) -> Result<(), String> {
         if self.schema_version != SCHEMA_VERSION {
-            return err(format!("schema_version = {} is not supported; this driftlab reads schema_version = {SCHEMA_VERSION}", self.schema_version));
+            return Err(format!("schema_version = {} is not supported; this driftlab reads schema_version = {SCHEMA_VERSION}", self.schema_version));
         }
         if self.name.is_empty()
             || self.name.contains(['/', '\\', '\0'])
             || self.name == "."
             || self.name == ".."
         {
-            return err(format!(
+            return Err(format!(
                 "`name` = {:?} must be a folder name inside the output root: non-empty, without slashes, not `.` or `..`",
                 self.name
             ));
         }
         if let Some(secs) = self.cell_seconds {
             if !(secs.is_finite() && secs > 0.0) {
-                return err(format!(
+                return Err(format!(
                     "`cell_seconds` = {secs}: give a wall-time budget per cell > 0 s, or leave it out for none"
                 ));
             }
         }
         if self.max_steps == 0 {
-            return err("`max_steps` = 0: give the most steps a cell may take, ≥ 1".into());
+            return Err("`max_steps` = 0: give the most steps a cell may take, ≥ 1".into());
         }
         if let Some(t) = self.t_end {
             if !(t.is_finite() && t > 0.0) {
-                return err(format!("`t_end` = {t}: give a finite end time > 0"));
+                return Err(format!("`t_end` = {t}: give a finite end time > 0"));
             }
         }
         if self.problems.is_empty() || self.methods.is_empty() {
-            return err("give at least one [[problems]] and one [[methods]] entry".into());
+            return Err("give at least one [[problems]] and one [[methods]] entry".into());
         }
         if let Some(dt) = self.trace_dt {
             if !(dt.is_finite() && dt > 0.0) {
-                return err(format!("`trace_dt` = {dt}: give a sampling interval > 0"));
+                return Err(format!("`trace_dt` = {dt}: give a sampling interval > 0"));
             }
         }
         if self.repeat == 0 || self.repeat > 1000 {
-            return err(format!(
+            return Err(format!(
                 "`repeat` = {} must be between 1 and 1000 (runs per cell; the median time is recorded)",
                 self.repeat
             ));
         }
         if self.metrics_stride == 0 {
-            return err(
+            return Err(
                 "`metrics_stride` = 0: give the number of steps between metric evaluations, ≥ 1 (1 = every step)"
                     .into(),
             );
         }
+        Ok(())
+    }
+
+    /// `threads` and `sweep_threads`: each count once, between 1 and [`MAX_THREADS`].
+    fn check_threads(&self) -> Result<(), String> {
         for (key, list) in [
             ("threads", Some(&self.threads)),
             ("sweep_threads", self.sweep_threads.as_ref()),
         ] {
             let Some(list) = list else { continue };
             if let Some(k) = first_repeat(list) {
-                return err(format!(
+                return Err(format!(
                     "`{key}` = {list:?} lists {k} twice: every count runs the whole cell set once, so a repeated count would count the same cells twice; give each count once"
                 ));
             }
             if list.is_empty() || list.iter().any(|&k| k == 0 || k > MAX_THREADS) {
-                return err(format!(
+                return Err(format!(
                     "`{key}` = {list:?} must list thread counts between 1 and {MAX_THREADS} \
                      (this machine has {} logical cores), e.g. {key} = [1, 2] or {key} = \"all\"",
                     logical_cores()
                 ));
             }
-        }
-        self.steps.values().map_err(|m| RunnerError::Spec {
-            path: path.into(),
-            message: m,
-        })?;
-        self.validate_sweeps().map_err(|m| RunnerError::Spec {
-            path: path.into(),
-            message: m,
-        })?;
-        if let Some(r) = &self.report {
-            r.validate().map_err(|m| RunnerError::Spec {
-                path: path.into(),
-                message: m,
-            })?;
-        }
-        for (i, c) in self.claims.iter().enumerate() {
-            c.validate(i + 1).map_err(|m| RunnerError::Spec {
-                path: path.into(),
-                message: m,
-            })?;
-        }
-        for (i, n) in self.order_notes.iter().enumerate() {
-            n.validate(i + 1).map_err(|m| RunnerError::Spec {
-                path: path.into(),
-                message: m,
-            })?;
-        }
-        if let Some(e) = &self.ensemble {
-            self.validate_ensemble(e).map_err(|m| RunnerError::Spec {
-                path: path.into(),
-                message: m,
-            })?;
         }
         Ok(())
     }
