@@ -135,8 +135,9 @@ def run_cell(sys_, scheme, xi, wn, h, t_end):
         ts = time.perf_counter()
         try:
             q, v = step(sys_, q, v, h)
-        except (RuntimeError, ValueError) as e:
-            return q, failed(k, h, f"Pinocchio raised at t = {k * h:.4g}: {e}", max_res, max_e, t0, stepping)
+        except Exception as e:  # noqa: BLE001 — any failure of a step is the row's failure
+            return q, failed(k, h, f"Pinocchio raised at t = {k * h:.4g}: {type(e).__name__}: {e}",
+                             max_res, max_e, t0, stepping)
         stepping += time.perf_counter() - ts
         r = sys_.residual(q)
         e = abs(sys_.energy(q, v) - h0) / max(abs(h0), sys_.scale)
@@ -215,11 +216,20 @@ def main():
         ap.error("--out is required without --check")
     rows = []
     for h in hs:
-        doc, q0, v0 = driftlab_start(a.driftlab, params, h)
-        sys_ = Cassie(a.sdf, doc, q0, v0, a.mu, a.max_iter)
+        try:
+            doc, q0, v0 = driftlab_start(a.driftlab, params, h)
+            sys_, setup_failure = Cassie(a.sdf, doc, q0, v0, a.mu, a.max_iter), None
+        except Exception as e:  # noqa: BLE001 — a model Pinocchio cannot be given: failed rows
+            detail = e.stderr.strip() if isinstance(e, subprocess.CalledProcessError) else str(e)
+            sys_, setup_failure = None, f"not run in Pinocchio: {type(e).__name__}: {detail}"
         for scheme in SCHEMES:
             for xi, wn in gains:
-                _, measured = run_cell(sys_, scheme, xi, wn, h, t_end)
+                if setup_failure:
+                    measured = {"steps": 0, "ok": False, "fail_time": 0.0, "fail_reason": setup_failure,
+                                "max_pos_residual": None, "max_energy_rel_error": None,
+                                "wall_seconds": 0.0, "step_seconds": 0.0}
+                else:
+                    _, measured = run_cell(sys_, scheme, xi, wn, h, t_end)
                 rows.append({"problem": "model", "problem_params": params,
                              "variant": f"pinocchio {scheme} [xi={xi:g}, omega_n={wn:g}]",
                              "params": {"method": {"xi": xi, "omega_n": wn}, "Kp": wn * wn,
