@@ -90,6 +90,19 @@ enum Cmd {
         /// The other.
         b: PathBuf,
     },
+    /// One digest per result folder under DIR of every column `compare` compares, bit for
+    /// bit: printed, written (`--write FILE`) or checked against a stored file (`--check
+    /// FILE`: exit 1 listing the folders that differ).
+    Fingerprint {
+        /// A result folder, or a folder of result folders (a `run-experiments` output).
+        dir: PathBuf,
+        /// Compare with this stored fingerprint file.
+        #[arg(long, conflicts_with = "write")]
+        check: Option<PathBuf>,
+        /// Write the fingerprint to this file.
+        #[arg(long)]
+        write: Option<PathBuf>,
+    },
     /// Write a Slurm job array running SPEC in shards, and a merge job after it
     /// (OUT/slurm/submit.sh submits both).
     Slurm(SlurmArgs),
@@ -314,6 +327,9 @@ fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
         }
         Cmd::Report { dir } => report(&dir),
         Cmd::Compare { a, b } => compare(&a, &b),
+        Cmd::Fingerprint { dir, check, write } => {
+            fingerprint(&dir, check.as_deref(), write.as_deref())
+        }
         Cmd::Merge { dirs, out } => merge(registry, &dirs, &out),
         Cmd::ImportPeer { file, into } => {
             let n = driftlab_runner::peer::import(&file, &into).map_err(bad)?;
@@ -370,6 +386,70 @@ fn compare(a: &Path, b: &Path) -> Result<(), Failure> {
     }
     Err(Failure(
         format!("the results differ:\n  {}", diff.join("\n  ")),
+        1,
+    ))
+}
+
+/// `fingerprint`: print, write or check the digests of the result folders under `dir`.
+fn fingerprint(dir: &Path, check: Option<&Path>, write: Option<&Path>) -> Result<(), Failure> {
+    use driftlab_runner::fingerprint as fp;
+    let mut entries = Vec::new();
+    for (name, path) in fp::folders(dir).map_err(bad)? {
+        entries.push((name, fp::digest(&path).map_err(bad)?));
+    }
+    if entries.is_empty() {
+        return Err(Failure(
+            format!(
+                "`{}` holds no result folder (no runs.parquet in it or its subfolders); give the output folder of `run` or `run-experiments`",
+                dir.display()
+            ),
+            2,
+        ));
+    }
+    let text = fp::render(&entries);
+    if let Some(path) = write {
+        std::fs::write(path, &text)
+            .map_err(|e| Failure(format!("cannot write `{}`: {e}", path.display()), 2))?;
+    }
+    let Some(path) = check else {
+        out!("{}", text.trim_end());
+        return Ok(());
+    };
+    let stored = std::fs::read_to_string(path).map_err(|e| {
+        Failure(
+            format!(
+                "cannot read the stored fingerprint `{}`: {e}; write one with --write",
+                path.display()
+            ),
+            2,
+        )
+    })?;
+    let c = fp::check(&entries, &stored);
+    if c.differences.is_empty() {
+        out!(
+            "{} result folders agree with `{}` bit for bit",
+            entries.len(),
+            path.display()
+        );
+        return Ok(());
+    }
+    let level = fp::simd_level();
+    let note = if c.stored_simd == level {
+        String::new()
+    } else {
+        format!(
+            "\n(the stored file was made on {}, this machine runs {level}: faer's kernels differ, so rounding may)",
+            c.stored_simd
+        )
+    };
+    Err(Failure(
+        format!(
+            "{} of the {} result folders `{}` lists differ:\n  {}{note}",
+            c.differences.len(),
+            c.listed,
+            path.display(),
+            c.differences.join("\n  ")
+        ),
         1,
     ))
 }

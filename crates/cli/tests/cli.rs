@@ -419,3 +419,78 @@ fn manifest_records_the_source_revision_not_the_folders() {
     assert_eq!(m["driftlab_version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(m["status"], "complete");
 }
+
+/// `fingerprint`: two runs of one spec have the same digest (`--check` passes against the
+/// other's `--write`), a changed number is found and named (exit 1), a folder without
+/// results is refused (exit 2).
+#[test]
+fn fingerprints_agree_on_reruns_and_name_a_changed_folder() {
+    let d = tmp("fingerprint");
+    let spec = root().join("experiments/seed003-index1.toml");
+    for side in ["a", "b"] {
+        let out = d.join(side).join("seed003-index1");
+        let o = driftlab(
+            &[
+                "run",
+                spec.to_str().unwrap(),
+                "--size",
+                "quick",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &root(),
+        );
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let stored = d.join("quick.txt");
+    let o = driftlab(
+        &[
+            "fingerprint",
+            d.join("a").to_str().unwrap(),
+            "--write",
+            stored.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let written = std::fs::read_to_string(&stored).unwrap();
+    assert!(
+        written.starts_with("# driftlab fingerprint, simd "),
+        "{written}"
+    );
+    assert_eq!(
+        written
+            .lines()
+            .filter(|l| l.starts_with("seed003-index1 "))
+            .count(),
+        1
+    );
+    let check = |dir: &Path| {
+        driftlab(
+            &[
+                "fingerprint",
+                dir.to_str().unwrap(),
+                "--check",
+                stored.to_str().unwrap(),
+            ],
+            &root(),
+        )
+    };
+    let o = check(&d.join("b"));
+    assert!(
+        o.status.success() && text(&o).contains("1 result folders agree"),
+        "{}",
+        text(&o)
+    );
+    // One digit of the orders table changed: the folder is named, exit 1.
+    let orders = d.join("b/seed003-index1/orders.csv");
+    let csv = std::fs::read_to_string(&orders).unwrap();
+    let changed = csv.replacen('1', "2", 1);
+    assert_ne!(csv, changed);
+    std::fs::write(&orders, changed).unwrap();
+    let o = check(&d.join("b"));
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("seed003-index1: "), "{}", text(&o));
+    let empty = tmp("fingerprint-empty");
+    assert_eq!(check(&empty).status.code(), Some(2));
+}

@@ -14,30 +14,23 @@
 
 use crate::control::{ControllerKind, StepController, Tolerances};
 use crate::error::{MethodError, RunError, StepError};
-use crate::method::{Method, MethodStats, StepReport};
+use crate::method::{Method, MethodInfo, MethodStats, StartOptions, StepReport, Stepper};
 use crate::observe::{MetricsEvaluator, Observer};
 use crate::state::State;
 use crate::system::SystemRef;
 use std::time::Instant;
 
-/// A fixed-step schedule: `n_steps` steps of size `h` from the initial time.
+/// How a run takes its steps, and the limits common to every kind of step.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Schedule {
-    /// Step size.
-    pub h: f64,
-    /// Number of steps (saturating at `usize::MAX` for an interval no budget covers).
-    pub n_steps: usize,
-    /// The steps the interval asks for, `t_end / h`, as a real number: what the budget
-    /// check compares and reports (it cannot overflow).
-    pub steps_asked: f64,
+    /// Fixed, error-controlled or method-controlled steps.
+    pub steps: Steps,
     /// Refuse to run more steps than this (a failed run, not a hang).
     pub max_steps: usize,
     /// A run whose `‖q‖∞` exceeds `divergence_factor · (1 + ‖q₀‖∞)` has diverged: it
     /// fails with [`StepError::Diverged`] instead of producing astronomically large but
     /// finite numbers.
     pub divergence_factor: f64,
-    /// Error-controlled steps instead of fixed ones (`h` and `n_steps` are then unused).
-    pub adaptive: Option<Adaptive>,
     /// Evaluate the metrics (residuals, energy, errors) after every `metrics_stride`-th
     /// step only, and after the first and the last state and whenever an observer
     /// [`wants`](Observer::wants) the step (1 = every step). The run's maxima are then
@@ -50,6 +43,28 @@ pub struct Schedule {
     /// What the caller's observers keep over the run ([`Retained`]), counted with the
     /// state in the memory check before the run starts.
     pub retained: Retained,
+}
+
+/// The three ways a run steps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Steps {
+    /// `n` steps of size exactly `h`, `t_k = t₀ + k h`.
+    Fixed {
+        /// Step size.
+        h: f64,
+        /// Number of steps (saturating at `usize::MAX` for an interval no budget covers).
+        n: usize,
+        /// The steps the interval asks for, `t_end / h`, as a real number: what the
+        /// budget check compares and reports (it cannot overflow).
+        asked: f64,
+    },
+    /// Error-controlled steps: the loop's [`StepController`] accepts or rejects each step
+    /// by the method's local error estimate and proposes the next `h`.
+    Adaptive(Adaptive),
+    /// The method controls its own steps ([`crate::ErrorEstimate::own_controller`], an
+    /// external code such as SUNDIALS IDA): the loop offers the distance to the next
+    /// output time and the method takes one internal step of at most that length.
+    MethodControlled(Adaptive),
 }
 
 /// What the observers of a run keep for the whole run (a sampled trace), so that the
@@ -147,37 +162,62 @@ impl Schedule {
     /// callers choose `h` that divides the interval — the runner snaps `h` so).
     pub fn fixed(h: f64, t_end: f64) -> Self {
         let asked = (t_end / h).round().max(0.0);
-        Self {
+        Self::with_steps(Steps::Fixed {
             h,
-            n_steps: asked as usize,
-            steps_asked: asked,
+            n: asked as usize,
+            asked,
+        })
+    }
+    /// Error-controlled steps over `adaptive.t_end` (method-controlled for a method with
+    /// its own controller: [`drive()`] decides by the method's [`MethodInfo`]).
+    pub fn adaptive(adaptive: Adaptive) -> Self {
+        Self::with_steps(Steps::Adaptive(adaptive))
+    }
+    fn with_steps(steps: Steps) -> Self {
+        Self {
+            steps,
             max_steps: 50_000_000,
             divergence_factor: 1e6,
-            adaptive: None,
             metrics_stride: 1,
             deadline: None,
             retained: Retained::default(),
         }
     }
-    /// Error-controlled steps over `adaptive.t_end`.
-    pub fn adaptive(adaptive: Adaptive) -> Self {
-        Self {
-            h: adaptive.h0,
-            n_steps: 0,
-            steps_asked: 0.0,
-            max_steps: 50_000_000,
-            divergence_factor: 1e6,
-            adaptive: Some(adaptive),
-            metrics_stride: 1,
-            deadline: None,
-            retained: Retained::default(),
+    /// The error-controlled schedule, if the steps are not fixed.
+    pub fn error_controlled(&self) -> Option<&Adaptive> {
+        match &self.steps {
+            Steps::Fixed { .. } => None,
+            Steps::Adaptive(a) | Steps::MethodControlled(a) => Some(a),
         }
     }
     /// End time.
     pub fn t_end(&self, t0: f64) -> f64 {
-        match &self.adaptive {
-            Some(a) => a.t_end,
-            None => t0 + self.n_steps as f64 * self.h,
+        match &self.steps {
+            Steps::Fixed { h, n, .. } => t0 + *n as f64 * h,
+            Steps::Adaptive(a) | Steps::MethodControlled(a) => a.t_end,
+        }
+    }
+    /// What the method is given at its start.
+    fn start_options(&self) -> StartOptions {
+        let a = self.error_controlled();
+        StartOptions {
+            tolerances: a.map(|a| a.tol),
+            step_bounds: a.map(|a| (a.h0, a.h_max)),
+        }
+    }
+    /// The steps as `method` takes them: error-controlled steps become method-controlled
+    /// for a method with its own controller.
+    fn for_method(&self, info: &MethodInfo) -> Steps {
+        match self.steps {
+            Steps::Adaptive(a)
+                if info
+                    .error_estimate
+                    .as_ref()
+                    .is_some_and(|e| e.own_controller) =>
+            {
+                Steps::MethodControlled(a)
+            }
+            steps => steps,
         }
     }
 }
@@ -218,7 +258,7 @@ pub struct RunOutcome {
     /// What the accepted steps' [`StepReport`]s said, beyond the method's cumulative
     /// counters.
     pub reports: StepReportSummary,
-    /// The method's own named counters at the end ([`Method::counters`]).
+    /// The method's own named counters at the end ([`Stepper::counters`]).
     pub counters: Vec<(&'static str, usize)>,
 }
 
@@ -265,61 +305,76 @@ impl RunOutcome {
 /// budget ends the run with [`RunStatus::Failed`] carrying the time and the reason.
 pub fn drive(
     sys: SystemRef<'_>,
-    method: &mut dyn Method,
+    method: &dyn Method,
     schedule: &Schedule,
     observers: &mut [&mut dyn Observer],
 ) -> RunOutcome {
     // Before the initial state: a system too large for memory is refused before anything
     // of its size is allocated (its final state is then empty).
     if let Err(e) = refuse_oversized(sys, schedule.retained) {
-        return RunOutcome {
+        return RunOutcome::refused(e);
+    }
+    let mut state = sys.initial_state();
+    let clock = Instant::now();
+    let info = method.info();
+    let started = refuse_unsupported(sys, &info, schedule)
+        .and_then(|()| sys.start(method, &mut state, &schedule.start_options()));
+    let mut run = Loop::new(sys, state, clock.elapsed().as_secs_f64(), schedule);
+    let mut stepper = match started {
+        Ok(stepper) => stepper,
+        Err(e) => {
+            run.fail(run.state.t, e);
+            return run.finish(None);
+        }
+    };
+    let steps = schedule.for_method(&info);
+    if let Steps::Fixed { h, asked, .. } = steps {
+        if asked.is_nan() || asked > schedule.max_steps as f64 {
+            let t0 = run.state.t;
+            let e = StepError::StepsBeyondBudget {
+                steps: asked,
+                h,
+                budget: schedule.max_steps,
+            };
+            run.fail(t0, e);
+            return run.finish(Some(stepper.as_ref()));
+        }
+    }
+    let done = matches!(steps, Steps::Fixed { n: 0, .. });
+    run.observe(0, done, observers);
+    let stepper_ref = stepper.as_mut();
+    match steps {
+        Steps::Fixed { h, n, .. } => run.fixed_steps(stepper_ref, h, n, observers),
+        Steps::Adaptive(a) => {
+            let order = info.error_estimate.map_or(1, |e| e.order);
+            run.adaptive_steps(stepper_ref, &a, order, schedule.max_steps, observers)
+        }
+        Steps::MethodControlled(a) => {
+            run.own_controller_steps(stepper_ref, &a, schedule.max_steps, observers)
+        }
+    }
+    run.finish(Some(stepper.as_ref()))
+}
+
+impl RunOutcome {
+    /// The outcome of a run refused before its initial state was built.
+    fn refused(e: MethodError) -> Self {
+        RunOutcome {
             status: RunStatus::Failed {
                 t: 0.0,
                 error: e.into(),
             },
             steps: 0,
-            stats: method.stats(),
+            stats: MethodStats::default(),
             final_state: State::semi_explicit(0.0, Vec::new(), Vec::new()),
             init_seconds: 0.0,
             step_seconds: 0.0,
             observe_seconds: 0.0,
             adaptive: None,
             reports: StepReportSummary::default(),
-            counters: method.counters(),
-        };
+            counters: Vec::new(),
+        }
     }
-    let mut state = sys.initial_state();
-    let clock = Instant::now();
-    if let Some(a) = &schedule.adaptive {
-        method.set_tolerances(a.tol);
-        method.set_step_bounds(a.h0, a.h_max);
-    }
-    let init =
-        refuse_unsupported(sys, method, schedule).and_then(|()| method.init(sys, &mut state));
-    let mut run = Loop::new(sys, state, clock.elapsed().as_secs_f64(), schedule);
-    if let Err(e) = init {
-        run.fail(run.state.t, e);
-        return run.finish(method);
-    }
-    if schedule.adaptive.is_none()
-        && (schedule.steps_asked.is_nan() || schedule.steps_asked > schedule.max_steps as f64)
-    {
-        let t0 = run.state.t;
-        let e = StepError::StepsBeyondBudget {
-            steps: schedule.steps_asked,
-            h: schedule.h,
-            budget: schedule.max_steps,
-        };
-        run.fail(t0, e);
-        return run.finish(method);
-    }
-    let done = schedule.adaptive.is_none() && schedule.n_steps == 0;
-    run.observe(0, done, observers);
-    match &schedule.adaptive {
-        None => run.fixed_steps(method, schedule, observers),
-        Some(a) => run.adaptive_steps(method, a, schedule.max_steps, observers),
-    }
-    run.finish(method)
 }
 
 /// Refuse a system whose state and least KKT storage, with what the observers keep,
@@ -347,7 +402,7 @@ fn refuse_oversized(sys: SystemRef<'_>, retained: Retained) -> Result<(), Method
 /// Refuse a method that lacks a capability the problem or the schedule needs.
 fn refuse_unsupported(
     sys: SystemRef<'_>,
-    method: &dyn Method,
+    info: &MethodInfo,
     schedule: &Schedule,
 ) -> Result<(), MethodError> {
     let (nonholonomic, unilateral, prioritized) = match sys {
@@ -358,7 +413,6 @@ fn refuse_unsupported(
         ),
         SystemRef::SemiExplicit(_) => (0, 0, false),
     };
-    let info = method.info();
     let refuse = |form: &'static str, hint: String| {
         Err(MethodError::UnsupportedForm {
             method: info.id.clone(),
@@ -389,7 +443,7 @@ fn refuse_unsupported(
             ),
         );
     }
-    if schedule.adaptive.is_some() && info.error_estimate.is_none() {
+    if schedule.error_controlled().is_some() && info.error_estimate.is_none() {
         return Err(MethodError::Incompatible {
             method: info.id.clone(),
             problem: sys.info().id,
@@ -432,7 +486,7 @@ impl<'s> Loop<'s> {
             init_seconds,
             step_seconds: 0.0,
             observe_seconds: 0.0,
-            adaptive: schedule.adaptive.map(|_| AdaptiveStats {
+            adaptive: schedule.error_controlled().map(|_| AdaptiveStats {
                 h_min_used: f64::NAN,
                 h_max_used: f64::NAN,
                 ..AdaptiveStats::default()
@@ -460,9 +514,11 @@ impl<'s> Loop<'s> {
         };
     }
 
-    fn finish(mut self, method: &dyn Method) -> RunOutcome {
-        self.out.stats = method.stats();
-        self.out.counters = method.counters();
+    fn finish(mut self, stepper: Option<&dyn Stepper>) -> RunOutcome {
+        if let Some(stepper) = stepper {
+            self.out.stats = stepper.stats();
+            self.out.counters = stepper.counters();
+        }
         self.out.final_state = self.state;
         self.out
     }
@@ -505,9 +561,9 @@ impl<'s> Loop<'s> {
     }
 
     /// One call of the method's step, timed.
-    fn attempt(&mut self, method: &mut dyn Method, h: f64) -> Result<StepReport, StepError> {
+    fn attempt(&mut self, stepper: &mut dyn Stepper, h: f64) -> Result<StepReport, StepError> {
         let clock = Instant::now();
-        let res = method.step(self.sys, &mut self.state, h);
+        let res = stepper.step(&mut self.state, h);
         self.out.step_seconds += clock.elapsed().as_secs_f64();
         res
     }
@@ -528,15 +584,16 @@ impl<'s> Loop<'s> {
     /// Fixed steps: time is owned here, `t_k = t₀ + k h`, free of accumulated round-off.
     fn fixed_steps(
         &mut self,
-        method: &mut dyn Method,
-        schedule: &Schedule,
+        stepper: &mut dyn Stepper,
+        h: f64,
+        n: usize,
         observers: &mut [&mut dyn Observer],
     ) {
         // Timed as a whole, less the observers' time: two clock reads per step cost about
         // a tenth of a small system's step (perf, ensembles of pendula).
         let clock = Instant::now();
         let observed = self.out.observe_seconds;
-        self.fixed_loop(method, schedule, observers);
+        self.fixed_loop(stepper, h, n, observers);
         let observing = self.out.observe_seconds - observed;
         self.out.step_seconds += (clock.elapsed().as_secs_f64() - observing).max(0.0);
     }
@@ -544,18 +601,22 @@ impl<'s> Loop<'s> {
     /// The steps of [`Self::fixed_steps`].
     fn fixed_loop(
         &mut self,
-        method: &mut dyn Method,
-        schedule: &Schedule,
+        stepper: &mut dyn Stepper,
+        h: f64,
+        n: usize,
         observers: &mut [&mut dyn Observer],
     ) {
         let t0 = self.state.t;
-        for k in 1..=schedule.n_steps {
+        for k in 1..=n {
             let t_start = self.state.t;
-            let res = method.step(self.sys, &mut self.state, schedule.h);
-            self.state.t = t0 + k as f64 * schedule.h;
+            let res = stepper.step(&mut self.state, h);
+            self.state.t = t0 + k as f64 * h;
             let res = res.and_then(|r| self.state_error(self.state.t).map_or(Ok(r), Err));
             match res {
-                Ok(report) => self.out.reports.add(&report),
+                Ok(report) => {
+                    stepper.accept();
+                    self.out.reports.add(&report)
+                }
                 Err(e) => {
                     self.fail(t_start, e);
                     self.state.clone_from(&self.last_good);
@@ -563,7 +624,7 @@ impl<'s> Loop<'s> {
                 }
             }
             self.out.steps = k;
-            let last = k == schedule.n_steps;
+            let last = k == n;
             if !last && k.is_multiple_of(DEADLINE_EVERY) && self.out_of_time() {
                 self.observe(k, true, observers);
                 return;
@@ -578,16 +639,12 @@ impl<'s> Loop<'s> {
     /// Error-controlled steps (see the module documentation).
     fn adaptive_steps(
         &mut self,
-        method: &mut dyn Method,
+        stepper: &mut dyn Stepper,
         a: &Adaptive,
+        order: u8,
         max_steps: usize,
         observers: &mut [&mut dyn Observer],
     ) {
-        let estimate = method.info().error_estimate;
-        if estimate.as_ref().is_some_and(|e| e.own_controller) {
-            return self.own_controller_steps(method, a, max_steps, observers);
-        }
-        let order = estimate.map_or(1, |e| e.order);
         let mut ctl = StepController::new(a.controller, order);
         let t0 = self.state.t;
         let mut h = a.h0.min(a.h_max);
@@ -625,7 +682,7 @@ impl<'s> Loop<'s> {
                 return;
             }
             attempts += 1;
-            match self.adaptive_attempt(method, &mut ctl, h, landing.then_some(target)) {
+            match self.adaptive_attempt(stepper, &mut ctl, h, landing.then_some(target)) {
                 Attempt::Accepted(h_next) => {
                     let last = self.state.t >= a.t_end;
                     self.out.steps += 1;
@@ -651,7 +708,7 @@ impl<'s> Loop<'s> {
     /// own rejections and retries are added to the counters.
     fn own_controller_steps(
         &mut self,
-        method: &mut dyn Method,
+        stepper: &mut dyn Stepper,
         a: &Adaptive,
         max_steps: usize,
         observers: &mut [&mut dyn Observer],
@@ -672,7 +729,7 @@ impl<'s> Loop<'s> {
             }
             let target = next_output(t0, t, a);
             let h = target - t;
-            let report = match self.attempt(method, h) {
+            let report = match self.attempt(stepper, h) {
                 Ok(r) => r,
                 Err(e) => {
                     self.state.clone_from(&self.last_good);
@@ -689,6 +746,7 @@ impl<'s> Loop<'s> {
                 self.state.clone_from(&self.last_good);
                 return self.fail(t, e);
             }
+            stepper.accept();
             self.out.reports.add(&report);
             self.tally(|s| {
                 s.accepted += 1;
@@ -708,20 +766,20 @@ impl<'s> Loop<'s> {
     /// when given; a rejected or failed step restores the state of its start.
     fn adaptive_attempt(
         &mut self,
-        method: &mut dyn Method,
+        stepper: &mut dyn Stepper,
         ctl: &mut StepController,
         h: f64,
         target: Option<f64>,
     ) -> Attempt {
         let t = self.state.t;
-        let res = self.attempt(method, h);
+        let res = self.attempt(stepper, h);
         self.state.t = target.unwrap_or(t + h);
         let res = res.and_then(|r| self.state_error(self.state.t).map_or(Ok(r), Err));
         let report = match res {
             Ok(r) => r,
             Err(e) => {
                 self.state.clone_from(&self.last_good);
-                method.reject();
+                stepper.reject();
                 return match e.retry() {
                     Some(factor) => {
                         self.tally(|s| s.newton_failures += 1);
@@ -745,9 +803,10 @@ impl<'s> Loop<'s> {
         if !d.accept {
             self.tally(|s| s.rejected += 1);
             self.state.clone_from(&self.last_good);
-            method.reject();
+            stepper.reject();
             return Attempt::Rejected(err, d.h_next);
         }
+        stepper.accept();
         self.out.reports.add(&report);
         self.tally(|s| {
             s.accepted += 1;

@@ -48,17 +48,6 @@ pub enum StepError {
         /// Requested tolerance.
         tol: f64,
     },
-    /// `step` or `refresh` was called before a successful `init`, or with a system of a
-    /// form the method does not take: a caller's bug, reported as a row instead of a panic.
-    #[error(
-        "{method}: called at t = {t} before a successful init, or with a system of another form"
-    )]
-    NotReady {
-        /// Method id.
-        method: String,
-        /// Time of the call.
-        t: f64,
-    },
     /// A fixed-point (functional) stage iteration diverged: its correction kept growing,
     /// the signature of forces too stiff for the step (contraction needs `h²‖M⁻¹K‖ ≲ 1`).
     #[error("stage iteration diverged at t = {t}: the correction grew in {growing} consecutive iterations to {correction:e} (iteration {iterations}); a fixed-point stage iteration contracts only while h²‖M⁻¹∂f/∂q‖ < 1 — take a smaller h, give the problem a tangent stiffness (MechanicalSystem::tangent), or use a method with a Newton matrix (generalized-alpha, implicit-euler, lobatto)")]
@@ -213,7 +202,6 @@ impl StepError {
             StepError::OutOfMemory { .. } => FailKind::Memory,
             StepError::LinearSolve { .. } => FailKind::LinearSolve,
             StepError::NewtonDiverged { .. } => FailKind::NewtonDiverged,
-            StepError::NotReady { .. } => FailKind::NotReady,
             StepError::StageIterationDiverged { .. } => FailKind::StageIterationDiverged,
             StepError::ProjectionFailed { .. } => FailKind::ProjectionFailed,
             StepError::NonFinite { .. } => FailKind::NonFinite,

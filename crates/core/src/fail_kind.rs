@@ -16,8 +16,6 @@ pub enum FailKind {
     LinearSolve,
     /// Newton's iteration diverged or did not converge within its iteration limit.
     NewtonDiverged,
-    /// A step was asked of a method not initialized.
-    NotReady,
     /// A fixed-point stage iteration diverged.
     StageIterationDiverged,
     /// A projection onto the constraint manifold did not converge.
@@ -62,7 +60,6 @@ impl FailKind {
         FailKind::Memory,
         FailKind::LinearSolve,
         FailKind::NewtonDiverged,
-        FailKind::NotReady,
         FailKind::StageIterationDiverged,
         FailKind::ProjectionFailed,
         FailKind::NonFinite,
@@ -89,7 +86,6 @@ impl FailKind {
             FailKind::Memory => "memory",
             FailKind::LinearSolve => "linear-solve",
             FailKind::NewtonDiverged => "newton-diverged",
-            FailKind::NotReady => "not-ready",
             FailKind::StageIterationDiverged => "stage-iteration-diverged",
             FailKind::ProjectionFailed => "projection-failed",
             FailKind::NonFinite => "non-finite",
@@ -127,7 +123,6 @@ impl FailKind {
             FailKind::Memory => "refused before allocating: the cell's estimated memory exceeds `--memory-limit` or the memory available",
             FailKind::LinearSolve => "a KKT or Newton linear system was singular or solved inaccurately (redundant or contradictory constraints, a singular mass matrix)",
             FailKind::NewtonDiverged => "Newton's iteration diverged or did not converge within its iteration limit",
-            FailKind::NotReady => "a step was asked of a method that was not initialized",
             FailKind::StageIterationDiverged => "a fixed-point stage iteration diverged",
             FailKind::ProjectionFailed => "the projection onto the constraint manifold did not converge",
             FailKind::NonFinite => "the state became NaN or infinite",

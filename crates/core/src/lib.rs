@@ -7,8 +7,8 @@
 //!   [`SemiExplicitDae`] trait for index-1 systems `x' = f(t, x, z)`, `0 = g(t, x, z)`.
 //!   Optional capabilities are traits of their own behind accessors: [`ConstraintHessian`],
 //!   [`TangentMatrices`], [`Unilateral`], [`Prioritized`].
-//! * [`method`]: the [`Method`] trait (a method implements one step, never a loop), its
-//!   typed form for mechanical systems [`MechanicalMethod`], and the declared metadata
+//! * [`method`]: the [`Method`] trait (a method's configuration, started on a system as a
+//!   [`Stepper`] that takes one step at a time, never a loop), and the declared metadata
 //!   [`MethodInfo`].
 //! * [`schema`]: every column of the runs, traces and orders tables, defined once.
 //! * [`observe`]: observers that sample constraint residuals, energy and errors.
@@ -42,13 +42,13 @@ pub mod system;
 pub use control::{ControllerKind, StepController, Tolerances};
 pub use drive::{
     drive, Adaptive, AdaptiveStats, Deadline, Retained, RunOutcome, RunStatus, Schedule,
-    StepReportSummary,
+    StepReportSummary, Steps,
 };
 pub use error::{MethodError, ParamError, RunError, StepError};
 pub use fail_kind::FailKind;
 pub use method::{
-    ConstraintLevels, DeclaredOrders, ErrorEstimate, MechanicalMethod, Method, MethodInfo,
-    MethodStats, StepReport,
+    ConstraintLevels, DeclaredOrders, ErrorEstimate, Method, MethodInfo, MethodStats, StartOptions,
+    StepReport, Stepper,
 };
 pub use observe::{
     AllowedViolation, Metrics, MetricsObserver, Observer, RefResiduals, Sample, SummaryMetrics,

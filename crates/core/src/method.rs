@@ -2,7 +2,7 @@
 
 use crate::error::{MethodError, StepError};
 use crate::state::State;
-use crate::system::{MechanicalSystem, SystemForm, SystemRef};
+use crate::system::{MechanicalSystem, SemiExplicitDae, SystemForm};
 use serde::{Deserialize, Serialize};
 
 /// Declared global convergence orders (of the error at fixed `t` as `h → 0`), each with
@@ -187,29 +187,79 @@ impl MethodStats {
     }
 }
 
-/// A time-stepping method for constrained systems.
+/// What a run gives a method when it starts: the tolerances and step bounds of an
+/// error-controlled run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StartOptions {
+    /// Tolerances of an error-controlled run (`None` at fixed steps: the method keeps its
+    /// own defaults). Methods with an [`ErrorEstimate`] scale their error and Newton
+    /// tolerance by them.
+    pub tolerances: Option<crate::control::Tolerances>,
+    /// The first step and the largest step of an error-controlled run, for methods that
+    /// control their own steps ([`ErrorEstimate::own_controller`]); the loop's controller
+    /// applies them to the others.
+    pub step_bounds: Option<(f64, f64)>,
+}
+
+/// A method's configuration: built from its parameters before it sees a system, and
+/// bound to one by `start`, which returns the [`Stepper`] that owns the run's work
+/// buffers. The time loop is [`crate::drive()`], never the method.
 ///
-/// Contract: `init` is called once with the initial state (it may fill consistent
-/// `lambda` and `a`, and performs symbolic analyses); `step` advances `state` from
-/// `state.t` by `h` and sets `state.t += h`; `refresh` recomputes whatever the method
-/// derives from `(q, v)` (multipliers, accelerations, cached factorizations) after a
-/// decorator changed them. The time loop is [`crate::drive()`], never the method.
-pub trait Method: Send {
+/// The two system forms are two start functions: a method for index-3 mechanical
+/// systems implements [`Method::start`]; one that also runs semi-explicit index-1 DAEs
+/// overrides [`Method::start_index1`] (and lists both forms in [`MethodInfo::forms`]).
+pub trait Method: Send + Sync {
     /// Declared properties.
     fn info(&self) -> MethodInfo;
-    /// Prepare for a run on `sys` starting at `state`.
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError>;
-    /// Advance one step of size `h`.
-    fn step(
-        &mut self,
-        sys: SystemRef<'_>,
+    /// Bind to a mechanical system at `state` (the method may fill consistent `λ` and
+    /// `a`, and performs its symbolic analyses).
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
         state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError>;
+        opts: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError>;
+    /// Bind to a semi-explicit index-1 DAE. Default: refused with the forms it accepts.
+    fn start_index1<'s>(
+        &self,
+        _sys: &'s dyn SemiExplicitDae,
+        _state: &mut State,
+        _opts: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        Err(unsupported(&self.info(), SystemForm::SemiExplicit))
+    }
+    /// Whether its stepper's next step depends on `State` alone (caches and counters
+    /// aside), so that a decorator may take a step from a copy of the state and discard
+    /// it (Richardson step control, rollback, symmetric projection). A declared property,
+    /// decided by the parameters, known before the start. Default `false`: methods with
+    /// memory across steps (an auxiliary acceleration, an integral term, a collocation
+    /// polynomial) must not be restarted.
+    fn restartable(&self) -> bool {
+        false
+    }
+}
+
+/// A method bound to its system: advances the state one step at a time.
+///
+/// Contract: `step` advances `state` from `state.t` by `h` and sets `state.t += h`; the
+/// loop then calls `accept` or `reject` (a rejected or failed step's state is restored by
+/// the loop before `reject`); `refresh` recomputes whatever the stepper derives from
+/// `(q, v)` (multipliers, accelerations, cached factorizations) after a decorator
+/// changed them.
+pub trait Stepper: Send {
+    /// Advance one step of size `h`.
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError>;
+    /// The step just taken was accepted. A stepper with memory across steps (a Jacobian,
+    /// dense output) commits the step here.
+    fn accept(&mut self) {}
+    /// The step just taken was rejected by the step-size controller (or failed and will
+    /// be retried with a smaller `h`); the state of its start has been restored. A
+    /// stepper with memory across steps must not treat the step as accepted.
+    fn reject(&mut self) {}
     /// Recompute derived quantities after `(q, v)` were changed from outside. A decorator
     /// that itself recomputes `a` and `λ` consistently with the new `(q, v)` (the
     /// projection's acceleration level) does not call it.
-    fn refresh(&mut self, _sys: SystemRef<'_>, _state: &mut State) -> Result<(), StepError> {
+    fn refresh(&mut self, _state: &mut State) -> Result<(), StepError> {
         Ok(())
     }
     /// Cumulative counters.
@@ -217,132 +267,9 @@ pub trait Method: Send {
     /// The method's own named counters beyond [`MethodStats`] (e.g. how many steps each
     /// regime of a switching method took), cumulative over the run; the runner writes
     /// them to the runs table's `counters` column. A decorator forwards its inner
-    /// method's. Default: none.
+    /// stepper's. Default: none.
     fn counters(&self) -> Vec<(&'static str, usize)> {
         Vec::new()
-    }
-    /// Tolerances of an error-controlled run, given by [`crate::drive()`] before `init`
-    /// (methods with an [`ErrorEstimate`] scale their error and Newton tolerance by them).
-    fn set_tolerances(&mut self, _tol: crate::control::Tolerances) {}
-    /// The first step and the largest step of an error-controlled run, given by
-    /// [`crate::drive()`] before `init`, for methods that control their own steps
-    /// ([`ErrorEstimate::own_controller`]); the loop's controller applies them to the others.
-    fn set_step_bounds(&mut self, _h0: f64, _h_max: f64) {}
-    /// The step just taken was rejected by the step-size controller (or failed and will
-    /// be retried with a smaller `h`); [`crate::drive()`] has restored the state of its
-    /// start. A method that keeps memory across steps (a Jacobian, dense output) updates
-    /// it here; it must not treat the rejected step as accepted.
-    fn reject(&mut self) {}
-    /// Whether the next step depends on `State` alone (caches and counters aside), so that
-    /// a decorator may take a step from a copy of the state and discard it (Richardson
-    /// step control). Default `false`: methods with memory across steps (an auxiliary
-    /// acceleration, an integral term, a collocation polynomial) must not be restarted.
-    fn restartable(&self) -> bool {
-        false
-    }
-}
-
-/// A method for index-3 mechanical systems only: [`Method`]'s contract with the system
-/// already typed. Every such method implements this trait, and the one blanket
-/// `impl<T: MechanicalMethod> Method for T` does the form dispatch for all of them: another
-/// form is refused at `init` ([`MethodError::UnsupportedForm`]) and at `step`/`refresh`
-/// ([`StepError::NotReady`]), so no method matches on [`SystemRef`] itself. See [`Method`]
-/// for what each function must do. (With both traits in scope, call the shared names
-/// through one of them, e.g. `Method::info(&m)`: the blanket impl gives a
-/// `MechanicalMethod` both.)
-pub trait MechanicalMethod: Send {
-    /// Declared properties.
-    fn info(&self) -> MethodInfo;
-    /// Prepare for a run on `sys` starting at `state`.
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError>;
-    /// Advance one step of size `h`.
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError>;
-    /// Recompute derived quantities after `(q, v)` were changed from outside.
-    fn refresh(
-        &mut self,
-        _sys: &dyn MechanicalSystem,
-        _state: &mut State,
-    ) -> Result<(), StepError> {
-        Ok(())
-    }
-    /// Cumulative counters.
-    fn stats(&self) -> MethodStats;
-    /// The method's own named counters ([`Method::counters`]).
-    fn counters(&self) -> Vec<(&'static str, usize)> {
-        Vec::new()
-    }
-    /// Tolerances of an error-controlled run ([`Method::set_tolerances`]).
-    fn set_tolerances(&mut self, _tol: crate::control::Tolerances) {}
-    /// Step bounds of an error-controlled run ([`Method::set_step_bounds`]).
-    fn set_step_bounds(&mut self, _h0: f64, _h_max: f64) {}
-    /// The step just taken was rejected ([`Method::reject`]).
-    fn reject(&mut self) {}
-    /// Whether the next step depends on `State` alone ([`Method::restartable`]).
-    fn restartable(&self) -> bool {
-        false
-    }
-}
-
-impl<T: MechanicalMethod> Method for T {
-    /// The declared properties, with `forms` = mechanical (what this impl accepts).
-    fn info(&self) -> MethodInfo {
-        let mut i = MechanicalMethod::info(self);
-        i.forms = vec![SystemForm::Mechanical];
-        i
-    }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        match sys {
-            SystemRef::Mechanical(s) => MechanicalMethod::init(self, s, state),
-            other => Err(unsupported(&MechanicalMethod::info(self), other.form())),
-        }
-    }
-    fn step(
-        &mut self,
-        sys: SystemRef<'_>,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        match sys {
-            SystemRef::Mechanical(s) => MechanicalMethod::step(self, s, state, h),
-            _ => Err(not_ready(&MechanicalMethod::info(self).id, state.t)),
-        }
-    }
-    fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
-        match sys {
-            SystemRef::Mechanical(s) => MechanicalMethod::refresh(self, s, state),
-            _ => Err(not_ready(&MechanicalMethod::info(self).id, state.t)),
-        }
-    }
-    fn stats(&self) -> MethodStats {
-        MechanicalMethod::stats(self)
-    }
-    fn counters(&self) -> Vec<(&'static str, usize)> {
-        MechanicalMethod::counters(self)
-    }
-    fn set_tolerances(&mut self, tol: crate::control::Tolerances) {
-        MechanicalMethod::set_tolerances(self, tol)
-    }
-    fn set_step_bounds(&mut self, h0: f64, h_max: f64) {
-        MechanicalMethod::set_step_bounds(self, h0, h_max)
-    }
-    fn reject(&mut self) {
-        MechanicalMethod::reject(self)
-    }
-    fn restartable(&self) -> bool {
-        MechanicalMethod::restartable(self)
-    }
-}
-
-/// The error of a `step`/`refresh` before `init` or on a system of another form.
-pub fn not_ready(method: &str, t: f64) -> crate::StepError {
-    crate::StepError::NotReady {
-        method: method.into(),
-        t,
     }
 }
 

@@ -6,7 +6,7 @@
 
 use crate::pattern::{ProductPattern, SparsityPattern};
 use crate::state::State;
-use crate::system::SystemRef;
+use crate::system::{MechanicalSystem, SystemRef};
 
 /// Metrics of one state. `NaN` means "not defined for this problem/method" (no exact
 /// solution, no energy, no multipliers); writers turn it into a null.
@@ -244,62 +244,9 @@ impl MetricsEvaluator {
             ),
             None => (f64::NAN, f64::NAN, f64::NAN),
         };
+        let errors = (err_q, err_v, err_lambda);
         match sys {
-            SystemRef::Mechanical(s) => {
-                let t = state.t;
-                s.constraints(t, &state.q, &mut self.phi);
-                let deferred = if self.deferred.is_empty() {
-                    f64::NAN
-                } else {
-                    self.deferred
-                        .iter()
-                        .fold(0.0_f64, |m, &r| m.max(self.phi[r].abs()))
-                };
-                for &r in &self.deferred {
-                    self.phi[r] = 0.0;
-                }
-                let pos = inf_norm(&self.phi);
-                s.jacobian(t, &state.q, &mut self.jac);
-                let pat = &self.pattern;
-                pat.mul_vec(&self.jac, &state.v, &mut self.jv);
-                s.phi_t(t, &state.q, &mut self.phit);
-                for (a, b) in self.jv.iter_mut().zip(&self.phit) {
-                    *a += b;
-                }
-                for &r in &self.deferred {
-                    self.jv[r] = 0.0;
-                }
-                let vel = inf_norm(&self.jv);
-                let acc = if state.a.iter().any(|x| x.is_nan()) || state.a.is_empty() {
-                    f64::NAN
-                } else {
-                    s.curvature(t, &state.q, &state.v, &mut self.gamma);
-                    pat.mul_vec(&self.jac, &state.a, &mut self.jv);
-                    for (a, b) in self.jv.iter_mut().zip(&self.gamma) {
-                        *a -= b;
-                    }
-                    for &r in &self.deferred {
-                        self.jv[r] = 0.0;
-                    }
-                    inf_norm(&self.jv)
-                };
-                let energy = match s.energy(t, &state.q, &state.v) {
-                    Some(h) => (h - self.h0).abs() / self.scale,
-                    None => f64::NAN,
-                };
-                Metrics {
-                    t,
-                    pos_residual: pos,
-                    vel_residual: vel,
-                    acc_residual: acc,
-                    energy_rel_error: energy,
-                    err_q,
-                    err_v,
-                    err_lambda,
-                    deferred_residual: deferred,
-                    reference,
-                }
-            }
+            SystemRef::Mechanical(s) => self.mechanical(s, state, errors, reference),
             SystemRef::SemiExplicit(s) => {
                 self.z.clone_from(&state.lambda);
                 s.g(state.t, &state.q, &self.z, &mut self.phi);
@@ -316,6 +263,70 @@ impl MetricsEvaluator {
                     reference,
                 }
             }
+        }
+    }
+
+    /// Metrics of a mechanical system's `state`, given its errors against the exact
+    /// solution `(q, v, λ)` and the reference's residuals.
+    fn mechanical(
+        &mut self,
+        s: &dyn MechanicalSystem,
+        state: &State,
+        (err_q, err_v, err_lambda): (f64, f64, f64),
+        reference: RefResiduals,
+    ) -> Metrics {
+        let t = state.t;
+        s.constraints(t, &state.q, &mut self.phi);
+        let deferred = if self.deferred.is_empty() {
+            f64::NAN
+        } else {
+            self.deferred
+                .iter()
+                .fold(0.0_f64, |m, &r| m.max(self.phi[r].abs()))
+        };
+        for &r in &self.deferred {
+            self.phi[r] = 0.0;
+        }
+        let pos = inf_norm(&self.phi);
+        s.jacobian(t, &state.q, &mut self.jac);
+        let pat = &self.pattern;
+        pat.mul_vec(&self.jac, &state.v, &mut self.jv);
+        s.phi_t(t, &state.q, &mut self.phit);
+        for (a, b) in self.jv.iter_mut().zip(&self.phit) {
+            *a += b;
+        }
+        for &r in &self.deferred {
+            self.jv[r] = 0.0;
+        }
+        let vel = inf_norm(&self.jv);
+        let acc = if state.a.iter().any(|x| x.is_nan()) || state.a.is_empty() {
+            f64::NAN
+        } else {
+            s.curvature(t, &state.q, &state.v, &mut self.gamma);
+            pat.mul_vec(&self.jac, &state.a, &mut self.jv);
+            for (a, b) in self.jv.iter_mut().zip(&self.gamma) {
+                *a -= b;
+            }
+            for &r in &self.deferred {
+                self.jv[r] = 0.0;
+            }
+            inf_norm(&self.jv)
+        };
+        let energy = match s.energy(t, &state.q, &state.v) {
+            Some(h) => (h - self.h0).abs() / self.scale,
+            None => f64::NAN,
+        };
+        Metrics {
+            t,
+            pos_residual: pos,
+            vel_residual: vel,
+            acc_residual: acc,
+            energy_rel_error: energy,
+            err_q,
+            err_v,
+            err_lambda,
+            deferred_residual: deferred,
+            reference,
         }
     }
 }

@@ -1,5 +1,7 @@
 //! The system traits: what a problem must provide so that any method can step it.
 
+use crate::error::MethodError;
+use crate::method::{Method, StartOptions, Stepper};
 use crate::pattern::SparsityPattern;
 use crate::state::State;
 
@@ -375,6 +377,19 @@ pub enum SystemRef<'a> {
 }
 
 impl<'a> SystemRef<'a> {
+    /// Bind `method` to this system at `state`: the one place where the two forms meet
+    /// the two start functions ([`Method::start`], [`Method::start_index1`]).
+    pub fn start(
+        self,
+        method: &dyn Method,
+        state: &mut State,
+        opts: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 'a>, MethodError> {
+        match self {
+            SystemRef::Mechanical(s) => method.start(s, state, opts),
+            SystemRef::SemiExplicit(s) => method.start_index1(s, state, opts),
+        }
+    }
     /// The form.
     pub fn form(&self) -> SystemForm {
         match self {

@@ -7,7 +7,7 @@
 //! window, and prints the ratios (Pinocchio's side runs through its Python bindings).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use driftlab_core::{Method, SystemRef};
+use driftlab_core::{Method, StartOptions, SystemRef};
 use driftlab_methods::build;
 use driftlab_problems::build as problem;
 
@@ -53,17 +53,20 @@ fn bench_steps(c: &mut Criterion) {
         ("rattle", "rattle", ""),
     ] {
         let params: toml::Table = params.parse().expect("toml");
-        let mut m: Box<dyn Method> = build(id, &params, None).expect("method builds");
+        let m: Box<dyn Method> = build(id, &params, None).expect("method builds");
         let mut state = sys.initial_state();
-        m.init(sys, &mut state).expect("init");
+        let opts = StartOptions::default();
+        let mut st = sys.start(m.as_ref(), &mut state, &opts).expect("start");
         g.bench_function(label, |b| {
             b.iter(|| {
                 // Restart every 1000 steps (t = 1 s) to stay in the regime measured.
                 if state.t > 1.0 {
                     state = sys.initial_state();
-                    m.init(sys, &mut state).expect("init");
+                    st = sys.start(m.as_ref(), &mut state, &opts).expect("start");
                 }
-                m.step(sys, &mut state, 1e-3).expect("step")
+                let r = st.step(&mut state, 1e-3).expect("step");
+                st.accept();
+                r
             })
         });
     }

@@ -3,7 +3,17 @@
 //! targets live here and in experiments reporting ratios, never in timed unit tests.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use driftlab_core::{Method, SystemRef};
+use driftlab_core::{Method, StartOptions, Stepper, SystemRef};
+
+/// `m` started on `sys` at `state` (a bench's set-up: a refusal is a broken bench).
+fn start<'s>(
+    sys: SystemRef<'s>,
+    m: &dyn Method,
+    state: &mut driftlab_core::State,
+) -> Box<dyn Stepper + 's> {
+    sys.start(m, state, &StartOptions::default())
+        .expect("start")
+}
 use driftlab_methods::build;
 use driftlab_problems::build as problem;
 
@@ -30,18 +40,20 @@ fn bench_steps(c: &mut Criterion) {
         ] {
             let params: toml::Table = params.parse().expect("toml");
             let proj: Option<toml::Table> = proj.map(|s| s.parse().expect("toml"));
-            let mut m: Box<dyn Method> = build(id, &params, proj.as_ref()).expect("method builds");
+            let m: Box<dyn Method> = build(id, &params, proj.as_ref()).expect("method builds");
             let sys: SystemRef<'_> = p.as_system();
             let mut state = sys.initial_state();
-            m.init(sys, &mut state).expect("init");
+            let mut st = start(sys, m.as_ref(), &mut state);
             g.bench_with_input(BenchmarkId::new(label, n), &n, |b, _| {
                 b.iter(|| {
                     // Restart from the initial state every 1000 steps to stay in the regime measured.
                     if state.t > 1.0 {
                         state = sys.initial_state();
-                        m.init(sys, &mut state).expect("init");
+                        st = start(sys, m.as_ref(), &mut state);
                     }
-                    m.step(sys, &mut state, 1e-3).expect("step")
+                    let r = st.step(&mut state, 1e-3).expect("step");
+                    st.accept();
+                    r
                 })
             });
         }
@@ -70,20 +82,21 @@ fn bench_kernels(c: &mut Criterion) {
         let p = problem(pid, &pp.parse().expect("toml")).expect("problem builds");
         let sys: SystemRef<'_> = p.as_system();
         for (mid, mp) in methods {
-            let mut m = build(mid, &mp.parse().expect("toml"), None).expect("method builds");
+            let m = build(mid, &mp.parse().expect("toml"), None).expect("method builds");
             let mut state = sys.initial_state();
-            if m.init(sys, &mut state).is_err() {
+            let Ok(mut st) = sys.start(m.as_ref(), &mut state, &StartOptions::default()) else {
                 continue; // refused (radau on the 10⁴-link chain): nothing to time
-            }
+            };
             let start = state.clone();
             g.bench_function(BenchmarkId::new(mid, pid), |b| {
                 b.iter(|| {
                     if state.t > start.t + 1000.0 * h {
                         state.clone_from(&start);
                     }
-                    let r = m.step(sys, &mut state, h);
-                    if r.is_err() {
-                        state.clone_from(&start);
+                    let r = st.step(&mut state, h);
+                    match r {
+                        Ok(_) => st.accept(),
+                        Err(_) => state.clone_from(&start),
                     }
                     r.is_ok()
                 })
@@ -114,12 +127,12 @@ fn bench_floor(c: &mut Criterion) {
         // Baumgarte's steps from rest, restarting every 100; the floor is measured at the
         // state after 50 of them (a moving chain, as in chain-scaling's runs).
         let params: toml::Table = "xi = 1.0\nomega_n = 20.0".parse().expect("toml");
-        let mut m: Box<dyn Method> = build("baumgarte", &params, None).expect("method builds");
+        let m: Box<dyn Method> = build("baumgarte", &params, None).expect("method builds");
         let mut state = sys_ref.initial_state();
-        m.init(sys_ref, &mut state).expect("init");
+        let mut st = start(sys_ref, m.as_ref(), &mut state);
         let start = state.clone();
         for _ in 0..50 {
-            m.step(sys_ref, &mut state, 1e-3).expect("step");
+            st.step(&mut state, 1e-3).expect("step");
         }
         let moving = state.clone();
         g.bench_with_input(BenchmarkId::new("baumgarte step", n), &n, |b, _| {
@@ -127,10 +140,10 @@ fn bench_floor(c: &mut Criterion) {
                 if state.t > 0.1 {
                     state.clone_from(&start);
                 }
-                m.step(sys_ref, &mut state, 1e-3).expect("step")
+                st.step(&mut state, 1e-3).expect("step")
             })
         });
-        drop(m);
+        drop(st);
         let d = sys.dims();
         let mut kkt = KktSolver::new(
             &driftlab_methods::dynamics::kkt_pattern(sys),

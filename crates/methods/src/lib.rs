@@ -1,8 +1,8 @@
 //! # driftlab-methods
 //!
-//! The method catalog: one file per method (parameters, the [`driftlab_core::MechanicalMethod`] (or, for
-//! a method that also takes index-1 DAEs, [`Method`]) implementation,
-//! declared [`MethodInfo`] with citation), stabilizations that can wrap any method as
+//! The method catalog: one file per method (parameters, the [`driftlab_core::Method`]
+//! configuration and the [`driftlab_core::Stepper`] it starts on a system, declared
+//! [`MethodInfo`] with citation), stabilizations that can wrap any method as
 //! decorators ([`decorators::projection::Projected`]), and [`catalog`] with one line per method.
 //!
 //! The files are grouped by family: [`explicit`] (Baumgarte, penalty, Taylor and the
@@ -14,7 +14,8 @@
 //!
 //! Adding a method: write `src/<family>/<name>.rs` with a parameter struct
 //! (`#[serde(deny_unknown_fields, default)]`), the method type implementing
-//! [`driftlab_core::MechanicalMethod`] (one step; never a time loop), an `info()` with declared orders and citation, and
+//! [`driftlab_core::Method`] and started as a [`driftlab_core::Stepper`] (one step; never a
+//! time loop), an `info()` with declared orders and citation, and
 //! `pub fn entry() -> MethodEntry` (id, `info`, `build` from the parameter table,
 //! `defaults`); then add `pub mod <name>;` to the family's `mod.rs` and `<name>::entry()`
 //! to [`catalog`]. The

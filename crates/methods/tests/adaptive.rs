@@ -8,8 +8,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
 use driftlab_core::{
-    drive, Adaptive, ControllerKind, MethodError, Metrics, MetricsObserver, Observer, RunError,
-    RunOutcome, RunStatus, Schedule, State, StepError, SummaryMetrics, SystemRef, Tolerances,
+    drive, Adaptive, ControllerKind, MechanicalSystem, MethodError, Metrics, MetricsObserver,
+    Observer, RunError, RunOutcome, RunStatus, Schedule, StartOptions, State, StepError, Stepper,
+    SummaryMetrics, SystemRef, Tolerances,
 };
 use driftlab_methods::build;
 use driftlab_problems::build as problem;
@@ -137,24 +138,27 @@ fn projection_passes_tolerances_and_rejections_to_the_method() {
 #[test]
 fn a_missing_estimate_ends_the_run() {
     struct Silent(Box<dyn driftlab_core::Method>);
+    struct SilentStepper<'s>(Box<dyn Stepper + 's>);
     impl driftlab_core::Method for Silent {
         fn info(&self) -> driftlab_core::MethodInfo {
             self.0.info()
         }
-        fn init(
-            &mut self,
-            sys: SystemRef<'_>,
+        fn start<'s>(
+            &self,
+            sys: &'s dyn MechanicalSystem,
             state: &mut State,
-        ) -> Result<(), driftlab_core::MethodError> {
-            self.0.init(sys, state)
+            opts: &StartOptions,
+        ) -> Result<Box<dyn Stepper + 's>, driftlab_core::MethodError> {
+            Ok(Box::new(SilentStepper(self.0.start(sys, state, opts)?)))
         }
+    }
+    impl Stepper for SilentStepper<'_> {
         fn step(
             &mut self,
-            sys: SystemRef<'_>,
             state: &mut State,
             h: f64,
         ) -> Result<driftlab_core::StepReport, driftlab_core::StepError> {
-            let mut r = self.0.step(sys, state, h)?;
+            let mut r = self.0.step(state, h)?;
             r.error = None;
             Ok(r)
         }
@@ -163,10 +167,10 @@ fn a_missing_estimate_ends_the_run() {
         }
     }
     let p = problem("pendulum", &toml::Table::new()).unwrap();
-    let mut m = Silent(build("radau", &toml::Table::new(), None).unwrap());
+    let m = Silent(build("radau", &toml::Table::new(), None).unwrap());
     let out = drive(
         p.as_system(),
-        &mut m,
+        &m,
         &Schedule::adaptive(schedule(1e-6, 1.0)),
         &mut [],
     );
@@ -297,11 +301,11 @@ fn richardson_control_drives_restartable_methods_and_refuses_the_others() {
     let run_r = |method: &str, tol: f64| {
         let p = problem("pendulum", &PERIOD2.parse().unwrap()).unwrap();
         let m = build(method, &toml::Table::new(), None).unwrap();
-        let mut m = driftlab_methods::decorators::richardson::Richardson::new(m);
+        let m = driftlab_methods::decorators::richardson::Richardson::new(m);
         let mut obs = MetricsObserver::new(0);
         let out = drive(
             p.as_system(),
-            &mut m,
+            &m,
             &Schedule::adaptive(schedule(tol, 2.0)),
             &mut [&mut obs as &mut dyn Observer],
         );
@@ -345,7 +349,6 @@ fn richardson_control_drives_restartable_methods_and_refuses_the_others() {
 /// `h_own` per call and reports one rejected attempt every third step.
 struct OwnSteps {
     h_own: f64,
-    calls: usize,
 }
 
 impl driftlab_core::Method for OwnSteps {
@@ -359,15 +362,31 @@ impl driftlab_core::Method for OwnSteps {
         });
         info
     }
-    fn init(&mut self, _: SystemRef<'_>, s: &mut State) -> Result<(), driftlab_core::MethodError> {
+    fn start<'s>(
+        &self,
+        _: &'s dyn MechanicalSystem,
+        s: &mut State,
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, driftlab_core::MethodError> {
         s.a.iter_mut()
             .chain(s.lambda.iter_mut())
             .for_each(|x| *x = 0.0);
-        Ok(())
+        Ok(Box::new(OwnStepsStepper {
+            h_own: self.h_own,
+            calls: 0,
+        }))
     }
+}
+
+/// [`OwnSteps`] started.
+struct OwnStepsStepper {
+    h_own: f64,
+    calls: usize,
+}
+
+impl Stepper for OwnStepsStepper {
     fn step(
         &mut self,
-        _: SystemRef<'_>,
         s: &mut State,
         h: f64,
     ) -> Result<driftlab_core::StepReport, driftlab_core::StepError> {
@@ -393,14 +412,11 @@ fn methods_with_their_own_controller_step_through_the_one_loop() {
     let p = problem("pendulum", &toml::Table::new()).unwrap();
     let mut a = schedule(1e-6, 1.0);
     a.output_dt = Some(0.25);
-    let mut m = OwnSteps {
-        h_own: 0.07,
-        calls: 0,
-    };
+    let m = OwnSteps { h_own: 0.07 };
     let mut times = Times(Vec::new());
     let out = drive(
         p.as_system(),
-        &mut m,
+        &m,
         &Schedule::adaptive(a),
         &mut [&mut times as &mut dyn Observer],
     );

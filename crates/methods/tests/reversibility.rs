@@ -11,7 +11,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
-use driftlab_core::{Method, State, SystemForm, SystemRef};
+use driftlab_core::{Method, StartOptions, State, SystemForm, SystemRef};
 use driftlab_methods::{build, catalog};
 use driftlab_problems::build as problem;
 
@@ -22,23 +22,26 @@ fn table(s: &str) -> toml::Table {
 /// `max |y − ρΦ_hᵏρΦ_hᵏ y|` over q and v, or the error of the step that failed.
 fn reversal_defect(
     sys: SystemRef<'_>,
-    m: &mut dyn Method,
+    m: &dyn Method,
     start: &State,
     h: f64,
     k: usize,
 ) -> Result<f64, String> {
     let mut y = start.clone();
-    m.init(sys, &mut y).map_err(|e| format!("init: {e}"))?;
+    let mut m = sys
+        .start(m, &mut y, &StartOptions::default())
+        .map_err(|e| format!("init: {e}"))?;
     let y0 = y.clone();
     for leg in 0..2 {
         for _ in 0..k {
-            m.step(sys, &mut y, h).map_err(|e| e.to_string())?;
+            m.step(&mut y, h).map_err(|e| e.to_string())?;
+            m.accept();
         }
         y.v.iter_mut().for_each(|v| *v = -*v);
         if leg == 0 {
             // ρ maps a consistent state to a consistent one; the method's derived
             // quantities follow the new velocity.
-            m.refresh(sys, &mut y).map_err(|e| e.to_string())?;
+            m.refresh(&mut y).map_err(|e| e.to_string())?;
         }
     }
     let dq = y.q.iter().zip(&y0.q).map(|(a, b)| (a - b).abs());

@@ -780,6 +780,29 @@ pub fn findings(res: &Results) -> String {
     }
     out.push('.');
     out.push_str(&unreferenced(res));
+    out.push_str(&best_and_fastest(res));
+    let declared: Vec<_> = res
+        .orders
+        .iter()
+        .filter(|o| o.expected.is_some() && o.observed.is_some())
+        .collect();
+    if !declared.is_empty() {
+        let within = declared
+            .iter()
+            .filter(|o| crate::orders_table::verdict(o) == crate::orders_table::Verdict::Matches)
+            .count();
+        out.push_str(&format!(
+            " Observed orders that match the declared (±0.15 from at least 3 points): {within} of {} fits (the others are listed in the orders table with their verdicts).",
+            declared.len()
+        ));
+    }
+    out
+}
+
+/// The best run by the first measure any successful run has (scd, position error,
+/// energy error, position residual, in that order), and the fastest successful run.
+fn best_and_fastest(res: &Results) -> String {
+    let mut out = String::new();
     type Measure = (&'static str, bool, fn(&Run) -> Option<f64>);
     let measures: [Measure; 4] = [
         ("scd", true, |r| r.scd),
@@ -830,21 +853,6 @@ pub fn findings(res: &Results) -> String {
                 val(f).unwrap_or(f64::NAN)
             ));
         }
-    }
-    let declared: Vec<_> = res
-        .orders
-        .iter()
-        .filter(|o| o.expected.is_some() && o.observed.is_some())
-        .collect();
-    if !declared.is_empty() {
-        let within = declared
-            .iter()
-            .filter(|o| crate::orders_table::verdict(o) == crate::orders_table::Verdict::Matches)
-            .count();
-        out.push_str(&format!(
-            " Observed orders that match the declared (±0.15 from at least 3 points): {within} of {} fits (the others are listed in the orders table with their verdicts).",
-            declared.len()
-        ));
     }
     out
 }

@@ -375,6 +375,36 @@ impl Cols<'_> {
             .map(|s| s.map(String::from))
             .collect())
     }
+    /// [`Self::f64`] of each column of `defs` ([`Self::f64_if_present`] with `optional`).
+    fn f64s<const K: usize>(
+        &self,
+        defs: [ColumnDef; K],
+        optional: bool,
+    ) -> Result<[Vec<Option<f64>>; K], ReportError> {
+        let mut out: [Vec<Option<f64>>; K] = std::array::from_fn(|_| Vec::new());
+        for (o, d) in out.iter_mut().zip(defs) {
+            *o = if optional {
+                self.f64_if_present(d)?
+            } else {
+                self.f64(d)?
+            };
+        }
+        Ok(out)
+    }
+    /// [`Self::f64`] of a column that results written before it existed lack: all `None`.
+    fn f64_if_present(&self, def: ColumnDef) -> Result<Vec<Option<f64>>, ReportError> {
+        match self.df.column(def.name) {
+            Ok(_) => self.f64(def),
+            Err(_) => Ok(vec![None; self.df.height()]),
+        }
+    }
+    /// [`Self::str`] of a column that results written before it existed lack: all `None`.
+    fn str_if_present(&self, def: ColumnDef) -> Result<Vec<Option<String>>, ReportError> {
+        match self.df.column(def.name) {
+            Ok(_) => self.str(def),
+            Err(_) => Ok(vec![None; self.df.height()]),
+        }
+    }
     fn string(&self, def: ColumnDef) -> Result<Vec<String>, ReportError> {
         Ok(self
             .str(def)?
@@ -441,7 +471,6 @@ impl RunColumns {
     /// Read every column of [`runs`]; `rtol` and `fail_kind`, missing from results written
     /// before they existed, read as all `None`.
     fn read(c: &Cols<'_>) -> Result<Self, ReportError> {
-        let n = c.df.height();
         Ok(Self {
             cell: c.u64(runs::CELL)?,
             problem: c.string(runs::PROBLEM)?,
@@ -455,33 +484,25 @@ impl RunColumns {
             fail_time: c.f64(runs::FAIL_TIME)?,
             fail_reason: c.str(runs::FAIL_REASON)?,
             steps: c.u64(runs::STEPS)?,
-            maxima: [
-                c.f64(runs::MAX_POS_RESIDUAL)?,
-                c.f64(runs::MAX_VEL_RESIDUAL)?,
-                c.f64(runs::MAX_ACC_RESIDUAL)?,
-                c.f64(runs::MAX_ENERGY_REL_ERROR)?,
-            ],
-            err: [
-                c.f64(runs::ERR_Q)?,
-                c.f64(runs::ERR_V)?,
-                c.f64(runs::ERR_LAMBDA)?,
-            ],
-            final_err: [
-                c.f64(runs::FINAL_ERR_Q)?,
-                c.f64(runs::FINAL_ERR_V)?,
-                c.f64(runs::FINAL_ERR_LAMBDA)?,
-            ],
+            maxima: c.f64s(
+                [
+                    runs::MAX_POS_RESIDUAL,
+                    runs::MAX_VEL_RESIDUAL,
+                    runs::MAX_ACC_RESIDUAL,
+                    runs::MAX_ENERGY_REL_ERROR,
+                ],
+                false,
+            )?,
+            err: c.f64s([runs::ERR_Q, runs::ERR_V, runs::ERR_LAMBDA], false)?,
+            final_err: c.f64s(
+                [runs::FINAL_ERR_Q, runs::FINAL_ERR_V, runs::FINAL_ERR_LAMBDA],
+                false,
+            )?,
             scd: c.f64(runs::SCD)?,
             // Results written before error-controlled steps existed have no `rtol` column.
-            rtol: match c.df.column(runs::RTOL.name) {
-                Ok(_) => c.f64(runs::RTOL)?,
-                Err(_) => vec![None; n],
-            },
+            rtol: c.f64_if_present(runs::RTOL)?,
             // Results written before failures were tagged have no `fail_kind` column.
-            fail_kind: match c.df.column(runs::FAIL_KIND.name) {
-                Ok(_) => c.str(runs::FAIL_KIND)?,
-                Err(_) => vec![None; n],
-            },
+            fail_kind: c.str_if_present(runs::FAIL_KIND)?,
             deferred: c.f64(runs::FINAL_DEFERRED_RESIDUAL)?,
             counters: [
                 c.u64(runs::FACTORIZATIONS)?,
@@ -493,57 +514,40 @@ impl RunColumns {
             // Results written before thread sweeps have no `sweep_threads`, `batch_seconds`.
             threads: [
                 c.f64(runs::THREADS)?,
-                match c.df.column(runs::SWEEP_THREADS.name) {
-                    Ok(_) => c.f64(runs::SWEEP_THREADS)?,
-                    Err(_) => vec![None; n],
-                },
-                match c.df.column(runs::BATCH_SECONDS.name) {
-                    Ok(_) => c.f64(runs::BATCH_SECONDS)?,
-                    Err(_) => vec![None; n],
-                },
+                c.f64_if_present(runs::SWEEP_THREADS)?,
+                c.f64_if_present(runs::BATCH_SECONDS)?,
             ],
             // Results written before references were judged have no `reference`.
-            reference: match c.df.column(runs::REFERENCE.name) {
-                Ok(_) => c.str(runs::REFERENCE)?,
-                Err(_) => vec![None; n],
-            },
+            reference: c.str_if_present(runs::REFERENCE)?,
             // Results written before repeats have no `repeat`.
-            repeat: match c.df.column(runs::REPEAT.name) {
-                Ok(_) => c.f64(runs::REPEAT)?,
-                Err(_) => vec![None; n],
-            },
+            repeat: c.f64_if_present(runs::REPEAT)?,
             // Results written before heap use was measured have no `peak_heap_bytes`.
-            peak_heap_bytes: match c.df.column(runs::PEAK_HEAP_BYTES.name) {
-                Ok(_) => c.f64(runs::PEAK_HEAP_BYTES)?,
-                Err(_) => vec![None; n],
-            },
+            peak_heap_bytes: c.f64_if_present(runs::PEAK_HEAP_BYTES)?,
             // Results written before ensembles have none of their columns.
-            ensemble: [
-                runs::MEMBERS,
-                runs::MEMBER_FAILURES,
-                runs::DRIFT_MEDIAN,
-                runs::DRIFT_P95,
-                runs::ENERGY_MEDIAN,
-                runs::ENERGY_P95,
-                runs::ROLLOUT_STEPS_PER_SECOND,
-            ]
-            .map(|def| match c.df.column(def.name) {
-                Ok(_) => c.f64(def),
-                Err(_) => Ok(vec![None; n]),
-            })
-            .into_iter()
-            .collect::<Result<Vec<_>, _>>()?
-            .try_into()
-            .unwrap_or_else(|_| std::array::from_fn(|_| vec![None; n])),
+            ensemble: c.f64s(
+                [
+                    runs::MEMBERS,
+                    runs::MEMBER_FAILURES,
+                    runs::DRIFT_MEDIAN,
+                    runs::DRIFT_P95,
+                    runs::ENERGY_MEDIAN,
+                    runs::ENERGY_P95,
+                    runs::ROLLOUT_STEPS_PER_SECOND,
+                ],
+                true,
+            )?,
             measures: runs::MEASURES
                 .iter()
                 .map(|m| c.f64(*m))
                 .collect::<Result<Vec<_>, _>>()?,
-            declared: [
-                c.f64(runs::DECLARED_ORDER_Q)?,
-                c.f64(runs::DECLARED_ORDER_V)?,
-                c.f64(runs::DECLARED_ORDER_LAMBDA)?,
-            ],
+            declared: c.f64s(
+                [
+                    runs::DECLARED_ORDER_Q,
+                    runs::DECLARED_ORDER_V,
+                    runs::DECLARED_ORDER_LAMBDA,
+                ],
+                false,
+            )?,
         })
     }
 

@@ -856,31 +856,7 @@ fn work_precision(key: &str, runs: &[&Run], colours: &Colours) -> Option<Figure>
     };
     let lines = variants
         .iter()
-        .map(|v| {
-            let mine: Vec<&&Run> = runs.iter().filter(|r| &r.variant == v).collect();
-            let mut pts: Vec<(f64, f64)> = mine
-                .iter()
-                .filter(|r| r.ok && r.wall_seconds > 0.0)
-                .filter_map(|r| {
-                    get(r)
-                        .filter(|x| x.is_finite() && (!log_y || *x > 0.0))
-                        .map(|y| (r.wall_seconds, y))
-                })
-                .collect();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let failed_at = mine
-                .iter()
-                .filter(|r| !r.ok && r.wall_seconds > 0.0)
-                .map(|r| (r.wall_seconds, top))
-                .collect();
-            Line {
-                label: v.clone(),
-                colour: colours.of(v),
-                points: pts,
-                stroke: Stroke::Markers,
-                failed_at,
-            }
-        })
+        .map(|v| work_precision_line(v, runs, get, log_y, top, colours))
         .collect();
     Some(Figure {
         stem: format!("work_precision_{}", slug(key)),
@@ -898,6 +874,41 @@ fn work_precision(key: &str, runs: &[&Run], colours: &Colours) -> Option<Figure>
         width: FIG_W,
         panel_height: 380,
     })
+}
+
+/// One variant's work–precision curve: (wall time, accuracy) of its successful runs,
+/// its failed runs marked at the worst accuracy shown (`top`).
+fn work_precision_line(
+    v: &String,
+    runs: &[&Run],
+    get: fn(&Run) -> Option<f64>,
+    log_y: bool,
+    top: f64,
+    colours: &Colours,
+) -> Line {
+    let mine: Vec<&&Run> = runs.iter().filter(|r| &r.variant == v).collect();
+    let mut pts: Vec<(f64, f64)> = mine
+        .iter()
+        .filter(|r| r.ok && r.wall_seconds > 0.0)
+        .filter_map(|r| {
+            get(r)
+                .filter(|x| x.is_finite() && (!log_y || *x > 0.0))
+                .map(|y| (r.wall_seconds, y))
+        })
+        .collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let failed_at = mine
+        .iter()
+        .filter(|r| !r.ok && r.wall_seconds > 0.0)
+        .map(|r| (r.wall_seconds, top))
+        .collect();
+    Line {
+        label: v.clone(),
+        colour: colours.of(v),
+        points: pts,
+        stroke: Stroke::Markers,
+        failed_at,
+    }
 }
 
 /// The method variants of `runs`, each once, in order of appearance.

@@ -14,6 +14,17 @@ fn e(x: Option<f64>) -> String {
 pub fn write_summary(res: &Results, dir: &Path) -> Result<PathBuf, ReportError> {
     let mut s = String::new();
     let _ = writeln!(s, "# {}\n\n{}\n", res.name, res.description);
+    summary_runs(&mut s, res);
+    summary_scored(&mut s, res);
+    summary_orders(&mut s, res);
+    summary_figures(&mut s, dir);
+    let path = dir.join("summary.md");
+    std::fs::write(&path, s).map_err(|er| ReportError::io(&path, er))?;
+    Ok(path)
+}
+
+/// The summary's runs table: one row per run, swept dimensions as extra columns.
+fn summary_runs(s: &mut String, res: &Results) {
     let _ = writeln!(s, "## Runs\n");
     let extra = crate::dimensions::swept(res);
     let headers: String = extra.iter().map(|d| format!(" {} |", d.header)).collect();
@@ -47,6 +58,10 @@ pub fn write_summary(res: &Results, dir: &Path) -> Result<PathBuf, ReportError> 
             r.wall_seconds
         );
     }
+}
+
+/// The summary's table of runs scored against a published reference (scd), if any.
+fn summary_scored(s: &mut String, res: &Results) {
     let scored: Vec<_> = res
         .runs
         .iter()
@@ -68,6 +83,10 @@ pub fn write_summary(res: &Results, dir: &Path) -> Result<PathBuf, ReportError> 
             );
         }
     }
+}
+
+/// The summary's table of observed orders, if any.
+fn summary_orders(s: &mut String, res: &Results) {
     if !res.orders.is_empty() {
         let _ = writeln!(s, "\n## Observed orders\n\nLeast-squares slope of log(err) vs log(h) over the asymptotic range (rule: driftlab-runner `orders`).\n");
         let _ = writeln!(
@@ -97,6 +116,10 @@ pub fn write_summary(res: &Results, dir: &Path) -> Result<PathBuf, ReportError> 
             );
         }
     }
+}
+
+/// Links to the experiment's PNG figures.
+fn summary_figures(s: &mut String, dir: &Path) {
     let mut figs: Vec<String> = std::fs::read_dir(dir.join("figures"))
         .map(|rd| {
             rd.filter_map(|e| e.ok())
@@ -112,7 +135,4 @@ pub fn write_summary(res: &Results, dir: &Path) -> Result<PathBuf, ReportError> 
             let _ = writeln!(s, "![{f}](figures/{f})\n");
         }
     }
-    let path = dir.join("summary.md");
-    std::fs::write(&path, s).map_err(|er| ReportError::io(&path, er))?;
-    Ok(path)
 }

@@ -22,6 +22,7 @@ pub mod compare;
 mod durable;
 pub mod ensemble;
 pub mod error;
+pub mod fingerprint;
 pub mod folder;
 pub mod journal;
 pub mod manifest;

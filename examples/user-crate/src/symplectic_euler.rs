@@ -9,17 +9,22 @@
 //! 2006, §I.1.2). Only Φ_q a = γ is imposed, so Φ drifts; driftlab's projection decorator
 //! (`projection = {}` in a spec) holds Φ = 0 and Φ_q v = 0 — not this file's business.
 
-use driftlab_core::method::not_ready;
-use driftlab_core::{params, ConstraintLevels, DeclaredOrders, MechanicalMethod, MethodError};
-use driftlab_core::{MechanicalSystem, MethodInfo, MethodStats, State, StepError, StepReport};
+use driftlab_core::{params, ConstraintLevels, DeclaredOrders, Method, MethodError, Stepper};
+use driftlab_core::{MechanicalSystem, MethodInfo, MethodStats, StartOptions, State};
+use driftlab_core::{StepError, StepReport};
 use driftlab_methods::dynamics::{add_kkt_stats, AccelerationSolver, KktChoice};
 use driftlab_methods::MethodEntry;
 use serde::{Deserialize, Serialize};
 
-/// Symplectic Euler with the acceleration-level KKT solve of driftlab's method kit.
+/// Symplectic Euler with the acceleration-level KKT solve of driftlab's method kit: the
+/// configuration (it has no parameters).
 #[derive(Default)]
-pub struct SymplecticEuler {
-    solver: Option<AccelerationSolver>,
+pub struct SymplecticEuler;
+
+/// [`SymplecticEuler`] bound to its system: the acceleration solver it owns for the run.
+struct SymplecticEulerStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
+    solver: AccelerationSolver,
     stats: MethodStats,
 }
 
@@ -53,50 +58,49 @@ pub fn entry() -> MethodEntry {
         info,
         build: |t| {
             params::parse::<SymplecticEulerParams>("method", "symplectic-euler", t)?;
-            Ok(Box::new(SymplecticEuler::default()))
+            Ok(Box::new(SymplecticEuler))
         },
         defaults: params::defaults::<SymplecticEulerParams>,
     }
 }
 
-impl MechanicalMethod for SymplecticEuler {
+impl Method for SymplecticEuler {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
-        self.solver = Some(AccelerationSolver::new(sys, KktChoice::default())?);
-        Ok(self.refresh(sys, state)?)
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        let solver = AccelerationSolver::new(sys, KktChoice::default())?;
+        let mut stepper = SymplecticEulerStepper { sys, solver, stats: MethodStats::default() };
+        stepper.refresh(state)?;
+        Ok(Box::new(stepper))
     }
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        s: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        if self.solver.is_none() {
-            return Err(not_ready("symplectic-euler", s.t));
-        }
+    fn restartable(&self) -> bool {
+        true
+    }
+}
+
+impl Stepper for SymplecticEulerStepper<'_> {
+    fn step(&mut self, s: &mut State, h: f64) -> Result<StepReport, StepError> {
         for i in 0..s.q.len() {
             s.v[i] += h * s.a[i];
             s.q[i] += h * s.v[i];
         }
         s.t += h;
         self.stats.steps += 1;
-        self.refresh(sys, s)?;
+        self.refresh(s)?;
         Ok(StepReport { factorizations: 1, ..StepReport::default() })
     }
-    fn refresh(&mut self, sys: &dyn MechanicalSystem, s: &mut State) -> Result<(), StepError> {
-        let Some(solver) = self.solver.as_mut() else {
-            return Err(not_ready("symplectic-euler", s.t));
-        };
-        solver.solve_state(sys, s)
-    }
-    fn restartable(&self) -> bool {
-        true
+    fn refresh(&mut self, s: &mut State) -> Result<(), StepError> {
+        self.solver.solve_state(self.sys, s)
     }
     fn stats(&self) -> MethodStats {
         let mut s = self.stats;
-        self.solver.iter().for_each(|k| add_kkt_stats(&mut s, k.stats()));
+        add_kkt_stats(&mut s, self.solver.stats());
         s
     }
 }

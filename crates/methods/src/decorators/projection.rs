@@ -39,10 +39,9 @@ use crate::decorators::sequential_projection::{
 };
 use crate::decorators::symmetric_projection::{symmetric_step, SymmetricSettings};
 use crate::dynamics::{add_kkt_stats, linear_error, ConstraintsAt, KktChoice};
-use driftlab_core::method::not_ready;
 use driftlab_core::{
-    MechanicalMethod, MechanicalSystem, Method, MethodError, MethodInfo, MethodStats, ParamError,
-    State, StepError, StepReport, SystemForm, SystemRef,
+    MechanicalSystem, Method, MethodError, MethodInfo, MethodStats, ParamError, StartOptions,
+    State, StepError, StepReport, Stepper, SystemForm,
 };
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::{project_position, project_velocity, KktPattern, KktSolver, SolverError};
@@ -280,7 +279,27 @@ pub struct Projected {
     p: ProjectionParams,
     /// What a projection step does, in order.
     parts: Vec<Part>,
-    kkt: Option<KktSolver>,
+}
+
+impl Projected {
+    /// Wrap `inner`.
+    pub fn new(inner: Box<dyn Method>, p: ProjectionParams) -> Result<Self, ParamError> {
+        p.validate()?;
+        Ok(Self {
+            inner,
+            parts: Part::sequence(&p),
+            p,
+        })
+    }
+}
+
+/// [`Projected`] bound to its system: the inner stepper and the projections' work.
+struct ProjectedStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
+    inner: Box<dyn Stepper + 's>,
+    p: ProjectionParams,
+    parts: Vec<Part>,
+    kkt: KktSolver,
     /// The factorization at the start of the step (symmetric projection only).
     kkt_start: Option<KktSolver>,
     /// `W⁻¹` for the row-by-row projection (sequential order only).
@@ -297,27 +316,7 @@ pub struct Projected {
     h0: Option<f64>,
 }
 
-impl Projected {
-    /// Wrap `inner`.
-    pub fn new(inner: Box<dyn Method>, p: ProjectionParams) -> Result<Self, ParamError> {
-        p.validate()?;
-        Ok(Self {
-            inner,
-            parts: Part::sequence(&p),
-            p,
-            kkt: None,
-            kkt_start: None,
-            row_metric: None,
-            n_mass: 0,
-            metric_vals: Vec::new(),
-            mass_vals: Vec::new(),
-            iterations: 0,
-            steps: 0,
-            steps_at_start: 0,
-            h0: None,
-        })
-    }
-
+impl ProjectedStepper<'_> {
     fn fill_metric(&mut self, s: &dyn MechanicalSystem, q: &[f64]) {
         fill_metric(
             self.p.metric,
@@ -360,19 +359,19 @@ impl Projected {
             Part::Coupled => report.factorizations += self.coupled_step(s, state, h)?,
             // Taken with the inner step in `step`.
             Part::Symmetric => {}
+            // The row metric exists exactly when the order asks for this part.
             Part::Sequential => {
-                let Some(w) = self.row_metric.as_mut() else {
-                    return Err(not_ready("projection", t));
-                };
-                let how = Sweeps {
-                    order: self.p.order,
-                    tol: adaptive_tolerance(&self.p, s, state),
-                    max_sweeps: self.p.max_iter,
-                    velocity: self.p.velocity,
-                };
-                let sweeps = project_sequentially(s, state, w, &how)?;
-                self.iterations += sweeps;
-                report.projection_iterations += sweeps;
+                if let Some(w) = self.row_metric.as_mut() {
+                    let how = Sweeps {
+                        order: self.p.order,
+                        tol: adaptive_tolerance(&self.p, s, state),
+                        max_sweeps: self.p.max_iter,
+                        velocity: self.p.velocity,
+                    };
+                    let sweeps = project_sequentially(s, state, w, &how)?;
+                    self.iterations += sweeps;
+                    report.projection_iterations += sweeps;
+                }
             }
             Part::Position => self.position_part(s, state, report)?,
             Part::Velocity => {
@@ -384,10 +383,7 @@ impl Projected {
                     s,
                     &state.q,
                 );
-                let kkt = self
-                    .kkt
-                    .as_mut()
-                    .ok_or_else(|| not_ready("projection", t))?;
+                let kkt = &mut self.kkt;
                 let mut eval = ConstraintsAt { sys: s, t };
                 project_velocity(kkt, &self.metric_vals, &state.q, &mut state.v, &mut eval)
                     .map_err(|e| projection_error(t, e))?;
@@ -407,7 +403,7 @@ impl Projected {
                 }
             }
             Part::Acceleration => self.acceleration_part(s, state, report)?,
-            Part::InnerRefresh => self.inner.refresh(SystemRef::Mechanical(s), state)?,
+            Part::InnerRefresh => self.inner.refresh(state)?,
         }
         Ok(())
     }
@@ -421,9 +417,7 @@ impl Projected {
         report: &mut StepReport,
     ) -> Result<(), StepError> {
         let t = state.t;
-        let Some(kkt) = self.kkt.as_mut() else {
-            return Err(not_ready("projection", t));
-        };
+        let kkt = &mut self.kkt;
         let tol = adaptive_tolerance(&self.p, s, state);
         let mut eval = ConstraintsAt { sys: s, t };
         let pos = project_position(
@@ -455,9 +449,7 @@ impl Projected {
         report: &mut StepReport,
     ) -> Result<(), StepError> {
         let t = state.t;
-        let Some(kkt) = self.kkt.as_mut() else {
-            return Err(not_ready("projection", t));
-        };
+        let kkt = &mut self.kkt;
         // The coupled energy part moved q; the symmetric part factored at the previous
         // iterate of q.
         let moved = self.parts.contains(&Part::EnergyCoupled)
@@ -472,16 +464,16 @@ impl Projected {
         Self::accelerations(kkt, s, state).map_err(|e| projection_error(t, e))
     }
 
-    /// [`Part::Symmetric`]: the inner step inside the symmetric projection.
+    /// [`Part::Symmetric`]: the inner step inside the symmetric projection, with the
+    /// factorization at the start of the step.
     fn symmetric_part(
         &mut self,
         s: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
     ) -> Result<StepReport, StepError> {
-        let t = state.t;
-        let (Some(start), Some(end)) = (self.kkt_start.as_mut(), self.kkt.as_mut()) else {
-            return Err(not_ready("projection", t));
+        let (Some(start), end) = (self.kkt_start.as_mut(), &mut self.kkt) else {
+            return self.inner.step(state, h);
         };
         let settings = SymmetricSettings {
             metric: self.p.metric,
@@ -506,9 +498,7 @@ impl Projected {
         h: f64,
     ) -> Result<usize, StepError> {
         let t = state.t;
-        let Some(kkt) = self.kkt.as_mut() else {
-            return Err(not_ready("projection", t));
-        };
+        let kkt = &mut self.kkt;
         let (n, m) = (state.q.len(), state.lambda.len());
         let jp = s.jacobian_pattern();
         let mut jac = vec![0.0; jp.nnz()];
@@ -806,12 +796,10 @@ pub(crate) fn projection_error(t: f64, e: SolverError) -> StepError {
     }
 }
 
-impl MechanicalMethod for Projected {
-    fn info(&self) -> MethodInfo {
-        let mut i = self.inner.info();
-        let inner_on_manifolds = i.enforces.position && (i.enforces.velocity || !self.p.velocity);
-        i.nonholonomic = false; // position projection has no Φ to act on for A(q)v = 0 rows
-        let p = &self.p;
+impl ProjectionParams {
+    /// The options that set this projection apart from the default, for the title.
+    fn title_options(&self) -> Vec<String> {
+        let p = self;
         let mut opts = Vec::new();
         if p.coupled {
             opts.push(if p.coupled_position_update {
@@ -841,27 +829,21 @@ impl MechanicalMethod for Projected {
         if p.order != RowOrder::Simultaneous {
             opts.push(format!("row by row, {:?}", p.order).to_lowercase());
         }
-        i.id = format!("{}+projection", i.id);
+        opts
+    }
+
+    /// The projection's equations, appended to the inner method's `inner`.
+    fn equations(&self, inner: &str) -> String {
+        let p = self;
         let metric = if p.metric == Metric::Mass { "M" } else { "I" };
-        i.title = format!(
-            "{} + projection{}",
-            i.title,
-            if opts.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", opts.join(", "))
-            }
-        );
-        i.equations = if p.coupled {
+        let mut e = if p.coupled {
             format!(
-                "{};  then [W Φ_qᵀ; Φ_q 0][Δv; μ] = [0; −(Φ_q ṽ + Φ_t) − Φ(q̃)/h], v = ṽ + Δv{} (W = {metric})",
-                i.equations,
+                "{inner};  then [W Φ_qᵀ; Φ_q 0][Δv; μ] = [0; −(Φ_q ṽ + Φ_t) − Φ(q̃)/h], v = ṽ + Δv{} (W = {metric})",
                 if p.coupled_position_update { ", q = q̃ + hΔv" } else { "" }
             )
         } else {
             format!(
-                "{};  then q ← argmin ½‖q − q̃‖²_{metric} s.t. Φ = 0{}{}",
-                i.equations,
+                "{inner};  then q ← argmin ½‖q − q̃‖²_{metric} s.t. Φ = 0{}{}",
                 if p.velocity {
                     format!(";  v ← argmin ½‖v − ṽ‖²_{metric} s.t. Φ_q v + Φ_t = 0")
                 } else {
@@ -875,9 +857,30 @@ impl MechanicalMethod for Projected {
             )
         };
         if p.energy {
-            i.equations
-                .push_str(";  v ← s v with H(q, s v) = H₀ (energy)");
+            e.push_str(";  v ← s v with H(q, s v) = H₀ (energy)");
         }
+        e
+    }
+}
+
+impl Method for Projected {
+    fn info(&self) -> MethodInfo {
+        let mut i = self.inner.info();
+        let inner_on_manifolds = i.enforces.position && (i.enforces.velocity || !self.p.velocity);
+        i.nonholonomic = false; // position projection has no Φ to act on for A(q)v = 0 rows
+        let p = &self.p;
+        let opts = p.title_options();
+        i.id = format!("{}+projection", i.id);
+        i.title = format!(
+            "{} + projection{}",
+            i.title,
+            if opts.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", opts.join(", "))
+            }
+        );
+        i.equations = p.equations(&i.equations);
         i.citation = format!("{}; projection: seed 001 §3.4.2–3.4.4, seed 004 §3.2; order kept: Hairer, Lubich & Wanner, GNI §IV.4", i.citation);
         let exact = p.exact_position();
         i.enforces.position |= exact;
@@ -892,84 +895,117 @@ impl MechanicalMethod for Projected {
         i.forms = vec![SystemForm::Mechanical];
         i
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
-        let s = sys;
-        let d = s.dims();
-        let mass = s.mass_pattern().entries;
-        self.n_mass = mass.len();
-        let mut a_lower = mass;
-        a_lower.extend((0..d.n).map(|i| (i, i)));
-        let pattern = KktPattern {
-            n: d.n,
-            m: d.m,
-            a_lower,
-            b: s.jacobian_pattern().entries,
-        };
-        self.kkt = Some(
-            KktSolver::new(&pattern, self.p.kkt.options())
-                .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
-        );
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        opts: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        let (pattern, kkt) = projection_kkt(sys, &self.p, state.t)?;
+        let mut kkt_start = None;
         if self.p.symmetric {
             if !self.inner.restartable() {
                 return Err(MethodError::Incompatible {
                     method: "projection".into(),
-                    problem: s.info().id,
+                    problem: sys.info().id,
                     reason: format!(
                         "symmetric projection retakes the inner step; `{}` keeps memory across steps (not restartable)",
                         self.inner.info().id
                     ),
                 });
             }
-            self.kkt_start = Some(
+            kkt_start = Some(
                 KktSolver::new(&pattern, self.p.kkt.options())
                     .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
             );
         }
+        let mut row_metric = None;
         if self.p.order != RowOrder::Simultaneous {
-            self.row_metric = Some(
-                MetricInverse::new(s, self.p.metric)
+            row_metric = Some(
+                MetricInverse::new(sys, self.p.metric)
                     .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
             );
         }
-        self.metric_vals = vec![0.0; pattern.a_lower.len()];
-        self.mass_vals = vec![0.0; pattern.a_lower.len()];
-        self.inner.init(SystemRef::Mechanical(sys), state)?;
-        self.h0 = s.energy(state.t, &state.q, &state.v);
-        if self.p.energy && self.h0.is_none() {
+        let inner = self.inner.start(sys, state, opts)?;
+        let mut stepper = ProjectedStepper {
+            sys,
+            inner,
+            p: self.p,
+            parts: self.parts.clone(),
+            n_mass: sys.mass_pattern().entries.len(),
+            metric_vals: vec![0.0; pattern.a_lower.len()],
+            mass_vals: vec![0.0; pattern.a_lower.len()],
+            kkt,
+            kkt_start,
+            row_metric,
+            iterations: 0,
+            steps: 0,
+            steps_at_start: 0,
+            h0: sys.energy(state.t, &state.q, &state.v),
+        };
+        if self.p.energy && stepper.h0.is_none() {
             return Err(MethodError::Incompatible {
                 method: "projection".into(),
-                problem: s.info().id,
+                problem: sys.info().id,
                 reason: "energy projection needs a problem that defines its energy".into(),
             });
         }
         if self.p.acceleration && self.p.velocity && !self.p.coupled {
-            // Start with the (a, λ) consistent with the initial state as well, so that the
-            // declared acceleration level holds from t₀ on, whatever the inner method set.
-            let t = state.t;
-            self.fill_metric(s, &state.q);
-            let Some(kkt) = self.kkt.as_mut() else {
-                return Ok(());
-            };
-            let mut jac = vec![0.0; s.jacobian_pattern().nnz()];
-            s.jacobian(t, &state.q, &mut jac);
-            kkt.factorize(&self.mass_vals, &jac, None)
-                .map_err(|e| MethodError::Init(linear_error(t, e)))?;
-            Self::accelerations(kkt, s, state)
-                .map_err(|e| MethodError::Init(linear_error(t, e)))?;
+            stepper.consistent_start(state)?;
         }
-        Ok(())
+        Ok(Box::new(stepper))
     }
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
+    /// Restartable when projecting every step (the step counter of `every > 1` is memory).
+    fn restartable(&self) -> bool {
+        self.p.every == 1 && self.inner.restartable()
+    }
+}
+
+/// The KKT layout `[[M + I, Φ_qᵀ], [Φ_q, 0]]` (mass entries, then the diagonal, so one
+/// pattern serves both metrics) and its solver.
+fn projection_kkt(
+    s: &dyn MechanicalSystem,
+    p: &ProjectionParams,
+    t: f64,
+) -> Result<(KktPattern, KktSolver), MethodError> {
+    let d = s.dims();
+    let mut a_lower = s.mass_pattern().entries;
+    a_lower.extend((0..d.n).map(|i| (i, i)));
+    let pattern = KktPattern {
+        n: d.n,
+        m: d.m,
+        a_lower,
+        b: s.jacobian_pattern().entries,
+    };
+    let kkt = KktSolver::new(&pattern, p.kkt.options())
+        .map_err(|e| MethodError::Init(linear_error(t, e)))?;
+    Ok((pattern, kkt))
+}
+
+impl ProjectedStepper<'_> {
+    /// Start with the `(a, λ)` consistent with the initial state as well, so that the
+    /// declared acceleration level holds from t₀ on, whatever the inner method set.
+    fn consistent_start(&mut self, state: &mut State) -> Result<(), MethodError> {
+        let (s, t) = (self.sys, state.t);
+        self.fill_metric(s, &state.q);
+        let mut jac = vec![0.0; s.jacobian_pattern().nnz()];
+        s.jacobian(t, &state.q, &mut jac);
+        self.kkt
+            .factorize(&self.mass_vals, &jac, None)
+            .map_err(|e| MethodError::Init(linear_error(t, e)))?;
+        Self::accelerations(&mut self.kkt, s, state)
+            .map_err(|e| MethodError::Init(linear_error(t, e)))
+    }
+}
+
+impl Stepper for ProjectedStepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let sys = self.sys;
         self.steps_at_start = self.steps;
         let mut report = if self.parts[0] == Part::Symmetric {
             self.symmetric_part(sys, state, h)?
         } else {
-            self.inner.step(SystemRef::Mechanical(sys), state, h)?
+            self.inner.step(state, h)?
         };
         self.steps += 1;
         if !self.steps.is_multiple_of(self.p.every) {
@@ -981,31 +1017,23 @@ impl MechanicalMethod for Projected {
         }
         Ok(report)
     }
-    fn set_tolerances(&mut self, tol: driftlab_core::Tolerances) {
-        self.inner.set_tolerances(tol);
-    }
-    fn set_step_bounds(&mut self, h0: f64, h_max: f64) {
-        self.inner.set_step_bounds(h0, h_max);
+    fn accept(&mut self) {
+        self.inner.accept();
     }
     fn reject(&mut self) {
         // A rejected step does not count towards `every`.
         self.steps = self.steps_at_start;
         self.inner.reject();
     }
-    fn refresh(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), StepError> {
-        self.inner.refresh(SystemRef::Mechanical(sys), state)
+    fn refresh(&mut self, state: &mut State) -> Result<(), StepError> {
+        self.inner.refresh(state)
     }
-    /// Restartable when projecting every step (the step counter of `every > 1` is memory).
-    fn restartable(&self) -> bool {
-        self.p.every == 1 && self.inner.restartable()
-    }
-
     fn counters(&self) -> Vec<(&'static str, usize)> {
         self.inner.counters()
     }
     fn stats(&self) -> MethodStats {
         let mut s = self.inner.stats();
-        for k in [&self.kkt, &self.kkt_start].into_iter().flatten() {
+        for k in std::iter::once(&self.kkt).chain(&self.kkt_start) {
             add_kkt_stats(&mut s, k.stats());
         }
         s.projection_iterations += self.iterations;

@@ -31,10 +31,9 @@
 
 use crate::decorators::projection::projection_error;
 use crate::dynamics::{add_kkt_stats, kkt_pattern, linear_error, ConstraintsAt, KktChoice};
-use driftlab_core::method::not_ready;
 use driftlab_core::{
-    MechanicalMethod, MechanicalSystem, Method, MethodError, MethodInfo, MethodStats, ParamError,
-    State, StepError, StepReport, SystemForm, SystemRef,
+    MechanicalSystem, Method, MethodError, MethodInfo, MethodStats, ParamError, StartOptions,
+    State, StepError, StepReport, Stepper, SystemForm,
 };
 use driftlab_solver::{project_position, project_velocity, KktSolver};
 use serde::{Deserialize, Serialize};
@@ -164,8 +163,16 @@ struct Interventions {
 pub struct Recovered {
     inner: Box<dyn Method>,
     p: RecoveryParams,
-    work: Option<Work>,
-    start: Option<State>,
+}
+
+/// [`Recovered`] bound to its system: the inner stepper and the recovery's work.
+struct RecoveredStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
+    inner: Box<dyn Stepper + 's>,
+    p: RecoveryParams,
+    work: Work,
+    /// The state at the start of the step being taken.
+    start: State,
     /// Relax: steps of the ramp already taken (0: not relaxing).
     ramp: usize,
     count: Interventions,
@@ -185,14 +192,7 @@ impl Recovered {
                     .into(),
             });
         }
-        Ok(Self {
-            inner,
-            p,
-            work: None,
-            start: None,
-            ramp: 0,
-            count: Interventions::default(),
-        })
+        Ok(Self { inner, p })
     }
 }
 
@@ -333,19 +333,14 @@ fn add_reports(a: &mut StepReport, b: StepReport) {
     a.projection_iterations += b.projection_iterations;
 }
 
-impl Recovered {
-    fn work(&mut self, t: f64) -> Result<&mut Work, StepError> {
-        self.work.as_mut().ok_or_else(|| not_ready("recovery", t))
-    }
-
+impl RecoveredStepper<'_> {
     /// `(‖C̃‖∞, ε_tol)` at `state`.
     fn measure(
         &mut self,
         s: &dyn MechanicalSystem,
         state: &State,
     ) -> Result<(f64, f64), StepError> {
-        let p = self.p.clone();
-        Ok(self.work(state.t)?.measure(s, state, &p))
+        Ok(self.work.measure(s, state, &self.p))
     }
 
     /// Whether `state` is within the tolerance.
@@ -354,35 +349,33 @@ impl Recovered {
         Ok(violation <= tol)
     }
 
-    /// The state at the start of the step being taken.
-    fn start(&self, t: f64) -> Result<State, StepError> {
-        self.start.clone().ok_or_else(|| not_ready("recovery", t))
-    }
-
-    /// Rollback: the step again as 2^j substeps, j = 1 … max_halvings.
+    /// Rollback: the step again as 2^j substeps, j = 1 … max_halvings (each substep but
+    /// the last accepted by the inner stepper; the loop accepts the whole step).
     fn rollback(
         &mut self,
-        sys: &dyn MechanicalSystem,
         s: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
         first: String,
     ) -> Result<StepReport, StepError> {
-        let start = self.start(state.t)?;
+        let start = self.start.clone();
         let mut report = StepReport::default();
         for j in 1..=self.p.max_halvings {
             let n = 1usize << j;
             state.clone_from(&start);
             self.inner.reject();
-            self.inner.refresh(SystemRef::Mechanical(sys), state)?;
+            self.inner.refresh(state)?;
             let mut ok = true;
             for k in 0..n {
-                let res = self
-                    .inner
-                    .step(SystemRef::Mechanical(sys), state, h / n as f64);
+                let res = self.inner.step(state, h / n as f64);
                 state.t = start.t + (k + 1) as f64 * h / n as f64;
                 match res {
-                    Ok(r) if self.within(s, state)? => add_reports(&mut report, r),
+                    Ok(r) if self.within(s, state)? => {
+                        add_reports(&mut report, r);
+                        if k + 1 < n {
+                            self.inner.accept();
+                        }
+                    }
                     _ => {
                         ok = false;
                         break;
@@ -406,35 +399,33 @@ impl Recovered {
     /// Reset or relax after a step that ended outside the tolerance (`kappa` = 1: reset).
     fn correct(
         &mut self,
-        sys: &dyn MechanicalSystem,
         s: &dyn MechanicalSystem,
         state: &mut State,
         kappa: f64,
     ) -> Result<usize, StepError> {
         let (_, tol) = self.measure(s, state)?;
-        let w = self.work(state.t)?;
+        let w = &mut self.work;
         let iterations = w.project(s, state, tol)?;
         move_towards(state, &w.target, kappa);
         self.count.projection_iterations += iterations;
-        self.inner.refresh(SystemRef::Mechanical(sys), state)?;
+        self.inner.refresh(state)?;
         Ok(iterations)
     }
 
     /// A failed step under reset or relax: project the start and retry once.
     fn retry_from_projected_start(
         &mut self,
-        sys: &dyn MechanicalSystem,
         s: &dyn MechanicalSystem,
         state: &mut State,
         h: f64,
         first: String,
     ) -> Result<StepReport, StepError> {
-        let start = self.start(state.t)?;
+        let start = self.start.clone();
         state.clone_from(&start);
         self.inner.reject();
-        self.correct(sys, s, state, 1.0)?;
+        self.correct(s, state, 1.0)?;
         self.count.resets += 1;
-        match self.inner.step(SystemRef::Mechanical(sys), state, h) {
+        match self.inner.step(state, h) {
             Ok(r) => Ok(r),
             Err(_) => {
                 state.clone_from(&start);
@@ -453,7 +444,7 @@ fn recovery_failed(t: f64, strategy: &'static str, attempts: u32, cause: String)
     }
 }
 
-impl MechanicalMethod for Recovered {
+impl Method for Recovered {
     fn info(&self) -> MethodInfo {
         let mut i = self.inner.info();
         let name = self.p.strategy.name();
@@ -472,28 +463,35 @@ impl MechanicalMethod for Recovered {
         i
     }
 
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
-        let s = sys;
-        self.inner.init(SystemRef::Mechanical(sys), state)?;
-        self.work = Some(Work::new(s, state)?);
-        self.count = Interventions::default();
-        self.ramp = 0;
-        Ok(())
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        opts: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        let inner = self.inner.start(sys, state, opts)?;
+        Ok(Box::new(RecoveredStepper {
+            sys,
+            inner,
+            p: self.p.clone(),
+            work: Work::new(sys, state)?,
+            start: state.clone(),
+            ramp: 0,
+            count: Interventions::default(),
+        }))
     }
 
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        let s = sys;
-        match self.start.as_mut() {
-            Some(st) => st.clone_from(state),
-            None => self.start = Some(state.clone()),
-        }
+    fn restartable(&self) -> bool {
+        self.p.strategy != Strategy::Relax && self.inner.restartable()
+    }
+}
+
+impl Stepper for RecoveredStepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let s = self.sys;
+        self.start.clone_from(state);
         let t0 = state.t;
-        let first = self.inner.step(SystemRef::Mechanical(sys), state, h);
+        let first = self.inner.step(state, h);
         state.t = t0 + h;
         let first = match first {
             Ok(r) if self.within(s, state)? => Ok(r),
@@ -502,11 +500,11 @@ impl MechanicalMethod for Recovered {
         };
         match (self.p.strategy, first) {
             (Strategy::Rollback, Ok(r)) => Ok(r),
-            (Strategy::Rollback, Err((_, why))) => self.rollback(sys, s, state, h, why),
-            (_, Err((None, why))) => self.retry_from_projected_start(sys, s, state, h, why),
+            (Strategy::Rollback, Err((_, why))) => self.rollback(s, state, h, why),
+            (_, Err((None, why))) => self.retry_from_projected_start(s, state, h, why),
             (Strategy::Reset, Ok(r)) => Ok(r),
             (Strategy::Reset, Err((Some(mut r), _))) => {
-                r.projection_iterations += self.correct(sys, s, state, 1.0)?;
+                r.projection_iterations += self.correct(s, state, 1.0)?;
                 self.count.resets += 1;
                 Ok(r)
             }
@@ -522,7 +520,7 @@ impl MechanicalMethod for Recovered {
                 }
                 if self.ramp > 0 {
                     let kappa = self.ramp as f64 / self.p.relax_steps as f64;
-                    r.projection_iterations += self.correct(sys, s, state, kappa)?;
+                    r.projection_iterations += self.correct(s, state, kappa)?;
                     self.ramp = if self.ramp >= self.p.relax_steps {
                         0
                     } else {
@@ -534,21 +532,14 @@ impl MechanicalMethod for Recovered {
         }
     }
 
-    fn set_tolerances(&mut self, tol: driftlab_core::Tolerances) {
-        self.inner.set_tolerances(tol);
-    }
-    fn set_step_bounds(&mut self, h0: f64, h_max: f64) {
-        self.inner.set_step_bounds(h0, h_max);
+    fn accept(&mut self) {
+        self.inner.accept();
     }
     fn reject(&mut self) {
         self.inner.reject();
     }
-    fn refresh(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), StepError> {
-        self.inner.refresh(SystemRef::Mechanical(sys), state)
-    }
-
-    fn restartable(&self) -> bool {
-        self.p.strategy != Strategy::Relax && self.inner.restartable()
+    fn refresh(&mut self, state: &mut State) -> Result<(), StepError> {
+        self.inner.refresh(state)
     }
 
     fn counters(&self) -> Vec<(&'static str, usize)> {
@@ -556,9 +547,7 @@ impl MechanicalMethod for Recovered {
     }
     fn stats(&self) -> MethodStats {
         let mut st = self.inner.stats();
-        if let Some(w) = &self.work {
-            add_kkt_stats(&mut st, w.kkt.stats());
-        }
+        add_kkt_stats(&mut st, self.work.kkt.stats());
         st.projection_iterations += self.count.projection_iterations;
         st.rollbacks += self.count.rollbacks;
         st.resets += self.count.resets;
@@ -567,7 +556,7 @@ impl MechanicalMethod for Recovered {
     }
 }
 
-impl Recovered {
+impl RecoveredStepper<'_> {
     /// "‖C̃‖∞ = … > ε_tol = …" for a failed row's reason.
     fn violation_text(
         &mut self,

@@ -20,29 +20,19 @@
 //! `variable-step-energy`.
 
 use driftlab_core::{
-    ErrorEstimate, Method, MethodError, MethodInfo, MethodStats, State, StepError, StepReport,
-    SystemRef, Tolerances,
+    ErrorEstimate, MechanicalSystem, Method, MethodError, MethodInfo, MethodStats, SemiExplicitDae,
+    StartOptions, State, StepError, StepReport, Stepper, Tolerances,
 };
 
 /// The decorator.
 pub struct Richardson {
     inner: Box<dyn Method>,
-    tol: Tolerances,
-    /// Work copy for the full step.
-    full: Option<State>,
 }
 
 impl Richardson {
     /// Wrap `inner`.
     pub fn new(inner: Box<dyn Method>) -> Self {
-        Self {
-            inner,
-            tol: Tolerances {
-                rtol: 1e-6,
-                atol: 1e-6,
-            },
-            full: None,
-        }
+        Self { inner }
     }
 
     fn order(&self) -> Option<u8> {
@@ -53,6 +43,59 @@ impl Richardson {
             .filter(|p| *p >= 1.0 && p.fract() == 0.0)
             .map(|p| p as u8)
     }
+
+    /// The inner method can be step-doubled: restartable, with an integer order in q.
+    fn check(&self, problem: &str) -> Result<f64, MethodError> {
+        let info = self.inner.info();
+        let incompatible = |reason: String| MethodError::Incompatible {
+            method: format!("{}+richardson", info.id),
+            problem: problem.into(),
+            reason,
+        };
+        if !self.inner.restartable() {
+            return Err(incompatible(format!(
+                "`{}` keeps memory between steps beyond the state, so a step cannot be repeated \
+                 from a copy; Richardson control needs a restartable one-step method",
+                info.id
+            )));
+        }
+        match self.order() {
+            Some(p) => Ok(f64::from(p)),
+            None => Err(incompatible(format!(
+                "`{}` declares no integer order in q, which step doubling needs",
+                info.id
+            ))),
+        }
+    }
+
+    /// The stepper around a started inner stepper.
+    fn bind<'s>(
+        &self,
+        p: f64,
+        inner: Box<dyn Stepper + 's>,
+        state: &State,
+        opts: &StartOptions,
+    ) -> Box<dyn Stepper + 's> {
+        Box::new(RichardsonStepper {
+            inner,
+            p,
+            tol: opts.tolerances.unwrap_or(Tolerances {
+                rtol: 1e-6,
+                atol: 1e-6,
+            }),
+            full: state.clone(),
+        })
+    }
+}
+
+/// [`Richardson`] bound to its system: the inner stepper and the full step's state.
+struct RichardsonStepper<'s> {
+    inner: Box<dyn Stepper + 's>,
+    /// The inner method's order in q.
+    p: f64,
+    tol: Tolerances,
+    /// Work copy for the full step.
+    full: State,
 }
 
 impl Method for Richardson {
@@ -76,52 +119,44 @@ impl Method for Richardson {
         info
     }
 
-    fn set_tolerances(&mut self, tol: Tolerances) {
-        self.tol = tol;
-    }
-
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        let info = self.inner.info();
-        let incompatible = |reason: String| MethodError::Incompatible {
-            method: format!("{}+richardson", info.id),
-            problem: sys.info().id,
-            reason,
-        };
-        if !self.inner.restartable() {
-            return Err(incompatible(format!(
-                "`{}` keeps memory between steps beyond the state, so a step cannot be repeated \
-                 from a copy; Richardson control needs a restartable one-step method",
-                info.id
-            )));
-        }
-        if self.order().is_none() {
-            return Err(incompatible(format!(
-                "`{}` declares no integer order in q, which step doubling needs",
-                info.id
-            )));
-        }
-        self.inner.init(sys, state)?;
-        self.full = Some(state.clone());
-        Ok(())
-    }
-
-    fn step(
-        &mut self,
-        sys: SystemRef<'_>,
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
         state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        let p = f64::from(self.order().unwrap_or(1));
-        let Some(full) = self.full.as_mut() else {
-            return Err(driftlab_core::method::not_ready("richardson", state.t));
-        };
+        opts: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        let p = self.check(&sys.info().id)?;
+        let inner = self.inner.start(sys, state, opts)?;
+        Ok(self.bind(p, inner, state, opts))
+    }
+
+    fn start_index1<'s>(
+        &self,
+        sys: &'s dyn SemiExplicitDae,
+        state: &mut State,
+        opts: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        let p = self.check(&sys.info().id)?;
+        let inner = self.inner.start_index1(sys, state, opts)?;
+        Ok(self.bind(p, inner, state, opts))
+    }
+
+    fn restartable(&self) -> bool {
+        true
+    }
+}
+
+impl Stepper for RichardsonStepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let p = self.p;
+        let full = &mut self.full;
         let t = state.t;
         full.clone_from(state);
-        let r_full = self.inner.step(sys, full, h)?;
-        let r1 = self.inner.step(sys, state, 0.5 * h)?;
+        let r_full = self.inner.step(full, h)?;
+        let r1 = self.inner.step(state, 0.5 * h)?;
         state.t = t + 0.5 * h;
-        let r2 = self.inner.step(sys, state, 0.5 * h)?;
-        let err = scaled_difference(state, full, self.tol) / (2f64.powf(p) - 1.0);
+        let r2 = self.inner.step(state, 0.5 * h)?;
+        let err = scaled_difference(state, &self.full, self.tol) / (2f64.powf(p) - 1.0);
         Ok(StepReport {
             newton_iterations: r_full.newton_iterations
                 + r1.newton_iterations
@@ -135,12 +170,16 @@ impl Method for Richardson {
         })
     }
 
-    fn refresh(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), StepError> {
-        self.inner.refresh(sys, state)
+    fn accept(&mut self) {
+        self.inner.accept();
     }
 
-    fn restartable(&self) -> bool {
-        true
+    fn reject(&mut self) {
+        self.inner.reject();
+    }
+
+    fn refresh(&mut self, state: &mut State) -> Result<(), StepError> {
+        self.inner.refresh(state)
     }
 
     fn counters(&self) -> Vec<(&'static str, usize)> {

@@ -18,7 +18,7 @@
 //! projection finds (measured in `tests/variants.rs`).
 
 use crate::decorators::projection::{projection_error, Metric};
-use driftlab_core::{MechanicalSystem, State, StepError};
+use driftlab_core::{MechanicalSystem, SparsityPattern, State, StepError};
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::{KktOptions, KktPattern, KktSolver, SolverError};
 use serde::{Deserialize, Serialize};
@@ -129,11 +129,7 @@ pub(crate) fn project_sequentially(
         velocity,
     } = *how;
     let t = state.t;
-    let (n, m) = (state.q.len(), state.lambda.len());
-    let jp = s.jacobian_pattern();
-    let (mut jac, mut phi, mut phit) = (vec![0.0; jp.nnz()], vec![0.0; m], vec![0.0; m]);
-    let (mut g, mut x) = (vec![0.0; n], vec![0.0; n]);
-    let inf = |v: &[f64]| v.iter().fold(0.0_f64, |a, b| a.max(b.abs()));
+    let mut sc = Scratch::new(s, state);
     let fail = |iterations: usize, residual: f64| {
         projection_error(
             t,
@@ -144,7 +140,6 @@ pub(crate) fn project_sequentially(
             },
         )
     };
-    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(p, q)| p * q).sum::<f64>();
     let mut sweeps = 0;
     for level in 0..if velocity { 2 } else { 1 } {
         // One sweep per kernel iteration; the kernel's own test is off (tol 0) and an
@@ -152,48 +147,14 @@ pub(crate) fn project_sequentially(
         let mut kernel = NewtonKernel::new(NewtonOptions::residual_stop(max_sweeps));
         let mut res = f64::NAN;
         let solved = kernel.solve(|k| {
-            s.constraints(t, &state.q, &mut phi);
-            s.jacobian(t, &state.q, &mut jac);
-            s.phi_t(t, &state.q, &mut phit);
-            res = if level == 0 {
-                inf(&phi)
-            } else {
-                let mut jv = vec![0.0; m];
-                jp.mul_vec(&jac, &state.v, &mut jv, false);
-                jv.iter()
-                    .zip(&phit)
-                    .fold(0.0_f64, |a, (p, q)| a.max((p + q).abs()))
-            };
+            res = sc.residual(s, state, level);
             if res <= tol {
                 return Ok(0.0);
             }
             if k > max_sweeps || res.is_nan() {
                 return Err(fail(k - 1, res));
             }
-            for i in rows(order, m) {
-                s.constraints(t, &state.q, &mut phi);
-                s.jacobian(t, &state.q, &mut jac);
-                row(&jp.entries, &jac, i, &mut g);
-                x.copy_from_slice(&g);
-                w.at(s, &state.q)
-                    .and_then(|()| w.apply(&mut x))
-                    .map_err(|e| projection_error(t, e))?;
-                let d = dot(&g, &x);
-                let r = if level == 0 {
-                    phi[i]
-                } else {
-                    dot(&g, &state.v) + phit[i]
-                };
-                let target = if level == 0 {
-                    &mut state.q
-                } else {
-                    &mut state.v
-                };
-                target
-                    .iter_mut()
-                    .zip(&x)
-                    .for_each(|(y, xi)| *y -= xi * r / d);
-            }
+            sc.sweep(s, state, w, order, level)?;
             Ok(res / tol)
         });
         let taken = kernel.counters.iterations - 1;
@@ -205,6 +166,89 @@ pub(crate) fn project_sequentially(
         }
     }
     Ok(sweeps)
+}
+
+/// The work of one sequential projection: `Φ`, `Φ_q`, `Φ_t`, a row of `Φ_q` and its
+/// image under `W⁻¹`.
+struct Scratch {
+    jp: SparsityPattern,
+    jac: Vec<f64>,
+    phi: Vec<f64>,
+    phit: Vec<f64>,
+    g: Vec<f64>,
+    x: Vec<f64>,
+}
+
+impl Scratch {
+    fn new(s: &dyn MechanicalSystem, state: &State) -> Self {
+        let (n, m) = (state.q.len(), state.lambda.len());
+        let jp = s.jacobian_pattern();
+        Self {
+            jac: vec![0.0; jp.nnz()],
+            jp,
+            phi: vec![0.0; m],
+            phit: vec![0.0; m],
+            g: vec![0.0; n],
+            x: vec![0.0; n],
+        }
+    }
+
+    /// `‖Φ‖∞` (level 0) or `‖Φ_q v + Φ_t‖∞` (level 1) at `state`, with `Φ`, `Φ_q` and
+    /// `Φ_t` evaluated there.
+    fn residual(&mut self, s: &dyn MechanicalSystem, state: &State, level: usize) -> f64 {
+        let t = state.t;
+        s.constraints(t, &state.q, &mut self.phi);
+        s.jacobian(t, &state.q, &mut self.jac);
+        s.phi_t(t, &state.q, &mut self.phit);
+        if level == 0 {
+            self.phi.iter().fold(0.0_f64, |a, b| a.max(b.abs()))
+        } else {
+            let mut jv = vec![0.0; self.phi.len()];
+            self.jp.mul_vec(&self.jac, &state.v, &mut jv, false);
+            jv.iter()
+                .zip(&self.phit)
+                .fold(0.0_f64, |a, (p, q)| a.max((p + q).abs()))
+        }
+    }
+
+    /// One sweep over the rows in `order`: each row's violation removed along `W⁻¹ ∇Φ_i`,
+    /// in q (level 0) or v (level 1).
+    fn sweep(
+        &mut self,
+        s: &dyn MechanicalSystem,
+        state: &mut State,
+        w: &mut MetricInverse,
+        order: RowOrder,
+        level: usize,
+    ) -> Result<(), StepError> {
+        let t = state.t;
+        let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(p, q)| p * q).sum::<f64>();
+        for i in rows(order, self.phi.len()) {
+            s.constraints(t, &state.q, &mut self.phi);
+            s.jacobian(t, &state.q, &mut self.jac);
+            row(&self.jp.entries, &self.jac, i, &mut self.g);
+            self.x.copy_from_slice(&self.g);
+            w.at(s, &state.q)
+                .and_then(|()| w.apply(&mut self.x))
+                .map_err(|e| projection_error(t, e))?;
+            let d = dot(&self.g, &self.x);
+            let r = if level == 0 {
+                self.phi[i]
+            } else {
+                dot(&self.g, &state.v) + self.phit[i]
+            };
+            let target = if level == 0 {
+                &mut state.q
+            } else {
+                &mut state.v
+            };
+            target
+                .iter_mut()
+                .zip(&self.x)
+                .for_each(|(y, xi)| *y -= xi * r / d);
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@
 
 use crate::decorators::projection::{fill_metric, projection_error, Metric};
 use crate::dynamics::{linear_error, ConstraintsAt};
-use driftlab_core::{MechanicalSystem, Method, State, StepError, StepReport, SystemRef};
+use driftlab_core::{MechanicalSystem, State, StepError, StepReport, Stepper};
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::{ConstraintEval, KktSolver, SolverError};
 
@@ -96,7 +96,7 @@ impl<'a> Direction<'a> {
 /// `y_{n+1}`. `kkts` are the factorizations at the two ends. Returns the inner steps'
 /// reports summed and the number of iterations.
 pub(crate) fn symmetric_step(
-    inner: &mut dyn Method,
+    inner: &mut dyn Stepper,
     s: &dyn MechanicalSystem,
     state: &mut State,
     h: f64,
@@ -132,7 +132,7 @@ pub(crate) fn symmetric_step(
                 .map_err(|e| linear_error(t0, e))?;
             inner.reject();
         }
-        let r = inner.step(SystemRef::Mechanical(s), &mut y, h)?;
+        let r = inner.step(&mut y, h)?;
         report.newton_iterations += r.newton_iterations;
         report.factorizations += r.factorizations + 1;
         report.newton_limit = r.newton_limit;

@@ -16,10 +16,9 @@
 //! §VI.3 for the unconstrained scheme); the velocity-level projection keeps that order.
 
 use crate::dynamics::{add_kkt_stats, kkt_pattern, linear_error, KktChoice};
-use driftlab_core::method::not_ready;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
-    MethodStats, State, StepError, StepReport,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
+    MethodStats, StartOptions, State, StepError, StepReport, Stepper,
 };
 use driftlab_solver::KktSolver;
 use serde::{Deserialize, Serialize};
@@ -35,25 +34,23 @@ pub struct VelocityProjectionParams {
 /// The velocity-level projection step.
 pub struct VelocityProjection {
     p: VelocityProjectionParams,
-    kkt: Option<KktSolver>,
+}
+
+impl VelocityProjection {
+    /// The method; its KKT solver is built at `start`, for the problem's pattern.
+    pub fn new(p: VelocityProjectionParams) -> Self {
+        Self { p }
+    }
+}
+
+/// [`VelocityProjection`] bound to its system.
+struct VelocityProjectionStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
+    kkt: KktSolver,
     mass: Vec<f64>,
     jac: Vec<f64>,
     rhs: Vec<f64>,
     stats: MethodStats,
-}
-
-impl VelocityProjection {
-    /// The method; its KKT solver is built at `init`.
-    pub fn new(p: VelocityProjectionParams) -> Self {
-        Self {
-            p,
-            kkt: None,
-            mass: Vec::new(),
-            jac: Vec::new(),
-            rhs: Vec::new(),
-            stats: MethodStats::default(),
-        }
-    }
 }
 
 /// Declared properties of `velocity-projection`.
@@ -71,31 +68,38 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl MechanicalMethod for VelocityProjection {
+impl Method for VelocityProjection {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, _state: &mut State) -> Result<(), MethodError> {
-        let pattern = kkt_pattern(sys);
-        self.mass = vec![0.0; pattern.a_lower.len()];
-        self.jac = vec![0.0; pattern.b.len()];
-        self.rhs = vec![0.0; pattern.n + pattern.m];
-        self.kkt = Some(
-            KktSolver::new(&pattern, self.p.kkt.options())
-                .map_err(|e| MethodError::Init(linear_error(0.0, e)))?,
-        );
-        Ok(())
+    fn restartable(&self) -> bool {
+        true
     }
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        _state: &mut State,
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        let pattern = kkt_pattern(sys);
+        let kkt = KktSolver::new(&pattern, self.p.kkt.options())
+            .map_err(|e| MethodError::Init(linear_error(0.0, e)))?;
+        Ok(Box::new(VelocityProjectionStepper {
+            sys,
+            mass: vec![0.0; pattern.a_lower.len()],
+            jac: vec![0.0; pattern.b.len()],
+            rhs: vec![0.0; pattern.n + pattern.m],
+            kkt,
+            stats: MethodStats::default(),
+        }))
+    }
+}
+
+impl Stepper for VelocityProjectionStepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let sys = self.sys;
         let t = state.t;
-        let Some(kkt) = self.kkt.as_mut() else {
-            return Err(not_ready("velocity-projection", t));
-        };
+        let kkt = &mut self.kkt;
         let n = state.q.len();
         sys.mass(&state.q, &mut self.mass);
         sys.jacobian(t, &state.q, &mut self.jac);
@@ -127,14 +131,9 @@ impl MechanicalMethod for VelocityProjection {
             ..StepReport::default()
         })
     }
-    fn restartable(&self) -> bool {
-        true
-    }
     fn stats(&self) -> MethodStats {
         let mut s = self.stats;
-        if let Some(k) = &self.kkt {
-            add_kkt_stats(&mut s, k.stats());
-        }
+        add_kkt_stats(&mut s, self.kkt.stats());
         s
     }
 }

@@ -44,10 +44,11 @@
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
 use crate::explicit::baumgarte_history::{GainHistory, HistoryParams};
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
-    MethodStats, ParamError, State, StepError, StepReport,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
+    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
 };
 use serde::{Deserialize, Serialize};
+use std::ops::Deref;
 
 /// Damping ratio ξ when a spec gives neither `xi` nor `(alpha, beta)`: the seed's example
 /// value (module doc), slightly under critical damping.
@@ -248,6 +249,17 @@ fn uniform_or(v: &[f64], r: usize, uniform: f64) -> f64 {
 pub struct Baumgarte {
     gains: Gains,
     p: BaumgarteParams,
+    kkt: KktChoice,
+}
+
+/// [`Baumgarte`] bound to its system. `S` holds the system: a reference to it, or (for
+/// `typed`, whose inner Baumgarte step runs on a view of the problem that it builds at
+/// start) the view itself.
+struct BaumgarteStepper<S> {
+    sys: S,
+    /// The gains in use (the history rule adapts them during the run).
+    gains: Gains,
+    p: BaumgarteParams,
     // Per-constraint values; empty when uniform (the scalar gain, or zero): a 10⁶-link
     // chain saves 8 bytes per link and vector (see [`uniform_or`]).
     alpha: Vec<f64>,
@@ -255,8 +267,7 @@ pub struct Baumgarte {
     integral: Vec<f64>,
     a0: Vec<f64>,
     a1: Vec<f64>,
-    kkt: KktChoice,
-    solver: Option<AccelerationSolver>,
+    solver: AccelerationSolver,
     stats: MethodStats,
     phi: Vec<f64>,
     phit: Vec<f64>,
@@ -343,19 +354,92 @@ impl Baumgarte {
         Ok(Self {
             gains: p.gains()?,
             p: p.clone(),
-            alpha: Vec::new(),
-            beta: Vec::new(),
-            integral: Vec::new(),
-            a0: Vec::new(),
-            a1: Vec::new(),
             kkt: p.kkt,
-            solver: None,
-            stats: MethodStats::default(),
-            phi: Vec::new(),
-            phit: Vec::new(),
-            bias: Vec::new(),
-            history: p.history.map(GainHistory::new),
         })
+    }
+
+    /// The per-row gains `(α_i, β_i)` on `s` (empty: the scalar gains), from
+    /// `alpha_diag`/`beta_diag` or the kinds' `groups`; the gain matrices checked.
+    fn row_gains(&self, s: &dyn MechanicalSystem) -> Result<(Vec<f64>, Vec<f64>), MethodError> {
+        let m = s.dims().m;
+        let per = |diag: &Option<Vec<f64>>, field: &str| -> Result<Vec<f64>, MethodError> {
+            match diag {
+                // Uniform: the scalar gain (`uniform_or`).
+                None => Ok(Vec::new()),
+                Some(v) if v.len() == m && v.iter().all(|x| x.is_finite() && *x >= 0.0) => {
+                    Ok(v.clone())
+                }
+                Some(v) => Err(MethodError::Incompatible {
+                    method: "baumgarte".into(),
+                    problem: s.info().id,
+                    reason: format!(
+                        "`{field}` has {} entries ≥ 0 expected {} (one per constraint)",
+                        v.len(),
+                        m
+                    ),
+                }),
+            }
+        };
+        if let Some(gm) = &self.p.gain_matrices {
+            gm.check(m).map_err(|reason| MethodError::Incompatible {
+                method: "baumgarte".into(),
+                problem: s.info().id,
+                reason,
+            })?;
+        }
+        let alpha = per(&self.p.alpha_diag, "alpha_diag")?;
+        let beta = per(&self.p.beta_diag, "beta_diag")?;
+        match &self.p.groups {
+            Some(groups) => group_gains(s, groups, self.gains),
+            None => Ok((alpha, beta)),
+        }
+    }
+
+    /// [`Method::start`] on a system held by `sys` (a reference, or an owned view such as
+    /// `typed`'s restriction of the problem to some of its rows).
+    pub(crate) fn start_on<'s, S>(
+        &self,
+        sys: S,
+        state: &mut State,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError>
+    where
+        S: Deref<Target = dyn MechanicalSystem + 's> + Send + 's,
+    {
+        let s: &dyn MechanicalSystem = &*sys;
+        let d = s.dims();
+        let solver = AccelerationSolver::new(s, self.kkt)?.with_tikhonov(self.p.tikhonov);
+        let mut phi = vec![0.0; d.m];
+        let mut phit = vec![0.0; d.m];
+        let mut bias = vec![0.0; d.m];
+        let (alpha, beta) = self.row_gains(s)?;
+        let integral = if self.p.k_i > 0.0 {
+            vec![0.0; d.m]
+        } else {
+            Vec::new()
+        };
+        let (a0, a1) = if self.p.offset {
+            offsets(s, state, (&mut phi, &mut phit, &mut bias))
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let mut stepper = BaumgarteStepper {
+            sys,
+            gains: self.gains,
+            p: self.p.clone(),
+            alpha,
+            beta,
+            integral,
+            a0,
+            a1,
+            solver,
+            stats: MethodStats::default(),
+            phi,
+            phit,
+            bias,
+            history: self.p.history.map(GainHistory::new),
+        };
+        stepper.refresh(state)?;
+        Ok(Box::new(stepper))
     }
 }
 
@@ -412,7 +496,29 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl MechanicalMethod for Baumgarte {
+/// The offsets `a₀ = −Φ(t₀, q₀) − a₁ t₀`, `a₁ = −Φ̇(t₀, q₀, v₀)` that keep the initial
+/// violation (seed 002 §18.2), computed in the scratch rows `(φ, φ_t, Φ_q v)`.
+fn offsets(
+    s: &dyn MechanicalSystem,
+    state: &State,
+    (phi, phit, bias): (&mut [f64], &mut [f64], &mut [f64]),
+) -> (Vec<f64>, Vec<f64>) {
+    let m = s.dims().m;
+    let (mut a0, mut a1) = (vec![0.0; m], vec![0.0; m]);
+    let pattern = s.jacobian_pattern();
+    let mut jac = vec![0.0; pattern.nnz()];
+    s.constraints(state.t, &state.q, phi);
+    s.jacobian(state.t, &state.q, &mut jac);
+    s.phi_t(state.t, &state.q, phit);
+    pattern.mul_vec(&jac, &state.v, bias, false);
+    for r in 0..m {
+        a1[r] = -(bias[r] + phit[r]);
+        a0[r] = -phi[r] - a1[r] * state.t;
+    }
+    (a0, a1)
+}
+
+impl Method for Baumgarte {
     fn info(&self) -> MethodInfo {
         let mut i = info();
         i.title = format!(
@@ -424,76 +530,28 @@ impl MechanicalMethod for Baumgarte {
         );
         i
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
-        let s = sys;
-        let d = s.dims();
-        self.solver = Some(AccelerationSolver::new(s, self.kkt)?.with_tikhonov(self.p.tikhonov));
-        self.phi = vec![0.0; d.m];
-        self.phit = vec![0.0; d.m];
-        self.bias = vec![0.0; d.m];
-        let per = |diag: &Option<Vec<f64>>, field: &str| -> Result<Vec<f64>, MethodError> {
-            match diag {
-                // Uniform: the scalar gain (`uniform_or`).
-                None => Ok(Vec::new()),
-                Some(v) if v.len() == d.m && v.iter().all(|x| x.is_finite() && *x >= 0.0) => {
-                    Ok(v.clone())
-                }
-                Some(v) => Err(MethodError::Incompatible {
-                    method: "baumgarte".into(),
-                    problem: s.info().id,
-                    reason: format!(
-                        "`{field}` has {} entries ≥ 0 expected {} (one per constraint)",
-                        v.len(),
-                        d.m
-                    ),
-                }),
-            }
-        };
-        if let Some(gm) = &self.p.gain_matrices {
-            gm.check(d.m).map_err(|reason| MethodError::Incompatible {
-                method: "baumgarte".into(),
-                problem: s.info().id,
-                reason,
-            })?;
-        }
-        self.alpha = per(&self.p.alpha_diag, "alpha_diag")?;
-        self.beta = per(&self.p.beta_diag, "beta_diag")?;
-        if let Some(groups) = &self.p.groups {
-            (self.alpha, self.beta) = group_gains(s, groups, self.gains)?;
-        }
-        self.integral = if self.p.k_i > 0.0 {
-            vec![0.0; d.m]
-        } else {
-            Vec::new()
-        };
-        // Offsets a₀ = −Φ(t₀, q₀) − a₁ t₀, a₁ = −Φ̇(t₀, q₀, v₀) (seed 002 §18.2).
-        (self.a0, self.a1) = (Vec::new(), Vec::new());
-        if self.p.offset {
-            (self.a0, self.a1) = (vec![0.0; d.m], vec![0.0; d.m]);
-            let pattern = s.jacobian_pattern();
-            let mut jac = vec![0.0; pattern.nnz()];
-            s.constraints(state.t, &state.q, &mut self.phi);
-            s.jacobian(state.t, &state.q, &mut jac);
-            s.phi_t(state.t, &state.q, &mut self.phit);
-            pattern.mul_vec(&jac, &state.v, &mut self.bias, false);
-            for r in 0..d.m {
-                self.a1[r] = -(self.bias[r] + self.phit[r]);
-                self.a0[r] = -self.phi[r] - self.a1[r] * state.t;
-            }
-        }
-        self.refresh(sys, state)?;
-        Ok(())
+    /// Restartable without the integral term and the gain history (the step then
+    /// depends on `(q, v, a)` alone; the PID form's integral of Φ and the window are
+    /// memory).
+    fn restartable(&self) -> bool {
+        self.p.k_i <= 0.0 && self.p.history.is_none()
     }
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
         state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        // Checked before the state is touched (an index-1 state has no v to index).
-        if self.solver.is_none() {
-            return Err(driftlab_core::method::not_ready("baumgarte", state.t));
-        }
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        self.start_on(sys, state)
+    }
+}
+
+impl<'s, S> Stepper for BaumgarteStepper<S>
+where
+    S: Deref<Target = dyn MechanicalSystem + 's> + Send,
+{
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let sys: &dyn MechanicalSystem = &*self.sys;
         crate::dynamics::taylor_update(state, h);
         self.stats.steps += 1;
         if self.p.k_i > 0.0 {
@@ -507,17 +565,11 @@ impl MechanicalMethod for Baumgarte {
             sys.constraints(state.t, &state.q, &mut self.phi);
             hist.update(&self.phi, h, &mut self.gains);
         }
-        self.refresh(sys, state)?;
+        self.refresh(state)?;
         Ok(StepReport {
             factorizations: 1,
             ..Default::default()
         })
-    }
-    /// Restartable without the integral term and the gain history (the step then
-    /// depends on `(q, v, a)` alone; the PID form's integral of Φ and the window are
-    /// memory).
-    fn restartable(&self) -> bool {
-        self.p.k_i <= 0.0 && self.history.is_none()
     }
     fn counters(&self) -> Vec<(&'static str, usize)> {
         match &self.history {
@@ -529,10 +581,8 @@ impl MechanicalMethod for Baumgarte {
             None => Vec::new(),
         }
     }
-    fn refresh(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), StepError> {
-        let (s, Some(solver)) = (sys, self.solver.as_mut()) else {
-            return Err(driftlab_core::method::not_ready("baumgarte", state.t));
-        };
+    fn refresh(&mut self, state: &mut State) -> Result<(), StepError> {
+        let (s, solver): (&dyn MechanicalSystem, _) = (&*self.sys, &mut self.solver);
         let t = state.t;
         solver.load(s, t, &state.q, &state.v);
         s.constraints(t, &state.q, &mut self.phi);
@@ -579,7 +629,7 @@ impl MechanicalMethod for Baumgarte {
         )
     }
     fn stats(&self) -> MethodStats {
-        with_kkt_stats(self.stats, self.solver.as_ref().map(|k| k.stats()))
+        with_kkt_stats(self.stats, Some(self.solver.stats()))
     }
 }
 

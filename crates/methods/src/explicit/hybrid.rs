@@ -17,8 +17,8 @@ use crate::dynamics::{add_kkt_stats, kkt_pattern, linear_error, ConstraintsAt, K
 use crate::explicit::baumgarte::{Baumgarte, BaumgarteParams};
 use crate::explicit::penalty::{Penalty, PenaltyParams};
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
-    MethodStats, ParamError, State, StepError, StepReport,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
+    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
 };
 use driftlab_solver::{project_position, project_velocity, KktSolver};
 use serde::{Deserialize, Serialize};
@@ -73,36 +73,46 @@ pub struct Hybrid {
     p: HybridParams,
     soft: Penalty,
     baum: Baumgarte,
-    kkt: Option<KktSolver>,
+}
+
+/// [`Hybrid`] bound to its system.
+struct HybridStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
+    p: HybridParams,
+    soft: Box<dyn Stepper + 's>,
+    baum: Box<dyn Stepper + 's>,
+    kkt: KktSolver,
     /// Regimes used so far.
-    pub counts: RegimeCounts,
+    counts: RegimeCounts,
     iterations: usize,
     steps: usize,
     next_projects: bool,
 }
 
-impl Hybrid {
+impl HybridStepper<'_> {
     /// Pick the regime for the next step from `‖Φ(q)‖∞` at the current state and compute
     /// that regime's `(a, λ)` there (so the reported acceleration is the one used next).
-    fn choose(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), StepError> {
-        let s = sys;
+    fn choose(&mut self, state: &mut State) -> Result<(), StepError> {
+        let s = self.sys;
         let mut phi = vec![0.0; state.lambda.len()];
         s.constraints(state.t, &state.q, &mut phi);
         let norm = phi.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
         self.next_projects = norm >= self.p.project_above;
         if norm < self.p.soft_below {
             self.counts.soft += 1;
-            self.soft.refresh(sys, state)
+            self.soft.refresh(state)
         } else {
             if self.next_projects {
                 self.counts.projected += 1;
             } else {
                 self.counts.baumgarte += 1;
             }
-            self.baum.refresh(sys, state)
+            self.baum.refresh(state)
         }
     }
+}
 
+impl Hybrid {
     /// The method with parameters `p`; `ParamError` unless `0 ≤ soft_below < project_above`,
     /// `tol > 0` and the penalty and Baumgarte gains are valid.
     pub fn new(p: HybridParams) -> Result<Self, ParamError> {
@@ -126,16 +136,7 @@ impl Hybrid {
             omega_n: Some(p.omega_n),
             ..Default::default()
         })?;
-        Ok(Self {
-            p,
-            soft,
-            baum,
-            kkt: None,
-            counts: RegimeCounts::default(),
-            iterations: 0,
-            steps: 0,
-            next_projects: false,
-        })
+        Ok(Self { p, soft, baum })
     }
 }
 
@@ -155,7 +156,7 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl MechanicalMethod for Hybrid {
+impl Method for Hybrid {
     fn info(&self) -> MethodInfo {
         let mut i = info();
         i.title = format!(
@@ -164,6 +165,34 @@ impl MechanicalMethod for Hybrid {
         );
         i
     }
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        opts: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        let s = sys;
+        let kkt = KktSolver::new(&kkt_pattern(s), KktChoice::Auto.options())
+            .map_err(|e| MethodError::Init(linear_error(state.t, e)))?;
+        let soft = self.soft.start(sys, state, opts)?;
+        let baum = self.baum.start(sys, state, opts)?;
+        let mut stepper = HybridStepper {
+            sys,
+            p: self.p,
+            soft,
+            baum,
+            kkt,
+            counts: RegimeCounts::default(),
+            iterations: 0,
+            steps: 0,
+            next_projects: false,
+        };
+        stepper.choose(state)?;
+        Ok(Box::new(stepper))
+    }
+}
+
+impl Stepper for HybridStepper<'_> {
     fn counters(&self) -> Vec<(&'static str, usize)> {
         vec![
             ("soft_steps", self.counts.soft),
@@ -171,26 +200,8 @@ impl MechanicalMethod for Hybrid {
             ("projected_steps", self.counts.projected),
         ]
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
-        let s = sys;
-        self.kkt = Some(
-            KktSolver::new(&kkt_pattern(s), KktChoice::Auto.options())
-                .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
-        );
-        self.soft.init(sys, state)?;
-        self.baum.init(sys, state)?;
-        self.choose(sys, state)?;
-        Ok(())
-    }
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        let (s, Some(kkt)) = (sys, self.kkt.as_mut()) else {
-            return Err(driftlab_core::method::not_ready("hybrid", state.t));
-        };
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let (s, kkt) = (self.sys, &mut self.kkt);
         let project = self.next_projects;
         crate::dynamics::taylor_update(state, h);
         self.steps += 1;
@@ -216,15 +227,13 @@ impl MechanicalMethod for Hybrid {
             report.projection_iterations = r.iterations;
             report.factorizations += r.iterations + 1;
         }
-        self.choose(sys, state)?;
+        self.choose(state)?;
         Ok(report)
     }
     fn stats(&self) -> MethodStats {
         let mut s = self.soft.stats().merged(self.baum.stats());
         s.steps = self.steps;
-        if let Some(k) = &self.kkt {
-            add_kkt_stats(&mut s, k.stats());
-        }
+        add_kkt_stats(&mut s, self.kkt.stats());
         s.projection_iterations += self.iterations;
         s
     }

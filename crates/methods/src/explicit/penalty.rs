@@ -18,8 +18,8 @@
 
 use crate::dynamics::{linear_error, with_kkt_stats};
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
-    MethodStats, ParamError, State, StepError, StepReport,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
+    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
 };
 use driftlab_solver::{KktOptions, KktPattern, KktSolver};
 use serde::{Deserialize, Serialize};
@@ -46,7 +46,13 @@ impl Default for PenaltyParams {
 /// Penalty forces with symplectic Euler.
 pub struct Penalty {
     p: PenaltyParams,
-    mass_solver: Option<KktSolver>,
+}
+
+/// [`Penalty`] bound to its system.
+struct PenaltyStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
+    p: PenaltyParams,
+    mass_solver: KktSolver,
     stats: MethodStats,
 }
 
@@ -63,22 +69,18 @@ impl Penalty {
                 fix: "give k_d ≥ 0".into(),
             });
         }
-        Ok(Self {
-            p,
-            mass_solver: None,
-            stats: MethodStats::default(),
-        })
+        Ok(Self { p })
     }
+}
 
+impl PenaltyStepper<'_> {
     /// `a = M⁻¹(f − Φ_qᵀ(k_p Φ + k_d Φ̇))`, and the penalty multiplier.
     fn accel(
         &mut self,
         s: &dyn driftlab_core::MechanicalSystem,
         state: &mut State,
     ) -> Result<(), StepError> {
-        let Some(ms) = self.mass_solver.as_mut() else {
-            return Err(driftlab_core::method::not_ready("penalty", state.t));
-        };
+        let ms = &mut self.mass_solver;
         let d = s.dims();
         let t = state.t;
         let (mut phi, mut phit, mut jv) = (vec![0.0; d.m], vec![0.0; d.m], vec![0.0; d.m]);
@@ -124,7 +126,7 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl MechanicalMethod for Penalty {
+impl Method for Penalty {
     fn info(&self) -> MethodInfo {
         let mut i = info();
         i.title = format!(
@@ -133,7 +135,12 @@ impl MechanicalMethod for Penalty {
         );
         i
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
         let s = sys;
         let pattern = KktPattern {
             n: s.dims().n,
@@ -141,20 +148,22 @@ impl MechanicalMethod for Penalty {
             a_lower: s.mass_pattern().entries,
             b: Vec::new(),
         };
-        self.mass_solver = Some(
-            KktSolver::new(&pattern, KktOptions::default())
-                .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
-        );
-        self.accel(s, state)?;
-        Ok(())
+        let mass_solver = KktSolver::new(&pattern, KktOptions::default())
+            .map_err(|e| MethodError::Init(linear_error(state.t, e)))?;
+        let mut stepper = PenaltyStepper {
+            sys,
+            p: self.p,
+            mass_solver,
+            stats: MethodStats::default(),
+        };
+        stepper.accel(s, state)?;
+        Ok(Box::new(stepper))
     }
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        let s = sys;
+}
+
+impl Stepper for PenaltyStepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let s = self.sys;
         for i in 0..state.q.len() {
             state.v[i] += h * state.a[i];
             state.q[i] += h * state.v[i];
@@ -167,11 +176,11 @@ impl MechanicalMethod for Penalty {
             ..Default::default()
         })
     }
-    fn refresh(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), StepError> {
-        self.accel(sys, state)
+    fn refresh(&mut self, state: &mut State) -> Result<(), StepError> {
+        self.accel(self.sys, state)
     }
     fn stats(&self) -> MethodStats {
-        with_kkt_stats(self.stats, self.mass_solver.as_ref().map(|k| k.stats()))
+        with_kkt_stats(self.stats, Some(self.mass_solver.stats()))
     }
 }
 

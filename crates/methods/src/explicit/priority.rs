@@ -23,8 +23,8 @@
 //! Dense linear algebra (small models; refused above [`MAX_DENSE`] coordinates).
 
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
-    MethodStats, ParamError, State, StepError, StepReport,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
+    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
 };
 use driftlab_solver::dense::{cholesky, damped_pseudo_inverse, pseudo_inverse};
 use serde::{Deserialize, Serialize};
@@ -73,6 +73,12 @@ impl Default for PriorityParams {
 /// The prioritized method.
 pub struct Priority {
     p: PriorityParams,
+}
+
+/// [`Priority`] bound to its system.
+struct PriorityStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
+    p: PriorityParams,
     stats: MethodStats,
     /// `(t, q, v, a)` of the last evaluation: the acceleration reported at the end of a
     /// step is the one the next step starts from, unless a decorator changed the state.
@@ -100,13 +106,11 @@ impl Priority {
                 fix: "give ξ ≥ 0".into(),
             });
         }
-        Ok(Self {
-            p,
-            stats: MethodStats::default(),
-            last: None,
-        })
+        Ok(Self { p })
     }
+}
 
+impl PriorityStepper<'_> {
     /// Acceleration and multipliers at `(t, q, v)`.
     fn accelerations(
         &self,
@@ -310,11 +314,16 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl MechanicalMethod for Priority {
+impl Method for Priority {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
         let s = sys;
         if s.dims().n > MAX_DENSE {
             return Err(MethodError::UnsupportedForm {
@@ -326,20 +335,24 @@ impl MechanicalMethod for Priority {
                 ),
             });
         }
-        let (a, l) = self
+        let stepper = PriorityStepper {
+            sys,
+            p: self.p,
+            stats: MethodStats::default(),
+            last: None,
+        };
+        let (a, l) = stepper
             .accelerations(s, state.t, &state.q, &state.v)
             .map_err(MethodError::Init)?;
         state.a = a;
         state.lambda = l;
-        Ok(())
+        Ok(Box::new(stepper))
     }
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        let s = sys;
+}
+
+impl Stepper for PriorityStepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let s = self.sys;
         let mut evaluations = 1;
         let a = match self.last.take() {
             // Bitwise the same state: reuse (an exact-equality check, not a tolerance).

@@ -14,8 +14,8 @@
 
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
-    MethodStats, State, StepError, StepReport,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
+    MethodStats, StartOptions, State, StepError, StepReport, Stepper,
 };
 use serde::{Deserialize, Serialize};
 
@@ -33,19 +33,20 @@ pub struct TaylorParams {
 /// The unstabilized Taylor scheme.
 pub struct Taylor {
     p: TaylorParams,
-    solver: Option<AccelerationSolver>,
-    stats: MethodStats,
 }
 
 impl Taylor {
-    /// The method; its KKT solver is built at `init`, for the problem's pattern.
+    /// The method; its KKT solver is built at `start`.
     pub fn new(p: TaylorParams) -> Self {
-        Self {
-            p,
-            solver: None,
-            stats: MethodStats::default(),
-        }
+        Self { p }
     }
+}
+
+/// [`Taylor`] bound to its system.
+struct TaylorStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
+    solver: AccelerationSolver,
+    stats: MethodStats,
 }
 
 /// Declared properties of `taylor`.
@@ -65,46 +66,45 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl MechanicalMethod for Taylor {
+impl Method for Taylor {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
-        let s = sys;
-        self.solver = Some(AccelerationSolver::new(s, self.p.kkt)?.with_tikhonov(self.p.tikhonov));
-        self.refresh(sys, state)?;
-        Ok(())
+    fn restartable(&self) -> bool {
+        true
     }
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
         state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        // Checked before the state is touched (an index-1 state has no v to index).
-        if self.solver.is_none() {
-            return Err(driftlab_core::method::not_ready("taylor", state.t));
-        }
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        let solver = AccelerationSolver::new(sys, self.p.kkt)?;
+        let mut stepper = TaylorStepper {
+            sys,
+            solver: solver.with_tikhonov(self.p.tikhonov),
+            stats: MethodStats::default(),
+        };
+        stepper.refresh(state)?;
+        Ok(Box::new(stepper))
+    }
+}
+
+impl Stepper for TaylorStepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
         crate::dynamics::taylor_update(state, h);
         self.stats.steps += 1;
-        self.refresh(sys, state)?;
+        self.refresh(state)?;
         Ok(StepReport {
             factorizations: 1,
             ..Default::default()
         })
     }
-    fn refresh(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), StepError> {
-        let (s, Some(solver)) = (sys, self.solver.as_mut()) else {
-            return Err(driftlab_core::method::not_ready("taylor", state.t));
-        };
-        solver.solve_state(s, state)
+    fn refresh(&mut self, state: &mut State) -> Result<(), StepError> {
+        self.solver.solve_state(self.sys, state)
     }
-    fn restartable(&self) -> bool {
-        true
-    }
-
     fn stats(&self) -> MethodStats {
-        with_kkt_stats(self.stats, self.solver.as_ref().map(|k| k.stats()))
+        with_kkt_stats(self.stats, Some(self.solver.stats()))
     }
 }
 

@@ -23,14 +23,15 @@ use crate::dynamics::{kkt_pattern, linear_error, KktChoice};
 use crate::explicit::baumgarte::{Baumgarte, BaumgarteParams};
 use driftlab_core::row_selection::RowSelection;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Dims, MechanicalMethod, MechanicalSystem, MethodError,
-    MethodInfo, MethodStats, ParamError, ProblemInfo, SparsityPattern, State, StepError,
-    StepReport,
+    ConstraintLevels, DeclaredOrders, Dims, MechanicalSystem, Method, MethodError, MethodInfo,
+    MethodStats, ParamError, ProblemInfo, SparsityPattern, StartOptions, State, StepError,
+    StepReport, Stepper,
 };
 use driftlab_solver::{
     project_position, project_velocity, ConstraintsAt, KktSolver, ProjectionParams,
 };
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// What is done with the rows of one kind.
@@ -96,8 +97,16 @@ struct Split {
 /// The typed solver.
 pub struct Typed {
     p: TypedParams,
-    split: Option<Split>,
-    inner: Option<Baumgarte>,
+}
+
+/// [`Typed`] bound to its system.
+struct TypedStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
+    p: TypedParams,
+    split: Split,
+    /// The inner Baumgarte stepper, bound to the view of the solved rows (penalty forces
+    /// added) that it owns.
+    inner: Box<dyn Stepper + 's>,
     inner_state: State,
     projector: Option<KktSolver>,
     mass: Vec<f64>,
@@ -124,15 +133,7 @@ impl Typed {
             }
         }
         driftlab_core::params::positive("typed", "projection_tol", p.projection_tol)?;
-        Ok(Self {
-            p,
-            split: None,
-            inner: None,
-            inner_state: State::mechanical(0.0, Vec::new(), Vec::new(), 0),
-            projector: None,
-            mass: Vec::new(),
-            stats: MethodStats::default(),
-        })
+        Ok(Self { p })
     }
 }
 
@@ -209,11 +210,13 @@ fn split_rows(sys: &dyn MechanicalSystem, p: &TypedParams) -> Result<Split, Meth
 }
 
 /// The problem as one treatment sees it: the rows of `rows`, and (for the step) the
-/// penalty forces of `penalty` added to the applied forces.
+/// penalty forces of `penalty` added to the applied forces. The rows are owned by the
+/// view of the solved rows (the inner stepper keeps it for the run), borrowed by the
+/// projection's view (built for each step).
 struct Treated<'a> {
     inner: &'a dyn MechanicalSystem,
-    rows: &'a RowSelection,
-    penalty: &'a [usize],
+    rows: Cow<'a, RowSelection>,
+    penalty: Cow<'a, [usize]>,
     gains: (f64, f64),
 }
 
@@ -233,7 +236,7 @@ impl MechanicalSystem for Treated<'_> {
         if self.penalty.is_empty() {
             return;
         }
-        let (jp, jac, factor) = penalty_factors(self.inner, t, q, v, self.penalty, self.gains);
+        let (jp, jac, factor) = penalty_factors(self.inner, t, q, v, &self.penalty, self.gains);
         for (&(r, c), j) in jp.entries.iter().zip(&jac) {
             out[c] -= j * factor[r];
         }
@@ -308,7 +311,9 @@ impl Typed {
             ..BaumgarteParams::default()
         }
     }
+}
 
+impl TypedStepper<'_> {
     /// `state`'s a and λ from the inner state: the solved rows' multipliers, and the
     /// penalty rows' force factors.
     fn write_back(&self, sys: &dyn MechanicalSystem, split: &Split, state: &mut State) {
@@ -353,13 +358,18 @@ fn project_rows(
     Ok(pos.iterations)
 }
 
-impl MechanicalMethod for Typed {
+impl Method for Typed {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
         let split = split_rows(sys, &self.p)?;
-        let mut inner =
+        let inner =
             Baumgarte::new(self.inner_params(&split)).map_err(|e| MethodError::Incompatible {
                 method: "typed".into(),
                 problem: sys.info().id,
@@ -368,8 +378,8 @@ impl MechanicalMethod for Typed {
         let gains = (self.p.k_p, self.p.k_d);
         let solved = Treated {
             inner: sys,
-            rows: &split.solved,
-            penalty: &split.penalty,
+            rows: Cow::Owned(split.solved.clone()),
+            penalty: Cow::Owned(split.penalty.clone()),
             gains,
         };
         let mut y = State::mechanical(
@@ -378,41 +388,47 @@ impl MechanicalMethod for Typed {
             state.v.clone(),
             split.solved.rows().len(),
         );
-        inner.init(&solved, &mut y)?;
+        let solved: Box<dyn MechanicalSystem + 's> = Box::new(solved);
+        let inner = inner.start_on(solved, &mut y)?;
+        let mut mass = Vec::new();
+        let mut projector = None;
         if !split.projected.rows().is_empty() {
             let projected = Treated {
                 inner: sys,
-                rows: &split.projected,
-                penalty: &[],
+                rows: Cow::Borrowed(&split.projected),
+                penalty: Cow::Borrowed(&[]),
                 gains,
             };
             let pattern = kkt_pattern(&projected);
-            self.mass = vec![0.0; pattern.a_lower.len()];
-            self.projector = Some(
+            mass = vec![0.0; pattern.a_lower.len()];
+            projector = Some(
                 KktSolver::new(&pattern, self.p.kkt.options())
                     .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
             );
         }
-        self.inner_state = y;
-        self.write_back(sys, &split, state);
-        self.inner = Some(inner);
-        self.split = Some(split);
-        Ok(())
-    }
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        let (Some(split), Some(inner)) = (self.split.take(), self.inner.as_mut()) else {
-            return Err(driftlab_core::method::not_ready("typed", state.t));
-        };
-        let result = step_treated(
+        let stepper = TypedStepper {
+            sys,
+            p: self.p.clone(),
+            split,
             inner,
+            inner_state: y,
+            projector,
+            mass,
+            stats: MethodStats::default(),
+        };
+        stepper.write_back(sys, &stepper.split, state);
+        Ok(Box::new(stepper))
+    }
+}
+
+impl Stepper for TypedStepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let sys = self.sys;
+        let result = step_treated(
+            &mut *self.inner,
             (&mut self.projector, &mut self.mass),
             sys,
-            &split,
+            &self.split,
             (&mut self.inner_state, state),
             h,
             &self.p,
@@ -420,17 +436,12 @@ impl MechanicalMethod for Typed {
         if let Ok(report) = &result {
             self.stats.steps += 1;
             self.stats.projection_iterations += report.projection_iterations;
-            self.write_back(sys, &split, state);
+            self.write_back(sys, &self.split, state);
         }
-        self.split = Some(split);
         result
     }
     fn stats(&self) -> MethodStats {
-        let inner = self
-            .inner
-            .as_ref()
-            .map(MechanicalMethod::stats)
-            .unwrap_or_default();
+        let inner = self.inner.stats();
         MethodStats {
             steps: self.stats.steps,
             projection_iterations: self.stats.projection_iterations,
@@ -442,7 +453,7 @@ impl MechanicalMethod for Typed {
 /// One step: the inner Baumgarte step on the solved rows (penalty forces added), then the
 /// projections and the accelerations at the projected state.
 fn step_treated(
-    inner: &mut Baumgarte,
+    inner: &mut dyn Stepper,
     (projector, mass): (&mut Option<KktSolver>, &mut Vec<f64>),
     sys: &dyn MechanicalSystem,
     split: &Split,
@@ -454,22 +465,16 @@ fn step_treated(
     y.q.clone_from(&state.q);
     y.v.clone_from(&state.v);
     let gains = (p.k_p, p.k_d);
-    let solved = Treated {
-        inner: sys,
-        rows: &split.solved,
-        penalty: &split.penalty,
-        gains,
-    };
-    let mut report = inner.step(&solved, y, h)?;
+    let mut report = inner.step(y, h)?;
     if let Some(kkt) = projector.as_mut() {
         let projected = Treated {
             inner: sys,
-            rows: &split.projected,
-            penalty: &[],
+            rows: Cow::Borrowed(&split.projected),
+            penalty: Cow::Borrowed(&[]),
             gains,
         };
         report.projection_iterations += project_rows(kkt, mass, &projected, y, p.projection_tol)?;
-        inner.refresh(&solved, y)?;
+        inner.refresh(y)?;
     }
     Ok(report)
 }

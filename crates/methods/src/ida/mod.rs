@@ -38,9 +38,9 @@ mod session;
 
 use crate::dynamics::{consistent_start, KktChoice};
 use driftlab_core::{
-    method::not_ready, ConstraintLevels, DeclaredOrders, ErrorEstimate, MechanicalMethod,
-    MechanicalSystem, MethodError, MethodInfo, MethodStats, ParamError, State, StepError,
-    StepReport, SystemForm, Tolerances,
+    ConstraintLevels, DeclaredOrders, ErrorEstimate, MechanicalSystem, Method, MethodError,
+    MethodInfo, MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
+    SystemForm, Tolerances,
 };
 use formulation::{ErrorTest, Formulation, Kind};
 use serde::{Deserialize, Serialize};
@@ -133,11 +133,15 @@ fn info_for(p: &IdaParams) -> MethodInfo {
 /// SUNDIALS IDA as a catalog method.
 pub struct Ida {
     params: IdaParams,
+    /// Tolerances of fixed-step runs (the parameters' `rtol`, `atol`).
     tol: Tolerances,
+}
+
+/// [`Ida`] bound to its system.
+struct IdaStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
     own_steps: bool,
-    /// First and largest step of an error-controlled run (0: IDA's choice).
-    bounds: (f64, f64),
-    session: Option<Session>,
+    session: Session,
     stats: MethodStats,
     counts: Counts,
 }
@@ -166,14 +170,11 @@ impl Ida {
                 atol: params.atol,
             },
             params,
-            own_steps: false,
-            bounds: (0.0, 0.0),
-            session: None,
-            stats: MethodStats::default(),
-            counts: Counts::default(),
         })
     }
+}
 
+impl IdaStepper<'_> {
     /// The step's share of IDA's counters, and the run's totals in `stats`.
     fn account(&mut self, now: Counts) -> StepReport {
         let before = std::mem::replace(&mut self.counts, now);
@@ -194,21 +195,27 @@ impl Ida {
     }
 }
 
-impl MechanicalMethod for Ida {
+impl Method for Ida {
     fn info(&self) -> MethodInfo {
         info_for(&self.params)
     }
 
-    fn set_tolerances(&mut self, tol: Tolerances) {
-        self.tol = tol;
-        self.own_steps = true;
-    }
-
-    fn set_step_bounds(&mut self, h0: f64, h_max: f64) {
-        self.bounds = (h0, if h_max.is_finite() { h_max } else { 0.0 });
-    }
-
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        opts: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        let (mut tol, mut own_steps) = (self.tol, false);
+        if let Some(t) = opts.tolerances {
+            tol = t;
+            own_steps = true;
+        }
+        // First and largest step of an error-controlled run (0: IDA's choice).
+        let mut bounds = (0.0, 0.0);
+        if let Some((h0, h_max)) = opts.step_bounds {
+            bounds = (h0, if h_max.is_finite() { h_max } else { 0.0 });
+        }
         let s = sys;
         let form = Formulation::new(self.params.formulation, s);
         if form.dim() > MAX_DENSE_DIM {
@@ -223,30 +230,28 @@ impl MechanicalMethod for Ida {
             });
         }
         let spent = consistent_start(s, KktChoice::DenseLu, state)?;
-        self.stats = spent;
-        self.counts = Counts::default();
-        self.session = None;
         let settings = Settings {
-            tol: self.tol,
+            tol,
             error_test: self.params.error_test,
             max_order: self.params.max_order,
-            h0: self.bounds.0,
-            h_max: self.bounds.1,
+            h0: bounds.0,
+            h_max: bounds.1,
             index_scaling: self.params.index_scaling,
         };
-        self.session = Some(Session::new(form, state, &settings)?);
-        Ok(())
+        let session = Session::new(form, state, &settings)?;
+        Ok(Box::new(IdaStepper {
+            sys,
+            own_steps,
+            session,
+            stats: spent,
+            counts: Counts::default(),
+        }))
     }
+}
 
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        let (s, Some(session)) = (sys, self.session.as_mut()) else {
-            return Err(not_ready("ida", state.t));
-        };
+impl Stepper for IdaStepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let (s, session) = (self.sys, &mut self.session);
         let t = state.t;
         let reached = session.advance(s, t, t + h, self.own_steps, state)?;
         let now = session.counts();
@@ -256,11 +261,8 @@ impl MechanicalMethod for Ida {
         Ok(report)
     }
 
-    fn refresh(&mut self, _sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), StepError> {
-        match self.session.as_mut() {
-            Some(session) => session.restart(state),
-            None => Err(not_ready("ida", state.t)),
-        }
+    fn refresh(&mut self, state: &mut State) -> Result<(), StepError> {
+        self.session.restart(state)
     }
 
     fn stats(&self) -> MethodStats {

@@ -29,8 +29,8 @@
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
 use crate::implicit::tableau::Tableau;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
-    MethodStats, ParamError, State, StepError, StepReport, SystemForm,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
+    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper, SystemForm,
 };
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use serde::{Deserialize, Serialize};
@@ -64,7 +64,14 @@ impl Default for GaussParams {
 pub struct Gauss {
     p: GaussParams,
     t: Tableau,
-    solver: Option<AccelerationSolver>,
+}
+
+/// [`Gauss`] bound to its system.
+struct GaussStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
+    p: GaussParams,
+    t: Tableau,
+    solver: AccelerationSolver,
     stats: MethodStats,
     /// `‖J_q‖∞` at the last [`StiffStages`] evaluation and the steps since.
     stiffness: Option<(f64, usize)>,
@@ -81,13 +88,7 @@ impl Gauss {
             fix: "give stages = 1, 2 or 3".into(),
         })?;
         driftlab_core::params::positive("gauss", "tol", p.tol)?;
-        Ok(Self {
-            p,
-            t,
-            solver: None,
-            stats: MethodStats::default(),
-            stiffness: None,
-        })
+        Ok(Self { p, t })
     }
 }
 
@@ -119,26 +120,36 @@ fn info_for(s: usize) -> MethodInfo {
     }
 }
 
-impl MechanicalMethod for Gauss {
+impl Method for Gauss {
     fn info(&self) -> MethodInfo {
         info_for(self.p.stages)
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
         let s = sys;
         let mut solver = AccelerationSolver::new(s, self.p.kkt)?;
         solver.solve_state(s, state)?;
-        self.solver = Some(solver);
-        Ok(())
+        Ok(Box::new(GaussStepper {
+            sys,
+            p: self.p,
+            t: self.t.clone(),
+            solver,
+            stats: MethodStats::default(),
+            stiffness: None,
+        }))
     }
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        let (sy, Some(solver)) = (sys, self.solver.as_mut()) else {
-            return Err(driftlab_core::method::not_ready("gauss", state.t));
-        };
+    fn restartable(&self) -> bool {
+        true
+    }
+}
+
+impl Stepper for GaussStepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let (sy, solver) = (self.sys, &mut self.solver);
         let tb = &self.t;
         let m = state.lambda.len();
         let t0 = state.t;
@@ -159,18 +170,13 @@ impl MechanicalMethod for Gauss {
         self.stats.newton_iterations += report.newton_iterations;
         Ok(report)
     }
-    fn refresh(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), StepError> {
-        let (sy, Some(solver)) = (sys, self.solver.as_mut()) else {
-            return Ok(());
-        };
+    fn refresh(&mut self, state: &mut State) -> Result<(), StepError> {
+        let (sy, solver) = (self.sys, &mut self.solver);
         solver.solve_state(sy, state)
-    }
-    fn restartable(&self) -> bool {
-        true
     }
 
     fn stats(&self) -> MethodStats {
-        with_kkt_stats(self.stats, self.solver.as_ref().map(|k| k.stats()))
+        with_kkt_stats(self.stats, Some(self.solver.stats()))
     }
 }
 

@@ -29,8 +29,8 @@
 use crate::dynamics::KktChoice;
 use crate::implicit::tableau::Tableau;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
-    MethodStats, ParamError, State, StepError, StepReport,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
+    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
 };
 use driftlab_solver::dense::solve_dense;
 use serde::{Deserialize, Serialize};
@@ -62,6 +62,14 @@ impl Default for GaussIndex3Params {
 
 /// Gauss collocation on the index-3 form.
 pub struct GaussIndex3 {
+    p: GaussIndex3Params,
+    t: Tableau,
+    ainv: Vec<f64>,
+}
+
+/// [`GaussIndex3`] bound to its system.
+struct GaussIndex3Stepper<'s> {
+    sys: &'s dyn MechanicalSystem,
     p: GaussIndex3Params,
     t: Tableau,
     ainv: Vec<f64>,
@@ -111,14 +119,11 @@ impl GaussIndex3 {
             fix: "singular A".into(),
         })?;
         driftlab_core::params::positive("gauss-index3", "tol", p.tol)?;
-        Ok(Self {
-            p,
-            t,
-            ainv,
-            stats: MethodStats::default(),
-        })
+        Ok(Self { p, t, ainv })
     }
+}
 
+impl GaussIndex3Stepper<'_> {
     fn stage_w(&self, n: usize, h: f64, vn: &[f64], x: &[f64], i: usize) -> Vec<f64> {
         let s = self.t.s;
         (0..n)
@@ -192,13 +197,18 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl MechanicalMethod for GaussIndex3 {
+impl Method for GaussIndex3 {
     fn info(&self) -> MethodInfo {
         let mut i = info();
         i.title = format!("{}, s = {}", i.title, self.p.stages);
         i
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
         let s = sys;
         let d = s.dims();
         if self.t.s * (d.n + d.m) > MAX_DENSE {
@@ -209,16 +219,22 @@ impl MechanicalMethod for GaussIndex3 {
             });
         }
         let st = crate::dynamics::consistent_start(s, KktChoice::Auto, state)?;
-        self.stats = self.stats.merged(st);
-        Ok(())
+        Ok(Box::new(GaussIndex3Stepper {
+            sys,
+            p: self.p,
+            t: self.t.clone(),
+            ainv: self.ainv.clone(),
+            stats: MethodStats::default().merged(st),
+        }))
     }
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        let sy = sys;
+    fn restartable(&self) -> bool {
+        true
+    }
+}
+
+impl Stepper for GaussIndex3Stepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let sy = self.sys;
         let d = sy.dims();
         let (n, m, s) = (d.n, d.m, self.t.s);
         let dim = s * (n + m);
@@ -251,9 +267,6 @@ impl MechanicalMethod for GaussIndex3 {
         self.stats.newton_iterations += report.newton_iterations;
         self.stats.factorizations += report.factorizations;
         Ok(report)
-    }
-    fn restartable(&self) -> bool {
-        true
     }
 
     fn stats(&self) -> MethodStats {

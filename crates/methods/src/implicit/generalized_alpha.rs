@@ -48,8 +48,8 @@
 use crate::dynamics::newton_outcome;
 use crate::dynamics::{consistent_start, linear_error, with_kkt_stats, IterationTerms, KktChoice};
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
-    MethodStats, ParamError, State, StepError, StepReport,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
+    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
 };
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
 use driftlab_solver::{KktPattern, KktSolver};
@@ -121,9 +121,16 @@ impl AlphaCoefficients {
 pub struct GeneralizedAlpha {
     p: GeneralizedAlphaParams,
     c: AlphaCoefficients,
-    kkt: Option<KktSolver>,
-    terms: Option<IterationTerms>,
-    work: Option<Work>,
+}
+
+/// [`GeneralizedAlpha`] bound to its system.
+struct GeneralizedAlphaStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
+    p: GeneralizedAlphaParams,
+    c: AlphaCoefficients,
+    kkt: KktSolver,
+    terms: IterationTerms,
+    work: Work,
     acc: Vec<f64>,
     /// `a_n` before the last step, restored if the controller rejects it.
     acc_before: Vec<f64>,
@@ -149,14 +156,6 @@ impl GeneralizedAlpha {
         Ok(Self {
             c: AlphaCoefficients::from_rho_inf(p.rho_inf),
             p,
-            kkt: None,
-            terms: None,
-            work: None,
-            acc: Vec::new(),
-            acc_before: Vec::new(),
-            tol: None,
-            init_stats: MethodStats::default(),
-            stats: MethodStats::default(),
         })
     }
 }
@@ -272,7 +271,7 @@ impl Iterate {
     }
 }
 
-/// Work space of a step's Newton iteration, allocated once at `init` with the patterns
+/// Work space of a step's Newton iteration, allocated once at `start` with the patterns
 /// of `M` and `Φ_q` (a problem may assemble those on every call).
 struct Work {
     mp: driftlab_core::SparsityPattern,
@@ -338,49 +337,47 @@ impl Work {
     }
 }
 
-impl MechanicalMethod for GeneralizedAlpha {
+impl Method for GeneralizedAlpha {
     fn info(&self) -> MethodInfo {
         let mut i = info();
         i.title = format!("{} = {}", i.title, self.p.rho_inf);
         i
     }
-    fn set_tolerances(&mut self, tol: driftlab_core::Tolerances) {
-        self.tol = Some(tol);
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        opts: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        let s = sys;
+        let (pattern, terms) = IterationTerms::layout(s);
+        let work = Work::new(s, &pattern);
+        let kkt = KktSolver::new(&pattern, self.p.kkt.options())
+            .map_err(|e| MethodError::Init(linear_error(state.t, e)))?;
+        let init_stats = consistent_start(s, self.p.kkt, state)?;
+        Ok(Box::new(GeneralizedAlphaStepper {
+            sys,
+            p: self.p,
+            c: self.c,
+            kkt,
+            terms,
+            work,
+            // Algorithmic acceleration starts at the true one (Arnold & Brüls 2007, a_0 = v̇_0).
+            acc: state.a.clone(),
+            acc_before: Vec::new(),
+            tol: opts.tolerances,
+            init_stats,
+            stats: MethodStats::default(),
+        }))
     }
+}
+
+impl Stepper for GeneralizedAlphaStepper<'_> {
     fn reject(&mut self) {
         self.acc.clone_from(&self.acc_before);
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
-        let s = sys;
-        let (pattern, terms) = IterationTerms::layout(s);
-        self.terms = Some(terms);
-        self.work = Some(Work::new(s, &pattern));
-        self.kkt = Some(
-            KktSolver::new(&pattern, self.p.kkt.options())
-                .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
-        );
-        self.init_stats = consistent_start(s, self.p.kkt, state)?;
-        // Algorithmic acceleration starts at the true one (Arnold & Brüls 2007, a_0 = v̇_0).
-        self.acc = state.a.clone();
-        Ok(())
-    }
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        let (s, Some(kkt), Some(terms), Some(w)) = (
-            sys,
-            self.kkt.as_mut(),
-            self.terms.as_mut(),
-            self.work.as_mut(),
-        ) else {
-            return Err(driftlab_core::method::not_ready(
-                "generalized-alpha",
-                state.t,
-            ));
-        };
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let (s, kkt, terms, w) = (self.sys, &mut self.kkt, &mut self.terms, &mut self.work);
         let c = self.c;
         let d = s.dims();
         let n = d.n;
@@ -436,10 +433,7 @@ impl MechanicalMethod for GeneralizedAlpha {
         Ok(report)
     }
     fn stats(&self) -> MethodStats {
-        with_kkt_stats(
-            self.stats.merged(self.init_stats),
-            self.kkt.as_ref().map(|k| k.stats()),
-        )
+        with_kkt_stats(self.stats.merged(self.init_stats), Some(self.kkt.stats()))
     }
 }
 

@@ -24,8 +24,8 @@ use crate::dynamics::consistent_start;
 use crate::dynamics::newton_outcome;
 use crate::dynamics::KktChoice;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
-    MethodStats, ParamError, SparsityPattern, State, StepError, StepReport,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
+    MethodStats, ParamError, SparsityPattern, StartOptions, State, StepError, StepReport, Stepper,
 };
 use driftlab_solver::dense::solve_dense;
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
@@ -56,6 +56,12 @@ impl Default for GglParams {
 /// GGL + implicit Euler.
 pub struct Ggl {
     p: GglParams,
+}
+
+/// [`Ggl`] bound to its system.
+struct GglStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
+    p: GglParams,
     stats: MethodStats,
     mu: Vec<f64>,
 }
@@ -64,11 +70,7 @@ impl Ggl {
     /// GGL with Newton tolerance `tol > 0`; `ParamError` otherwise.
     pub fn new(p: GglParams) -> Result<Self, ParamError> {
         driftlab_core::params::positive("ggl", "tol", p.tol)?;
-        Ok(Self {
-            p,
-            stats: MethodStats::default(),
-            mu: Vec::new(),
-        })
+        Ok(Self { p })
     }
 }
 
@@ -300,7 +302,7 @@ fn add_velocity_constraint_derivative(fr: &Frame<'_>, x: &Unknowns, w: &mut Dens
     }
 }
 
-impl Ggl {
+impl GglStepper<'_> {
     /// One implicit Euler step of the GGL formulation: Newton on `(q⁺, v⁺, Λ, μ⁺)` with
     /// the dense matrix of [`newton_matrix`], then `a = (v⁺ − v_n)/h`, `λ = Λ/h`.
     fn newton(
@@ -366,11 +368,16 @@ impl Ggl {
     }
 }
 
-impl MechanicalMethod for Ggl {
+impl Method for Ggl {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
         let s = sys;
         let d = s.dims();
         if 2 * (d.n + d.m) > MAX_DENSE {
@@ -381,15 +388,18 @@ impl MechanicalMethod for Ggl {
             });
         }
         let st = consistent_start(s, KktChoice::Auto, state)?;
-        self.stats = self.stats.merged(st);
-        Ok(())
+        Ok(Box::new(GglStepper {
+            sys,
+            p: self.p,
+            stats: MethodStats::default().merged(st),
+            mu: Vec::new(),
+        }))
     }
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
+}
+
+impl Stepper for GglStepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let sys = self.sys;
         self.newton(sys, state, h)
     }
     fn stats(&self) -> MethodStats {

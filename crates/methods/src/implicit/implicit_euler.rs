@@ -42,8 +42,8 @@ use crate::dynamics::{consistent_start, kkt_failure, linear_error, IterationTerm
 
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Index1Jacobians, MechanicalSystem, Method, MethodError,
-    MethodInfo, MethodStats, ParamError, SemiExplicitDae, SparsityPattern, State, StepError,
-    StepReport, SystemForm, SystemRef,
+    MethodInfo, MethodStats, ParamError, SemiExplicitDae, SparsityPattern, StartOptions, State,
+    StepError, StepReport, Stepper, SystemForm,
 };
 use driftlab_solver::dense::solve_dense;
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
@@ -202,21 +202,31 @@ fn apply_correction(delta: &[f64], v: &mut [f64], big_l: &mut [f64]) -> (f64, f6
 /// Backward Euler for index-1 and index-3 systems.
 pub struct ImplicitEuler {
     p: ImplicitEulerParams,
-    stats: MethodStats,
-    index3: Option<Index3>,
 }
 
 impl ImplicitEuler {
     /// Implicit Euler with Newton tolerance `tol > 0`; `ParamError` otherwise. The form
-    /// (index 3 or index 1) is chosen at `init` from the problem.
+    /// (index 3 or index 1) is chosen at `start` from the problem.
     pub fn new(p: ImplicitEulerParams) -> Result<Self, ParamError> {
         driftlab_core::params::positive("implicit-euler", "tol", p.tol)?;
-        Ok(Self {
-            p,
-            stats: MethodStats::default(),
-            index3: None,
-        })
+        Ok(Self { p })
     }
+}
+
+/// [`ImplicitEuler`] bound to a mechanical system (index-3 form and its index-reduced
+/// formulations).
+struct ImplicitEulerStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
+    p: ImplicitEulerParams,
+    stats: MethodStats,
+    index3: Index3,
+}
+
+/// [`ImplicitEuler`] bound to a semi-explicit index-1 DAE.
+struct ImplicitEulerIndex1Stepper<'s> {
+    sys: &'s dyn SemiExplicitDae,
+    p: ImplicitEulerParams,
+    stats: MethodStats,
 }
 
 /// Declared properties of `implicit-euler`.
@@ -240,11 +250,12 @@ pub fn info() -> MethodInfo {
 }
 
 impl ImplicitEuler {
+    /// The index-3 work space, with consistent `λ` and `a` at `state`.
     fn init_index3(
-        &mut self,
+        &self,
         s: &dyn MechanicalSystem,
         state: &mut State,
-    ) -> Result<(), MethodError> {
+    ) -> Result<Index3, MethodError> {
         let d = s.dims();
         let (pattern, terms): (KktPattern, _) = IterationTerms::layout(s);
         let kkt = KktSolver::new(&pattern, self.p.kkt.options())
@@ -252,7 +263,7 @@ impl ImplicitEuler {
         // Consistent λ0 and a0 from the acceleration-level KKT system (for the predictor
         // and the acceleration residual of the initial state).
         let init_stats = consistent_start(s, self.p.kkt, state)?;
-        self.index3 = Some(Index3 {
+        Ok(Index3 {
             kkt,
             terms,
             a_vals: vec![0.0; pattern.a_lower.len()],
@@ -263,19 +274,13 @@ impl ImplicitEuler {
             mv: vec![0.0; d.n],
             gtl: vec![0.0; d.n],
             init_stats,
-        });
-        Ok(())
+        })
     }
+}
 
-    fn step_index3(
-        &mut self,
-        s: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        let Some(w) = self.index3.as_mut() else {
-            return Err(driftlab_core::method::not_ready("implicit-euler", state.t));
-        };
+impl Stepper for ImplicitEulerStepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let (s, w) = (self.sys, &mut self.index3);
         let d = s.dims();
         let (n, m) = (d.n, d.m);
         let t1 = state.t + h;
@@ -333,12 +338,18 @@ impl ImplicitEuler {
         Ok(report)
     }
 
-    fn step_index1(
-        &mut self,
-        s: &dyn SemiExplicitDae,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
+    fn stats(&self) -> MethodStats {
+        let mut s = self.stats;
+        let w = &self.index3;
+        crate::dynamics::add_kkt_stats(&mut s, w.kkt.stats());
+        s = s.merged(w.init_stats);
+        s
+    }
+}
+
+impl Stepper for ImplicitEulerIndex1Stepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let s = self.sys;
         let (nx, nz) = s.dims();
         let n = nx + nz;
         let t1 = state.t + h;
@@ -383,6 +394,10 @@ impl ImplicitEuler {
         self.stats.solves += report.factorizations;
         Ok(report)
     }
+
+    fn stats(&self) -> MethodStats {
+        self.stats
+    }
 }
 
 impl Method for ImplicitEuler {
@@ -409,34 +424,34 @@ impl Method for ImplicitEuler {
         }
         i
     }
-    fn init(&mut self, sys: SystemRef<'_>, state: &mut State) -> Result<(), MethodError> {
-        match sys {
-            SystemRef::SemiExplicit(_) => Ok(()),
-            SystemRef::Mechanical(s) => self.init_index3(s, state),
-        }
-    }
-    fn step(
-        &mut self,
-        sys: SystemRef<'_>,
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
         state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        match sys {
-            SystemRef::SemiExplicit(s) => self.step_index1(s, state, h),
-            SystemRef::Mechanical(s) => self.step_index3(s, state, h),
-        }
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        let index3 = self.init_index3(sys, state)?;
+        Ok(Box::new(ImplicitEulerStepper {
+            sys,
+            p: self.p,
+            stats: MethodStats::default(),
+            index3,
+        }))
+    }
+    fn start_index1<'s>(
+        &self,
+        sys: &'s dyn SemiExplicitDae,
+        _state: &mut State,
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        Ok(Box::new(ImplicitEulerIndex1Stepper {
+            sys,
+            p: self.p,
+            stats: MethodStats::default(),
+        }))
     }
     fn restartable(&self) -> bool {
         true
-    }
-
-    fn stats(&self) -> MethodStats {
-        let mut s = self.stats;
-        if let Some(w) = &self.index3 {
-            crate::dynamics::add_kkt_stats(&mut s, w.kkt.stats());
-            s = s.merged(w.init_stats);
-        }
-        s
     }
 }
 

@@ -21,8 +21,8 @@
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
 use crate::implicit::tableau::Tableau;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
-    MethodStats, ParamError, State, StepError, StepReport, SystemForm,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
+    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper, SystemForm,
 };
 use serde::{Deserialize, Serialize};
 
@@ -56,7 +56,15 @@ pub struct Lobatto {
     p: LobattoParams,
     a: Tableau,
     b: Tableau,
-    solver: Option<AccelerationSolver>,
+}
+
+/// [`Lobatto`] bound to its system.
+struct LobattoStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
+    p: LobattoParams,
+    a: Tableau,
+    b: Tableau,
+    solver: AccelerationSolver,
     stats: MethodStats,
 }
 
@@ -72,15 +80,11 @@ impl Lobatto {
         let a = Tableau::lobatto_iiia(p.stages).ok_or_else(bad)?;
         let b = Tableau::lobatto_iiib(p.stages).ok_or_else(bad)?;
         driftlab_core::params::positive("lobatto", "tol", p.tol)?;
-        Ok(Self {
-            p,
-            a,
-            b,
-            solver: None,
-            stats: MethodStats::default(),
-        })
+        Ok(Self { p, a, b })
     }
+}
 
+impl LobattoStepper<'_> {
     /// Residual of the stage system at unknowns `x = (V_1…V_s, Λ_1…Λ_s, v_{n+1})`.
     #[allow(clippy::too_many_arguments)] // step data (t, h, q_n, v_n), unknowns, output
     fn residual(
@@ -190,11 +194,16 @@ fn info_for(s: usize) -> MethodInfo {
     }
 }
 
-impl MechanicalMethod for Lobatto {
+impl Method for Lobatto {
     fn info(&self) -> MethodInfo {
         info_for(self.p.stages)
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
         let s = sys;
         let d = s.dims();
         let dim = self.a.s * (d.n + d.m) + d.n;
@@ -207,16 +216,23 @@ impl MechanicalMethod for Lobatto {
         }
         let mut solver = AccelerationSolver::new(s, KktChoice::Auto)?;
         solver.solve_state(s, state)?;
-        self.solver = Some(solver);
-        Ok(())
+        Ok(Box::new(LobattoStepper {
+            sys,
+            p: self.p,
+            a: self.a.clone(),
+            b: self.b.clone(),
+            solver,
+            stats: MethodStats::default(),
+        }))
     }
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        let s = sys;
+    fn restartable(&self) -> bool {
+        true
+    }
+}
+
+impl Stepper for LobattoStepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let s = self.sys;
         let d = s.dims();
         let (n, m, st) = (d.n, d.m, self.a.s);
         let dim = st * (n + m) + n;
@@ -246,20 +262,15 @@ impl MechanicalMethod for Lobatto {
             state.v[k] = x[st * (n + m) + k];
         }
         state.t = t0 + h;
-        if let Some(solver) = self.solver.as_mut() {
-            solver.solve_state(s, state)?;
-        }
+        self.solver.solve_state(s, state)?;
         self.stats.steps += 1;
         self.stats.newton_iterations += report.newton_iterations;
         self.stats.factorizations += report.factorizations;
         Ok(report)
     }
-    fn restartable(&self) -> bool {
-        true
-    }
 
     fn stats(&self) -> MethodStats {
-        with_kkt_stats(self.stats, self.solver.as_ref().map(|k| k.stats()))
+        with_kkt_stats(self.stats, Some(self.solver.stats()))
     }
 }
 

@@ -55,9 +55,8 @@
 use crate::dae_form::DaeForm;
 use crate::dynamics::{consistent_start, KktChoice};
 use driftlab_core::{
-    method::not_ready, ConstraintLevels, DeclaredOrders, ErrorEstimate, MechanicalMethod,
-    MechanicalSystem, MethodError, MethodInfo, MethodStats, State, StepError, StepReport,
-    Tolerances,
+    ConstraintLevels, DeclaredOrders, ErrorEstimate, MechanicalSystem, Method, MethodError,
+    MethodInfo, MethodStats, StartOptions, State, StepError, StepReport, Stepper, Tolerances,
 };
 use driftlab_solver::dense::{DenseComplexLu, DenseLu};
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
@@ -249,10 +248,16 @@ struct Memory {
 /// Radau IIA (s = 3) with RADAU5's step algorithm.
 pub struct Radau {
     params: RadauParams,
+}
+
+/// [`Radau`] bound to its system.
+struct RadauStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
+    params: RadauParams,
     /// RADAU5-transformed tolerances `(rtol', atol')`.
     tol: Tolerances,
     kernel: NewtonKernel,
-    work: Option<Work>,
+    work: Work,
     mem: Memory,
     stats: MethodStats,
 }
@@ -282,29 +287,11 @@ impl Radau {
                 "allow at least 2 iterations",
             );
         }
-        let tol = Tolerances {
-            rtol: params.rtol,
-            atol: params.atol,
-        };
-        let mut me = Self {
-            params,
-            tol,
-            kernel: NewtonKernel::new(NewtonOptions {
-                tol: 0.0,
-                max_iter: 7,
-                floor: 0.0,
-                predict: false,
-                carry_eta: true,
-                stop_on_growth: true,
-            }),
-            work: None,
-            mem: Memory::default(),
-            stats: MethodStats::default(),
-        };
-        me.apply_tolerances(tol, false);
-        Ok(me)
+        Ok(Self { params })
     }
+}
 
+impl RadauStepper<'_> {
     /// Transform `tol` as RADAU5 does (`radau5.f`: `rtol' = 0.1 rtol^(2/3)`,
     /// `atol' = rtol' atol / rtol`) and set the Newton tolerance from it. An
     /// error-controlled run (`adaptive`) gives up a slow Newton iteration early and
@@ -341,7 +328,7 @@ impl Radau {
     ) -> Result<(usize, f64), StepError> {
         let mut iterations = 0;
         loop {
-            let work = self.work.as_mut().ok_or_else(|| not_ready("radau", t))?;
+            let work = &mut self.work;
             prepare_matrices(work, &mut self.mem, &mut self.stats, sys, t, h)?;
             start_values(work, &self.mem, h);
             let before = self.kernel.counters.iterations;
@@ -364,16 +351,17 @@ impl Radau {
     }
 }
 
-impl MechanicalMethod for Radau {
+impl Method for Radau {
     fn info(&self) -> MethodInfo {
         info()
     }
 
-    fn set_tolerances(&mut self, tol: Tolerances) {
-        self.apply_tolerances(tol, true);
-    }
-
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        opts: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
         let s = sys;
         let dim = 3 * s.dims().n + s.dims().m;
         if dim > MAX_DENSE_DIM {
@@ -389,11 +377,10 @@ impl MechanicalMethod for Radau {
             });
         }
         let spent = consistent_start(s, KktChoice::DenseLu, state)?;
-        self.stats = self.stats.merged(spent);
         let form = DaeForm::new(s);
         let dim = form.dim();
         let v = || vec![0.0; dim];
-        self.work = Some(Work {
+        let work = Work {
             form,
             y: v(),
             f0: v(),
@@ -412,24 +399,43 @@ impl MechanicalMethod for Radau {
             lu_real: None,
             lu_complex: None,
             h_factored: f64::NAN,
-        });
-        self.mem = Memory {
-            jacobian_stale: true,
-            ..Memory::default()
         };
-        Ok(())
+        // The tolerances at fixed steps are the parameters' (as `new` set them); an
+        // error-controlled run's replace them.
+        let tol = Tolerances {
+            rtol: self.params.rtol,
+            atol: self.params.atol,
+        };
+        let mut stepper = RadauStepper {
+            sys,
+            params: self.params.clone(),
+            tol,
+            kernel: NewtonKernel::new(NewtonOptions {
+                tol: 0.0,
+                max_iter: 7,
+                floor: 0.0,
+                predict: false,
+                carry_eta: true,
+                stop_on_growth: true,
+            }),
+            work,
+            mem: Memory {
+                jacobian_stale: true,
+                ..Memory::default()
+            },
+            stats: MethodStats::default().merged(spent),
+        };
+        match opts.tolerances {
+            Some(tol) => stepper.apply_tolerances(tol, true),
+            None => stepper.apply_tolerances(tol, false),
+        }
+        Ok(Box::new(stepper))
     }
+}
 
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        let (s, Some(work)) = (sys, self.work.as_mut()) else {
-            return Err(not_ready("radau", state.t));
-        };
-        commit_pending(&mut self.mem, self.params.jacobian_reuse);
+impl Stepper for RadauStepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let (s, work) = (self.sys, &mut self.work);
         self.mem.jacobian_fresh = false;
         let t = state.t;
         work.form.pack(state, &mut work.y);
@@ -439,9 +445,7 @@ impl MechanicalMethod for Radau {
         scale(work, self.tol, h, self.params.newton_scale);
         let (iterations, theta) = self.solve_stages(s, t, h)?;
         self.mem.theta = theta;
-        let Some(work) = self.work.as_mut() else {
-            return Err(not_ready("radau", t));
-        };
+        let work = &mut self.work;
         let err = estimate_error(work, s, t, h, self.mem.cont.is_none() || self.mem.rejected)?;
         self.stats.solves += 1;
         for (yi, zi) in work.y.iter_mut().zip(&work.z[2]) {
@@ -461,6 +465,12 @@ impl MechanicalMethod for Radau {
         })
     }
 
+    /// The step just taken was accepted: keep its polynomial and decide whether the
+    /// Jacobian is still good.
+    fn accept(&mut self) {
+        commit_pending(&mut self.mem, self.params.jacobian_reuse);
+    }
+
     fn reject(&mut self) {
         self.mem.pending = None;
         self.mem.rejected = true;
@@ -476,8 +486,8 @@ impl MechanicalMethod for Radau {
     }
 }
 
-/// The step just taken was accepted (a new `step` follows without a `reject`): keep its
-/// polynomial and decide whether the Jacobian is still good.
+/// The step just taken was accepted ([`Stepper::accept`]): keep its polynomial and
+/// decide whether the Jacobian is still good.
 fn commit_pending(mem: &mut Memory, reuse: f64) {
     if let Some(p) = mem.pending.take() {
         mem.cont = Some(p);
@@ -618,7 +628,7 @@ fn newton_iteration(
     };
     let (lu1, lu2) = match (&work.lu_real, &work.lu_complex) {
         (Some(a), Some(b)) => (a, b),
-        _ => return Err(not_ready("radau", t)),
+        _ => return Err(unfactored(t)),
     };
     lu1.solve(&mut r[0]).map_err(linear)?;
     let [_, r2, r3] = r;
@@ -632,6 +642,15 @@ fn newton_iteration(
     }
     transform(&rc::T, &work.w, &mut work.z);
     Ok((sum / (3 * dim) as f64).sqrt())
+}
+
+/// The Newton matrices are used before [`prepare_matrices`] factored them: cannot happen
+/// (every Newton solve of a step starts with it), reported rather than panicking.
+fn unfactored(t: f64) -> StepError {
+    StepError::LinearSolve {
+        t,
+        detail: "Radau Newton matrices used before they were factored".into(),
+    }
 }
 
 /// RADAU5's error estimate (see the module documentation); `refine` allows the second,
@@ -648,7 +667,7 @@ fn estimate_error(
         *ei = (0..3).map(|k| rc::DD[k] * work.z[k][i]).sum::<f64>() / h;
     }
     work.form.mass_times(&work.tmp, &mut work.be);
-    let lu = work.lu_real.as_ref().ok_or_else(|| not_ready("radau", t))?;
+    let lu = work.lu_real.as_ref().ok_or_else(|| unfactored(t))?;
     let linear = |e: driftlab_solver::SolverError| StepError::LinearSolve {
         t,
         detail: format!("Radau error estimate: {e}"),

@@ -23,8 +23,8 @@
 
 use crate::dynamics::{kkt_failure, kkt_start, with_kkt_stats, KktChoice};
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
-    MethodStats, ParamError, State, StepError, StepReport,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
+    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
 };
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::KktSolver;
@@ -56,24 +56,24 @@ impl Default for RattleParams {
 /// SHAKE/RATTLE.
 pub struct Rattle {
     p: RattleParams,
-    kkt: Option<KktSolver>,
-    work: Option<Work>,
+}
+
+/// [`Rattle`] bound to its system.
+struct RattleStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
+    p: RattleParams,
+    kkt: KktSolver,
+    work: Work,
     init_stats: MethodStats,
     stats: MethodStats,
 }
 
 impl Rattle {
     /// RATTLE with Newton tolerance `tol > 0`; `ParamError` otherwise. Its KKT solver is
-    /// built at `init`.
+    /// built at `start`.
     pub fn new(p: RattleParams) -> Result<Self, ParamError> {
         driftlab_core::params::positive("rattle", "tol", p.tol)?;
-        Ok(Self {
-            p,
-            kkt: None,
-            work: None,
-            init_stats: MethodStats::default(),
-            stats: MethodStats::default(),
-        })
+        Ok(Self { p })
     }
 }
 
@@ -96,27 +96,35 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl MechanicalMethod for Rattle {
+impl Method for Rattle {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
         let s = sys;
         let (kkt, stats) = kkt_start(s, self.p.kkt, state)?;
-        self.kkt = Some(kkt);
-        self.work = Some(Work::new(s));
-        self.init_stats = stats;
-        Ok(())
+        Ok(Box::new(RattleStepper {
+            sys,
+            p: self.p,
+            kkt,
+            work: Work::new(s),
+            init_stats: stats,
+            stats: MethodStats::default(),
+        }))
     }
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        let (s, Some(kkt), Some(w)) = (sys, self.kkt.as_mut(), self.work.as_mut()) else {
-            return Err(driftlab_core::method::not_ready("rattle", state.t));
-        };
+    fn restartable(&self) -> bool {
+        true
+    }
+}
+
+impl Stepper for RattleStepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let (s, kkt, w) = (self.sys, &mut self.kkt, &mut self.work);
         let n = state.q.len();
         let (t0, t1) = (state.t, state.t + h);
         s.mass(&state.q, &mut w.mass);
@@ -176,19 +184,13 @@ impl MechanicalMethod for Rattle {
         self.stats.newton_iterations += report.newton_iterations;
         Ok(report)
     }
-    fn restartable(&self) -> bool {
-        true
-    }
 
     fn stats(&self) -> MethodStats {
-        with_kkt_stats(
-            self.stats.merged(self.init_stats),
-            self.kkt.as_ref().map(|k| k.stats()),
-        )
+        with_kkt_stats(self.stats.merged(self.init_stats), Some(self.kkt.stats()))
     }
 }
 
-/// Work space of a step, allocated once at `init` with the patterns of `M` and `Φ_q`.
+/// Work space of a step, allocated once at `start` with the patterns of `M` and `Φ_q`.
 struct Work {
     mp: driftlab_core::SparsityPattern,
     mass: Vec<f64>,

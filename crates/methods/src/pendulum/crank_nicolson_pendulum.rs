@@ -22,8 +22,8 @@
 use crate::dynamics::newton_outcome;
 use crate::pendulum::implicit_euler_pendulum::{consistent_mu, pendulum_data, PendulumData};
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
-    MethodStats, ParamError, State, StepError, StepReport,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
+    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
 };
 use driftlab_solver::dense::solve_dense;
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
@@ -66,14 +66,19 @@ pub fn routh_hurwitz(a: f64, b: f64, c: f64) -> bool {
 /// Crank–Nicolson on the (optionally stabilized) pendulum ODE.
 pub struct CrankNicolsonPendulum {
     p: CrankNicolsonParams,
-    data: Option<PendulumData>,
+}
+
+/// [`CrankNicolsonPendulum`] bound to its system.
+struct CrankNicolsonPendulumStepper {
+    p: CrankNicolsonParams,
+    data: PendulumData,
     mu: f64,
     stats: MethodStats,
 }
 
 impl CrankNicolsonPendulum {
     /// The method with the coefficients `a, b, c`; `ParamError` naming the field if one is
-    /// not finite. The problem's data are read at `init`.
+    /// not finite. The problem's data are read at `start`.
     pub fn new(p: CrankNicolsonParams) -> Result<Self, ParamError> {
         for (field, v) in [("a", p.a), ("b", p.b), ("c", p.c)] {
             if !v.is_finite() {
@@ -86,14 +91,11 @@ impl CrankNicolsonPendulum {
             }
         }
         driftlab_core::params::positive("crank-nicolson-pendulum", "tol", p.tol)?;
-        Ok(Self {
-            p,
-            data: None,
-            mu: 0.0,
-            stats: MethodStats::default(),
-        })
+        Ok(Self { p })
     }
+}
 
+impl CrankNicolsonPendulumStepper {
     fn rhs(&self, d: &PendulumData, y: &[f64; 5]) -> [f64; 5] {
         let [x, yy, u, v, mu] = *y;
         let r2 = x * x + yy * yy;
@@ -126,7 +128,7 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl CrankNicolsonPendulum {
+impl CrankNicolsonPendulumStepper {
     /// `I − ½h ∂F/∂y` at `y` by central differences (row-major 5 × 5).
     fn newton_matrix(&self, d: &PendulumData, y: &[f64; 5], h: f64) -> [f64; 25] {
         let mut jac = [0.0; 25];
@@ -145,7 +147,7 @@ impl CrankNicolsonPendulum {
     }
 }
 
-impl MechanicalMethod for CrankNicolsonPendulum {
+impl Method for CrankNicolsonPendulum {
     fn info(&self) -> MethodInfo {
         let mut i = info();
         i.title = format!(
@@ -162,25 +164,27 @@ impl MechanicalMethod for CrankNicolsonPendulum {
         );
         i
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
         let s = sys;
         let d = pendulum_data("crank-nicolson-pendulum", s, state)?;
-        self.mu = consistent_mu(&d, state);
-        self.data = Some(d);
-        Ok(())
+        let mu = consistent_mu(&d, state);
+        Ok(Box::new(CrankNicolsonPendulumStepper {
+            p: self.p,
+            data: d,
+            mu,
+            stats: MethodStats::default(),
+        }))
     }
-    fn step(
-        &mut self,
-        _sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        let Some(d) = self.data else {
-            return Err(driftlab_core::method::not_ready(
-                "crank-nicolson-pendulum",
-                state.t,
-            ));
-        };
+}
+
+impl Stepper for CrankNicolsonPendulumStepper {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let d = self.data;
         // μ from the state's λ (a decorator may have changed it): μ = −2λ/m.
         self.mu = -2.0 * state.lambda[0] / d.m;
         let y0 = [state.q[0], state.q[1], state.v[0], state.v[1], self.mu];

@@ -21,26 +21,25 @@ use crate::pendulum::implicit_euler_pendulum::{
     consistent_mu, implicit_euler_update, pendulum_data, NoParams, PendulumData,
 };
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
-    MethodStats, State, StepError, StepReport,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
+    MethodStats, StartOptions, State, StepError, StepReport, Stepper,
 };
 
 /// The μ-ODE variant.
-pub struct ImplicitEulerMuOde {
-    data: Option<PendulumData>,
-    mu: f64,
-    stats: MethodStats,
-}
+pub struct ImplicitEulerMuOde {}
 
 impl ImplicitEulerMuOde {
-    /// The method (no parameters); μ and the problem's data are read at `init`.
+    /// The method (no parameters); μ and the problem's data are read at `start`.
     pub fn new(_: NoParams) -> Self {
-        Self {
-            data: None,
-            mu: 0.0,
-            stats: MethodStats::default(),
-        }
+        Self {}
     }
+}
+
+/// [`ImplicitEulerMuOde`] bound to its system.
+struct ImplicitEulerMuOdeStepper {
+    data: PendulumData,
+    mu: f64,
+    stats: MethodStats,
 }
 
 /// Declared properties: consistent with order 1 for the ODE it integrates, but it
@@ -59,29 +58,30 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl MechanicalMethod for ImplicitEulerMuOde {
+impl Method for ImplicitEulerMuOde {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
         let s = sys;
         let d = pendulum_data("implicit-euler-mu-ode", s, state)?;
-        self.mu = consistent_mu(&d, state);
-        self.data = Some(d);
-        Ok(())
+        let mu = consistent_mu(&d, state);
+        Ok(Box::new(ImplicitEulerMuOdeStepper {
+            data: d,
+            mu,
+            stats: MethodStats::default(),
+        }))
     }
-    fn step(
-        &mut self,
-        _sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        let Some(PendulumData { m, r, g }) = self.data else {
-            return Err(driftlab_core::method::not_ready(
-                "implicit-euler-mu-ode",
-                state.t,
-            ));
-        };
+}
+
+impl Stepper for ImplicitEulerMuOdeStepper {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let PendulumData { m, r, g } = self.data;
         let (y, v) = (state.q[1], state.v[1]);
         // μ from the state's λ (a decorator may have changed it): μ = −2λ/m.
         let mu = -2.0 * state.lambda[0] / m;

@@ -26,8 +26,8 @@
 //! (Lötstedt & Petzold, Math. Comp. 46 (1986); `implicit-euler`'s citation).
 
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
-    MethodStats, State, StepError, StepReport,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
+    MethodStats, StartOptions, State, StepError, StepReport, Stepper,
 };
 use serde::{Deserialize, Serialize};
 
@@ -122,19 +122,19 @@ pub fn implicit_euler_update(state: &mut State, mu: f64, m: f64, g: f64, h: f64)
 }
 
 /// The closed-form scheme.
-pub struct ImplicitEulerPendulum {
-    data: Option<PendulumData>,
-    stats: MethodStats,
-}
+pub struct ImplicitEulerPendulum {}
 
 impl ImplicitEulerPendulum {
-    /// The method (no parameters); the pendulum's data are read at `init`.
+    /// The method (no parameters); the pendulum's data are read at `start`.
     pub fn new(_: NoParams) -> Self {
-        Self {
-            data: None,
-            stats: MethodStats::default(),
-        }
+        Self {}
     }
+}
+
+/// [`ImplicitEulerPendulum`] bound to its system.
+struct ImplicitEulerPendulumStepper {
+    data: PendulumData,
+    stats: MethodStats,
 }
 
 /// Declared properties.
@@ -154,29 +154,29 @@ pub fn info() -> MethodInfo {
     }
 }
 
-impl MechanicalMethod for ImplicitEulerPendulum {
+impl Method for ImplicitEulerPendulum {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
         let s = sys;
         let d = pendulum_data("implicit-euler-pendulum", s, state)?;
         consistent_mu(&d, state);
-        self.data = Some(d);
-        Ok(())
+        Ok(Box::new(ImplicitEulerPendulumStepper {
+            data: d,
+            stats: MethodStats::default(),
+        }))
     }
-    fn step(
-        &mut self,
-        _sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        let Some(PendulumData { m, r, g }) = self.data else {
-            return Err(driftlab_core::method::not_ready(
-                "implicit-euler-pendulum",
-                state.t,
-            ));
-        };
+}
+
+impl Stepper for ImplicitEulerPendulumStepper {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let PendulumData { m, r, g } = self.data;
         let (x, y, u, v) = (state.q[0], state.q[1], state.v[0], state.v[1]);
         let big_x = x + h * u;
         let big_y = y + h * v - g * h * h;

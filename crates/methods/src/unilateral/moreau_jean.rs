@@ -30,8 +30,8 @@
 
 use crate::dynamics::{kkt_failure, kkt_start, with_kkt_stats, KktChoice};
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalMethod, MechanicalSystem, MethodError, MethodInfo,
-    MethodStats, ParamError, State, StepError, StepReport,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
+    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
 };
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::KktSolver;
@@ -76,18 +76,24 @@ impl Default for MoreauJeanParams {
 /// Moreau–Jean time stepping.
 pub struct MoreauJean {
     p: MoreauJeanParams,
-    kkt: Option<KktSolver>,
+}
+
+/// [`MoreauJean`] bound to its system.
+struct MoreauJeanStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
+    p: MoreauJeanParams,
+    kkt: KktSolver,
     init_stats: MethodStats,
     stats: MethodStats,
     /// Impacts resolved so far (steps with a nonzero contact impulse).
-    pub impacts: usize,
+    impacts: usize,
     /// The last step's contact force per unilateral row (impulse over h; 0 if inactive).
     contact_force: Vec<f64>,
 }
 
 impl MoreauJean {
     /// Moreau–Jean with LCP tolerance `lcp_tol > 0`; `ParamError` otherwise. Its KKT
-    /// solver is built at `init`.
+    /// solver is built at `start`.
     pub fn new(p: MoreauJeanParams) -> Result<Self, ParamError> {
         driftlab_core::params::positive("moreau-jean", "lcp_tol", p.lcp_tol)?;
         if !(p.activation_margin >= 0.0 && p.activation_margin.is_finite()) {
@@ -98,14 +104,7 @@ impl MoreauJean {
                 fix: "give a finite contact skin ≥ 0 (m); 0 activates rows at g ≤ 0".into(),
             });
         }
-        Ok(Self {
-            p,
-            kkt: None,
-            init_stats: MethodStats::default(),
-            stats: MethodStats::default(),
-            impacts: 0,
-            contact_force: Vec::new(),
-        })
+        Ok(Self { p })
     }
 }
 
@@ -154,29 +153,35 @@ pub fn pgs(w: &[f64], b: &[f64], p: &mut [f64], tol: f64, max_iter: usize) -> Re
     Err(resid(p))
 }
 
-impl MechanicalMethod for MoreauJean {
+impl Method for MoreauJean {
     fn info(&self) -> MethodInfo {
         let mut i = info();
         i.enforces.position = self.p.project;
         i
     }
-    fn init(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), MethodError> {
+    fn start<'s>(
+        &self,
+        sys: &'s dyn MechanicalSystem,
+        state: &mut State,
+        _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
         let s = sys;
         let (kkt, stats) = kkt_start(s, self.p.kkt, state)?;
-        self.kkt = Some(kkt);
-        self.init_stats = stats;
-        self.contact_force = vec![0.0; s.unilateral().map_or(0, |u| u.rows())];
-        Ok(())
+        Ok(Box::new(MoreauJeanStepper {
+            sys,
+            p: self.p,
+            kkt,
+            init_stats: stats,
+            stats: MethodStats::default(),
+            impacts: 0,
+            contact_force: vec![0.0; s.unilateral().map_or(0, |u| u.rows())],
+        }))
     }
-    fn step(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-    ) -> Result<StepReport, StepError> {
-        let (s, Some(kkt)) = (sys, self.kkt.as_mut()) else {
-            return Err(driftlab_core::method::not_ready("moreau-jean", state.t));
-        };
+}
+
+impl Stepper for MoreauJeanStepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let (s, kkt) = (self.sys, &mut self.kkt);
         let d = s.dims();
         let (n, m, k) = (d.n, d.m, s.unilateral().map_or(0, |u| u.rows()));
         let t0 = state.t;
@@ -229,10 +234,7 @@ impl MechanicalMethod for MoreauJean {
         Ok(report)
     }
     fn stats(&self) -> MethodStats {
-        with_kkt_stats(
-            self.stats.merged(self.init_stats),
-            self.kkt.as_ref().map(|k| k.stats()),
-        )
+        with_kkt_stats(self.stats.merged(self.init_stats), Some(self.kkt.stats()))
     }
 }
 

@@ -84,15 +84,20 @@ fn components(n: usize, a_lower: &[(usize, usize)]) -> Vec<Vec<usize>> {
     by_root.into_iter().filter(|b| !b.is_empty()).collect()
 }
 
+/// An entry `(row, column)` of `B` and its slot in `K`'s triangle.
+type Slotted = (usize, usize, usize);
+
 impl Schur {
     /// Lay out the blocks and `D`'s pattern, and analyse `D` once. `lower` is `K`'s
     /// lower triangle in the original order.
-    pub(super) fn new(
+    /// `A`'s blocks (its connected components, each with its entries' slots in `K`'s
+    /// triangle and the rows of `B` that touch it) and `B`'s entries with their slots;
+    /// refused when a block exceeds [`SCHUR_MAX_BLOCK`].
+    fn blocks(
         pattern: &KktPattern,
-        tri: SymbolicSparseColMat<usize>,
-        par: Par,
-    ) -> Result<Self, SolverError> {
-        let (n, m) = (pattern.n, pattern.m);
+        tri: &SymbolicSparseColMat<usize>,
+    ) -> Result<(Vec<Block>, Vec<Slotted>), SolverError> {
+        let n = pattern.n;
         let lower = tri.as_ref();
         let slot = |i: usize, j: usize| layout::slot_of(lower, i, j);
         let comps = components(n, &pattern.a_lower);
@@ -137,21 +142,36 @@ impl Schur {
                 None => rows.push((r, vec![(p, s)])),
             }
         }
-        // D's lower pattern: every pair of rows that share a block.
+        Ok((blocks, b))
+    }
+
+    /// `D`'s lower pattern: every pair of rows that share a block.
+    fn d_pattern(blocks: &[Block], m: usize) -> KktPattern {
         let mut d_entries = Vec::new();
-        for blk in &blocks {
+        for blk in blocks {
             for (a, (ra, _)) in blk.rows.iter().enumerate() {
                 for (rb, _) in &blk.rows[..=a] {
                     d_entries.push(((*ra).max(*rb), (*ra).min(*rb)));
                 }
             }
         }
-        let d_pattern = KktPattern {
+        KktPattern {
             n: m,
             m: 0,
             a_lower: d_entries,
             b: Vec::new(),
-        };
+        }
+    }
+
+    pub(super) fn new(
+        pattern: &KktPattern,
+        tri: SymbolicSparseColMat<usize>,
+        par: Par,
+    ) -> Result<Self, SolverError> {
+        let (n, m) = (pattern.n, pattern.m);
+        let slot = |i: usize, j: usize| layout::slot_of(tri.as_ref(), i, j);
+        let (blocks, b) = Self::blocks(pattern, &tri)?;
+        let d_pattern = Self::d_pattern(&blocks, m);
         let d_lower = layout::lower_triangle(&d_pattern)?;
         let (ldlt, moved) = SparseLdlt::new(m, d_lower.as_ref(), par)?;
         let d_slot = |i: usize, j: usize| moved[layout::slot_of(d_lower.as_ref(), i, j)];
