@@ -42,7 +42,11 @@ fn every_method_starts_on_its_declared_forms_and_refuses_the_others() {
                 // A form it takes, but a problem without what the method needs (typed on a
                 // problem that names no row kinds): refused with the reason.
                 Err(MethodError::Incompatible { method, reason, .. }) => {
-                    assert!(declared, "{}: refused {pid} as incompatible: {reason}", e.id);
+                    assert!(
+                        declared,
+                        "{}: refused {pid} as incompatible: {reason}",
+                        e.id
+                    );
                     assert_eq!(method, e.id, "the refusal names another method");
                     incompatible += 1;
                 }

@@ -28,6 +28,7 @@ pub mod orders_table;
 pub mod paper_tables;
 pub mod pdf;
 pub mod scaling;
+pub mod sections;
 pub mod solref_check;
 pub mod style;
 pub mod tables;
