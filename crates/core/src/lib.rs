@@ -47,8 +47,8 @@ pub use drive::{
 pub use error::{MethodError, ParamError, RunError, StepError};
 pub use fail_kind::FailKind;
 pub use method::{
-    ConstraintLevels, DeclaredOrders, ErrorEstimate, Method, MethodInfo, MethodStats, StartOptions,
-    StepReport, Stepper,
+    ConstraintLevels, DeclaredOrders, ErrorEstimate, Mechanical, Method, MethodInfo, MethodStats,
+    StartOptions, Started, StepReport, Stepper,
 };
 pub use observe::{
     AllowedViolation, Metrics, MetricsObserver, Observer, RefResiduals, Sample, SummaryMetrics,

@@ -201,6 +201,12 @@ pub struct StartOptions {
     pub step_bounds: Option<(f64, f64)>,
 }
 
+/// A mechanical system as a method's start borrows it for the run.
+pub type Mechanical<'s> = &'s dyn MechanicalSystem;
+
+/// What [`Method::start`] returns: the stepper bound to the system, or why it cannot be.
+pub type Started<'s> = Result<Box<dyn Stepper + 's>, MethodError>;
+
 /// A method's configuration: built from its parameters before it sees a system, and
 /// bound to one by `start`, which returns the [`Stepper`] that owns the run's work
 /// buffers. The time loop is [`crate::drive()`], never the method.
@@ -213,12 +219,8 @@ pub trait Method: Send + Sync {
     fn info(&self) -> MethodInfo;
     /// Bind to a mechanical system at `state` (the method may fill consistent `λ` and
     /// `a`, and performs its symbolic analyses).
-    fn start<'s>(
-        &self,
-        sys: &'s dyn MechanicalSystem,
-        state: &mut State,
-        opts: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError>;
+    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions)
+        -> Started<'s>;
     /// Bind to a semi-explicit index-1 DAE. Default: refused with the forms it accepts.
     fn start_index1<'s>(
         &self,

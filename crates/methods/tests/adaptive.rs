@@ -8,8 +8,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
 use driftlab_core::{
-    drive, Adaptive, ControllerKind, MechanicalSystem, MethodError, Metrics, MetricsObserver,
-    Observer, RunError, RunOutcome, RunStatus, Schedule, StartOptions, State, StepError, Stepper,
+    drive, Adaptive, ControllerKind, Mechanical, MethodError, Metrics, MetricsObserver, Observer,
+    RunError, RunOutcome, RunStatus, Schedule, StartOptions, Started, State, StepError, Stepper,
     SummaryMetrics, SystemRef, Tolerances,
 };
 use driftlab_methods::build;
@@ -145,10 +145,10 @@ fn a_missing_estimate_ends_the_run() {
         }
         fn start<'s>(
             &self,
-            sys: &'s dyn MechanicalSystem,
+            sys: Mechanical<'s>,
             state: &mut State,
             opts: &StartOptions,
-        ) -> Result<Box<dyn Stepper + 's>, driftlab_core::MethodError> {
+        ) -> Started<'s> {
             Ok(Box::new(SilentStepper(self.0.start(sys, state, opts)?)))
         }
     }
@@ -362,12 +362,7 @@ impl driftlab_core::Method for OwnSteps {
         });
         info
     }
-    fn start<'s>(
-        &self,
-        _: &'s dyn MechanicalSystem,
-        s: &mut State,
-        _: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, driftlab_core::MethodError> {
+    fn start<'s>(&self, _: Mechanical<'s>, s: &mut State, _: &StartOptions) -> Started<'s> {
         s.a.iter_mut()
             .chain(s.lambda.iter_mut())
             .for_each(|x| *x = 0.0);

@@ -9,8 +9,8 @@
 //! 2006, §I.1.2). Only Φ_q a = γ is imposed, so Φ drifts; driftlab's projection decorator
 //! (`projection = {}` in a spec) holds Φ = 0 and Φ_q v = 0 — not this file's business.
 
-use driftlab_core::{params, ConstraintLevels, DeclaredOrders, Method, MethodError, Stepper};
-use driftlab_core::{MechanicalSystem, MethodInfo, MethodStats, StartOptions, State};
+use driftlab_core::{params, ConstraintLevels, DeclaredOrders, Mechanical, Method, Started};
+use driftlab_core::{MethodInfo, MethodStats, StartOptions, State, Stepper};
 use driftlab_core::{StepError, StepReport};
 use driftlab_methods::dynamics::{add_kkt_stats, AccelerationSolver, KktChoice};
 use driftlab_methods::MethodEntry;
@@ -23,7 +23,7 @@ pub struct SymplecticEuler;
 
 /// [`SymplecticEuler`] bound to its system: the acceleration solver it owns for the run.
 struct SymplecticEulerStepper<'s> {
-    sys: &'s dyn MechanicalSystem,
+    sys: Mechanical<'s>,
     solver: AccelerationSolver,
     stats: MethodStats,
 }
@@ -68,12 +68,7 @@ impl Method for SymplecticEuler {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn start<'s>(
-        &self,
-        sys: &'s dyn MechanicalSystem,
-        state: &mut State,
-        _: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
         let solver = AccelerationSolver::new(sys, KktChoice::default())?;
         let mut stepper = SymplecticEulerStepper { sys, solver, stats: MethodStats::default() };
         stepper.refresh(state)?;

@@ -39,6 +39,7 @@ use crate::decorators::sequential_projection::{
 };
 use crate::decorators::symmetric_projection::{symmetric_step, SymmetricSettings};
 use crate::dynamics::{add_kkt_stats, linear_error, ConstraintsAt, KktChoice};
+use driftlab_core::{Mechanical, Started};
 use driftlab_core::{
     MechanicalSystem, Method, MethodError, MethodInfo, MethodStats, ParamError, StartOptions,
     State, StepError, StepReport, Stepper, SystemForm,
@@ -897,10 +898,10 @@ impl Method for Projected {
     }
     fn start<'s>(
         &self,
-        sys: &'s dyn MechanicalSystem,
+        sys: Mechanical<'s>,
         state: &mut State,
         opts: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    ) -> Started<'s> {
         let (pattern, kkt) = projection_kkt(sys, &self.p, state.t)?;
         let mut kkt_start = None;
         if self.p.symmetric {

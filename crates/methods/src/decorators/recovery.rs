@@ -31,9 +31,10 @@
 
 use crate::decorators::projection::projection_error;
 use crate::dynamics::{add_kkt_stats, kkt_pattern, linear_error, ConstraintsAt, KktChoice};
+use driftlab_core::{Mechanical, Started};
 use driftlab_core::{
-    MechanicalSystem, Method, MethodError, MethodInfo, MethodStats, ParamError, StartOptions,
-    State, StepError, StepReport, Stepper, SystemForm,
+    MechanicalSystem, Method, MethodInfo, MethodStats, ParamError, StartOptions, State, StepError,
+    StepReport, Stepper, SystemForm,
 };
 use driftlab_solver::{project_position, project_velocity, KktSolver};
 use serde::{Deserialize, Serialize};
@@ -465,10 +466,10 @@ impl Method for Recovered {
 
     fn start<'s>(
         &self,
-        sys: &'s dyn MechanicalSystem,
+        sys: Mechanical<'s>,
         state: &mut State,
         opts: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    ) -> Started<'s> {
         let inner = self.inner.start(sys, state, opts)?;
         Ok(Box::new(RecoveredStepper {
             sys,

@@ -20,9 +20,10 @@
 //! `variable-step-energy`.
 
 use driftlab_core::{
-    ErrorEstimate, MechanicalSystem, Method, MethodError, MethodInfo, MethodStats, SemiExplicitDae,
-    StartOptions, State, StepError, StepReport, Stepper, Tolerances,
+    ErrorEstimate, Method, MethodError, MethodInfo, MethodStats, SemiExplicitDae, StartOptions,
+    State, StepError, StepReport, Stepper, Tolerances,
 };
+use driftlab_core::{Mechanical, Started};
 
 /// The decorator.
 pub struct Richardson {
@@ -121,10 +122,10 @@ impl Method for Richardson {
 
     fn start<'s>(
         &self,
-        sys: &'s dyn MechanicalSystem,
+        sys: Mechanical<'s>,
         state: &mut State,
         opts: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    ) -> Started<'s> {
         let p = self.check(&sys.info().id)?;
         let inner = self.inner.start(sys, state, opts)?;
         Ok(self.bind(p, inner, state, opts))

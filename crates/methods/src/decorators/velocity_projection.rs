@@ -20,6 +20,7 @@ use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
     MethodStats, StartOptions, State, StepError, StepReport, Stepper,
 };
+use driftlab_core::{Mechanical, Started};
 use driftlab_solver::KktSolver;
 use serde::{Deserialize, Serialize};
 
@@ -75,12 +76,7 @@ impl Method for VelocityProjection {
     fn restartable(&self) -> bool {
         true
     }
-    fn start<'s>(
-        &self,
-        sys: &'s dyn MechanicalSystem,
-        _state: &mut State,
-        _: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    fn start<'s>(&self, sys: Mechanical<'s>, _state: &mut State, _: &StartOptions) -> Started<'s> {
         let pattern = kkt_pattern(sys);
         let kkt = KktSolver::new(&pattern, self.p.kkt.options())
             .map_err(|e| MethodError::Init(linear_error(0.0, e)))?;

@@ -47,6 +47,7 @@ use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
     MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
 };
+use driftlab_core::{Mechanical, Started};
 use serde::{Deserialize, Serialize};
 use std::ops::Deref;
 
@@ -536,12 +537,7 @@ impl Method for Baumgarte {
     fn restartable(&self) -> bool {
         self.p.k_i <= 0.0 && self.p.history.is_none()
     }
-    fn start<'s>(
-        &self,
-        sys: &'s dyn MechanicalSystem,
-        state: &mut State,
-        _: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
         self.start_on(sys, state)
     }
 }

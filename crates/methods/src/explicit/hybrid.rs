@@ -20,6 +20,7 @@ use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
     MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
 };
+use driftlab_core::{Mechanical, Started};
 use driftlab_solver::{project_position, project_velocity, KktSolver};
 use serde::{Deserialize, Serialize};
 
@@ -167,10 +168,10 @@ impl Method for Hybrid {
     }
     fn start<'s>(
         &self,
-        sys: &'s dyn MechanicalSystem,
+        sys: Mechanical<'s>,
         state: &mut State,
         opts: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    ) -> Started<'s> {
         let s = sys;
         let kkt = KktSolver::new(&kkt_pattern(s), KktChoice::Auto.options())
             .map_err(|e| MethodError::Init(linear_error(state.t, e)))?;

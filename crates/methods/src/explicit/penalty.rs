@@ -21,6 +21,7 @@ use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
     MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
 };
+use driftlab_core::{Mechanical, Started};
 use driftlab_solver::{KktOptions, KktPattern, KktSolver};
 use serde::{Deserialize, Serialize};
 
@@ -135,12 +136,7 @@ impl Method for Penalty {
         );
         i
     }
-    fn start<'s>(
-        &self,
-        sys: &'s dyn MechanicalSystem,
-        state: &mut State,
-        _: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
         let s = sys;
         let pattern = KktPattern {
             n: s.dims().n,

@@ -26,6 +26,7 @@ use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
     MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
 };
+use driftlab_core::{Mechanical, Started};
 use driftlab_solver::dense::{cholesky, damped_pseudo_inverse, pseudo_inverse};
 use serde::{Deserialize, Serialize};
 
@@ -318,12 +319,7 @@ impl Method for Priority {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn start<'s>(
-        &self,
-        sys: &'s dyn MechanicalSystem,
-        state: &mut State,
-        _: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
         let s = sys;
         if s.dims().n > MAX_DENSE {
             return Err(MethodError::UnsupportedForm {

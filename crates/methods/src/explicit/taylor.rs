@@ -14,9 +14,10 @@
 
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, StartOptions, State, StepError, StepReport, Stepper,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodInfo, MethodStats,
+    StartOptions, State, StepError, StepReport, Stepper,
 };
+use driftlab_core::{Mechanical, Started};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of [`Taylor`].
@@ -73,12 +74,7 @@ impl Method for Taylor {
     fn restartable(&self) -> bool {
         true
     }
-    fn start<'s>(
-        &self,
-        sys: &'s dyn MechanicalSystem,
-        state: &mut State,
-        _: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
         let solver = AccelerationSolver::new(sys, self.p.kkt)?;
         let mut stepper = TaylorStepper {
             sys,

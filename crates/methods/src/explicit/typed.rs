@@ -27,6 +27,7 @@ use driftlab_core::{
     MethodStats, ParamError, ProblemInfo, SparsityPattern, StartOptions, State, StepError,
     StepReport, Stepper,
 };
+use driftlab_core::{Mechanical, Started};
 use driftlab_solver::{
     project_position, project_velocity, ConstraintsAt, KktSolver, ProjectionParams,
 };
@@ -362,12 +363,7 @@ impl Method for Typed {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn start<'s>(
-        &self,
-        sys: &'s dyn MechanicalSystem,
-        state: &mut State,
-        _: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
         let split = split_rows(sys, &self.p)?;
         let inner =
             Baumgarte::new(self.inner_params(&split)).map_err(|e| MethodError::Incompatible {

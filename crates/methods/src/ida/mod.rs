@@ -42,6 +42,7 @@ use driftlab_core::{
     MethodInfo, MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
     SystemForm, Tolerances,
 };
+use driftlab_core::{Mechanical, Started};
 use formulation::{ErrorTest, Formulation, Kind};
 use serde::{Deserialize, Serialize};
 use session::{Counts, Session, Settings};
@@ -202,10 +203,10 @@ impl Method for Ida {
 
     fn start<'s>(
         &self,
-        sys: &'s dyn MechanicalSystem,
+        sys: Mechanical<'s>,
         state: &mut State,
         opts: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    ) -> Started<'s> {
         let (mut tol, mut own_steps) = (self.tol, false);
         if let Some(t) = opts.tolerances {
             tol = t;

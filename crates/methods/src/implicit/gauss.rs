@@ -29,9 +29,10 @@
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
 use crate::implicit::tableau::Tableau;
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper, SystemForm,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodInfo, MethodStats,
+    ParamError, StartOptions, State, StepError, StepReport, Stepper, SystemForm,
 };
+use driftlab_core::{Mechanical, Started};
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use serde::{Deserialize, Serialize};
 
@@ -124,12 +125,7 @@ impl Method for Gauss {
     fn info(&self) -> MethodInfo {
         info_for(self.p.stages)
     }
-    fn start<'s>(
-        &self,
-        sys: &'s dyn MechanicalSystem,
-        state: &mut State,
-        _: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
         let s = sys;
         let mut solver = AccelerationSolver::new(s, self.p.kkt)?;
         solver.solve_state(s, state)?;

@@ -32,6 +32,7 @@ use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
     MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
 };
+use driftlab_core::{Mechanical, Started};
 use driftlab_solver::dense::solve_dense;
 use serde::{Deserialize, Serialize};
 
@@ -203,12 +204,7 @@ impl Method for GaussIndex3 {
         i.title = format!("{}, s = {}", i.title, self.p.stages);
         i
     }
-    fn start<'s>(
-        &self,
-        sys: &'s dyn MechanicalSystem,
-        state: &mut State,
-        _: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
         let s = sys;
         let d = s.dims();
         if self.t.s * (d.n + d.m) > MAX_DENSE {

@@ -51,6 +51,7 @@ use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
     MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
 };
+use driftlab_core::{Mechanical, Started};
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
 use driftlab_solver::{KktPattern, KktSolver};
 use serde::{Deserialize, Serialize};
@@ -345,10 +346,10 @@ impl Method for GeneralizedAlpha {
     }
     fn start<'s>(
         &self,
-        sys: &'s dyn MechanicalSystem,
+        sys: Mechanical<'s>,
         state: &mut State,
         opts: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    ) -> Started<'s> {
         let s = sys;
         let (pattern, terms) = IterationTerms::layout(s);
         let work = Work::new(s, &pattern);

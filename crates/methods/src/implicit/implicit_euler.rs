@@ -39,6 +39,7 @@
 
 use crate::dynamics::newton_outcome;
 use crate::dynamics::{consistent_start, kkt_failure, linear_error, IterationTerms, KktChoice};
+use driftlab_core::{Mechanical, Started};
 
 use driftlab_core::{
     ConstraintLevels, DeclaredOrders, Index1Jacobians, MechanicalSystem, Method, MethodError,
@@ -424,12 +425,7 @@ impl Method for ImplicitEuler {
         }
         i
     }
-    fn start<'s>(
-        &self,
-        sys: &'s dyn MechanicalSystem,
-        state: &mut State,
-        _: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
         let index3 = self.init_index3(sys, state)?;
         Ok(Box::new(ImplicitEulerStepper {
             sys,

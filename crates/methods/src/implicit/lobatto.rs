@@ -24,6 +24,7 @@ use driftlab_core::{
     ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
     MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper, SystemForm,
 };
+use driftlab_core::{Mechanical, Started};
 use serde::{Deserialize, Serialize};
 
 /// Largest number of unknowns `s(n + m) + n` of the dense Newton matrix.
@@ -198,12 +199,7 @@ impl Method for Lobatto {
     fn info(&self) -> MethodInfo {
         info_for(self.p.stages)
     }
-    fn start<'s>(
-        &self,
-        sys: &'s dyn MechanicalSystem,
-        state: &mut State,
-        _: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
         let s = sys;
         let d = s.dims();
         let dim = self.a.s * (d.n + d.m) + d.n;

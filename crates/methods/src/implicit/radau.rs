@@ -58,6 +58,7 @@ use driftlab_core::{
     ConstraintLevels, DeclaredOrders, ErrorEstimate, MechanicalSystem, Method, MethodError,
     MethodInfo, MethodStats, StartOptions, State, StepError, StepReport, Stepper, Tolerances,
 };
+use driftlab_core::{Mechanical, Started};
 use driftlab_solver::dense::{DenseComplexLu, DenseLu};
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use serde::{Deserialize, Serialize};
@@ -358,10 +359,10 @@ impl Method for Radau {
 
     fn start<'s>(
         &self,
-        sys: &'s dyn MechanicalSystem,
+        sys: Mechanical<'s>,
         state: &mut State,
         opts: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    ) -> Started<'s> {
         let s = sys;
         let dim = 3 * s.dims().n + s.dims().m;
         if dim > MAX_DENSE_DIM {

@@ -22,9 +22,10 @@
 use crate::dynamics::newton_outcome;
 use crate::pendulum::implicit_euler_pendulum::{consistent_mu, pendulum_data, PendulumData};
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
+    ConstraintLevels, DeclaredOrders, Method, MethodInfo, MethodStats, ParamError, StartOptions,
+    State, StepError, StepReport, Stepper,
 };
+use driftlab_core::{Mechanical, Started};
 use driftlab_solver::dense::solve_dense;
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
 use serde::{Deserialize, Serialize};
@@ -164,12 +165,7 @@ impl Method for CrankNicolsonPendulum {
         );
         i
     }
-    fn start<'s>(
-        &self,
-        sys: &'s dyn MechanicalSystem,
-        state: &mut State,
-        _: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
         let s = sys;
         let d = pendulum_data("crank-nicolson-pendulum", s, state)?;
         let mu = consistent_mu(&d, state);

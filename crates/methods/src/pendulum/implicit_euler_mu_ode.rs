@@ -21,9 +21,10 @@ use crate::pendulum::implicit_euler_pendulum::{
     consistent_mu, implicit_euler_update, pendulum_data, NoParams, PendulumData,
 };
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, StartOptions, State, StepError, StepReport, Stepper,
+    ConstraintLevels, DeclaredOrders, Method, MethodInfo, MethodStats, StartOptions, State,
+    StepError, StepReport, Stepper,
 };
+use driftlab_core::{Mechanical, Started};
 
 /// The μ-ODE variant.
 pub struct ImplicitEulerMuOde {}
@@ -62,12 +63,7 @@ impl Method for ImplicitEulerMuOde {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn start<'s>(
-        &self,
-        sys: &'s dyn MechanicalSystem,
-        state: &mut State,
-        _: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
         let s = sys;
         let d = pendulum_data("implicit-euler-mu-ode", s, state)?;
         let mu = consistent_mu(&d, state);

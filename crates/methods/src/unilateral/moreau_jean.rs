@@ -30,9 +30,10 @@
 
 use crate::dynamics::{kkt_failure, kkt_start, with_kkt_stats, KktChoice};
 use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
+    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodInfo, MethodStats,
+    ParamError, StartOptions, State, StepError, StepReport, Stepper,
 };
+use driftlab_core::{Mechanical, Started};
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::KktSolver;
 use serde::{Deserialize, Serialize};
@@ -159,12 +160,7 @@ impl Method for MoreauJean {
         i.enforces.position = self.p.project;
         i
     }
-    fn start<'s>(
-        &self,
-        sys: &'s dyn MechanicalSystem,
-        state: &mut State,
-        _: &StartOptions,
-    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
         let s = sys;
         let (kkt, stats) = kkt_start(s, self.p.kkt, state)?;
         Ok(Box::new(MoreauJeanStepper {
