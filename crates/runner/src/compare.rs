@@ -7,6 +7,14 @@ use driftlab_core::schema::{members, runs, ColumnDef};
 use polars::prelude::*;
 use std::path::Path;
 
+/// The tables a comparison reads, each with the measured columns it leaves out (times,
+/// heap); `orders.csv` is compared whole besides. [`crate::fingerprint`] digests the same.
+pub(crate) const COMPARED: [(&str, &[ColumnDef]); 3] = [
+    ("runs.parquet", &runs::MEASURED),
+    ("traces.parquet", &[]),
+    ("members.parquet", &members::MEASURED),
+];
+
 /// At most this many differences are listed.
 const LIMIT: usize = 20;
 
@@ -22,11 +30,7 @@ pub fn compare(a: &Path, b: &Path) -> Result<Vec<String>, RunnerError> {
     comparable(a, "first")?;
     comparable(b, "second")?;
     let mut out = Vec::new();
-    for (file, measured) in [
-        ("runs.parquet", &runs::MEASURED[..]),
-        ("traces.parquet", &[][..]),
-        ("members.parquet", &members::MEASURED[..]),
-    ] {
+    for (file, measured) in COMPARED {
         match (read(&a.join(file))?, read(&b.join(file))?) {
             (None, None) => {}
             (Some(x), Some(y)) => frames(file, &x, &y, measured, &mut out),

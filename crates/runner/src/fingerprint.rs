@@ -11,9 +11,8 @@
 //! instruction level it was made on ([`simd_level`]) and a check on another level says so
 //! instead of reporting every chaotic trajectory as a regression.
 
-use crate::compare::read;
+use crate::compare::{read, COMPARED};
 use crate::error::RunnerError;
-use driftlab_core::schema::{members, runs, ColumnDef};
 use polars::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -91,12 +90,7 @@ fn series(h: &mut Fnv, s: &Series) -> PolarsResult<()> {
 /// The digest of one result folder.
 pub fn digest(dir: &Path) -> Result<u64, RunnerError> {
     let mut h = Fnv(Fnv::OFFSET);
-    let files: [(&str, &[ColumnDef]); 3] = [
-        ("runs.parquet", &runs::MEASURED[..]),
-        ("traces.parquet", &[][..]),
-        ("members.parquet", &members::MEASURED[..]),
-    ];
-    for (file, measured) in files {
+    for (file, measured) in COMPARED {
         h.text(file);
         let Some(frame) = read(&dir.join(file))? else {
             h.word(NULL);
