@@ -665,11 +665,7 @@ impl Continue {
 }
 
 fn run_experiments(
-    registry: &Registry,
-    dir: &Path,
-    out: &Path,
-    size: Option<String>,
-    threads: Option<usize>,
+    registry: &Registry, dir: &Path, out: &Path, size: Option<String>, threads: Option<usize>,
     how: Continue,
 ) -> Result<(), Failure> {
     let loaded = load_experiments(dir, out, how)?;
@@ -712,9 +708,7 @@ fn run_experiments(
 /// `out` checked, before any runs: a typo, two specs of one name or a folder holding
 /// an interrupted run must not cost a long run, or the results of an earlier one.
 fn load_experiments(
-    dir: &Path,
-    out: &Path,
-    how: Continue,
+    dir: &Path, out: &Path, how: Continue,
 ) -> Result<Vec<(PathBuf, Spec, String)>, Failure> {
     let mut specs: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| bad(format!("cannot read experiments folder `{}`: {e}; run from the repository root or pass --dir", dir.display())))?

@@ -180,12 +180,8 @@ impl TraceCsv {
 
 impl Observer for TraceCsv {
     fn observe(
-        &mut self,
-        _sys: SystemRef<'_>,
-        state: &State,
-        metrics: &driftlab_core::Metrics,
-        _step: usize,
-        _last: bool,
+        &mut self, _sys: SystemRef<'_>, state: &State, metrics: &driftlab_core::Metrics,
+        _step: usize, _last: bool,
     ) {
         if self.error.is_some() || self.last_t == Some(metrics.t) {
             return;
@@ -240,10 +236,7 @@ impl SimulateParams {
     /// Sort each `--set` into the problem's, the method's or the projection's table: by
     /// its `problem.`/`method.`/`projection.` prefix, or else by which side has the key.
     fn from_set(
-        registry: &Registry,
-        problem: &str,
-        method: &str,
-        set: &[String],
+        registry: &Registry, problem: &str, method: &str, set: &[String],
     ) -> Result<Self, Failure> {
         let pdef = (registry.find_problem(problem).map_err(bad)?.defaults)();
         let mdef = (registry.find_method(method).map_err(bad)?.defaults)();
@@ -330,13 +323,8 @@ fn print_outcome(out: &RunOutcome, s: &driftlab_core::SummaryMetrics, h: f64) {
 /// The spec of one `simulate` call: one problem, one method (with projection when asked),
 /// one fixed step. List values are wrapped so that they stay one value instead of sweeping.
 fn one_cell_spec(
-    problem: &str,
-    problem_params: &toml::Table,
-    method: &str,
-    method_params: &toml::Table,
-    projection: Option<&toml::Table>,
-    h: f64,
-    t_end: Option<f64>,
+    problem: &str, problem_params: &toml::Table, method: &str, method_params: &toml::Table,
+    projection: Option<&toml::Table>, h: f64, t_end: Option<f64>,
 ) -> Result<Spec, Failure> {
     let unswept = |t: &toml::Table| -> toml::Table {
         t.iter()

@@ -304,9 +304,7 @@ impl RunOutcome {
 /// Never panics on numerical failure: a step error, a non-finite state or an exhausted
 /// budget ends the run with [`RunStatus::Failed`] carrying the time and the reason.
 pub fn drive(
-    sys: SystemRef<'_>,
-    method: &dyn Method,
-    schedule: &Schedule,
+    sys: SystemRef<'_>, method: &dyn Method, schedule: &Schedule,
     observers: &mut [&mut dyn Observer],
 ) -> RunOutcome {
     // Before the initial state: a system too large for memory is refused before anything
@@ -401,9 +399,7 @@ fn refuse_oversized(sys: SystemRef<'_>, retained: Retained) -> Result<(), Method
 
 /// Refuse a method that lacks a capability the problem or the schedule needs.
 fn refuse_unsupported(
-    sys: SystemRef<'_>,
-    info: &MethodInfo,
-    schedule: &Schedule,
+    sys: SystemRef<'_>, info: &MethodInfo, schedule: &Schedule,
 ) -> Result<(), MethodError> {
     let (nonholonomic, unilateral, prioritized) = match sys {
         SystemRef::Mechanical(s) => (
@@ -583,11 +579,7 @@ impl<'s> Loop<'s> {
 
     /// Fixed steps: time is owned here, `t_k = t₀ + k h`, free of accumulated round-off.
     fn fixed_steps(
-        &mut self,
-        stepper: &mut dyn Stepper,
-        h: f64,
-        n: usize,
-        observers: &mut [&mut dyn Observer],
+        &mut self, stepper: &mut dyn Stepper, h: f64, n: usize, observers: &mut [&mut dyn Observer],
     ) {
         // Timed as a whole, less the observers' time: two clock reads per step cost about
         // a tenth of a small system's step (perf, ensembles of pendula).
@@ -600,11 +592,7 @@ impl<'s> Loop<'s> {
 
     /// The steps of [`Self::fixed_steps`].
     fn fixed_loop(
-        &mut self,
-        stepper: &mut dyn Stepper,
-        h: f64,
-        n: usize,
-        observers: &mut [&mut dyn Observer],
+        &mut self, stepper: &mut dyn Stepper, h: f64, n: usize, observers: &mut [&mut dyn Observer],
     ) {
         let t0 = self.state.t;
         for k in 1..=n {
@@ -638,11 +626,7 @@ impl<'s> Loop<'s> {
 
     /// Error-controlled steps (see the module documentation).
     fn adaptive_steps(
-        &mut self,
-        stepper: &mut dyn Stepper,
-        a: &Adaptive,
-        order: u8,
-        max_steps: usize,
+        &mut self, stepper: &mut dyn Stepper, a: &Adaptive, order: u8, max_steps: usize,
         observers: &mut [&mut dyn Observer],
     ) {
         let mut ctl = StepController::new(a.controller, order);
@@ -707,10 +691,7 @@ impl<'s> Loop<'s> {
     /// step of at most the distance to the next output time (which it hits exactly); its
     /// own rejections and retries are added to the counters.
     fn own_controller_steps(
-        &mut self,
-        stepper: &mut dyn Stepper,
-        a: &Adaptive,
-        max_steps: usize,
+        &mut self, stepper: &mut dyn Stepper, a: &Adaptive, max_steps: usize,
         observers: &mut [&mut dyn Observer],
     ) {
         let t0 = self.state.t;
@@ -765,11 +746,7 @@ impl<'s> Loop<'s> {
     /// Try one step of size `h` from the current state, landing exactly on `target`
     /// when given; a rejected or failed step restores the state of its start.
     fn adaptive_attempt(
-        &mut self,
-        stepper: &mut dyn Stepper,
-        ctl: &mut StepController,
-        h: f64,
-        target: Option<f64>,
+        &mut self, stepper: &mut dyn Stepper, ctl: &mut StepController, h: f64, target: Option<f64>,
     ) -> Attempt {
         let t = self.state.t;
         let res = self.attempt(stepper, h);

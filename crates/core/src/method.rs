@@ -223,10 +223,7 @@ pub trait Method: Send + Sync {
         -> Started<'s>;
     /// Bind to a semi-explicit index-1 DAE. Default: refused with the forms it accepts.
     fn start_index1<'s>(
-        &self,
-        _sys: &'s dyn SemiExplicitDae,
-        _state: &mut State,
-        _opts: &StartOptions,
+        &self, _sys: &'s dyn SemiExplicitDae, _state: &mut State, _opts: &StartOptions,
     ) -> Result<Box<dyn Stepper + 's>, MethodError> {
         Err(unsupported(&self.info(), SystemForm::SemiExplicit))
     }

@@ -165,11 +165,7 @@ impl MetricsEvaluator {
     /// `‖Φ_q v + Φ_t‖∞` (lower-priority rows excluded), and its relative energy error;
     /// `self.jac` holds `Φ_q(t, q)` afterwards.
     fn residuals(
-        &mut self,
-        s: &dyn crate::system::MechanicalSystem,
-        t: f64,
-        q: &[f64],
-        v: &[f64],
+        &mut self, s: &dyn crate::system::MechanicalSystem, t: f64, q: &[f64], v: &[f64],
     ) -> RefResiduals {
         s.constraints(t, q, &mut self.phi);
         for &r in &self.deferred {
@@ -198,10 +194,7 @@ impl MetricsEvaluator {
 
     /// The residuals of a reference state of `sys` at `t` ([`RefResiduals`]).
     pub fn reference_residuals(
-        &mut self,
-        sys: SystemRef<'_>,
-        t: f64,
-        r: &crate::system::ExactSolution,
+        &mut self, sys: SystemRef<'_>, t: f64, r: &crate::system::ExactSolution,
     ) -> RefResiduals {
         let dims_ok = |n: usize| r.q.len() == n;
         // A reference position that is not a number is as far off its manifold as can be
@@ -269,11 +262,8 @@ impl MetricsEvaluator {
     /// Metrics of a mechanical system's `state`, given its errors against the exact
     /// solution `(q, v, λ)` and the reference's residuals.
     fn mechanical(
-        &mut self,
-        s: &dyn MechanicalSystem,
-        state: &State,
-        (err_q, err_v, err_lambda): (f64, f64, f64),
-        reference: RefResiduals,
+        &mut self, s: &dyn MechanicalSystem, state: &State,
+        (err_q, err_v, err_lambda): (f64, f64, f64), reference: RefResiduals,
     ) -> Metrics {
         let t = state.t;
         s.constraints(t, &state.q, &mut self.phi);
@@ -337,12 +327,7 @@ pub trait Observer {
     /// Observe `state` after `step` steps; `last` is true for the final state of the run
     /// (successful or not).
     fn observe(
-        &mut self,
-        sys: SystemRef<'_>,
-        state: &State,
-        metrics: &Metrics,
-        step: usize,
-        last: bool,
+        &mut self, sys: SystemRef<'_>, state: &State, metrics: &Metrics, step: usize, last: bool,
     );
 
     /// Whether this observer needs the metrics of `step` even when the schedule's
@@ -525,10 +510,7 @@ impl MetricsObserver {
     /// its energy against the run's initial energy is not checked: the energy of a driven
     /// or stiff Test Set problem is not conserved).
     fn published_residuals(
-        &mut self,
-        sys: SystemRef<'_>,
-        t: f64,
-        r: &crate::system::ExactSolution,
+        &mut self, sys: SystemRef<'_>, t: f64, r: &crate::system::ExactSolution,
     ) -> RefResiduals {
         let mut e = MetricsEvaluator::new(sys, &sys.initial_state());
         RefResiduals {
@@ -640,12 +622,7 @@ impl TrajectoryRecorder {
 
 impl Observer for TrajectoryRecorder {
     fn observe(
-        &mut self,
-        _sys: SystemRef<'_>,
-        state: &State,
-        m: &Metrics,
-        step: usize,
-        last: bool,
+        &mut self, _sys: SystemRef<'_>, state: &State, m: &Metrics, step: usize, last: bool,
     ) {
         if (step.is_multiple_of(self.stride) || last)
             && self.points.last().map(|p| p.1.t) != Some(m.t)

@@ -7,9 +7,7 @@ use serde::{de::DeserializeOwned, Serialize};
 
 /// Deserialize a parameter table into `T`, naming `kind` and `id` in the error.
 pub fn parse<T: DeserializeOwned>(
-    kind: &'static str,
-    id: &str,
-    table: &toml::Table,
+    kind: &'static str, id: &str, table: &toml::Table,
 ) -> Result<T, ParamError> {
     T::deserialize(toml::Value::Table(table.clone())).map_err(|e| ParamError::Invalid {
         kind,
@@ -93,12 +91,7 @@ pub fn nonzero(id: &str, field: &'static str, value: f64) -> Result<(), ParamErr
 /// `Ok` when `ok`, else the refusal of `field` = `value` asking for `what` within the
 /// magnitude window, because `why` (…with other parameters) must stay normal numbers.
 fn windowed(
-    id: &str,
-    field: &'static str,
-    value: f64,
-    ok: bool,
-    what: &str,
-    why: &str,
+    id: &str, field: &'static str, value: f64, ok: bool, what: &str, why: &str,
 ) -> Result<(), ParamError> {
     if ok {
         return Ok(());
@@ -113,9 +106,7 @@ fn windowed(
 /// A relation between several parameters fails: [`ParamError::Inconsistent`] naming every
 /// one of `fields` with its value, and `fix`, the relation to satisfy.
 pub fn inconsistent(
-    id: &str,
-    fields: &[(&'static str, f64)],
-    fix: impl Into<String>,
+    id: &str, fields: &[(&'static str, f64)], fix: impl Into<String>,
 ) -> ParamError {
     ParamError::Inconsistent {
         id: id.to_string(),

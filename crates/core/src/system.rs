@@ -380,10 +380,7 @@ impl<'a> SystemRef<'a> {
     /// Bind `method` to this system at `state`: the one place where the two forms meet
     /// the two start functions ([`Method::start`], [`Method::start_index1`]).
     pub fn start(
-        self,
-        method: &dyn Method,
-        state: &mut State,
-        opts: &StartOptions,
+        self, method: &dyn Method, state: &mut State, opts: &StartOptions,
     ) -> Result<Box<dyn Stepper + 'a>, MethodError> {
         match self {
             SystemRef::Mechanical(s) => method.start(s, state, opts),
@@ -438,12 +435,7 @@ impl<'a> SystemRef<'a> {
 /// `vel ← Φ_q v + Φ_t`, with their ∞-norms — the residual columns' definition, for the
 /// code outside the metrics (projections, start checks) that needs the rows themselves.
 pub fn constraint_residuals(
-    s: &dyn MechanicalSystem,
-    t: f64,
-    q: &[f64],
-    v: &[f64],
-    phi: &mut [f64],
-    vel: &mut [f64],
+    s: &dyn MechanicalSystem, t: f64, q: &[f64], v: &[f64], phi: &mut [f64], vel: &mut [f64],
 ) -> (f64, f64) {
     s.constraints(t, q, phi);
     let jp = s.jacobian_pattern();

@@ -7,9 +7,7 @@ use driftlab_core::{Method, StartOptions, Stepper, SystemRef};
 
 /// `m` started on `sys` at `state` (a bench's set-up: a refusal is a broken bench).
 fn start<'s>(
-    sys: SystemRef<'s>,
-    m: &dyn Method,
-    state: &mut driftlab_core::State,
+    sys: SystemRef<'s>, m: &dyn Method, state: &mut driftlab_core::State,
 ) -> Box<dyn Stepper + 's> {
     sys.start(m, state, &StartOptions::default())
         .expect("start")

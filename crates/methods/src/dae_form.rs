@@ -107,11 +107,8 @@ impl DaeForm {
     /// `r = M(q) a − f(t, q, v) + Φ_q(t, q)ᵀ λ`, leaving `M(q)` and `Φ_q(t, q)` in the
     /// form's buffers.
     fn dynamics(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        t: f64,
-        (q, v, a, lambda): (&[f64], &[f64], &[f64], &[f64]),
-        r: &mut [f64],
+        &mut self, sys: &dyn MechanicalSystem, t: f64,
+        (q, v, a, lambda): (&[f64], &[f64], &[f64], &[f64]), r: &mut [f64],
     ) {
         sys.mass(q, &mut self.mass);
         sys.forces(t, q, v, &mut self.force);
@@ -133,12 +130,7 @@ impl DaeForm {
     /// The dense row-major Jacobian `∂F/∂y` at `(t, y)` with `f0 = F(t, y)` (see the
     /// module documentation for how each block is formed).
     pub fn jacobian(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        t: f64,
-        y: &[f64],
-        f0: &[f64],
-        out: &mut [f64],
+        &mut self, sys: &dyn MechanicalSystem, t: f64, y: &[f64], f0: &[f64], out: &mut [f64],
     ) {
         let (n, dim) = (self.n, self.dim());
         out.iter_mut().for_each(|x| *x = 0.0);

@@ -96,14 +96,8 @@ impl IterationTerms {
     /// entries, in front, are the caller's).
     #[allow(clippy::too_many_arguments)] // the state (t, q, v, λ) and one coefficient per term
     pub fn fill(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        lambda: &[f64],
-        (ch, ck, cc): (f64, f64, f64),
-        vals: &mut [f64],
+        &mut self, sys: &dyn MechanicalSystem, t: f64, q: &[f64], v: &[f64], lambda: &[f64],
+        (ch, ck, cc): (f64, f64, f64), vals: &mut [f64],
     ) {
         if let (Some((start, len)), Some(hessian)) = (self.hessian, sys.constraint_hessian()) {
             let out = &mut vals[start..start + len];
@@ -123,9 +117,7 @@ impl IterationTerms {
 /// start (`state.a`, `state.λ` from one acceleration solve), with the counters spent: the
 /// common `init` of methods that refactor the plain KKT matrix every step.
 pub fn kkt_start(
-    sys: &dyn MechanicalSystem,
-    choice: KktChoice,
-    state: &mut driftlab_core::State,
+    sys: &dyn MechanicalSystem, choice: KktChoice, state: &mut driftlab_core::State,
 ) -> Result<(KktSolver, driftlab_core::MethodStats), driftlab_core::MethodError> {
     let kkt = KktSolver::new(&kkt_pattern(sys), choice.options())
         .map_err(|e| driftlab_core::MethodError::Init(linear_error(state.t, e)))?;
@@ -148,10 +140,7 @@ pub fn linear_error(t: f64, e: driftlab_solver::SolverError) -> StepError {
 /// when it is deficient (redundant constraints or a singular configuration, seed 001
 /// §3.11), so the failed row says why and what to do.
 pub fn kkt_failure(
-    sys: &dyn MechanicalSystem,
-    t: f64,
-    q: &[f64],
-    e: driftlab_solver::SolverError,
+    sys: &dyn MechanicalSystem, t: f64, q: &[f64], e: driftlab_solver::SolverError,
 ) -> StepError {
     if let driftlab_solver::SolverError::OutOfMemory(e) = e {
         return e;
@@ -232,14 +221,8 @@ impl AccelerationSolver {
     /// [`Self::load`] then [`Self::solve_loaded`].
     #[allow(clippy::too_many_arguments)] // inputs (t, q, v, bias) and outputs (a, λ) of one KKT solve
     pub fn solve(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        bias: Option<&[f64]>,
-        a: &mut [f64],
-        lambda: &mut [f64],
+        &mut self, sys: &dyn MechanicalSystem, t: f64, q: &[f64], v: &[f64], bias: Option<&[f64]>,
+        a: &mut [f64], lambda: &mut [f64],
     ) -> Result<(), StepError> {
         self.load(sys, t, q, v);
         self.solve_loaded(sys, t, q, bias, a, lambda)
@@ -262,13 +245,8 @@ impl AccelerationSolver {
 
     /// Factor and solve with the values of the last [`Self::load`] at `(t, q)`.
     pub fn solve_loaded(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        t: f64,
-        q: &[f64],
-        bias: Option<&[f64]>,
-        a: &mut [f64],
-        lambda: &mut [f64],
+        &mut self, sys: &dyn MechanicalSystem, t: f64, q: &[f64], bias: Option<&[f64]>,
+        a: &mut [f64], lambda: &mut [f64],
     ) -> Result<(), StepError> {
         self.kkt
             .factorize(&self.mass, &self.jac, self.tikhonov.as_deref())
@@ -288,9 +266,7 @@ impl AccelerationSolver {
     /// [`Self::solve`] at `state` with the exact hidden constraint, into `state.a` and
     /// `state.lambda`: the consistent acceleration and multipliers of `(t, q, v)`.
     pub fn solve_state(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        state: &mut State,
+        &mut self, sys: &dyn MechanicalSystem, state: &mut State,
     ) -> Result<(), StepError> {
         let State { t, q, v, a, lambda } = state;
         self.solve(sys, *t, q, v, None, a, lambda)
@@ -300,12 +276,7 @@ impl AccelerationSolver {
     /// [`Self::solve`]: `x = P M⁻¹ r`, the acceleration response to a force `r` that keeps
     /// the acceleration constraint (P the M-orthogonal projector onto ker Φ_q).
     pub fn respond(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        t: f64,
-        q: &[f64],
-        r: &[f64],
-        x: &mut [f64],
+        &mut self, sys: &dyn MechanicalSystem, t: f64, q: &[f64], r: &[f64], x: &mut [f64],
     ) -> Result<(), StepError> {
         self.rhs[..self.n].copy_from_slice(r);
         self.rhs[self.n..].iter_mut().for_each(|v| *v = 0.0);
@@ -337,8 +308,7 @@ pub fn taylor_update(state: &mut State, h: f64) {
 
 /// A method's counters with its solver's added (none before `init`).
 pub fn with_kkt_stats(
-    mut stats: driftlab_core::MethodStats,
-    kkt: Option<KktStats>,
+    mut stats: driftlab_core::MethodStats, kkt: Option<KktStats>,
 ) -> driftlab_core::MethodStats {
     if let Some(k) = kkt {
         add_kkt_stats(&mut stats, k);
@@ -358,9 +328,7 @@ pub fn add_kkt_stats(stats: &mut driftlab_core::MethodStats, k: KktStats) {
 /// Fill `state.a`, `state.λ` with the values consistent with `(q, v)` (one acceleration-
 /// level KKT solve) and return the counters spent, for methods whose step needs them.
 pub fn consistent_start(
-    sys: &dyn MechanicalSystem,
-    choice: KktChoice,
-    state: &mut driftlab_core::State,
+    sys: &dyn MechanicalSystem, choice: KktChoice, state: &mut driftlab_core::State,
 ) -> Result<driftlab_core::MethodStats, StepError> {
     let mut acc = AccelerationSolver::new(sys, choice)?;
     acc.solve_state(sys, state)?;
@@ -374,11 +342,8 @@ pub fn consistent_start(
 /// iteration limit becomes [`StepError::NewtonDiverged`] with `residual()` of the last
 /// iterate. Full Newton refactors once per iteration.
 pub fn newton_outcome<R>(
-    solved: Result<R, driftlab_solver::newton::NewtonFailure<StepError>>,
-    iterations: usize,
-    t: f64,
-    tol: f64,
-    residual: impl FnOnce() -> f64,
+    solved: Result<R, driftlab_solver::newton::NewtonFailure<StepError>>, iterations: usize,
+    t: f64, tol: f64, residual: impl FnOnce() -> f64,
 ) -> Result<driftlab_core::StepReport, StepError> {
     use driftlab_solver::newton::NewtonFailure;
     match solved {

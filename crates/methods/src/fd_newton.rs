@@ -17,11 +17,7 @@ use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 
 /// Solve `F(x) = 0` in place from the initial guess `x`; `t` names the step in errors.
 pub fn solve(
-    x: &mut [f64],
-    tol: f64,
-    max_iter: usize,
-    t: f64,
-    mut residual: impl FnMut(&[f64], &mut [f64]),
+    x: &mut [f64], tol: f64, max_iter: usize, t: f64, mut residual: impl FnMut(&[f64], &mut [f64]),
 ) -> Result<StepReport, StepError> {
     let dim = x.len();
     let (mut res, mut pert, mut jac) = (vec![0.0; dim], vec![0.0; dim], vec![0.0; dim * dim]);
@@ -80,10 +76,7 @@ pub fn solve(
 
 /// Column `j` of `jac` (row-major) = `(F(x + e_j δ_j) − F(x)) / δ_j`, `δ_j = 1e-7 (1 + |x_j|)`.
 fn forward_difference_jacobian(
-    x: &[f64],
-    res: &[f64],
-    pert: &mut [f64],
-    jac: &mut [f64],
+    x: &[f64], res: &[f64], pert: &mut [f64], jac: &mut [f64],
     residual: &mut impl FnMut(&[f64], &mut [f64]),
 ) {
     let dim = x.len();

@@ -128,9 +128,7 @@ pub fn find_in(catalog: &[MethodEntry], id: &str) -> Result<MethodEntry, ParamEr
 /// Build method `id` of the default [`catalog`] with `params`, wrapped in the projection
 /// decorator when `projection` is given.
 pub fn build(
-    id: &str,
-    params: &toml::Table,
-    projection: Option<&toml::Table>,
+    id: &str, params: &toml::Table, projection: Option<&toml::Table>,
 ) -> Result<Box<dyn Method>, ParamError> {
     build_decorated(
         id,
@@ -156,9 +154,7 @@ pub struct Decorators<'a> {
 
 /// [`build`] with the decorators of `with`.
 pub fn build_decorated(
-    id: &str,
-    params: &toml::Table,
-    with: Decorators<'_>,
+    id: &str, params: &toml::Table, with: Decorators<'_>,
 ) -> Result<Box<dyn Method>, ParamError> {
     decorate((find(id)?.build)(params)?, with)
 }
@@ -166,8 +162,7 @@ pub fn build_decorated(
 /// Wrap `inner` (built from any catalog, a user's included) in the decorators of `with`,
 /// inside out: projection, recovery, Richardson.
 pub fn decorate(
-    inner: Box<dyn Method>,
-    with: Decorators<'_>,
+    inner: Box<dyn Method>, with: Decorators<'_>,
 ) -> Result<Box<dyn Method>, ParamError> {
     let mut m = inner;
     if let Some(p) = with.projection {

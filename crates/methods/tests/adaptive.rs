@@ -144,19 +144,14 @@ fn a_missing_estimate_ends_the_run() {
             self.0.info()
         }
         fn start<'s>(
-            &self,
-            sys: Mechanical<'s>,
-            state: &mut State,
-            opts: &StartOptions,
+            &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
         ) -> Started<'s> {
             Ok(Box::new(SilentStepper(self.0.start(sys, state, opts)?)))
         }
     }
     impl Stepper for SilentStepper<'_> {
         fn step(
-            &mut self,
-            state: &mut State,
-            h: f64,
+            &mut self, state: &mut State, h: f64,
         ) -> Result<driftlab_core::StepReport, driftlab_core::StepError> {
             let mut r = self.0.step(state, h)?;
             r.error = None;
@@ -381,9 +376,7 @@ struct OwnStepsStepper {
 
 impl Stepper for OwnStepsStepper {
     fn step(
-        &mut self,
-        s: &mut State,
-        h: f64,
+        &mut self, s: &mut State, h: f64,
     ) -> Result<driftlab_core::StepReport, driftlab_core::StepError> {
         self.calls += 1;
         let taken = h.min(self.h_own);

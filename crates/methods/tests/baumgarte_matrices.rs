@@ -43,10 +43,7 @@ fn violations(k_p: &str, k_d: &str, h: f64, t_end: f64) -> Vec<[f64; 2]> {
 /// The linear error ODE `e'' = −K_d e' − K_p e`, e(0) = Φ(0), e'(0) = 0, by classical RK4
 /// with step 1e-4, sampled every 0.1 s.
 fn linear_ode(
-    k_p: [[f64; 2]; 2],
-    k_d: [[f64; 2]; 2],
-    e0: [f64; 2],
-    samples: usize,
+    k_p: [[f64; 2]; 2], k_d: [[f64; 2]; 2], e0: [f64; 2], samples: usize,
 ) -> Vec<[f64; 2]> {
     let rhs = |y: [f64; 4]| {
         let (e, d) = ([y[0], y[1]], [y[2], y[3]]);

@@ -11,12 +11,7 @@ use driftlab_methods::build;
 use driftlab_problems::build as problem;
 
 fn summary(
-    pid: &str,
-    method: &str,
-    mp: &str,
-    projected: bool,
-    h: f64,
-    t_end: f64,
+    pid: &str, method: &str, mp: &str, projected: bool, h: f64, t_end: f64,
 ) -> SummaryMetrics {
     let p = problem(pid, &toml::Table::new()).unwrap();
     let proj: Option<toml::Table> = projected.then(|| "tol = 1e-13".parse().unwrap());

@@ -12,11 +12,7 @@ use driftlab_core::SummaryMetrics;
 
 /// `method` on `problem` over 10 s, optionally projected.
 fn run_on(
-    problem: &str,
-    method: &str,
-    params: &str,
-    projection: Option<&str>,
-    h: f64,
+    problem: &str, method: &str, params: &str, projection: Option<&str>, h: f64,
 ) -> SummaryMetrics {
     let case = Case::new(problem, method, h, 10.0).params(params);
     match projection {

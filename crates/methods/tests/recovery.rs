@@ -11,11 +11,7 @@ use driftlab_methods::{build_decorated, Decorators};
 use driftlab_problems::build as problem;
 
 fn run(
-    method: &str,
-    params: &str,
-    recovery: Option<&str>,
-    h: f64,
-    t_end: f64,
+    method: &str, params: &str, recovery: Option<&str>, h: f64, t_end: f64,
 ) -> (RunOutcome, SummaryMetrics) {
     let p = problem("pendulum", &toml::Table::new()).unwrap();
     let params: toml::Table = params.parse().unwrap();

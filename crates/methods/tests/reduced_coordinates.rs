@@ -12,12 +12,7 @@ use driftlab_core::{RunStatus, State};
 
 /// The states every 0.1 s and the max error in q.
 fn trajectory(
-    pid: &str,
-    pparams: &str,
-    method: &str,
-    mparams: &str,
-    h: f64,
-    t_end: f64,
+    pid: &str, pparams: &str, method: &str, mparams: &str, h: f64, t_end: f64,
 ) -> (Vec<State>, f64) {
     let r = Case::new(pid, method, h, t_end)
         .problem_params(pparams)

@@ -21,11 +21,7 @@ fn table(s: &str) -> toml::Table {
 
 /// `max |y − ρΦ_hᵏρΦ_hᵏ y|` over q and v, or the error of the step that failed.
 fn reversal_defect(
-    sys: SystemRef<'_>,
-    m: &dyn Method,
-    start: &State,
-    h: f64,
-    k: usize,
+    sys: SystemRef<'_>, m: &dyn Method, start: &State, h: f64, k: usize,
 ) -> Result<f64, String> {
     let mut y = start.clone();
     let mut m = sys

@@ -19,11 +19,7 @@ fn table(s: &str) -> toml::Table {
 
 /// Baumgarte on `pid` to `t_end`: the metrics, or the failure time and message.
 fn run(
-    pid: &str,
-    pparams: &str,
-    kkt: &str,
-    tikhonov: f64,
-    t_end: f64,
+    pid: &str, pparams: &str, kkt: &str, tikhonov: f64, t_end: f64,
 ) -> Result<SummaryMetrics, (f64, String)> {
     let p = problem(pid, &table(pparams)).unwrap();
     let params = format!("xi = 1.0\nomega_n = 10.0\ntikhonov = {tikhonov:e}\nkkt = \"{kkt}\"");

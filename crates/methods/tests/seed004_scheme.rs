@@ -13,12 +13,7 @@ use driftlab_core::SummaryMetrics;
 const PERIOD2: &str = "g = 13.750371636040745654980191559621114395801712\ntheta0_deg = 90.0";
 
 fn run(
-    pparams: &str,
-    id: &str,
-    params: &str,
-    projection: Option<&str>,
-    h: f64,
-    t_end: f64,
+    pparams: &str, id: &str, params: &str, projection: Option<&str>, h: f64, t_end: f64,
 ) -> SummaryMetrics {
     let problem_params = format!("{pparams}\nt_end = {t_end}");
     let case = Case::new("pendulum", id, h, t_end)

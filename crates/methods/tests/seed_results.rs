@@ -76,10 +76,7 @@ fn seed003_c2_recursion() {
 }
 
 fn bertolazzi(
-    method: &str,
-    params: &str,
-    projection: Option<&str>,
-    h: f64,
+    method: &str, params: &str, projection: Option<&str>, h: f64,
 ) -> (RunStatus, f64, f64) {
     let p = problem("bertolazzi-pendulum", &toml::Table::new()).unwrap();
     let proj = projection.map(table);
@@ -150,10 +147,7 @@ fn explicit_spin_up_is_a_recorded_divergence() {
 }
 
 fn run_states(
-    problem_id: &str,
-    method: &str,
-    h: f64,
-    t_end: f64,
+    problem_id: &str, method: &str, h: f64, t_end: f64,
 ) -> (
     RunStatus,
     Vec<(driftlab_core::State, driftlab_core::Metrics)>,

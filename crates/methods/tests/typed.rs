@@ -14,10 +14,7 @@ const PROBLEM: &str = "spatial-double-pendulum";
 
 /// The largest |Φ_r| over the recorded states (every 0.01 s), per kind of row.
 fn residual_per_kind(
-    method: &str,
-    params: &str,
-    h: f64,
-    t_end: f64,
+    method: &str, params: &str, h: f64, t_end: f64,
 ) -> BTreeMap<&'static str, f64> {
     let run = Case::new(PROBLEM, method, h, t_end)
         .params(params)

@@ -12,12 +12,7 @@ fn table(s: &str) -> toml::Table {
 }
 
 fn run(
-    pid: &str,
-    pparams: &str,
-    method: &str,
-    mparams: &str,
-    h: f64,
-    t_end: f64,
+    pid: &str, pparams: &str, method: &str, mparams: &str, h: f64, t_end: f64,
 ) -> Vec<(State, driftlab_core::Metrics)> {
     let p = problem(pid, &table(pparams)).unwrap();
     let mut m = build(method, &table(mparams), None).unwrap();
@@ -237,9 +232,7 @@ fn pid_form_follows_its_third_order_error_dynamics() {
 }
 
 fn run_proj(
-    proj: &str,
-    h: f64,
-    t_end: f64,
+    proj: &str, h: f64, t_end: f64,
 ) -> (
     RunStatus,
     driftlab_core::SummaryMetrics,

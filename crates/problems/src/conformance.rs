@@ -52,11 +52,7 @@ const EXACT_SAMPLES: usize = 40;
 /// mechanical system, [`check_index1`] with `dx = dq[0]`, `dz = dq[1]` for a semi-explicit
 /// index-1 DAE (then `dq` needs at least two entries and `v` is unused).
 pub fn check_derivatives(
-    name: &str,
-    sys: SystemRef<'_>,
-    dq: &[f64],
-    v: &[f64],
-    t: f64,
+    name: &str, sys: SystemRef<'_>, dq: &[f64], v: &[f64], t: f64,
 ) -> Result<(), String> {
     match sys {
         SystemRef::Mechanical(s) => check_mechanical(name, s, dq, v, t),
@@ -102,11 +98,7 @@ pub fn check_exact_solution(name: &str, sys: SystemRef<'_>) -> Result<(), String
 /// [`check_constraint_hessian`] (with `λ_i = 0.7 − 0.3 i + v_{i mod n}`),
 /// [`check_gap_jacobian`] and [`check_curvature`].
 pub fn check_mechanical(
-    name: &str,
-    s: &dyn MechanicalSystem,
-    dq: &[f64],
-    v: &[f64],
-    t: f64,
+    name: &str, s: &dyn MechanicalSystem, dq: &[f64], v: &[f64], t: f64,
 ) -> Result<(), String> {
     let (q, v) = perturbed_state(name, s, dq, v)?;
     check_jacobian(name, s, t, &q)?;
@@ -123,10 +115,7 @@ pub fn check_mechanical(
 /// (`q0` from the initial state) and `v_i = v_{i mod len}`, both of length `n`. Errs if
 /// `dq` or `v` is empty or the system's shapes are inconsistent.
 pub fn perturbed_state(
-    name: &str,
-    s: &dyn MechanicalSystem,
-    dq: &[f64],
-    v: &[f64],
+    name: &str, s: &dyn MechanicalSystem, dq: &[f64], v: &[f64],
 ) -> Result<(Vec<f64>, Vec<f64>), String> {
     if dq.is_empty() || v.is_empty() {
         return Err(format!(
@@ -150,10 +139,7 @@ pub fn perturbed_state(
 /// (the nonholonomic rows have no `Φ`; [`check_curvature`] checks them): each entry within
 /// `1e-6 · (1 + max_r |Φ_q[r, c]|)` of its column.
 pub fn check_jacobian(
-    name: &str,
-    s: &dyn MechanicalSystem,
-    t: f64,
-    q: &[f64],
+    name: &str, s: &dyn MechanicalSystem, t: f64, q: &[f64],
 ) -> Result<(), String> {
     let d = mechanical_shape(name, s)?;
     expect_len(name, "q", q.len(), d.n)?;
@@ -202,11 +188,7 @@ pub fn check_phi_t(name: &str, s: &dyn MechanicalSystem, t: f64, q: &[f64]) -> R
 /// at `s = 0` by central differences (nonholonomic rows included): every row within
 /// `1e-6 · (1 + max |γ|)`.
 pub fn check_curvature(
-    name: &str,
-    s: &dyn MechanicalSystem,
-    t: f64,
-    q: &[f64],
-    v: &[f64],
+    name: &str, s: &dyn MechanicalSystem, t: f64, q: &[f64], v: &[f64],
 ) -> Result<(), String> {
     let d = mechanical_shape(name, s)?;
     expect_len(name, "q", q.len(), d.n)?;
@@ -234,11 +216,7 @@ pub fn check_curvature(
 /// nonholonomic rows, a lower-triangle pattern, and every entry `K[r, c]` within
 /// `1e-6 · (1 + |K[r, c]|)` of the central difference of `Φ_qᵀ λ` in `q_c`.
 pub fn check_constraint_hessian(
-    name: &str,
-    s: &dyn MechanicalSystem,
-    t: f64,
-    q: &[f64],
-    lambda: &[f64],
+    name: &str, s: &dyn MechanicalSystem, t: f64, q: &[f64], lambda: &[f64],
 ) -> Result<(), String> {
     let Some(hessian) = s.constraint_hessian() else {
         return Ok(());
@@ -288,10 +266,7 @@ pub fn check_constraint_hessian(
 /// ([`MechanicalSystem::unilateral`]; `Ok` otherwise): every entry `G[r, c]` within
 /// `1e-6 · (1 + |G[r, c]|)` of the central difference of the gaps `g` in `q_c`.
 pub fn check_gap_jacobian(
-    name: &str,
-    s: &dyn MechanicalSystem,
-    t: f64,
-    q: &[f64],
+    name: &str, s: &dyn MechanicalSystem, t: f64, q: &[f64],
 ) -> Result<(), String> {
     let Some(unilateral) = s.unilateral() else {
         return Ok(());
@@ -416,11 +391,7 @@ pub fn check_mechanical_exact(name: &str, s: &dyn MechanicalSystem) -> Result<()
 
 /// One time of [`check_mechanical_exact`].
 fn check_mechanical_exact_at(
-    name: &str,
-    s: &dyn MechanicalSystem,
-    d: Dims,
-    sample: &ExactSample,
-    h0: f64,
+    name: &str, s: &dyn MechanicalSystem, d: Dims, sample: &ExactSample, h0: f64,
 ) -> Result<(), String> {
     let ExactSample { t, e0, dq, dv } = sample;
     let t = *t;
@@ -473,12 +444,7 @@ fn check_mechanical_exact_at(
 /// The forces are the least-squares `F = (Gᵀ)⁺ res`; they must push (`F ≥ −tol`) and only
 /// through closed gaps (`F_i > tol` ⇒ `|g_i| ≤ 1e-12`), and `res` becomes `res − GᵀF`.
 fn subtract_contact_forces(
-    name: &str,
-    u: &dyn driftlab_core::Unilateral,
-    t: f64,
-    q: &[f64],
-    res: &mut [f64],
-    tol: f64,
+    name: &str, u: &dyn driftlab_core::Unilateral, t: f64, q: &[f64], res: &mut [f64], tol: f64,
 ) -> Result<(), String> {
     let (n, k) = (q.len(), u.rows());
     let mut g = vec![0.0; k];
@@ -513,11 +479,7 @@ fn subtract_contact_forces(
 /// the initial state) and time `t`, against central differences with step 1e-6: every
 /// entry within 1e-7 (absolute).
 pub fn check_index1(
-    name: &str,
-    s: &dyn SemiExplicitDae,
-    dx: f64,
-    dz: f64,
-    t: f64,
+    name: &str, s: &dyn SemiExplicitDae, dx: f64, dz: f64, t: f64,
 ) -> Result<(), String> {
     let (nx, nz) = s.dims();
     let st = s.initial_state();
@@ -633,10 +595,7 @@ fn max_abs(x: &[f64]) -> f64 {
 /// value `analytic[k]` and the finite difference `fd[k]` do not satisfy
 /// `|fd[k] − analytic[k]| < tol(analytic[k])` (NaN fails).
 fn agree(
-    name: &str,
-    quantity: impl Fn(usize) -> String,
-    analytic: &[f64],
-    fd: &[f64],
+    name: &str, quantity: impl Fn(usize) -> String, analytic: &[f64], fd: &[f64],
     tol: impl Fn(f64) -> f64,
 ) -> Result<(), String> {
     if analytic.len() != fd.len() {
@@ -663,10 +622,7 @@ fn agree(
 /// `Err` naming `quantity(k)`, the value and the bound at the first `k` with
 /// `|values[k]| ≥ bound` (NaN fails).
 fn small(
-    name: &str,
-    quantity: impl Fn(usize) -> String,
-    values: &[f64],
-    bound: f64,
+    name: &str, quantity: impl Fn(usize) -> String, values: &[f64], bound: f64,
 ) -> Result<(), String> {
     for (k, x) in values.iter().enumerate() {
         if x.abs() < bound {
@@ -691,11 +647,7 @@ fn expect_len(name: &str, what: &str, got: usize, want: usize) -> Result<(), Str
 
 /// `Err` unless `p` is `nrows × ncols` with every entry inside.
 fn pattern_shape(
-    name: &str,
-    what: &str,
-    p: &SparsityPattern,
-    nrows: usize,
-    ncols: usize,
+    name: &str, what: &str, p: &SparsityPattern, nrows: usize, ncols: usize,
 ) -> Result<(), String> {
     if (p.nrows, p.ncols) != (nrows, ncols) {
         return Err(format!(
@@ -767,9 +719,7 @@ struct ExactSample {
 /// Sample `exact` at `t` and `t ± 1e-5`; `Err` if it is missing there or its `(q, v, λ)`
 /// lengths differ from `lens` (`v` unchecked when `None`).
 fn exact_sample(
-    name: &str,
-    exact: impl Fn(f64) -> Option<ExactSolution>,
-    t: f64,
+    name: &str, exact: impl Fn(f64) -> Option<ExactSolution>, t: f64,
     lens: (usize, Option<usize>, usize),
 ) -> Result<ExactSample, String> {
     let at = |t: f64| -> Result<ExactSolution, String> {

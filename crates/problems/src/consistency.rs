@@ -25,10 +25,7 @@ pub fn kkt_at(sys: &dyn MechanicalSystem, q: &[f64]) -> Result<(KktSolver, Vec<f
 /// Move `v` onto `Φ_q v + Φ_t = 0` at `(t, q)` in the metric of `M` — the correction a
 /// constraint impulse makes, and the one an index-2 integration makes in its first step.
 pub fn project_initial_velocity(
-    sys: &dyn MechanicalSystem,
-    t: f64,
-    q: &[f64],
-    v: &mut [f64],
+    sys: &dyn MechanicalSystem, t: f64, q: &[f64], v: &mut [f64],
 ) -> Result<(), SolverError> {
     let (mut kkt, mass) = kkt_at(sys, q)?;
     project_velocity(&mut kkt, &mass, q, v, &mut ConstraintsAt { sys, t })?;
@@ -37,10 +34,7 @@ pub fn project_initial_velocity(
 
 /// The consistent `(a, λ)` at `(t, q, v)`: `[[M, Φ_qᵀ], [Φ_q, 0]] [a; λ] = [f; γ]`.
 pub fn accelerations(
-    sys: &dyn MechanicalSystem,
-    t: f64,
-    q: &[f64],
-    v: &[f64],
+    sys: &dyn MechanicalSystem, t: f64, q: &[f64], v: &[f64],
 ) -> Result<(Vec<f64>, Vec<f64>), SolverError> {
     let d = sys.dims();
     let (mut kkt, mass) = kkt_at(sys, q)?;

@@ -32,8 +32,7 @@ struct DisturbanceParams {
 
 /// Take `disturbance` out of a problem's parameter table and parse it.
 pub fn split(
-    id: &str,
-    params: &mut toml::Table,
+    id: &str, params: &mut toml::Table,
 ) -> Result<Option<(f64, f64, Vec<f64>)>, ParamError> {
     let Some(value) = params.remove(KEY) else {
         return Ok(None);
@@ -73,9 +72,7 @@ pub fn split(
 
 /// `problem` with the force pulse added.
 pub fn apply(
-    id: &str,
-    problem: Problem,
-    (start, duration, force): (f64, f64, Vec<f64>),
+    id: &str, problem: Problem, (start, duration, force): (f64, f64, Vec<f64>),
 ) -> Result<Problem, ParamError> {
     let Problem::Mechanical(s) = problem else {
         return Err(ParamError::Invalid {

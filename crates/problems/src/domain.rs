@@ -76,12 +76,7 @@ pub(crate) fn judge(formula: &str, parts: &[Part], fix: &str) -> ReferenceDomain
 /// `(|f|₂ + ‖M‖_F |a|₂ + ‖Φ_q‖_F |λ|₂) / σ_min(Φ_q)`. Times a few ε it bounds the
 /// rounding of λ; infinite when `Φ_q` has lost rank (λ is not unique).
 pub(crate) fn multiplier_sensitivity(
-    s: &dyn MechanicalSystem,
-    t: f64,
-    q: &[f64],
-    v: &[f64],
-    a: &[f64],
-    lambda: &[f64],
+    s: &dyn MechanicalSystem, t: f64, q: &[f64], v: &[f64], a: &[f64], lambda: &[f64],
 ) -> f64 {
     let d = s.dims();
     let norm = |x: &[f64]| x.iter().map(|y| y * y).sum::<f64>().sqrt();

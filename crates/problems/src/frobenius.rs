@@ -163,11 +163,7 @@ pub fn involutivity_defect(s: &dyn MechanicalSystem, rows: &[usize], t: f64, q: 
 
 /// Classify row `r` over the configurations `samples` at time `t`.
 pub fn classify_row(
-    s: &dyn MechanicalSystem,
-    r: usize,
-    t: f64,
-    samples: &[Vec<f64>],
-    tol: f64,
+    s: &dyn MechanicalSystem, r: usize, t: f64, samples: &[Vec<f64>], tol: f64,
 ) -> RowKind {
     let d = samples
         .iter()

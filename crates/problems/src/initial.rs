@@ -74,8 +74,7 @@ pub const DEFAULT_TOL: f64 = 1e-10;
 /// Take `initial` out of a problem's parameter table: the table the problem sees and the
 /// parsed `initial`, if any.
 pub fn split(
-    id: &str,
-    params: &toml::Table,
+    id: &str, params: &toml::Table,
 ) -> Result<(toml::Table, Option<InitialParams>), ParamError> {
     let mut rest = params.clone();
     let Some(value) = rest.remove(KEY) else {
@@ -135,10 +134,7 @@ fn out_of_range(id: &str, field: &'static str, value: f64, fix: &str) -> ParamEr
 
 /// Replace `target` by `given`, checking the length.
 fn replace(
-    id: &str,
-    field: &'static str,
-    given: &Option<Vec<f64>>,
-    target: &mut Vec<f64>,
+    id: &str, field: &'static str, given: &Option<Vec<f64>>, target: &mut Vec<f64>,
 ) -> Result<(), ParamError> {
     let Some(g) = given else {
         return Ok(());
@@ -180,10 +176,7 @@ pub fn mechanical_residuals(s: &dyn MechanicalSystem, st: &State) -> (f64, f64) 
 }
 
 fn mechanical_start(
-    id: &str,
-    s: &dyn MechanicalSystem,
-    initial: &InitialParams,
-    tol: f64,
+    id: &str, s: &dyn MechanicalSystem, initial: &InitialParams, tol: f64,
 ) -> Result<State, ParamError> {
     if initial.x.is_some() || initial.z.is_some() {
         return Err(ParamError::Invalid {
@@ -227,8 +220,7 @@ fn mechanical_start(
 
 /// q onto Φ(t₀, q) = 0, then v onto Φ_q v + Φ_t = 0, both in the metric of M.
 pub fn project_start(
-    s: &dyn MechanicalSystem,
-    st: &mut State,
+    s: &dyn MechanicalSystem, st: &mut State,
 ) -> Result<(), driftlab_solver::SolverError> {
     let (mut kkt, mut mass) = crate::consistency::kkt_at(s, &st.q)?;
     let scale = 1.0 + inf(&st.q);
@@ -245,10 +237,7 @@ pub fn project_start(
 }
 
 fn index1_start(
-    id: &str,
-    s: &dyn SemiExplicitDae,
-    initial: &InitialParams,
-    tol: f64,
+    id: &str, s: &dyn SemiExplicitDae, initial: &InitialParams, tol: f64,
 ) -> Result<State, ParamError> {
     if initial.q.is_some() || initial.v.is_some() {
         return Err(ParamError::Invalid {
@@ -324,8 +313,7 @@ fn solve_algebraic(s: &dyn SemiExplicitDae, st: &mut State) -> Result<(), f64> {
 /// `d/dt g(t, x, z) = 0`, `z' = −g_z⁻¹ (g_t + g_x x')` (seed 003: x'(0) = 1, z'(0) = −1
 /// for its example with c = 1).
 pub fn index1_derivatives(
-    s: &dyn SemiExplicitDae,
-    st: &State,
+    s: &dyn SemiExplicitDae, st: &State,
 ) -> Result<(Vec<f64>, Vec<f64>), driftlab_solver::SolverError> {
     let (nx, nz) = s.dims();
     let mut xp = vec![0.0; nx];

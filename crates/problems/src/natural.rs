@@ -152,13 +152,7 @@ impl NaturalModel {
     /// `m g` splits half to each point.
     #[allow(clippy::too_many_arguments)] // the physical data of one body
     pub fn rigid_rod(
-        &mut self,
-        a: Node,
-        b: Node,
-        vectors: &[Node],
-        m: f64,
-        width: f64,
-        gravity: [f64; 3],
+        &mut self, a: Node, b: Node, vectors: &[Node], m: f64, width: f64, gravity: [f64; 3],
         label: &str,
     ) {
         let d = vec![(b, 1.0), (a, -1.0)];
@@ -249,13 +243,7 @@ impl NaturalModel {
     /// are independent.)
     #[allow(clippy::too_many_arguments)] // two bodies' points and vectors
     pub fn prismatic(
-        &mut self,
-        p: Node,
-        v: Node,
-        w: Node,
-        q: Node,
-        axis: Vec<(Node, f64)>,
-        v2: Node,
+        &mut self, p: Node, v: Node, w: Node, q: Node, axis: Vec<(Node, f64)>, v2: Node,
         label: &str,
     ) {
         let outer = std::mem::replace(&mut self.kind, "joint");
@@ -457,10 +445,7 @@ impl NaturalSystem {
     /// Wrap `model` with its metadata, consistent initial velocities `v0` and the scale of
     /// its relative energy error.
     pub fn new(
-        model: NaturalModel,
-        info: driftlab_core::ProblemInfo,
-        v0: Vec<f64>,
-        energy_scale: f64,
+        model: NaturalModel, info: driftlab_core::ProblemInfo, v0: Vec<f64>, energy_scale: f64,
     ) -> Self {
         let (mass_pattern, mass_values) = model.mass_pattern();
         let jacobian_pattern = model.jacobian_pattern();

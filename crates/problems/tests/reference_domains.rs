@@ -131,10 +131,7 @@ fn fd_norm(g: impl Fn(&[f64]) -> Vec<f64>, x: &[f64], eta: f64) -> f64 {
 
 /// `|Φ(t, q_ex)|∞ ≤ K (‖Φ_q‖∞ a + R (1 + ‖Φ_q‖∞ |q|∞))`.
 fn check_position(
-    s: &dyn MechanicalSystem,
-    t: f64,
-    e: &ExactSolution,
-    a: f64,
+    s: &dyn MechanicalSystem, t: f64, e: &ExactSolution, a: f64,
 ) -> Result<(), String> {
     let d = s.dims();
     let mut phi = vec![0.0; d.m];
@@ -164,11 +161,7 @@ fn velocity_rows(s: &dyn MechanicalSystem, t: f64, q: &[f64], v: &[f64]) -> Vec<
 /// `|Φ_q v_ex + Φ_t|∞ ≤ K ((‖Φ_q‖ + ‖∂(Φ_q v + Φ_t)/∂q‖) a + R (‖Φ_q‖|v| + |Φ_t|))`; `len`
 /// is the motion's length scale (for the difference step in q).
 fn check_velocity(
-    s: &dyn MechanicalSystem,
-    t: f64,
-    e: &ExactSolution,
-    a: f64,
-    len: f64,
+    s: &dyn MechanicalSystem, t: f64, e: &ExactSolution, a: f64, len: f64,
 ) -> Result<(), String> {
     let d = s.dims();
     let r = velocity_rows(s, t, &e.q, &e.v);
@@ -203,9 +196,7 @@ fn check_start(s: &dyn MechanicalSystem, a: f64) -> Result<(), String> {
 
 /// Central differences of `x(t)` with steps h and 2h at `t`.
 fn central(
-    x: impl Fn(f64) -> Result<Vec<f64>, String>,
-    t: f64,
-    h: f64,
+    x: impl Fn(f64) -> Result<Vec<f64>, String>, t: f64, h: f64,
 ) -> Result<(Vec<f64>, Vec<f64>), String> {
     let d = |k: f64| -> Result<Vec<f64>, String> {
         let (p, m) = (x(t + k * h)?, x(t - k * h)?);
@@ -242,12 +233,7 @@ fn check_derivative(s: &dyn MechanicalSystem, t: f64, tau: f64, a: f64) -> Resul
 /// `|H| + Σ|∂H/∂q_i q_i| + Σ|∂H/∂v_i v_i|`: the size of the terms H sums (its rounding
 /// scale), with the gradient norms `(|∇_q H|₁, |∇_v H|₁)`.
 fn energy_terms(
-    s: &dyn MechanicalSystem,
-    t: f64,
-    q: &[f64],
-    v: &[f64],
-    len: f64,
-    tau: f64,
+    s: &dyn MechanicalSystem, t: f64, q: &[f64], v: &[f64], len: f64, tau: f64,
 ) -> Option<(f64, f64, f64)> {
     let h = |q: &[f64], v: &[f64]| s.energy(t, q, v).unwrap_or(f64::NAN);
     let grad = |x: &[f64], eta: f64, f: &dyn Fn(&[f64]) -> f64| -> Vec<f64> {
@@ -272,12 +258,7 @@ fn energy_terms(
 /// `|H(t) − H(0)| ≤ K (|∇_q H|₁ + |∇_v H|₁) a + R (terms(t) + terms(0))` (H(0) at the initial
 /// state, as the runner takes it).
 fn check_energy(
-    s: &dyn MechanicalSystem,
-    t: f64,
-    e: &ExactSolution,
-    a: f64,
-    len: f64,
-    tau: f64,
+    s: &dyn MechanicalSystem, t: f64, e: &ExactSolution, a: f64, len: f64, tau: f64,
 ) -> Result<(), String> {
     let st = s.initial_state();
     let (Some(h0), Some(h)) = (s.energy(0.0, &st.q, &st.v), s.energy(t, &e.q, &e.v)) else {

@@ -22,10 +22,7 @@ fn uniform(state: &mut u64) -> f64 {
 /// Over `starts` displaced starts: how many projections converge to ‖Φ‖∞ ≤ 1e-12 within
 /// 200 updates, and the median updates of those that do.
 fn project_displaced(
-    s: &dyn MechanicalSystem,
-    delta: f64,
-    alpha: f64,
-    starts: usize,
+    s: &dyn MechanicalSystem, delta: f64, alpha: f64, starts: usize,
 ) -> (usize, f64) {
     let q0 = s.initial_state().q;
     let mut rng = 0x5eed_u64;

@@ -87,10 +87,7 @@ fn aggregate(mut values: Vec<f64>, how: Aggregate) -> Option<f64> {
 
 /// The aggregated measure over one selection, and the rows it came from.
 fn measured(
-    res: &Results,
-    measure: &str,
-    how: Aggregate,
-    texts: &[String],
+    res: &Results, measure: &str, how: Aggregate, texts: &[String],
 ) -> (Option<f64>, usize) {
     if let Some(quantity) = measure.strip_prefix("order_") {
         let orders: Vec<&Order> = res

@@ -159,9 +159,7 @@ fn s(v: &serde_json::Value, k: &str) -> String {
 /// Build `report.pdf`, `index.md` and `index.html` under `root` from the loaded experiments: the
 /// sections in report order, then both files.
 pub fn write_report(
-    root: &Path,
-    all: &[Results],
-    unfinished: &[crate::folders::Unfinished],
+    root: &Path, all: &[Results], unfinished: &[crate::folders::Unfinished],
 ) -> Result<ReportFiles, ReportError> {
     let mut c = Context::new(root, all, unfinished);
     let foot = footer(all, &c.first);
@@ -268,8 +266,7 @@ pub(crate) fn title_section(b: &mut Book, c: &mut Context<'_>) -> Result<(), Rep
 /// Recommendations: per problem class (experiments whose `[report]` names a class), the
 /// fastest run reaching the class's target and two runners-up, or else the most accurate run.
 pub(crate) fn recommendations_section(
-    b: &mut Book,
-    c: &mut Context<'_>,
+    b: &mut Book, c: &mut Context<'_>,
 ) -> Result<(), ReportError> {
     let roles = &c.roles;
     b.heading("Recommendations per problem class", 2);

@@ -377,9 +377,7 @@ impl Cols<'_> {
     }
     /// [`Self::f64`] of each column of `defs` ([`Self::f64_if_present`] with `optional`).
     fn f64s<const K: usize>(
-        &self,
-        defs: [ColumnDef; K],
-        optional: bool,
+        &self, defs: [ColumnDef; K], optional: bool,
     ) -> Result<[Vec<Option<f64>>; K], ReportError> {
         let mut out: [Vec<Option<f64>>; K] = std::array::from_fn(|_| Vec::new());
         for (o, d) in out.iter_mut().zip(defs) {

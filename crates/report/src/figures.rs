@@ -170,10 +170,7 @@ where
 /// A panel's mesh (axis labels, ticks), its curves and, when any curve is labelled, the
 /// legend, on a chart with linear or logarithmic axes spanning `xr` × `yr`.
 fn draw_chart<'a, DB, X, Y>(
-    mut chart: ChartContext<'a, DB, Cartesian2d<X, Y>>,
-    p: &Panel,
-    xr: Span,
-    yr: Span,
+    mut chart: ChartContext<'a, DB, Cartesian2d<X, Y>>, p: &Panel, xr: Span, yr: Span,
 ) -> Result<(), String>
 where
     DB: DrawingBackend + 'a,
@@ -203,9 +200,7 @@ where
 /// One curve of panel `p` in its stroke (points that cannot be drawn on the panel's axes
 /// left out), its legend entry if labelled, and a × where a failed run stopped.
 fn draw_line<'a, DB, X, Y>(
-    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
-    l: &Line,
-    p: &Panel,
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>, l: &Line, p: &Panel,
 ) -> Result<(), String>
 where
     DB: DrawingBackend + 'a,
@@ -432,9 +427,7 @@ pub fn render(f: &Figure, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
 /// `svg` as `<stem>.svg` — and convert the SVG into `<stem>.pdf`; returns the three paths.
 /// The one writer of figure files (the figures here and the parameter maps).
 pub(crate) fn write_png_svg_pdf(
-    stem: &str,
-    size: (u32, u32),
-    dir: &Path,
+    stem: &str, size: (u32, u32), dir: &Path,
     png: impl FnOnce(DrawingArea<BitMapBackend<'_>, Shift>) -> Result<(), String>,
     svg: impl FnOnce(DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String>,
 ) -> Result<Vec<PathBuf>, ReportError> {
@@ -509,11 +502,7 @@ pub fn all(res: &Results, dir: &Path, global: &Colours) -> Result<Vec<PathBuf>, 
 /// errors against the exact solution, trajectory in the plane, positions — each where
 /// the stored traces allow it. None for a parameter sweep (more than [`MAX_CURVES`] runs).
 fn trace_figures(
-    res: &Results,
-    key: &str,
-    h: f64,
-    runs: &[&Run],
-    colours: &Colours,
+    res: &Results, key: &str, h: f64, runs: &[&Run], colours: &Colours,
 ) -> Vec<Figure> {
     let at = TracesAt {
         res,
@@ -879,11 +868,7 @@ fn work_precision(key: &str, runs: &[&Run], colours: &Colours) -> Option<Figure>
 /// One variant's work–precision curve: (wall time, accuracy) of its successful runs,
 /// its failed runs marked at the worst accuracy shown (`top`).
 fn work_precision_line(
-    v: &String,
-    runs: &[&Run],
-    get: fn(&Run) -> Option<f64>,
-    log_y: bool,
-    top: f64,
+    v: &String, runs: &[&Run], get: fn(&Run) -> Option<f64>, log_y: bool, top: f64,
     colours: &Colours,
 ) -> Line {
     let mine: Vec<&&Run> = runs.iter().filter(|r| &r.variant == v).collect();
@@ -979,12 +964,7 @@ fn convergence(res: &Results, key: &str, runs: &[&Run], colours: &Colours) -> Fi
 /// (failed runs as × at the largest error of the panel) labelled with the observed and
 /// declared order, then the fitted and declared slopes of its `orders.csv` line.
 fn convergence_lines(
-    res: &Results,
-    key: &str,
-    runs: &[&Run],
-    v: &str,
-    (qname, _, get): Quantity,
-    c: RGBColor,
+    res: &Results, key: &str, runs: &[&Run], v: &str, (qname, _, get): Quantity, c: RGBColor,
 ) -> Vec<Line> {
     let mine: Vec<&Run> = runs.iter().copied().filter(|r| r.variant == v).collect();
     let mut pts: Vec<(f64, f64)> = mine
@@ -1020,11 +1000,7 @@ fn convergence_lines(
 /// The `orders.csv` line of variant `v` (runs `mine`) for quantity `qname` on problem
 /// `key`; x and z are stored under the names q and lambda.
 fn stored_order<'a>(
-    res: &'a Results,
-    key: &str,
-    mine: &[&Run],
-    v: &str,
-    qname: &str,
+    res: &'a Results, key: &str, mine: &[&Run], v: &str, qname: &str,
 ) -> Option<&'a Order> {
     let stored_q = match qname {
         "x" => "q",
@@ -1437,11 +1413,7 @@ impl<'a> Scaling<'a> {
 
     /// A log–log panel of `get` against the size, one curve per variant.
     fn panel(
-        &self,
-        title: &str,
-        ylabel: &str,
-        get: &dyn Fn(&Run) -> Option<f64>,
-        slope: bool,
+        &self, title: &str, ylabel: &str, get: &dyn Fn(&Run) -> Option<f64>, slope: bool,
     ) -> Panel {
         Panel {
             title: format!("{title} — {}, h = {}", self.problem, h_label(self.h)),

@@ -38,10 +38,7 @@ document.body.dataset.sortable='ready';";
 /// Write `index.html` under `root`: the contents from `toc` (level, title, PDF page; the
 /// `k`-th entry links to heading anchor `k`), then `body`, then `footer`.
 pub fn write(
-    root: &Path,
-    toc: &[(usize, String, usize)],
-    body: &str,
-    footer: &str,
+    root: &Path, toc: &[(usize, String, usize)], body: &str, footer: &str,
 ) -> Result<PathBuf, ReportError> {
     let mut out = String::with_capacity(body.len() + 16 * 1024);
     let _ = write!(

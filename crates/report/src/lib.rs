@@ -53,8 +53,7 @@ pub fn report_experiment(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
 }
 
 fn write_experiment(
-    results: &data::Results,
-    colours: &style::Colours,
+    results: &data::Results, colours: &style::Colours,
 ) -> Result<Vec<PathBuf>, ReportError> {
     style::register_fonts();
     let dir = results.dir.as_path();

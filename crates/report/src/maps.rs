@@ -79,10 +79,7 @@ impl Window {
 }
 
 fn draw_panel<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    map: &Map<'_>,
-    what: &str,
-    get: fn(&Run) -> Option<f64>,
+    area: &DrawingArea<DB, Shift>, map: &Map<'_>, what: &str, get: fn(&Run) -> Option<f64>,
 ) -> Result<(), String>
 where
     DB::ErrorType: 'static,
@@ -114,9 +111,7 @@ where
 /// The colour bar of a map panel: the ramp from `v.0` (dark) to `v.1` (yellow) in 48
 /// bands, with its `log10` tick labels and `label` along it.
 fn colour_bar<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    v: (f64, f64),
-    label: &str,
+    area: &DrawingArea<DB, Shift>, v: (f64, f64), label: &str,
 ) -> Result<(), String>
 where
     DB::ErrorType: 'static,
@@ -161,10 +156,7 @@ where
 /// The cells of a map: a failed cell as a black ×, a successful one as a rectangle
 /// coloured by where `log10` of its value lies in the window's colour scale.
 fn draw_cells<'a, DB: DrawingBackend + 'a>(
-    chart: &mut MapChart<'a, DB>,
-    map: &Map<'_>,
-    get: fn(&Run) -> Option<f64>,
-    w: Window,
+    chart: &mut MapChart<'a, DB>, map: &Map<'_>, get: fn(&Run) -> Option<f64>, w: Window,
 ) -> Result<(), String>
 where
     DB::ErrorType: 'static,
@@ -204,9 +196,7 @@ where
 
 /// The spec's reference curves over a map, dashed, with a legend when there are any.
 fn draw_annotations<'a, DB: DrawingBackend + 'a>(
-    chart: &mut MapChart<'a, DB>,
-    map: &Map<'_>,
-    w: Window,
+    chart: &mut MapChart<'a, DB>, map: &Map<'_>, w: Window,
 ) -> Result<(), String>
 where
     DB::ErrorType: 'static,
@@ -316,12 +306,7 @@ pub fn maps(res: &Results, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
 /// The map of `method`'s runs `mine` at step `h` over its two swept parameters: x is the
 /// parameter named first by an annotation, else the alphabetically second.
 fn map_of<'a>(
-    res: &'a Results,
-    key: &str,
-    h: f64,
-    method: &str,
-    mine: &[&'a Run],
-    swept: &[&String],
+    res: &'a Results, key: &str, h: f64, method: &str, mine: &[&'a Run], swept: &[&String],
 ) -> Map<'a> {
     let (xn, yn) = match res
         .annotations

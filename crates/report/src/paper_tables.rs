@@ -28,10 +28,7 @@ fn tex_field(s: &str) -> String {
 
 /// `root/tables/<name>.csv` and `.tex` with these headers and rows.
 pub fn write(
-    root: &Path,
-    name: &str,
-    headers: &[&str],
-    rows: &[Vec<String>],
+    root: &Path, name: &str, headers: &[&str], rows: &[Vec<String>],
 ) -> Result<Vec<PathBuf>, ReportError> {
     let dir = root.join("tables");
     std::fs::create_dir_all(&dir).map_err(|e| ReportError::io(&dir, e))?;

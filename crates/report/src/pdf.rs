@@ -49,9 +49,7 @@ type ConvertedPage = (pdf_writer::Chunk, pdf_writer::Ref, (f32, f32));
 
 /// Convert one SVG page into a PDF chunk (text kept as text); `label` names it in errors.
 fn convert_page(
-    svg: &str,
-    opts: &usvg::Options,
-    label: &str,
+    svg: &str, opts: &usvg::Options, label: &str,
 ) -> Result<ConvertedPage, ReportError> {
     let err = |message: String| ReportError::Draw {
         figure: label.to_string(),

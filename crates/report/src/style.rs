@@ -28,9 +28,7 @@ pub const MIN_TITLE_PX: u32 = 11;
 
 /// Whether `text` at `px` fits `width` pixels on `area`.
 fn fits<DB: plotters::prelude::DrawingBackend>(
-    area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
-    text: &str,
-    px: u32,
+    area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>, text: &str, px: u32,
     width: u32,
 ) -> bool {
     let style = (FAMILY, px).into_font().into_text_style(area);
@@ -44,9 +42,7 @@ fn fits<DB: plotters::prelude::DrawingBackend>(
 /// the largest size both fit, else those two lines at the smallest size with their ends
 /// elided (`…`). A title wider than its panel was clipped at both ends.
 pub fn fit_title<DB: plotters::prelude::DrawingBackend>(
-    area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
-    title: &str,
-    width: u32,
+    area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>, title: &str, width: u32,
 ) -> (Vec<String>, u32) {
     let title = title.replace('"', "");
     let sizes = || (MIN_TITLE_PX..=TITLE_PX).rev();
@@ -94,9 +90,7 @@ fn two_lines(title: &str) -> Vec<String> {
 /// Draw `title` fitted to `area` less `margin` pixels each side ([`fit_title`]) at its
 /// top; the area below it.
 pub fn titled<DB: plotters::prelude::DrawingBackend>(
-    area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
-    title: &str,
-    margin: u32,
+    area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>, title: &str, margin: u32,
 ) -> Result<plotters::prelude::DrawingArea<DB, plotters::coord::Shift>, String> {
     let width = area.dim_in_pixel().0.saturating_sub(2 * margin);
     let (lines, px) = fit_title(area, title, width);

@@ -186,9 +186,7 @@ fn panel(title: &str, xlabel: &str, ylabel: &str, mut lines: Vec<Line>, efficien
 
 /// The thread-scaling figure of an experiment, when it sweeps thread counts.
 pub fn thread_scaling(
-    res: &Results,
-    dir: &Path,
-    colours: &Colours,
+    res: &Results, dir: &Path, colours: &Colours,
 ) -> Result<Vec<PathBuf>, ReportError> {
     let runs: Vec<&Run> = res.runs.iter().collect();
     let (cell_s, cell_e) = in_cell(&runs, colours);

@@ -153,11 +153,7 @@ impl<'a> ProblemCell<'a> {
     /// Build the problem once (a bad parameter refuses the spec, naming the entry), with
     /// its end time, reference domain and monitor allowance.
     fn build(
-        spec: &Spec,
-        registry: &Registry,
-        pi: usize,
-        ps: &'a ProblemSpec,
-        params: toml::Table,
+        spec: &Spec, registry: &Registry, pi: usize, ps: &'a ProblemSpec, params: toml::Table,
     ) -> Result<Self, String> {
         let named = |e: String| format!("[[problems]] entry {} (`{}`): {e}", pi + 1, ps.id);
         let prob = registry
@@ -201,10 +197,7 @@ impl Expansion<'_> {
     /// The cells of one method entry at one point of its parameter sweep on `problem`: one
     /// per step (or tolerance) and thread count.
     fn method_cells(
-        &mut self,
-        registry: &Registry,
-        problem: &ProblemCell,
-        (mi, ms): (usize, &MethodSpec),
+        &mut self, registry: &Registry, problem: &ProblemCell, (mi, ms): (usize, &MethodSpec),
         mp: &toml::Table,
     ) -> Result<(), String> {
         let spec = self.spec;
@@ -276,10 +269,7 @@ impl Expansion<'_> {
 /// before (`snapped`: the given h and the snapped step count of each): the same cell
 /// twice, which an order fit would count as two points.
 fn refuse_snapped_twice(
-    snapped: &mut Vec<(f64, f64)>,
-    h: f64,
-    n: f64,
-    t_end: f64,
+    snapped: &mut Vec<(f64, f64)>, h: f64, n: f64, t_end: f64,
 ) -> Result<(), String> {
     if let Some((other, _)) = snapped.iter().find(|(_, m)| m.to_bits() == n.to_bits()) {
         return Err(format!(
@@ -351,10 +341,7 @@ impl Seen {
 /// Build the method of entry `ms` with parameters `mp` and check that its id matches the
 /// entry's and that it can run the entry's stepping: its info and stepping.
 fn checked_method(
-    spec: &Spec,
-    registry: &Registry,
-    ms: &crate::spec::MethodSpec,
-    mp: &toml::Table,
+    spec: &Spec, registry: &Registry, ms: &crate::spec::MethodSpec, mp: &toml::Table,
 ) -> Result<(driftlab_core::MethodInfo, Stepping), String> {
     let m = registry
         .build_method(&ms.id, mp, ms.decorators())
@@ -381,10 +368,7 @@ fn checked_method(
 /// The step count `round(t_end / h)` (refused beyond `max_steps` for fixed steps) and
 /// the trace stride of a cell.
 fn steps_and_stride(
-    spec: &Spec,
-    t_end: f64,
-    h: f64,
-    adaptive: bool,
+    spec: &Spec, t_end: f64, h: f64, adaptive: bool,
 ) -> Result<(f64, usize), String> {
     let n = (t_end / h).round().max(1.0);
     if !adaptive && (n.is_nan() || n > spec.max_steps as f64) {
@@ -459,9 +443,7 @@ fn stepping_of(spec: &Spec, ms: &crate::spec::MethodSpec) -> Result<Stepping, St
 
 /// One error-controlled schedule per tolerance `(h0, Some(..))`.
 fn step_points(
-    spec: &Spec,
-    tols: &[f64],
-    t_end: f64,
+    spec: &Spec, tols: &[f64], t_end: f64,
 ) -> Result<Vec<(f64, Option<driftlab_core::Adaptive>)>, String> {
     let Some(a) = &spec.steps.adaptive else {
         return Ok(Vec::new());

@@ -43,12 +43,8 @@ impl Durable {
     /// progress to `manifest` at `path` (written now, with `cells_done` counted from
     /// `recorded` and the cells' `repeat`s).
     pub(crate) fn new(
-        journal: Journal,
-        recorded: Recorded,
-        mut manifest: Manifest,
-        path: PathBuf,
-        runs_per_cell: &HashMap<usize, usize>,
-        compute: bool,
+        journal: Journal, recorded: Recorded, mut manifest: Manifest, path: PathBuf,
+        runs_per_cell: &HashMap<usize, usize>, compute: bool,
     ) -> Result<Self, RunnerError> {
         let mut runs_of = HashMap::new();
         for &(cell, _) in recorded.keys() {
@@ -79,11 +75,7 @@ impl Durable {
     /// else computed by `work` and made durable before returning. `None` once the
     /// journal has failed (the error is returned by [`Durable::finish`]).
     pub(crate) fn run(
-        &self,
-        cell: &Cell,
-        k: usize,
-        runs: usize,
-        work: impl FnOnce() -> RunItem,
+        &self, cell: &Cell, k: usize, runs: usize, work: impl FnOnce() -> RunItem,
     ) -> Option<RunItem> {
         if let Some(item) = lock(&self.recorded).remove(&(cell.index, k)) {
             return Some(item);
@@ -165,11 +157,7 @@ impl Durable {
     /// Mark the sweep complete in the manifest: `cells` rows, `failed` of them failed,
     /// finished at `finished`, the tables in `files`.
     pub(crate) fn complete(
-        &self,
-        cells: usize,
-        failed: usize,
-        finished: String,
-        files: Vec<String>,
+        &self, cells: usize, failed: usize, finished: String, files: Vec<String>,
     ) -> Result<(), RunnerError> {
         let mut p = lock(&self.progress);
         p.manifest.files = files;

@@ -98,10 +98,7 @@ pub fn survey(dir: &Path) -> Result<Holds, RunnerError> {
 /// under `claim` (see the module documentation). The lock is held until the returned
 /// guard is dropped.
 pub fn prepare(
-    dir: &Path,
-    experiment: &str,
-    claim: Claim,
-    doing: &str,
+    dir: &Path, experiment: &str, claim: Claim, doing: &str,
 ) -> Result<FolderLock, RunnerError> {
     std::fs::create_dir_all(dir).map_err(|e| write_error(dir, &e))?;
     let lock = lock(dir, doing)?;

@@ -335,8 +335,7 @@ pub fn sync_dir(dir: &Path) {
 /// Write `path` atomically: `fill` writes a temporary file beside it, which is synced and
 /// renamed over `path`, so a reader sees the old file or the new one, never half of one.
 pub fn write_atomically(
-    path: &Path,
-    fill: impl FnOnce(&mut File) -> Result<(), String>,
+    path: &Path, fill: impl FnOnce(&mut File) -> Result<(), String>,
 ) -> Result<(), RunnerError> {
     let err = |message: String| RunnerError::Write {
         path: path.display().to_string(),

@@ -110,10 +110,7 @@ impl Registry {
 
     /// Build method `id` from its parameter table, wrapped in the decorators of `with`.
     pub fn build_method(
-        &self,
-        id: &str,
-        params: &toml::Table,
-        with: Decorators<'_>,
+        &self, id: &str, params: &toml::Table, with: Decorators<'_>,
     ) -> Result<Box<dyn Method>, ParamError> {
         driftlab_methods::decorate((self.find_method(id)?.build)(params)?, with)
     }

@@ -134,10 +134,7 @@ pub(crate) fn with_repeats(mut rec: RunRecord, repeats: Vec<RunRecord>) -> RunRe
 /// from the journal if recorded, else run and recorded); `done` is called once per cell,
 /// when its last repeat finishes. `None` when the journal failed.
 fn run_side_by_side(
-    registry: &Registry,
-    experiment: &str,
-    cells: &[&Cell],
-    durable: &Durable,
+    registry: &Registry, experiment: &str, cells: &[&Cell], durable: &Durable,
     done: impl Fn() + Sync,
 ) -> Option<Vec<(RunRecord, CellTrace)>> {
     let rounds = cells.iter().map(|c| c.repeat.max(1)).max().unwrap_or(1);
@@ -185,9 +182,7 @@ fn median(x: &mut [f64]) -> f64 {
 /// `observers`: the one place where a cell becomes a run (the runner's rows and the CLI's
 /// `simulate` both come from here).
 pub fn drive_cell(
-    registry: &Registry,
-    cell: &Cell,
-    observers: &mut [&mut dyn Observer],
+    registry: &Registry, cell: &Cell, observers: &mut [&mut dyn Observer],
 ) -> Result<RunOutcome, ParamError> {
     let problem = registry.build_problem(&cell.problem, &cell.problem_params)?;
     let mut method =
@@ -450,10 +445,7 @@ fn write_orders(rows: &[OrderRow], path: &Path) -> Result<(), RunnerError> {
 /// recorded are taken from it instead of recomputed (the spec, size and thread counts
 /// must match).
 pub fn run_spec(
-    spec: &Spec,
-    text: &str,
-    path: &str,
-    opts: &RunOptions,
+    spec: &Spec, text: &str, path: &str, opts: &RunOptions,
 ) -> Result<RunSummary, RunnerError> {
     let (spec, cells) = validated(spec, path, opts)?;
     let out_dir = opts
@@ -473,9 +465,7 @@ pub fn run_spec(
 /// The spec at its size and its cells, with the command line's thread count checked:
 /// everything that can refuse the run before its folder is touched.
 pub(crate) fn validated(
-    spec: &Spec,
-    path: &str,
-    opts: &RunOptions,
+    spec: &Spec, path: &str, opts: &RunOptions,
 ) -> Result<(Spec, Vec<Cell>), RunnerError> {
     let mut spec = spec.sized(opts.size.as_deref(), path)?;
     if let Some(secs) = opts.cell_seconds {
@@ -505,11 +495,7 @@ pub(crate) fn validated(
 
 /// Run `cells` of `spec` into `out_dir`, which the caller has locked and prepared.
 pub(crate) fn run_in_folder(
-    spec: &Spec,
-    cells: &[Cell],
-    text: &str,
-    opts: &RunOptions,
-    out_dir: &Path,
+    spec: &Spec, cells: &[Cell], text: &str, opts: &RunOptions, out_dir: &Path,
 ) -> Result<RunSummary, RunnerError> {
     driftlab_methods::sequential_dense_kernels();
     let clock = Instant::now();
@@ -640,13 +626,8 @@ fn batch_cells(cells: &[Cell], sweeps: &[usize]) -> Vec<(usize, Vec<Cell>)> {
 /// Open the journal (new, or continued with its recorded runs) and write the manifest
 /// with the sweep `running`.
 fn start_durable(
-    spec: &Spec,
-    text: &str,
-    opts: &RunOptions,
-    out_dir: &Path,
-    cells: &[Cell],
-    batches: &[(usize, Vec<Cell>)],
-    earlier: Option<Earlier>,
+    spec: &Spec, text: &str, opts: &RunOptions, out_dir: &Path, cells: &[Cell],
+    batches: &[(usize, Vec<Cell>)], earlier: Option<Earlier>,
 ) -> Result<Durable, RunnerError> {
     let sweeps: Vec<usize> = batches.iter().map(|(k, _)| *k).collect();
     let all = batches.iter().flat_map(|(_, b)| b);
@@ -727,10 +708,7 @@ struct Batch {
 /// Run each batch's cells, that many side by side: each batch's rows carry the count and
 /// the batch's wall time.
 fn run_batches(
-    experiment: &str,
-    batches: &[(usize, Vec<Cell>)],
-    opts: &RunOptions,
-    durable: &Durable,
+    experiment: &str, batches: &[(usize, Vec<Cell>)], opts: &RunOptions, durable: &Durable,
 ) -> Result<Batch, RunnerError> {
     let mut all = Batch::default();
     for (k, batch) in batches {
@@ -781,11 +759,7 @@ fn progress_bar(experiment: &str, cells: usize, opts: &RunOptions) -> ProgressBa
 /// the wall time of the side-by-side part (the one `sweep_threads` speeds up). Every run
 /// goes through `durable`.
 fn run_cells(
-    experiment: &str,
-    cells: &[Cell],
-    sweep_threads: usize,
-    opts: &RunOptions,
-    durable: &Durable,
+    experiment: &str, cells: &[Cell], sweep_threads: usize, opts: &RunOptions, durable: &Durable,
 ) -> Result<Batch, RunnerError> {
     let bar = progress_bar(experiment, cells.len(), opts);
     let (ensembles, single): (Vec<&Cell>, Vec<&Cell>) =
@@ -849,9 +823,7 @@ fn run_ensemble_item(registry: &Registry, experiment: &str, cell: &Cell) -> RunI
 /// start fails this cell's row, not the rows already computed. `None` when `run` could
 /// not record its result.
 fn run_alone(
-    experiment: &str,
-    cell: &Cell,
-    threads: usize,
+    experiment: &str, cell: &Cell, threads: usize,
     run: impl FnOnce(&Cell) -> Option<(RunRecord, CellTrace)> + Send,
 ) -> Option<(RunRecord, CellTrace)> {
     match pool(threads) {
@@ -871,11 +843,7 @@ fn run_alone(
 /// `runs.parquet` and `runs.csv`, `traces.parquet` when the spec traces, `orders.csv`
 /// when an h sweep gave orders: the names of the files written.
 fn write_tables(
-    spec: &Spec,
-    out_dir: &Path,
-    rows: &[RunRecord],
-    traces: &[CellTrace],
-    orders: &[OrderRow],
+    spec: &Spec, out_dir: &Path, rows: &[RunRecord], traces: &[CellTrace], orders: &[OrderRow],
 ) -> Result<Vec<String>, RunnerError> {
     let mut runs = runs_frame(rows)?;
     write_parquet(&mut runs, &out_dir.join("runs.parquet"))?;

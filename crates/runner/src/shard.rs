@@ -78,9 +78,7 @@ pub fn assign(costs: &[f64], n: usize) -> Vec<usize> {
 
 /// `batches` with only the cells of shard `i` of `n` (counted over all batches).
 pub(crate) fn keep_shard(
-    batches: Vec<(usize, Vec<Cell>)>,
-    (i, n): (usize, usize),
-    registry: &Registry,
+    batches: Vec<(usize, Vec<Cell>)>, (i, n): (usize, usize), registry: &Registry,
 ) -> Vec<(usize, Vec<Cell>)> {
     let costs: Vec<f64> = batches
         .iter()

@@ -209,8 +209,7 @@ pub struct MonitorSpec {
 impl MonitorSpec {
     /// The allowances for `sys`, or what is wrong with them.
     pub fn allowance(
-        &self,
-        sys: driftlab_core::SystemRef<'_>,
+        &self, sys: driftlab_core::SystemRef<'_>,
     ) -> Result<driftlab_core::AllowedViolation, String> {
         let ok = |x: &f64| x.is_finite() && *x > 0.0;
         let m = match sys {

@@ -105,12 +105,7 @@ fn steps_for(order: f64, default: &str) -> String {
 }
 
 fn spec_for(
-    method: &str,
-    mparams: &str,
-    projection: bool,
-    problem: &str,
-    params: &str,
-    steps: &str,
+    method: &str, mparams: &str, projection: bool, problem: &str, params: &str, steps: &str,
     t_end: f64,
 ) -> String {
     format!(

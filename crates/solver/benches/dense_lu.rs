@@ -26,9 +26,7 @@ fn matrix<T: LuScalar>(n: usize, entry: impl Fn(f64, f64) -> T) -> Vec<T> {
 }
 
 fn run<T: LuScalar + faer::traits::ComplexField>(
-    c: &mut Criterion,
-    name: &str,
-    entry: impl Fn(f64, f64) -> T + Copy,
+    c: &mut Criterion, name: &str, entry: impl Fn(f64, f64) -> T + Copy,
 ) {
     let mut g = c.benchmark_group(format!("dense LU factor+solve ({name})"));
     for n in [8usize, 16, 24, 32, 40, 48, 64, 96] {

@@ -134,9 +134,7 @@ impl DenseComplexLu {
 /// threshold of [`crate::rank`]). Returns the row-major `cols × rows` pseudo-inverse and
 /// the numerical rank.
 pub fn pseudo_inverse(
-    rows: usize,
-    cols: usize,
-    a: &[f64],
+    rows: usize, cols: usize, a: &[f64],
 ) -> Result<(Vec<f64>, usize), SolverError> {
     damped_pseudo_inverse(rows, cols, a, 0.0, 0.0)
 }
@@ -147,11 +145,7 @@ pub fn pseudo_inverse(
 /// null-space projection, so round-off left in a projected (nearly zero) matrix is not
 /// inverted. `μ = 0`, `scale = 0` gives the Moore–Penrose pseudo-inverse.
 pub fn damped_pseudo_inverse(
-    rows: usize,
-    cols: usize,
-    a: &[f64],
-    mu: f64,
-    scale: f64,
+    rows: usize, cols: usize, a: &[f64], mu: f64, scale: f64,
 ) -> Result<(Vec<f64>, usize), SolverError> {
     let m = Mat::<f64>::from_fn(rows, cols, |i, j| a[i * cols + j]);
     let svd = m.thin_svd().map_err(|e| {

@@ -145,8 +145,7 @@ impl NewtonKernel {
     /// iteration and returns the scaled norm of its correction) until the rule above
     /// stops it.
     pub fn solve<E>(
-        &mut self,
-        mut iteration: impl FnMut(usize) -> Result<f64, E>,
+        &mut self, mut iteration: impl FnMut(usize) -> Result<f64, E>,
     ) -> Result<NewtonReport, NewtonFailure<E>> {
         let o = self.opts;
         self.eta = if o.carry_eta {

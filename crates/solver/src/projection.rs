@@ -98,10 +98,7 @@ fn inf_norm(x: &[f64]) -> f64 {
 /// `jac` is scratch for the Jacobian values; on return it holds `Φ_q` at the last
 /// factorized iterate.
 pub fn project_position(
-    kkt: &mut KktSolver,
-    mass: &[f64],
-    q: &mut [f64],
-    eval: &mut dyn ConstraintEval,
+    kkt: &mut KktSolver, mass: &[f64], q: &mut [f64], eval: &mut dyn ConstraintEval,
     params: &ProjectionParams,
 ) -> Result<ProjectionReport, SolverError> {
     let n = q.len();
@@ -163,11 +160,7 @@ pub fn project_position(
 /// Project `v` in place onto `{Φ_q v + Φ_t = 0}` in the metric of `M`, at the position
 /// `q` (one factorization, one solve).
 pub fn project_velocity(
-    kkt: &mut KktSolver,
-    mass: &[f64],
-    q: &[f64],
-    v: &mut [f64],
-    eval: &mut dyn ConstraintEval,
+    kkt: &mut KktSolver, mass: &[f64], q: &[f64], v: &mut [f64], eval: &mut dyn ConstraintEval,
 ) -> Result<ProjectionReport, SolverError> {
     let n = v.len();
     let m = kkt.dim() - n;

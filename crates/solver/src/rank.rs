@@ -23,10 +23,7 @@ pub struct RankReport {
 /// Numerical rank of the `rows × cols` sparse matrix given by `(row, col)` entries and
 /// values (duplicates add).
 pub fn numerical_rank(
-    rows: usize,
-    cols: usize,
-    entries: &[(usize, usize)],
-    values: &[f64],
+    rows: usize, cols: usize, entries: &[(usize, usize)], values: &[f64],
 ) -> Result<RankReport, SolverError> {
     let mut a = Mat::<f64>::zeros(rows, cols);
     for (&(i, j), &v) in entries.iter().zip(values) {

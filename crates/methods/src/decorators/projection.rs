@@ -331,9 +331,7 @@ impl ProjectedStepper<'_> {
 
     /// `(a, λ)` consistent with `(q, v)` on a KKT factored with `M` at `q`.
     fn accelerations(
-        kkt: &mut KktSolver,
-        s: &dyn MechanicalSystem,
-        state: &mut State,
+        kkt: &mut KktSolver, s: &dyn MechanicalSystem, state: &mut State,
     ) -> Result<(), SolverError> {
         let (n, m) = (state.q.len(), state.lambda.len());
         let mut rhs = vec![0.0; n + m];
@@ -348,11 +346,7 @@ impl ProjectedStepper<'_> {
     /// Run one part of a projection step on `state` (after the inner step), adding its
     /// iterations and factorizations to `report`.
     fn run_part(
-        &mut self,
-        part: Part,
-        s: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
+        &mut self, part: Part, s: &dyn MechanicalSystem, state: &mut State, h: f64,
         report: &mut StepReport,
     ) -> Result<(), StepError> {
         let t = state.t;
@@ -412,10 +406,7 @@ impl ProjectedStepper<'_> {
     /// [`Part::Position`]: `project_position` with this decorator's tolerance rule,
     /// iteration cap, step factor and linearization.
     fn position_part(
-        &mut self,
-        s: &dyn MechanicalSystem,
-        state: &mut State,
-        report: &mut StepReport,
+        &mut self, s: &dyn MechanicalSystem, state: &mut State, report: &mut StepReport,
     ) -> Result<(), StepError> {
         let t = state.t;
         let kkt = &mut self.kkt;
@@ -444,10 +435,7 @@ impl ProjectedStepper<'_> {
     /// with the mass metric unless the metric is Euclidean or the coupled energy part
     /// moved q; then `[[M, Φ_qᵀ], [Φ_q, 0]]` is refactored first.
     fn acceleration_part(
-        &mut self,
-        s: &dyn MechanicalSystem,
-        state: &mut State,
-        report: &mut StepReport,
+        &mut self, s: &dyn MechanicalSystem, state: &mut State, report: &mut StepReport,
     ) -> Result<(), StepError> {
         let t = state.t;
         let kkt = &mut self.kkt;
@@ -468,10 +456,7 @@ impl ProjectedStepper<'_> {
     /// [`Part::Symmetric`]: the inner step inside the symmetric projection, with the
     /// factorization at the start of the step.
     fn symmetric_part(
-        &mut self,
-        s: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
+        &mut self, s: &dyn MechanicalSystem, state: &mut State, h: f64,
     ) -> Result<StepReport, StepError> {
         let (Some(start), end) = (self.kkt_start.as_mut(), &mut self.kkt) else {
             return self.inner.step(state, h);
@@ -493,10 +478,7 @@ impl ProjectedStepper<'_> {
     }
 
     fn coupled_step(
-        &mut self,
-        s: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
+        &mut self, s: &dyn MechanicalSystem, state: &mut State, h: f64,
     ) -> Result<usize, StepError> {
         let t = state.t;
         let kkt = &mut self.kkt;
@@ -560,12 +542,8 @@ fn adaptive_tolerance(p: &ProjectionParams, s: &dyn MechanicalSystem, state: &St
 /// Values of the block `[M entries…, diagonal…]` for the mass metric (`[M, 0]`) and the
 /// Euclidean one (`[0, I]`); `mass_vals` always gets `[M, 0]`.
 pub(crate) fn fill_metric(
-    metric: Metric,
-    n_mass: usize,
-    mass_vals: &mut [f64],
-    metric_vals: &mut [f64],
-    s: &dyn MechanicalSystem,
-    q: &[f64],
+    metric: Metric, n_mass: usize, mass_vals: &mut [f64], metric_vals: &mut [f64],
+    s: &dyn MechanicalSystem, q: &[f64],
 ) {
     s.mass(q, &mut mass_vals[..n_mass]);
     mass_vals[n_mass..].iter_mut().for_each(|x| *x = 0.0);
@@ -593,11 +571,7 @@ pub(crate) fn fill_metric(
 /// (curvature of the constraints dropped from the Hessian; J₂, ∇H by central differences;
 /// dense, up to [`MAX_COUPLED_DENSE`] unknowns). Returns the iterations.
 pub fn coupled_energy_projection(
-    s: &dyn MechanicalSystem,
-    state: &mut State,
-    h0: f64,
-    tol: f64,
-    max_iter: usize,
+    s: &dyn MechanicalSystem, state: &mut State, h0: f64, tol: f64, max_iter: usize,
 ) -> Result<usize, StepError> {
     let t = state.t;
     let mut sys = CoupledSystem::new(s, state, h0);
@@ -897,10 +871,7 @@ impl Method for Projected {
         i
     }
     fn start<'s>(
-        &self,
-        sys: Mechanical<'s>,
-        state: &mut State,
-        opts: &StartOptions,
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
     ) -> Started<'s> {
         let (pattern, kkt) = projection_kkt(sys, &self.p, state.t)?;
         let mut kkt_start = None;
@@ -965,9 +936,7 @@ impl Method for Projected {
 /// The KKT layout `[[M + I, Φ_qᵀ], [Φ_q, 0]]` (mass entries, then the diagonal, so one
 /// pattern serves both metrics) and its solver.
 fn projection_kkt(
-    s: &dyn MechanicalSystem,
-    p: &ProjectionParams,
-    t: f64,
+    s: &dyn MechanicalSystem, p: &ProjectionParams, t: f64,
 ) -> Result<(KktPattern, KktSolver), MethodError> {
     let d = s.dims();
     let mut a_lower = s.mass_pattern().entries;

@@ -252,10 +252,7 @@ impl Work {
 
     /// `(‖C̃‖∞, ε_tol)` at `state`; leaves the row weights for [`Self::project`].
     fn measure(
-        &mut self,
-        s: &dyn MechanicalSystem,
-        state: &State,
-        p: &RecoveryParams,
+        &mut self, s: &dyn MechanicalSystem, state: &State, p: &RecoveryParams,
     ) -> (f64, f64) {
         (self.violation(s, state, p), self.tolerance(s, state, p))
     }
@@ -275,10 +272,7 @@ impl Work {
     /// `self.target` = `state` projected onto `Φ = 0`, `Φ_q v + Φ_t = 0` (mass metric)
     /// to a tenth of the tolerance in unscaled units; returns the projection iterations.
     fn project(
-        &mut self,
-        s: &dyn MechanicalSystem,
-        state: &State,
-        tol: f64,
+        &mut self, s: &dyn MechanicalSystem, state: &State, tol: f64,
     ) -> Result<usize, StepError> {
         let t = state.t;
         self.target.clone_from(state);
@@ -337,9 +331,7 @@ fn add_reports(a: &mut StepReport, b: StepReport) {
 impl RecoveredStepper<'_> {
     /// `(‖C̃‖∞, ε_tol)` at `state`.
     fn measure(
-        &mut self,
-        s: &dyn MechanicalSystem,
-        state: &State,
+        &mut self, s: &dyn MechanicalSystem, state: &State,
     ) -> Result<(f64, f64), StepError> {
         Ok(self.work.measure(s, state, &self.p))
     }
@@ -353,11 +345,7 @@ impl RecoveredStepper<'_> {
     /// Rollback: the step again as 2^j substeps, j = 1 … max_halvings (each substep but
     /// the last accepted by the inner stepper; the loop accepts the whole step).
     fn rollback(
-        &mut self,
-        s: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-        first: String,
+        &mut self, s: &dyn MechanicalSystem, state: &mut State, h: f64, first: String,
     ) -> Result<StepReport, StepError> {
         let start = self.start.clone();
         let mut report = StepReport::default();
@@ -399,10 +387,7 @@ impl RecoveredStepper<'_> {
 
     /// Reset or relax after a step that ended outside the tolerance (`kappa` = 1: reset).
     fn correct(
-        &mut self,
-        s: &dyn MechanicalSystem,
-        state: &mut State,
-        kappa: f64,
+        &mut self, s: &dyn MechanicalSystem, state: &mut State, kappa: f64,
     ) -> Result<usize, StepError> {
         let (_, tol) = self.measure(s, state)?;
         let w = &mut self.work;
@@ -415,11 +400,7 @@ impl RecoveredStepper<'_> {
 
     /// A failed step under reset or relax: project the start and retry once.
     fn retry_from_projected_start(
-        &mut self,
-        s: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
-        first: String,
+        &mut self, s: &dyn MechanicalSystem, state: &mut State, h: f64, first: String,
     ) -> Result<StepReport, StepError> {
         let start = self.start.clone();
         state.clone_from(&start);
@@ -465,10 +446,7 @@ impl Method for Recovered {
     }
 
     fn start<'s>(
-        &self,
-        sys: Mechanical<'s>,
-        state: &mut State,
-        opts: &StartOptions,
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
     ) -> Started<'s> {
         let inner = self.inner.start(sys, state, opts)?;
         Ok(Box::new(RecoveredStepper {
@@ -560,9 +538,7 @@ impl Stepper for RecoveredStepper<'_> {
 impl RecoveredStepper<'_> {
     /// "‖C̃‖∞ = … > ε_tol = …" for a failed row's reason.
     fn violation_text(
-        &mut self,
-        s: &dyn MechanicalSystem,
-        state: &State,
+        &mut self, s: &dyn MechanicalSystem, state: &State,
     ) -> Result<String, StepError> {
         let (v, tol) = self.measure(s, state)?;
         Ok(format!(

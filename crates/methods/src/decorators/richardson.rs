@@ -71,11 +71,7 @@ impl Richardson {
 
     /// The stepper around a started inner stepper.
     fn bind<'s>(
-        &self,
-        p: f64,
-        inner: Box<dyn Stepper + 's>,
-        state: &State,
-        opts: &StartOptions,
+        &self, p: f64, inner: Box<dyn Stepper + 's>, state: &State, opts: &StartOptions,
     ) -> Box<dyn Stepper + 's> {
         Box::new(RichardsonStepper {
             inner,
@@ -121,10 +117,7 @@ impl Method for Richardson {
     }
 
     fn start<'s>(
-        &self,
-        sys: Mechanical<'s>,
-        state: &mut State,
-        opts: &StartOptions,
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
     ) -> Started<'s> {
         let p = self.check(&sys.info().id)?;
         let inner = self.inner.start(sys, state, opts)?;
@@ -132,10 +125,7 @@ impl Method for Richardson {
     }
 
     fn start_index1<'s>(
-        &self,
-        sys: &'s dyn SemiExplicitDae,
-        state: &mut State,
-        opts: &StartOptions,
+        &self, sys: &'s dyn SemiExplicitDae, state: &mut State, opts: &StartOptions,
     ) -> Result<Box<dyn Stepper + 's>, MethodError> {
         let p = self.check(&sys.info().id)?;
         let inner = self.inner.start_index1(sys, state, opts)?;

@@ -117,10 +117,7 @@ pub(crate) struct Sweeps {
 /// Position, then velocity, one row at a time, each to the tolerance; returns the
 /// position sweeps taken.
 pub(crate) fn project_sequentially(
-    s: &dyn MechanicalSystem,
-    state: &mut State,
-    w: &mut MetricInverse,
-    how: &Sweeps,
+    s: &dyn MechanicalSystem, state: &mut State, w: &mut MetricInverse, how: &Sweeps,
 ) -> Result<usize, StepError> {
     let Sweeps {
         order,
@@ -214,12 +211,8 @@ impl Scratch {
     /// One sweep over the rows in `order`: each row's violation removed along `W⁻¹ ∇Φ_i`,
     /// in q (level 0) or v (level 1).
     fn sweep(
-        &mut self,
-        s: &dyn MechanicalSystem,
-        state: &mut State,
-        w: &mut MetricInverse,
-        order: RowOrder,
-        level: usize,
+        &mut self, s: &dyn MechanicalSystem, state: &mut State, w: &mut MetricInverse,
+        order: RowOrder, level: usize,
     ) -> Result<(), StepError> {
         let t = state.t;
         let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(p, q)| p * q).sum::<f64>();

@@ -63,10 +63,7 @@ struct Direction<'a> {
 impl<'a> Direction<'a> {
     /// Factor at `(t, q)`.
     fn at(
-        kkt: &'a mut KktSolver,
-        s: &dyn MechanicalSystem,
-        set: &SymmetricSettings,
-        t: f64,
+        kkt: &'a mut KktSolver, s: &dyn MechanicalSystem, set: &SymmetricSettings, t: f64,
         q: &[f64],
     ) -> Result<Self, SolverError> {
         let n = q.len();
@@ -96,12 +93,8 @@ impl<'a> Direction<'a> {
 /// `y_{n+1}`. `kkts` are the factorizations at the two ends. Returns the inner steps'
 /// reports summed and the number of iterations.
 pub(crate) fn symmetric_step(
-    inner: &mut dyn Stepper,
-    s: &dyn MechanicalSystem,
-    state: &mut State,
-    h: f64,
-    kkts: (&mut KktSolver, &mut KktSolver),
-    set: &SymmetricSettings,
+    inner: &mut dyn Stepper, s: &dyn MechanicalSystem, state: &mut State, h: f64,
+    kkts: (&mut KktSolver, &mut KktSolver), set: &SymmetricSettings,
 ) -> Result<(StepReport, usize), StepError> {
     let start = state.clone();
     let m = start.lambda.len();

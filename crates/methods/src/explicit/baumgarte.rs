@@ -399,9 +399,7 @@ impl Baumgarte {
     /// [`Method::start`] on a system held by `sys` (a reference, or an owned view such as
     /// `typed`'s restriction of the problem to some of its rows).
     pub(crate) fn start_on<'s, S>(
-        &self,
-        sys: S,
-        state: &mut State,
+        &self, sys: S, state: &mut State,
     ) -> Result<Box<dyn Stepper + 's>, MethodError>
     where
         S: Deref<Target = dyn MechanicalSystem + 's> + Send + 's,
@@ -447,9 +445,7 @@ impl Baumgarte {
 /// Per-row `(α, β)` from the gains of each row's kind (`groups`), the scalar `gains` for
 /// rows of other kinds.
 fn group_gains(
-    s: &dyn MechanicalSystem,
-    groups: &std::collections::BTreeMap<String, GroupGains>,
-    gains: Gains,
+    s: &dyn MechanicalSystem, groups: &std::collections::BTreeMap<String, GroupGains>, gains: Gains,
 ) -> Result<(Vec<f64>, Vec<f64>), MethodError> {
     let kinds = s.row_kinds();
     let refuse = |reason: String| MethodError::Incompatible {
@@ -500,8 +496,7 @@ pub fn info() -> MethodInfo {
 /// The offsets `a₀ = −Φ(t₀, q₀) − a₁ t₀`, `a₁ = −Φ̇(t₀, q₀, v₀)` that keep the initial
 /// violation (seed 002 §18.2), computed in the scratch rows `(φ, φ_t, Φ_q v)`.
 fn offsets(
-    s: &dyn MechanicalSystem,
-    state: &State,
+    s: &dyn MechanicalSystem, state: &State,
     (phi, phit, bias): (&mut [f64], &mut [f64], &mut [f64]),
 ) -> (Vec<f64>, Vec<f64>) {
     let m = s.dims().m;

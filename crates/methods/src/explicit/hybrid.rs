@@ -167,10 +167,7 @@ impl Method for Hybrid {
         i
     }
     fn start<'s>(
-        &self,
-        sys: Mechanical<'s>,
-        state: &mut State,
-        opts: &StartOptions,
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
     ) -> Started<'s> {
         let s = sys;
         let kkt = KktSolver::new(&kkt_pattern(s), KktChoice::Auto.options())

@@ -77,9 +77,7 @@ impl Penalty {
 impl PenaltyStepper<'_> {
     /// `a = M⁻¹(f − Φ_qᵀ(k_p Φ + k_d Φ̇))`, and the penalty multiplier.
     fn accel(
-        &mut self,
-        s: &dyn driftlab_core::MechanicalSystem,
-        state: &mut State,
+        &mut self, s: &dyn driftlab_core::MechanicalSystem, state: &mut State,
     ) -> Result<(), StepError> {
         let ms = &mut self.mass_solver;
         let d = s.dims();

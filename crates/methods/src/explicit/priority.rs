@@ -114,11 +114,7 @@ impl Priority {
 impl PriorityStepper<'_> {
     /// Acceleration and multipliers at `(t, q, v)`.
     fn accelerations(
-        &self,
-        s: &dyn MechanicalSystem,
-        t: f64,
-        q: &[f64],
-        v: &[f64],
+        &self, s: &dyn MechanicalSystem, t: f64, q: &[f64], v: &[f64],
     ) -> Result<(Vec<f64>, Vec<f64>), StepError> {
         let d = s.dims();
         let (n, m) = (d.n, d.m);
@@ -171,11 +167,7 @@ impl PriorityStepper<'_> {
     /// with `⁺` the pseudo-inverse at level 0 and the damped one `σ/(σ² + μ²)`,
     /// `μ = damping ‖A_k‖_F`, below.
     fn task_priority(
-        &self,
-        a_rows: &[Vec<f64>],
-        b: &[f64],
-        prio: &[u8],
-        y: &mut [f64],
+        &self, a_rows: &[Vec<f64>], b: &[f64], prio: &[u8], y: &mut [f64],
     ) -> Result<(), driftlab_solver::SolverError> {
         let (n, m) = (y.len(), a_rows.len());
         let mut levels: Vec<u8> = prio.to_vec();
@@ -230,11 +222,7 @@ impl PriorityStepper<'_> {
 /// The per-row Baumgarte targets `b = γ − 2ξω_n Φ̇ − ω_n² Φ` with `Φ̇ = Φ_q v + Φ_t`
 /// (seed 001 §3.3.3); `j` is the dense row-major `m × n` Jacobian.
 fn feedback_targets(
-    j: &[f64],
-    v: &[f64],
-    (gamma, phi, pt): (&[f64], &[f64], &[f64]),
-    xi: f64,
-    w: f64,
+    j: &[f64], v: &[f64], (gamma, phi, pt): (&[f64], &[f64], &[f64]), xi: f64, w: f64,
 ) -> Vec<f64> {
     let (n, m) = (v.len(), phi.len());
     (0..m)
@@ -272,11 +260,7 @@ fn backward(l: &[f64], n: usize, rhs: &[f64]) -> Vec<f64> {
 /// The multipliers that go with the acceleration: `λ = (Jᵀ)⁺ (f − M a)`, with `j` the
 /// dense `m × n` Jacobian and `mdense` the dense `n × n` mass matrix (row-major).
 fn multipliers(
-    j: &[f64],
-    mdense: &[f64],
-    f: &[f64],
-    acc: &[f64],
-    m: usize,
+    j: &[f64], mdense: &[f64], f: &[f64], acc: &[f64], m: usize,
 ) -> Result<Vec<f64>, driftlab_solver::SolverError> {
     let n = f.len();
     let mut jt = vec![0.0; n * m];

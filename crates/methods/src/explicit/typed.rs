@@ -268,11 +268,7 @@ impl MechanicalSystem for Treated<'_> {
 /// The full Jacobian (pattern and values) and, per full row, the penalty factor
 /// `k_p Φ_r + k_d Φ̇_r` (zero for rows not in `penalty`).
 fn penalty_factors(
-    s: &dyn MechanicalSystem,
-    t: f64,
-    q: &[f64],
-    v: &[f64],
-    penalty: &[usize],
+    s: &dyn MechanicalSystem, t: f64, q: &[f64], v: &[f64], penalty: &[usize],
     (k_p, k_d): (f64, f64),
 ) -> (SparsityPattern, Vec<f64>, Vec<f64>) {
     let m = s.dims().m;
@@ -338,11 +334,7 @@ impl TypedStepper<'_> {
 
 /// Project `y`'s q and v onto the rows of `rows` (mass-orthogonal); the updates made.
 fn project_rows(
-    kkt: &mut KktSolver,
-    mass: &mut [f64],
-    sys: &Treated<'_>,
-    y: &mut State,
-    tol: f64,
+    kkt: &mut KktSolver, mass: &mut [f64], sys: &Treated<'_>, y: &mut State, tol: f64,
 ) -> Result<usize, StepError> {
     let t = y.t;
     sys.mass(&y.q, mass);
@@ -449,12 +441,8 @@ impl Stepper for TypedStepper<'_> {
 /// One step: the inner Baumgarte step on the solved rows (penalty forces added), then the
 /// projections and the accelerations at the projected state.
 fn step_treated(
-    inner: &mut dyn Stepper,
-    (projector, mass): (&mut Option<KktSolver>, &mut Vec<f64>),
-    sys: &dyn MechanicalSystem,
-    split: &Split,
-    (y, state): (&mut State, &State),
-    h: f64,
+    inner: &mut dyn Stepper, (projector, mass): (&mut Option<KktSolver>, &mut Vec<f64>),
+    sys: &dyn MechanicalSystem, split: &Split, (y, state): (&mut State, &State), h: f64,
     p: &TypedParams,
 ) -> Result<StepReport, StepError> {
     y.t = state.t;

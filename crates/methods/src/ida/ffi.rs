@@ -57,12 +57,7 @@ extern "C" {
     pub fn IDAReInit(mem: *mut c_void, t0: f64, y0: NVector, yp0: NVector) -> c_int;
     pub fn IDASetLinearSolver(mem: *mut c_void, ls: *mut c_void, a: *mut c_void) -> c_int;
     pub fn IDASolve(
-        mem: *mut c_void,
-        tout: f64,
-        tret: *mut f64,
-        y: NVector,
-        yp: NVector,
-        task: c_int,
+        mem: *mut c_void, tout: f64, tret: *mut f64, y: NVector, yp: NVector, task: c_int,
     ) -> c_int;
     pub fn IDAGetNumSteps(mem: *mut c_void, n: *mut c_long) -> c_int;
     pub fn IDAGetNumNonlinSolvIters(mem: *mut c_void, n: *mut c_long) -> c_int;
@@ -114,8 +109,7 @@ pub unsafe fn slice_of<'a>(v: NVector) -> &'a mut [f64] {
 
 /// A counter of IDA (`IDAGetNum…`), 0 when the query fails.
 pub fn counter(
-    mem: *mut c_void,
-    get: unsafe extern "C" fn(*mut c_void, *mut c_long) -> c_int,
+    mem: *mut c_void, get: unsafe extern "C" fn(*mut c_void, *mut c_long) -> c_int,
 ) -> usize {
     let mut n: c_long = 0;
     // SAFETY: `mem` is a live IDA memory block; `n` is a valid out-pointer.

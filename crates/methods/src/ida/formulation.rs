@@ -180,12 +180,7 @@ impl Formulation {
 
     /// `r = F(t, y, y')`.
     pub fn residual(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        t: f64,
-        y: &[f64],
-        yp: &[f64],
-        r: &mut [f64],
+        &mut self, sys: &dyn MechanicalSystem, t: f64, y: &[f64], yp: &[f64], r: &mut [f64],
     ) {
         match self.kind {
             Kind::Index3 => self.residual_index3(sys, t, y, yp, r),
@@ -195,12 +190,7 @@ impl Formulation {
 
     /// `B y' − F(t, y)` of [`DaeForm`] for the differential rows, `F` for the others.
     fn residual_index3(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        t: f64,
-        y: &[f64],
-        yp: &[f64],
-        r: &mut [f64],
+        &mut self, sys: &dyn MechanicalSystem, t: f64, y: &[f64], yp: &[f64], r: &mut [f64],
     ) {
         let k = 2 * self.n;
         self.index3.eval(sys, t, y, &mut self.f3);
@@ -215,12 +205,7 @@ impl Formulation {
 
     /// The GGL and index-1 residuals: both have `M v' − f + Φ_qᵀλ` as velocity rows.
     fn residual_reduced(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        t: f64,
-        y: &[f64],
-        yp: &[f64],
-        r: &mut [f64],
+        &mut self, sys: &dyn MechanicalSystem, t: f64, y: &[f64], yp: &[f64], r: &mut [f64],
     ) {
         let (n, m) = (self.n, self.m);
         let (q, v, lambda) = (&y[..n], &y[n..2 * n], &y[2 * n..2 * n + m]);

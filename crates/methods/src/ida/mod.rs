@@ -202,10 +202,7 @@ impl Method for Ida {
     }
 
     fn start<'s>(
-        &self,
-        sys: Mechanical<'s>,
-        state: &mut State,
-        opts: &StartOptions,
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
     ) -> Started<'s> {
         let (mut tol, mut own_steps) = (self.tol, false);
         if let Some(t) = opts.tolerances {

@@ -90,10 +90,7 @@ extern "C" fn error_weights(y: NVector, ewt: NVector, data: *mut c_void) -> c_in
 
 /// IDA's error handler: keeps the last message (instead of printing it to stderr).
 extern "C" fn keep_message(
-    _code: c_int,
-    _module: *const c_char,
-    function: *const c_char,
-    msg: *mut c_char,
+    _code: c_int, _module: *const c_char, function: *const c_char, msg: *mut c_char,
     data: *mut c_void,
 ) {
     // SAFETY: `data` is the session's boxed `Shared` (no other reference to it is live
@@ -286,11 +283,7 @@ impl Session {
     /// (`one_step`), or as many as needed to reach `t_out`, interpolated there. Returns
     /// the time reached and writes the state.
     pub fn advance(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        t: f64,
-        t_out: f64,
-        one_step: bool,
+        &mut self, sys: &dyn MechanicalSystem, t: f64, t_out: f64, one_step: bool,
         state: &mut State,
     ) -> Result<f64, StepError> {
         let mut h = 0.0;

@@ -209,11 +209,8 @@ struct Frame<'a> {
 /// least every 50 steps. `stiffness` carries `(‖J_q‖∞, steps since measured)` between
 /// steps.
 fn stiff_stages(
-    stiffness: &mut Option<(f64, usize)>,
-    solver: &mut AccelerationSolver,
-    fr: &Frame<'_>,
-    state: &State,
-    report: &mut StepReport,
+    stiffness: &mut Option<(f64, usize)>, solver: &mut AccelerationSolver, fr: &Frame<'_>,
+    state: &State, report: &mut StepReport,
 ) -> Result<Option<StiffStages>, StepError> {
     let (tb, h) = (fr.tb, fr.h);
     let a2 = tb.a2_norm();
@@ -240,9 +237,7 @@ struct Stages {
 impl Stages {
     /// The accelerations `a(Q_i, V_i)` of every stage (one KKT solve each).
     fn accelerate(
-        &mut self,
-        solver: &mut AccelerationSolver,
-        fr: &Frame<'_>,
+        &mut self, solver: &mut AccelerationSolver, fr: &Frame<'_>,
     ) -> Result<(), StepError> {
         let (tb, t0, h) = (fr.tb, fr.t0, fr.h);
         for i in 0..tb.s {
@@ -266,13 +261,8 @@ impl Stages {
     /// Stops when the correction is below `tol (1 + ‖stages‖∞)` or stagnates at the
     /// round-off floor; three growths in a row are a divergence.
     fn iterate(
-        &mut self,
-        solver: &mut AccelerationSolver,
-        fr: &Frame<'_>,
-        start: (&[f64], &[f64]),
-        stiff: Option<&StiffStages>,
-        report: &mut StepReport,
-        p: &GaussParams,
+        &mut self, solver: &mut AccelerationSolver, fr: &Frame<'_>, start: (&[f64], &[f64]),
+        stiff: Option<&StiffStages>, report: &mut StepReport, p: &GaussParams,
     ) -> Result<(), StepError> {
         let (tb, t0, h) = (fr.tb, fr.t0, fr.h);
         // The kernel owns the loop and its counters; the stage iteration keeps its own
@@ -335,10 +325,7 @@ impl Stages {
     /// `t_{n+1} = t_n + h`, and `(a_{n+1}, λ_{n+1})` from the KKT system at
     /// `(q_{n+1}, v_{n+1})`.
     fn advance(
-        &mut self,
-        solver: &mut AccelerationSolver,
-        fr: &Frame<'_>,
-        state: &mut State,
+        &mut self, solver: &mut AccelerationSolver, fr: &Frame<'_>, state: &mut State,
         report: &mut StepReport,
     ) -> Result<(), StepError> {
         let (tb, sy, t0, h) = (fr.tb, fr.sy, fr.t0, fr.h);
@@ -368,11 +355,7 @@ impl Stages {
     /// One correction: `ΔV = −R_V` (or the stiff solve), `ΔQ = −R_Q + h (A ⊗ I) ΔV`;
     /// returns the largest correction and the largest stage value.
     fn correct(
-        &mut self,
-        tb: &Tableau,
-        h: f64,
-        (q0, v0): (&[f64], &[f64]),
-        stiff: Option<&StiffStages>,
+        &mut self, tb: &Tableau, h: f64, (q0, v0): (&[f64], &[f64]), stiff: Option<&StiffStages>,
         t0: f64,
     ) -> Result<(f64, f64), StepError> {
         let (s, n) = (tb.s, q0.len());
@@ -428,14 +411,8 @@ struct StiffStages {
 impl StiffStages {
     #[allow(clippy::too_many_arguments)] // the step's context
     fn at(
-        sy: &dyn driftlab_core::MechanicalSystem,
-        solver: &mut AccelerationSolver,
-        tb: &Tableau,
-        h: f64,
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        report: &mut StepReport,
+        sy: &dyn driftlab_core::MechanicalSystem, solver: &mut AccelerationSolver, tb: &Tableau,
+        h: f64, t: f64, q: &[f64], v: &[f64], report: &mut StepReport,
     ) -> Result<Option<Self>, StepError> {
         let Some(tangent) = sy.tangent() else {
             return Ok(None);
@@ -509,11 +486,7 @@ impl StiffStages {
 
     /// Replace `dv = −R_V` by the stiff Newton correction, given `nrq = −R_Q`.
     fn correct(
-        &self,
-        tb: &Tableau,
-        h: f64,
-        nrq: &[Vec<f64>],
-        dv: &mut [Vec<f64>],
+        &self, tb: &Tableau, h: f64, nrq: &[Vec<f64>], dv: &mut [Vec<f64>],
     ) -> Result<(), driftlab_solver::SolverError> {
         let (n, s) = (self.n, self.s);
         let mut rhs = vec![0.0; s * n];

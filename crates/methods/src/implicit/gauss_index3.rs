@@ -139,13 +139,7 @@ impl GaussIndex3Stepper<'_> {
 
     #[allow(clippy::too_many_arguments)] // step data (t, h, q_n, v_n), unknowns, output
     fn residual(
-        &self,
-        sy: &dyn MechanicalSystem,
-        t0: f64,
-        h: f64,
-        qn: &[f64],
-        vn: &[f64],
-        x: &[f64],
+        &self, sy: &dyn MechanicalSystem, t0: f64, h: f64, qn: &[f64], vn: &[f64], x: &[f64],
         out: &mut [f64],
     ) {
         let s = self.t.s;

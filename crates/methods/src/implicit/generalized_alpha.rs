@@ -190,11 +190,8 @@ pub fn info() -> MethodInfo {
 
 /// The scaled RMS norm of the local error estimate of the module documentation.
 fn local_error(
-    c: &AlphaCoefficients,
-    tol: driftlab_core::Tolerances,
-    h: f64,
-    (a_before, a_after): (&[f64], &[f64]),
-    (q_before, q_after): (&[f64], &[f64]),
+    c: &AlphaCoefficients, tol: driftlab_core::Tolerances, h: f64,
+    (a_before, a_after): (&[f64], &[f64]), (q_before, q_after): (&[f64], &[f64]),
 ) -> f64 {
     let coef = (c.beta - 1.0 / 6.0 + 0.5 * (c.alpha_m - c.alpha_f)) * h * h;
     let n = q_after.len().max(1);
@@ -232,9 +229,7 @@ impl Iterate {
     /// updates `q⁺ = q_n + h v_n + h²((½ − β) a_n + β a⁺)`, `v⁺ = v_n + h((1 − γ) a_n + γ a⁺)`;
     /// returns the iterate and `a⁺`.
     fn predict(
-        c: &AlphaCoefficients,
-        h: f64,
-        (qn, vn, vdn, an): (&[f64], &[f64], &[f64], &[f64]),
+        c: &AlphaCoefficients, h: f64, (qn, vn, vdn, an): (&[f64], &[f64], &[f64], &[f64]),
         lambda: &[f64],
     ) -> (Self, Vec<f64>) {
         let n = qn.len();
@@ -308,12 +303,8 @@ impl Work {
     /// of the iteration block `S_t = β′M + K_Φ + K_t + γ′C_t` (Arnold & Brüls 2007, §3)
     /// in `a_vals`.
     fn assemble(
-        &mut self,
-        s: &dyn driftlab_core::MechanicalSystem,
-        terms: &mut IterationTerms,
-        t1: f64,
-        x: &Iterate,
-        (bp, gp): (f64, f64),
+        &mut self, s: &dyn driftlab_core::MechanicalSystem, terms: &mut IterationTerms, t1: f64,
+        x: &Iterate, (bp, gp): (f64, f64),
     ) {
         let (n, m) = (x.q.len(), x.lam.len());
         let n_mass = terms.n_mass;
@@ -345,10 +336,7 @@ impl Method for GeneralizedAlpha {
         i
     }
     fn start<'s>(
-        &self,
-        sys: Mechanical<'s>,
-        state: &mut State,
-        opts: &StartOptions,
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
     ) -> Started<'s> {
         let s = sys;
         let (pattern, terms) = IterationTerms::layout(s);

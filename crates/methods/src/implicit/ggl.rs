@@ -307,10 +307,7 @@ impl GglStepper<'_> {
     /// One implicit Euler step of the GGL formulation: Newton on `(q⁺, v⁺, Λ, μ⁺)` with
     /// the dense matrix of [`newton_matrix`], then `a = (v⁺ − v_n)/h`, `λ = Λ/h`.
     fn newton(
-        &mut self,
-        s: &dyn MechanicalSystem,
-        state: &mut State,
-        h: f64,
+        &mut self, s: &dyn MechanicalSystem, state: &mut State, h: f64,
     ) -> Result<StepReport, StepError> {
         let d = s.dims();
         let (n, m) = (d.n, d.m);

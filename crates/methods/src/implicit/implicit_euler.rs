@@ -116,12 +116,8 @@ impl Index3 {
     /// `R_v = M(v⁺ − v_n) − h f⁺ + Φ_qᵀ Λ` and the constraint rows of
     /// [`Index3::constraint_rows`].
     fn assemble(
-        &mut self,
-        s: &dyn MechanicalSystem,
-        (mp, jp): (&SparsityPattern, &SparsityPattern),
-        (t1, h): (f64, f64),
-        (q, v, vn): (&[f64], &[f64], &[f64]),
-        big_l: &[f64],
+        &mut self, s: &dyn MechanicalSystem, (mp, jp): (&SparsityPattern, &SparsityPattern),
+        (t1, h): (f64, f64), (q, v, vn): (&[f64], &[f64], &[f64]), big_l: &[f64],
         formulation: Formulation,
     ) {
         let n = q.len();
@@ -147,12 +143,8 @@ impl Index3 {
     /// (index 3), `−(Φ_q v⁺ + Φ_t)` (index 2), `−h (Φ_q a − γ)` with
     /// `a = (v⁺ − v_n)/h` (index 1); `diff = v⁺ − v_n`, `Φ` and `Φ_q` already evaluated.
     fn constraint_rows(
-        &mut self,
-        s: &dyn MechanicalSystem,
-        jp: &SparsityPattern,
-        (t1, h): (f64, f64),
-        (q, v, diff): (&[f64], &[f64], &[f64]),
-        formulation: Formulation,
+        &mut self, s: &dyn MechanicalSystem, jp: &SparsityPattern, (t1, h): (f64, f64),
+        (q, v, diff): (&[f64], &[f64], &[f64]), formulation: Formulation,
     ) {
         let (n, m) = (q.len(), self.phi.len());
         match formulation {
@@ -253,9 +245,7 @@ pub fn info() -> MethodInfo {
 impl ImplicitEuler {
     /// The index-3 work space, with consistent `λ` and `a` at `state`.
     fn init_index3(
-        &self,
-        s: &dyn MechanicalSystem,
-        state: &mut State,
+        &self, s: &dyn MechanicalSystem, state: &mut State,
     ) -> Result<Index3, MethodError> {
         let d = s.dims();
         let (pattern, terms): (KktPattern, _) = IterationTerms::layout(s);
@@ -435,10 +425,7 @@ impl Method for ImplicitEuler {
         }))
     }
     fn start_index1<'s>(
-        &self,
-        sys: &'s dyn SemiExplicitDae,
-        _state: &mut State,
-        _: &StartOptions,
+        &self, sys: &'s dyn SemiExplicitDae, _state: &mut State, _: &StartOptions,
     ) -> Result<Box<dyn Stepper + 's>, MethodError> {
         Ok(Box::new(ImplicitEulerIndex1Stepper {
             sys,
@@ -454,12 +441,8 @@ impl Method for ImplicitEuler {
 /// The implicit-Euler Newton system of a semi-explicit index-1 DAE at `(x, z)`:
 /// `[[I − h f_x, −h f_z], [g_x, g_z]] Δ = −[x − x_n − h f; g]` (row-major `jac`).
 fn index1_newton_system(
-    h: f64,
-    (x, xn): (&[f64], &[f64]),
-    (f, g): (&[f64], &[f64]),
-    jacs: &Index1Jacobians,
-    jac: &mut [f64],
-    rhs: &mut [f64],
+    h: f64, (x, xn): (&[f64], &[f64]), (f, g): (&[f64], &[f64]), jacs: &Index1Jacobians,
+    jac: &mut [f64], rhs: &mut [f64],
 ) {
     let (nx, nz) = (x.len(), g.len());
     let n = nx + nz;

@@ -89,13 +89,7 @@ impl LobattoStepper<'_> {
     /// Residual of the stage system at unknowns `x = (V_1…V_s, Λ_1…Λ_s, v_{n+1})`.
     #[allow(clippy::too_many_arguments)] // step data (t, h, q_n, v_n), unknowns, output
     fn residual(
-        &self,
-        s: &dyn MechanicalSystem,
-        t0: f64,
-        h: f64,
-        qn: &[f64],
-        vn: &[f64],
-        x: &[f64],
+        &self, s: &dyn MechanicalSystem, t0: f64, h: f64, qn: &[f64], vn: &[f64], x: &[f64],
         out: &mut [f64],
     ) {
         let st = self.a.s;

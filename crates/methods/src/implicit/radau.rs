@@ -322,10 +322,7 @@ impl RadauStepper<'_> {
     /// The Newton solve of one step; at fixed steps a failure with a Jacobian from an
     /// earlier step is retried once with a fresh one.
     fn solve_stages(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        t: f64,
-        h: f64,
+        &mut self, sys: &dyn MechanicalSystem, t: f64, h: f64,
     ) -> Result<(usize, f64), StepError> {
         let mut iterations = 0;
         loop {
@@ -358,10 +355,7 @@ impl Method for Radau {
     }
 
     fn start<'s>(
-        &self,
-        sys: Mechanical<'s>,
-        state: &mut State,
-        opts: &StartOptions,
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
     ) -> Started<'s> {
         let s = sys;
         let dim = 3 * s.dims().n + s.dims().m;
@@ -502,11 +496,7 @@ fn commit_pending(mem: &mut Memory, reuse: f64) {
 /// Evaluate the Jacobian if stale and refactor the two Newton matrices if `h` or the
 /// Jacobian changed.
 fn prepare_matrices(
-    work: &mut Work,
-    mem: &mut Memory,
-    stats: &mut MethodStats,
-    sys: &dyn MechanicalSystem,
-    t: f64,
+    work: &mut Work, mem: &mut Memory, stats: &mut MethodStats, sys: &dyn MechanicalSystem, t: f64,
     h: f64,
 ) -> Result<(), StepError> {
     let dim = work.form.dim();
@@ -598,10 +588,7 @@ fn transform(mat: &[[f64; 3]; 3], x: &[Vec<f64>; 3], out: &mut [Vec<f64>; 3]) {
 
 /// One simplified-Newton iteration on `W`; returns the scaled RMS norm of `ΔW`.
 fn newton_iteration(
-    work: &mut Work,
-    sys: &dyn MechanicalSystem,
-    t: f64,
-    h: f64,
+    work: &mut Work, sys: &dyn MechanicalSystem, t: f64, h: f64,
 ) -> Result<f64, StepError> {
     let dim = work.form.dim();
     let c = [rc::C1, rc::C2, 1.0];
@@ -657,11 +644,7 @@ fn unfactored(t: f64) -> StepError {
 /// RADAU5's error estimate (see the module documentation); `refine` allows the second,
 /// filtered estimate on a first or rejected step.
 fn estimate_error(
-    work: &mut Work,
-    sys: &dyn MechanicalSystem,
-    t: f64,
-    h: f64,
-    refine: bool,
+    work: &mut Work, sys: &dyn MechanicalSystem, t: f64, h: f64, refine: bool,
 ) -> Result<f64, StepError> {
     let dim = work.form.dim();
     for (i, ei) in work.tmp.iter_mut().enumerate() {

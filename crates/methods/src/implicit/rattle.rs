@@ -229,13 +229,8 @@ impl Work {
 /// kernel call only evaluates the predictor's residual). `phi` and `rhs` are work
 /// space of lengths `m` and `n + m`.
 fn shake(
-    kkt: &mut KktSolver,
-    s: &dyn MechanicalSystem,
-    p: &RattleParams,
-    state: &State,
-    t1: f64,
-    q: &mut [f64],
-    (phi, rhs): (&mut [f64], &mut [f64]),
+    kkt: &mut KktSolver, s: &dyn MechanicalSystem, p: &RattleParams, state: &State, t1: f64,
+    q: &mut [f64], (phi, rhs): (&mut [f64], &mut [f64]),
 ) -> Result<usize, StepError> {
     let (n, m, t0) = (q.len(), phi.len(), state.t);
     let mut previous = f64::INFINITY;
@@ -307,10 +302,7 @@ fn shake(
 /// q and v. Reads `state.v` (already `v_{n+1}`) and writes `state.a`, `state.lambda`;
 /// `state.q` is still `q_n` (named in a failure). `f`, `gamma`, `rhs` are work space.
 fn consistent_acceleration(
-    kkt: &mut KktSolver,
-    s: &dyn MechanicalSystem,
-    state: &mut State,
-    (t1, q): (f64, &[f64]),
+    kkt: &mut KktSolver, s: &dyn MechanicalSystem, state: &mut State, (t1, q): (f64, &[f64]),
     (f, gamma, rhs): (&mut [f64], &mut [f64], &mut [f64]),
 ) -> Result<(), StepError> {
     let n = q.len();

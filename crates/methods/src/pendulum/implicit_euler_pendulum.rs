@@ -51,9 +51,7 @@ pub struct PendulumData {
 /// Check that `s` is a point mass on a circle about the origin under a constant force
 /// `(0, −m g)`, and read off `(m, r, g)`.
 pub fn pendulum_data(
-    method: &str,
-    s: &dyn MechanicalSystem,
-    state: &State,
+    method: &str, s: &dyn MechanicalSystem, state: &State,
 ) -> Result<PendulumData, MethodError> {
     let info = s.info();
     let bad = |why: &str| MethodError::Incompatible {

@@ -238,10 +238,7 @@ impl Stepper for MoreauJeanStepper<'_> {
 /// free velocity `M(q_m) v⁺ = M v_n + h f(t_m, q_m, v_n) − Φ_qᵀΛ`, `Φ_q v⁺ = −Φ_t`.
 /// K stays factored for the contact rows and the projection.
 fn free_velocity(
-    kkt: &mut KktSolver,
-    s: &dyn MechanicalSystem,
-    state: &State,
-    h: f64,
+    kkt: &mut KktSolver, s: &dyn MechanicalSystem, state: &State, h: f64,
 ) -> Result<FreeStep, StepError> {
     let d = s.dims();
     let (n, m) = (d.n, d.m);
@@ -296,11 +293,8 @@ struct FreeStep {
 /// `force` is overwritten with this step's `P/h` per row. Returns the PGS sweeps and
 /// whether any impulse is positive (an impact); no active row: `(0, false)`.
 fn contact_impulses(
-    kkt: &mut KktSolver,
-    s: &dyn MechanicalSystem,
-    p: &MoreauJeanParams,
-    (t0, h, qm): (f64, f64, &[f64]),
-    (vn, force): (&[f64], &mut [f64]),
+    kkt: &mut KktSolver, s: &dyn MechanicalSystem, p: &MoreauJeanParams,
+    (t0, h, qm): (f64, f64, &[f64]), (vn, force): (&[f64], &mut [f64]),
     (v, big_l): (&mut [f64], &mut [f64]),
 ) -> Result<(usize, bool), StepError> {
     let Some(unilateral) = s.unilateral() else {
@@ -376,10 +370,7 @@ const PROJECTION_MAX_ITER: usize = 50;
 /// midpoint: `[M Φ_qᵀ; Φ_q 0][δq; μ] = [0; −Φ(q)]`, on the Newton kernel with its η test
 /// off (the projection stops on `‖Φ‖∞ ≤ 1e-13`). Returns the updates made.
 fn project_simplified(
-    kkt: &mut KktSolver,
-    s: &dyn MechanicalSystem,
-    t: f64,
-    q: &mut [f64],
+    kkt: &mut KktSolver, s: &dyn MechanicalSystem, t: f64, q: &mut [f64],
 ) -> Result<usize, Failure> {
     let (n, m) = (q.len(), kkt.dim() - q.len());
     let mut phi = vec![0.0; m];

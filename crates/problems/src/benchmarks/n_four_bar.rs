@@ -106,9 +106,7 @@ impl NFourBar {
 }
 
 fn build_with(
-    id: &'static str,
-    base: NFourBarParams,
-    t: &toml::Table,
+    id: &'static str, base: NFourBarParams, t: &toml::Table,
 ) -> Result<Problem, ParamError> {
     let mut table = toml::Table::try_from(base).unwrap_or_default();
     table.extend(t.clone());

@@ -45,11 +45,7 @@ pub struct JointCoordinates {
 impl JointCoordinates {
     /// Lay out `model` (already checked) with initial state `(q0, v0)` in q̇ form.
     pub fn new(
-        model: Model,
-        q0: Vec<f64>,
-        v0: Vec<f64>,
-        t_end: f64,
-        label: String,
+        model: Model, q0: Vec<f64>, v0: Vec<f64>, t_end: f64, label: String,
         coordinates: &'static str,
     ) -> Self {
         let tree = Tree::new(&model);

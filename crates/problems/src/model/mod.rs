@@ -236,8 +236,7 @@ fn label_of(p: &ModelParams) -> String {
 
 /// The merged tree (fixed joints folded in) and its forward pass at `joint`'s start.
 fn merged_start(
-    joint: &JointCoordinates,
-    coordinates: &str,
+    joint: &JointCoordinates, coordinates: &str,
 ) -> Result<(Model, tree::Frames), ParamError> {
     body_coords::refuse_joint_forces(joint.model(), coordinates)?;
     let merged = merge::merge_fixed(joint.model()).model;
@@ -248,8 +247,7 @@ fn merged_start(
 
 /// `joint`'s mechanism and start in body coordinates.
 pub fn in_body_coordinates(
-    joint: &JointCoordinates,
-    p: &ModelParams,
+    joint: &JointCoordinates, p: &ModelParams,
 ) -> Result<JointCoordinates, ParamError> {
     let (merged, frames) = merged_start(joint, "body")?;
     let model = body_coords::body_model(&merged, &frames);
@@ -263,8 +261,7 @@ pub fn in_body_coordinates(
 
 /// `joint`'s mechanism and start in natural coordinates.
 pub fn in_natural_coordinates(
-    joint: &JointCoordinates,
-    p: &ModelParams,
+    joint: &JointCoordinates, p: &ModelParams,
 ) -> Result<natural::NaturalSystem, ParamError> {
     let (merged, frames) = merged_start(joint, "natural")?;
     let mut info = joint.info();
@@ -495,9 +492,7 @@ pub(crate) fn start_of(model: &Model) -> (Vec<f64>, Vec<f64>) {
 /// names the first coordinate whose pivot is not positive (relative to the largest
 /// diagonal entry).
 fn regular_mass(
-    sys: &dyn MechanicalSystem,
-    names: &[String],
-    file: &str,
+    sys: &dyn MechanicalSystem, names: &[String], file: &str,
 ) -> Result<(), ParamError> {
     let q = sys.initial_state().q;
     let n = q.len();

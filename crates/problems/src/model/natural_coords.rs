@@ -50,10 +50,7 @@ fn column(p: &Placement, k: usize) -> V3 {
 }
 
 fn row(
-    model: &mut NaturalModel,
-    a: Vec<(Node, f64)>,
-    b: Vec<(Node, f64)>,
-    label: String,
+    model: &mut NaturalModel, a: Vec<(Node, f64)>, b: Vec<(Node, f64)>, label: String,
     kind: &'static str,
 ) {
     model.rows.push(Quadratic {
@@ -125,10 +122,7 @@ fn mass_moments(i: &super::spatial::Inertia) -> [[f64; 4]; 4] {
 /// One body's nodes at its start, its mass blocks, gravity and rigid-body rows; returns
 /// the nodes and their start velocities.
 fn add_body(
-    model: &mut NaturalModel,
-    merged: &Model,
-    frames: &Frames,
-    b: usize,
+    model: &mut NaturalModel, merged: &Model, frames: &Frames, b: usize,
 ) -> ([Node; 4], Vec<f64>) {
     let w = frames.world[b];
     let v = frames.vel[b];
@@ -180,10 +174,7 @@ fn add_body(
 /// The natural-coordinate system of `merged` (no fixed joints), starting where `frames`
 /// put its bodies.
 pub fn natural_system(
-    merged: &Model,
-    frames: &Frames,
-    info: ProblemInfo,
-    energy_scale: f64,
+    merged: &Model, frames: &Frames, info: ProblemInfo, energy_scale: f64,
 ) -> NaturalSystem {
     let mut model = NaturalModel::default();
     let mut holders = Vec::with_capacity(merged.bodies.len());

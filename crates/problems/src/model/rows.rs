@@ -149,11 +149,7 @@ struct Attach {
 }
 
 fn attach(
-    model: &Model,
-    tree: &Tree,
-    f: &Frames,
-    body: Option<usize>,
-    frame: &Placement,
+    model: &Model, tree: &Tree, f: &Frames, body: Option<usize>, frame: &Placement,
 ) -> Attach {
     let Some(b) = body else {
         return Attach {

@@ -77,10 +77,7 @@ pub struct Samples {
 /// model's rows. With `redundant_tol`, the rows redundant at each state
 /// ([`crate::independent_rows`]) are left out of its KKT solve.
 pub fn sample(
-    p: &ModelParams,
-    states: usize,
-    seed: u64,
-    redundant_tol: Option<f64>,
+    p: &ModelParams, states: usize, seed: u64, redundant_tol: Option<f64>,
 ) -> Result<Samples, ParamError> {
     let base = build(p)?;
     let model = base.model().clone();
@@ -122,10 +119,7 @@ pub const LOOP_SPREAD: f64 = 0.05;
 
 /// One sampled state of `model` from seed `s`, and its rows' kinds.
 fn sample_at(
-    model: &super::import::description::Model,
-    p: &ModelParams,
-    s: u64,
-    redundant_tol: Option<f64>,
+    model: &super::import::description::Model, p: &ModelParams, s: u64, redundant_tol: Option<f64>,
 ) -> Result<(Sample, Vec<&'static str>), String> {
     let mut m = model.clone();
     if m.closures.is_empty() {

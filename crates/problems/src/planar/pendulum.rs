@@ -209,9 +209,7 @@ pub fn entry() -> ProblemEntry {
 
 /// Build a preset of `pendulum`: `base` overridden by the keys of `t`.
 fn build_preset(
-    id: &'static str,
-    base: PendulumParams,
-    t: &toml::Table,
+    id: &'static str, base: PendulumParams, t: &toml::Table,
 ) -> Result<Problem, ParamError> {
     let mut table = toml::Table::try_from(base).unwrap_or_default();
     table.extend(t.clone());

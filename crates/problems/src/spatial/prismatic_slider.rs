@@ -157,9 +157,7 @@ pub fn build(p: &PrismaticSliderParams) -> Result<NaturalSystem, ParamError> {
 /// (a block far thinner than long) can make λ so; the polynomial motion itself stays
 /// good to a few ε relative until f64 overflows.
 fn slider_domain(
-    p: &PrismaticSliderParams,
-    sys: &NaturalSystem,
-    lambda: &[f64],
+    p: &PrismaticSliderParams, sys: &NaturalSystem, lambda: &[f64],
 ) -> crate::natural::DomainFn {
     let st = sys.initial_state();
     let acc = p.g * p.incline_deg.to_radians().sin();

@@ -40,11 +40,7 @@ impl ActionProjector {
     /// Overwrite the command `u` with its mass-orthogonal projection onto
     /// `{v : Φ_q(t, q) v + Φ_t = 0}`.
     pub fn project(
-        &mut self,
-        sys: &dyn MechanicalSystem,
-        t: f64,
-        q: &[f64],
-        u: &mut [f64],
+        &mut self, sys: &dyn MechanicalSystem, t: f64, q: &[f64], u: &mut [f64],
     ) -> Result<(), SolverError> {
         sys.mass(q, &mut self.mass);
         let mut eval = ConstraintsAt { sys, t };
@@ -65,12 +61,7 @@ pub struct RolloutDrift {
 /// command `v = command + σ ε_k` (ε standard normal per coordinate and step, from `seed`),
 /// projected onto the feasible velocities when `project`.
 pub fn kinematic_rollout(
-    sys: &dyn MechanicalSystem,
-    command: &[f64],
-    sigma: f64,
-    h: f64,
-    steps: usize,
-    seed: u64,
+    sys: &dyn MechanicalSystem, command: &[f64], sigma: f64, h: f64, steps: usize, seed: u64,
     project: bool,
 ) -> Result<RolloutDrift, SolverError> {
     let mut projector = ActionProjector::new(sys)?;

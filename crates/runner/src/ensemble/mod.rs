@@ -210,10 +210,7 @@ fn member_failed(mut rec: MemberRecord, kind: FailKind, reason: String) -> Membe
 /// `deadline` is the ensemble's time budget, shared by all its members (started when the
 /// ensemble started).
 pub fn run_member(
-    registry: &Registry,
-    cell: &Cell,
-    ens: &EnsembleSpec,
-    member: usize,
+    registry: &Registry, cell: &Cell, ens: &EnsembleSpec, member: usize,
     deadline: Option<driftlab_core::Deadline>,
 ) -> MemberRecord {
     let mut rec = member_base(cell, ens, member);
@@ -282,10 +279,7 @@ pub fn run_member(
 
 /// Run member `member`, a panic becoming its failed row.
 fn run_member_caught(
-    registry: &Registry,
-    cell: &Cell,
-    ens: &EnsembleSpec,
-    member: usize,
+    registry: &Registry, cell: &Cell, ens: &EnsembleSpec, member: usize,
     deadline: Option<driftlab_core::Deadline>,
 ) -> MemberRecord {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -317,10 +311,7 @@ fn run_members(registry: &Registry, cell: &Cell, ens: &EnsembleSpec) -> (Vec<Mem
 /// of the first run are the data; the runs are deterministic): the summary row and the
 /// member rows.
 pub fn run_ensemble(
-    registry: &Registry,
-    rec: RunRecord,
-    cell: &Cell,
-    ens: &EnsembleSpec,
+    registry: &Registry, rec: RunRecord, cell: &Cell, ens: &EnsembleSpec,
 ) -> (RunRecord, Vec<MemberRecord>) {
     let (members, wall) = run_members(registry, cell, ens);
     let mut walls = vec![wall];
@@ -349,10 +340,7 @@ pub fn percentile(x: &[f64], p: f64) -> f64 {
 
 /// The ensemble's `runs` row from its members and its wall time.
 fn summarize(
-    mut rec: RunRecord,
-    ens: &EnsembleSpec,
-    members: &[MemberRecord],
-    wall: f64,
+    mut rec: RunRecord, ens: &EnsembleSpec, members: &[MemberRecord], wall: f64,
 ) -> RunRecord {
     // The distribution is over the members that reached t_end: a failed member's maxima
     // cover only the states evaluated before its failure (the failure itself is counted).

@@ -169,9 +169,7 @@ impl Curriculum {
     /// `params` with each curriculum parameter present scaled by `s(member)^exponent`, and
     /// whether any was; `Err` when a scaled parameter is not a number.
     pub fn apply(
-        &self,
-        params: &toml::Table,
-        member: usize,
+        &self, params: &toml::Table, member: usize,
     ) -> Result<(toml::Table, bool), String> {
         let s = self.strength(member);
         let mut out = params.clone();

@@ -79,10 +79,7 @@ impl InitialNoise {
 /// consistent again by the mass-orthogonal projections (tolerance 1e-12 on `‖Φ‖∞`);
 /// `Err` with the projection's failure when it cannot be.
 pub fn perturbed_initial_state(
-    inner: &dyn MechanicalSystem,
-    noise: &InitialNoise,
-    seed: u64,
-    member: usize,
+    inner: &dyn MechanicalSystem, noise: &InitialNoise, seed: u64, member: usize,
 ) -> Result<State, String> {
     let mut s = inner.initial_state();
     if noise.q_sigma == 0.0 && noise.v_sigma == 0.0 {
@@ -117,9 +114,7 @@ pub fn perturbed_initial_state(
 impl<'a> Perturbed<'a> {
     /// `inner` started from `initial`, with constraint `noise` if any.
     pub fn new(
-        inner: &'a dyn MechanicalSystem,
-        initial: State,
-        noise: Option<ConstraintNoise>,
+        inner: &'a dyn MechanicalSystem, initial: State, noise: Option<ConstraintNoise>,
     ) -> Self {
         Self {
             inner,

@@ -112,9 +112,7 @@ fn by_column<T: Ord + Copy + Default>(dim: usize, items: &[(usize, T)]) -> (Vec<
 /// permuting it on every call (7.7 % of a Baumgarte step on the 10³-link chain went to
 /// that permutation, perf).
 pub(super) fn permuted_triangle(
-    lower: SymbolicSparseColMatRef<'_, usize>,
-    fwd: &[usize],
-    side: Side,
+    lower: SymbolicSparseColMatRef<'_, usize>, fwd: &[usize], side: Side,
 ) -> (SymbolicSparseColMat<usize>, Vec<usize>) {
     let dim = fwd.len();
     let mut inv = vec![0usize; dim];
@@ -148,10 +146,7 @@ pub(super) fn permuted_triangle(
 
 /// `y = K x` for the symmetric `K` whose triangle `tri` holds the values `vals`.
 pub(super) fn sym_mul(
-    tri: SymbolicSparseColMatRef<'_, usize>,
-    vals: &[f64],
-    x: &[f64],
-    y: &mut [f64],
+    tri: SymbolicSparseColMatRef<'_, usize>, vals: &[f64], x: &[f64], y: &mut [f64],
 ) {
     let (col_ptr, row_idx) = (tri.col_ptr(), tri.row_idx());
     y.iter_mut().for_each(|v| *v = 0.0);
@@ -169,9 +164,7 @@ pub(super) fn sym_mul(
 /// The absolute row sums of the symmetric `K` whose triangle `tri` holds `vals`, into
 /// `rows`; returns their maximum, `‖K‖∞`.
 pub(super) fn sym_inf_norm(
-    tri: SymbolicSparseColMatRef<'_, usize>,
-    vals: &[f64],
-    rows: &mut [f64],
+    tri: SymbolicSparseColMatRef<'_, usize>, vals: &[f64], rows: &mut [f64],
 ) -> f64 {
     let (col_ptr, row_idx) = (tri.col_ptr(), tri.row_idx());
     rows.iter_mut().for_each(|x| *x = 0.0);

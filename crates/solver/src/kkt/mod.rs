@@ -442,10 +442,7 @@ impl KktSolver {
     /// Numeric factorization for new values of `A` (lower entries in pattern order), `B`
     /// (pattern order) and the diagonal `C` (`None` = zero).
     pub fn factorize(
-        &mut self,
-        a_vals: &[f64],
-        b_vals: &[f64],
-        c_diag: Option<&[f64]>,
+        &mut self, a_vals: &[f64], b_vals: &[f64], c_diag: Option<&[f64]>,
     ) -> Result<(), SolverError> {
         let had_factor = self.factorized;
         self.factorized = false;
@@ -520,10 +517,7 @@ impl KktSolver {
     /// decades, `kkt/pivoted.rs`), the pivoted sparse LU factors `K`; after such a
     /// failure the LDLᵀ is skipped on the same back-off schedule.
     fn factorize_sparse(
-        &mut self,
-        shift: f64,
-        reg: (f64, f64),
-        min_scale: f64,
+        &mut self, shift: f64, reg: (f64, f64), min_scale: f64,
     ) -> Result<(), SolverError> {
         let Backend::Sparse(sparse) = &mut self.backend else {
             return Err(SolverError::Factorization("not the sparse backend".into()));
@@ -633,9 +627,7 @@ impl KktSolver {
     /// The sparse factorization of `K` with `shift` subtracted on the `C` diagonal (the
     /// quasi-definite matrix, see the module doc); `exact` holds `K` again afterwards.
     fn factorize_shifted(
-        &mut self,
-        shift: f64,
-        reg: (f64, f64),
+        &mut self, shift: f64, reg: (f64, f64),
     ) -> Result<sparse::Factored, SolverError> {
         let Backend::Sparse(sparse) = &mut self.backend else {
             return Err(SolverError::Factorization(

@@ -94,8 +94,7 @@ impl Schur {
     /// triangle and the rows of `B` that touch it) and `B`'s entries with their slots;
     /// refused when a block exceeds [`SCHUR_MAX_BLOCK`].
     fn blocks(
-        pattern: &KktPattern,
-        tri: &SymbolicSparseColMat<usize>,
+        pattern: &KktPattern, tri: &SymbolicSparseColMat<usize>,
     ) -> Result<(Vec<Block>, Vec<Slotted>), SolverError> {
         let n = pattern.n;
         let lower = tri.as_ref();
@@ -164,9 +163,7 @@ impl Schur {
     }
 
     pub(super) fn new(
-        pattern: &KktPattern,
-        tri: SymbolicSparseColMat<usize>,
-        par: Par,
+        pattern: &KktPattern, tri: SymbolicSparseColMat<usize>, par: Par,
     ) -> Result<Self, SolverError> {
         let (n, m) = (pattern.n, pattern.m);
         let slot = |i: usize, j: usize| layout::slot_of(tri.as_ref(), i, j);

@@ -51,9 +51,7 @@ impl SparseLdlt {
     /// `n × n` `A` block, with parallelism `par`. Also returns where each entry of `lower`
     /// lands in [`Self::tri`]. Refuses (before allocating it) a factor that cannot fit.
     pub(super) fn new(
-        n: usize,
-        lower: SymbolicSparseColMatRef<'_, usize>,
-        par: Par,
+        n: usize, lower: SymbolicSparseColMatRef<'_, usize>, par: Par,
     ) -> Result<(Self, Vec<usize>), SolverError> {
         let dim = lower.ncols();
         let amd = symbolic_of(lower, Side::Lower, SymmetricOrdering::Amd)?;
@@ -113,10 +111,7 @@ impl SparseLdlt {
     /// Factor the matrix with values `values` (in [`Self::tri`]'s layout), with faer's
     /// sign-aware dynamic regularization `delta`, `eps`.
     pub(super) fn factorize(
-        &mut self,
-        values: &[f64],
-        (delta, eps): (f64, f64),
-        par: Par,
+        &mut self, values: &[f64], (delta, eps): (f64, f64), par: Par,
     ) -> Result<Factored, SolverError> {
         self.use_pivoted = false;
         let mat = SparseColMatRef::new(self.tri.as_ref(), values);
@@ -202,9 +197,7 @@ impl SparseLdlt {
 
 /// faer's symbolic Cholesky analysis of the triangle `side` of `m` under `ordering`.
 fn symbolic_of(
-    m: SymbolicSparseColMatRef<'_, usize>,
-    side: Side,
-    ordering: SymmetricOrdering<'_, usize>,
+    m: SymbolicSparseColMatRef<'_, usize>, side: Side, ordering: SymmetricOrdering<'_, usize>,
 ) -> Result<SymbolicCholesky<usize>, SolverError> {
     factorize_symbolic_cholesky(m, side, ordering, CholeskySymbolicParams::default())
         .map_err(|e| SolverError::Symbolic(format!("{e:?}")))

@@ -96,9 +96,7 @@ fn unique_names(model: &Model) -> Result<(), ModelError> {
 /// Mass ≥ 0 and finite; an inertia that is symmetric positive semidefinite and obeys the
 /// triangle inequality; a massless body has no inertia.
 fn inertia(
-    model: &Model,
-    at: &Origin,
-    i: &super::super::spatial::Inertia,
+    model: &Model, at: &Origin, i: &super::super::spatial::Inertia,
 ) -> Result<(), ModelError> {
     let bad = |what: String, fix: &str| Err(ModelError::at(&model.file, at, what, fix));
     let nums = std::iter::once(&i.mass)

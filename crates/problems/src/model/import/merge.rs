@@ -127,9 +127,7 @@ pub fn sum(a: &Inertia, b: &Inertia) -> Inertia {
 
 /// A point of an original body in world coordinates, from the merged bodies' placements.
 pub fn world_point(
-    home: &(Option<usize>, Placement),
-    world: &[Placement],
-    x: [f64; 3],
+    home: &(Option<usize>, Placement), world: &[Placement], x: [f64; 3],
 ) -> [f64; 3] {
     let local = home.1.point(x);
     match home.0 {

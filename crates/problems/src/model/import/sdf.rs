@@ -115,11 +115,7 @@ fn pose_of(file: &str, doc: &Document, node: Node) -> Result<Placement, ModelErr
 
 /// A scalar child element `<tag>x</tag>`, or `default`.
 fn value(
-    file: &str,
-    doc: &Document,
-    node: Node,
-    tag: &str,
-    default: f64,
+    file: &str, doc: &Document, node: Node, tag: &str, default: f64,
 ) -> Result<f64, ModelError> {
     match child(node, tag) {
         None => Ok(default),
@@ -129,10 +125,7 @@ fn value(
 
 /// A link: its inertia in its link frame, and the link frame in the model frame.
 fn body(
-    file: &str,
-    doc: &Document,
-    link: Node,
-    model_pose: &Placement,
+    file: &str, doc: &Document, link: Node, model_pose: &Placement,
 ) -> Result<(Body, Placement), ModelError> {
     only(
         file,
@@ -206,11 +199,7 @@ fn kind_of(file: &str, doc: &Document, j: Node) -> Result<JointKind, ModelError>
 }
 
 fn link_named(
-    file: &str,
-    doc: &Document,
-    j: Node,
-    tag: &str,
-    model: &Model,
+    file: &str, doc: &Document, j: Node, tag: &str, model: &Model,
 ) -> Result<Option<usize>, ModelError> {
     let n = child(j, tag).ok_or_else(|| {
         ModelError::at(
@@ -235,11 +224,7 @@ fn link_named(
 }
 
 fn raw_joint<'a, 'i>(
-    file: &str,
-    doc: &Document,
-    j: Node<'a, 'i>,
-    model: &Model,
-    frames: &[Placement],
+    file: &str, doc: &Document, j: Node<'a, 'i>, model: &Model, frames: &[Placement],
 ) -> Result<RawJoint<'a, 'i>, ModelError> {
     only(
         file,
@@ -303,13 +288,8 @@ fn raw_joint<'a, 'i>(
 /// Choose the tree, turn the other joints into closures, and re-express every body in
 /// its tree joint's frame.
 fn assemble(
-    file: &str,
-    doc: &Document,
-    model_node: Node,
-    model: &mut Model,
-    links: &[Placement],
-    raws: Vec<RawJoint>,
-    root: Root,
+    file: &str, doc: &Document, model_node: Node, model: &mut Model, links: &[Placement],
+    raws: Vec<RawJoint>, root: Root,
 ) -> Result<(), ModelError> {
     let nb = model.bodies.len();
     let has_parent: Vec<bool> = (0..nb).map(|b| raws.iter().any(|r| r.child == b)).collect();
@@ -402,10 +382,7 @@ fn free_joint(doc: &Document, model_node: Node, base: usize, at: Placement) -> J
 }
 
 fn tree_joint(
-    file: &str,
-    doc: &Document,
-    r: &RawJoint,
-    placement: Placement,
+    file: &str, doc: &Document, r: &RawJoint, placement: Placement,
 ) -> Result<Joint, ModelError> {
     let axis_node = child(r.node, "axis");
     let dynamics = axis_node.and_then(|a| child(a, "dynamics"));
@@ -454,8 +431,7 @@ fn tree_joint(
 
 /// The closing joint's frame on its parent's and on its child's body, z along its axis.
 fn r_frame_pair(
-    r: &RawJoint,
-    world_of: &dyn Fn(Option<usize>) -> Placement,
+    r: &RawJoint, world_of: &dyn Fn(Option<usize>) -> Placement,
 ) -> (Placement, Placement) {
     let along = r.frame.then(&Placement {
         rot: z_to(r.axis),

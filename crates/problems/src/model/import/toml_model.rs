@@ -221,11 +221,7 @@ fn body(b: BodyEntry) -> Body {
 }
 
 fn body_ref(
-    file: &str,
-    model: &Model,
-    at: &Origin,
-    field: &str,
-    name: &str,
+    file: &str, model: &Model, at: &Origin, field: &str, name: &str,
 ) -> Result<Option<usize>, ModelError> {
     if name == "world" {
         return Ok(None);

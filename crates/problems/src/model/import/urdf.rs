@@ -150,12 +150,7 @@ fn kind_of(file: &str, doc: &Document, j: Node) -> Result<JointKind, ModelError>
 
 /// The body a `<parent link>`/`<child link>` names (`None`: the world link).
 fn link_ref(
-    file: &str,
-    doc: &Document,
-    j: Node,
-    tag: &str,
-    model: &Model,
-    world: bool,
+    file: &str, doc: &Document, j: Node, tag: &str, model: &Model, world: bool,
 ) -> Result<Option<usize>, ModelError> {
     let n = child(j, tag).ok_or_else(|| missing(file, doc, j, tag))?;
     let name = required(file, doc, n, "link")?;
@@ -173,11 +168,7 @@ fn link_ref(
 }
 
 fn joint(
-    file: &str,
-    doc: &Document,
-    j: Node,
-    model: &Model,
-    world: bool,
+    file: &str, doc: &Document, j: Node, model: &Model, world: bool,
 ) -> Result<Joint, ModelError> {
     only(
         file,
@@ -254,10 +245,7 @@ fn joint(
 
 /// Attach the base (the body no joint has as child) to the world by a floating joint.
 fn attach_floating(
-    file: &str,
-    doc: &Document,
-    robot: Node,
-    model: &mut Model,
+    file: &str, doc: &Document, robot: Node, model: &mut Model,
 ) -> Result<(), ModelError> {
     let children: Vec<usize> = model.joints.iter().map(|j| j.child).collect();
     let bases: Vec<usize> = (0..model.bodies.len())

@@ -77,10 +77,7 @@ pub fn only(file: &str, doc: &Document, node: Node, known: &[&str]) -> Result<()
 
 /// A required attribute.
 pub fn required<'a>(
-    file: &str,
-    doc: &Document,
-    node: Node<'a, '_>,
-    attr: &str,
+    file: &str, doc: &Document, node: Node<'a, '_>, attr: &str,
 ) -> Result<&'a str, ModelError> {
     node.attribute(attr).ok_or_else(|| {
         ModelError::at(
@@ -94,11 +91,7 @@ pub fn required<'a>(
 
 /// One finite number.
 pub fn number(
-    file: &str,
-    doc: &Document,
-    node: Node,
-    attr: &str,
-    text: &str,
+    file: &str, doc: &Document, node: Node, attr: &str, text: &str,
 ) -> Result<f64, ModelError> {
     let x: f64 = text.trim().parse().map_err(|_| {
         ModelError::at(
@@ -121,12 +114,7 @@ pub fn number(
 
 /// `count` finite numbers separated by white space.
 pub fn numbers(
-    file: &str,
-    doc: &Document,
-    node: Node,
-    attr: &str,
-    text: &str,
-    count: usize,
+    file: &str, doc: &Document, node: Node, attr: &str, text: &str, count: usize,
 ) -> Result<Vec<f64>, ModelError> {
     let parts: Vec<&str> = text.split_whitespace().collect();
     if parts.len() != count {
@@ -145,11 +133,7 @@ pub fn numbers(
 
 /// A 3-vector attribute, or `default` when absent.
 pub fn vec3(
-    file: &str,
-    doc: &Document,
-    node: Node,
-    attr: &str,
-    default: V3,
+    file: &str, doc: &Document, node: Node, attr: &str, default: V3,
 ) -> Result<V3, ModelError> {
     match node.attribute(attr) {
         None => Ok(default),
@@ -162,11 +146,7 @@ pub fn vec3(
 
 /// A scalar attribute, or `default` when absent.
 pub fn scalar(
-    file: &str,
-    doc: &Document,
-    node: Node,
-    attr: &str,
-    default: f64,
+    file: &str, doc: &Document, node: Node, attr: &str, default: f64,
 ) -> Result<f64, ModelError> {
     match node.attribute(attr) {
         None => Ok(default),
