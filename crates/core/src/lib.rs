@@ -39,6 +39,20 @@ pub mod schema;
 pub mod state;
 pub mod system;
 
+/// What a method's file needs to implement [`Method`] and [`Stepper`] on either system
+/// form: `use driftlab_core::prelude::*;` (the catalog's methods and a user's own crate).
+pub mod prelude {
+    pub use crate::control::Tolerances;
+    pub use crate::error::{MethodError, ParamError, StepError};
+    pub use crate::method::{
+        ConstraintLevels, DeclaredOrders, ErrorEstimate, Mechanical, Method, MethodInfo,
+        MethodStats, StartOptions, Started, StepReport, Stepper,
+    };
+    pub use crate::pattern::SparsityPattern;
+    pub use crate::state::State;
+    pub use crate::system::{MechanicalSystem, SemiExplicitDae, SystemForm};
+}
+
 pub use control::{ControllerKind, StepController, Tolerances};
 pub use drive::{
     drive, Adaptive, AdaptiveStats, Deadline, Retained, RunOutcome, RunStatus, Schedule,

@@ -3,7 +3,7 @@
 //! per run (symbolic analysis once), and the adapter that lets the solver's projections
 //! evaluate the problem's constraints.
 
-use driftlab_core::{MechanicalSystem, State, StepError};
+use driftlab_core::prelude::*;
 use driftlab_solver::{KktBackend, KktOptions, KktPattern, KktSolver, KktStats};
 use serde::{Deserialize, Serialize};
 

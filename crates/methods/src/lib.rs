@@ -40,7 +40,7 @@ pub use driftlab_solver::{sequential_dense_kernels, set_kkt_threads};
 
 use decorators::{projection, recovery, richardson, velocity_projection};
 use driftlab_core::params;
-use driftlab_core::{Method, MethodInfo, ParamError};
+use driftlab_core::prelude::*;
 use explicit::{baumgarte, hybrid, penalty, priority, taylor, typed};
 use implicit::{
     gauss, gauss_index3, generalized_alpha, ggl, implicit_euler, lobatto, radau, rattle,

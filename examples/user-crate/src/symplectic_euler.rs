@@ -9,9 +9,8 @@
 //! 2006, §I.1.2). Only Φ_q a = γ is imposed, so Φ drifts; driftlab's projection decorator
 //! (`projection = {}` in a spec) holds Φ = 0 and Φ_q v = 0 — not this file's business.
 
-use driftlab_core::{params, ConstraintLevels, DeclaredOrders, Mechanical, Method, Started};
-use driftlab_core::{MethodInfo, MethodStats, StartOptions, State, Stepper};
-use driftlab_core::{StepError, StepReport};
+use driftlab_core::params;
+use driftlab_core::prelude::*;
 use driftlab_methods::dynamics::{add_kkt_stats, AccelerationSolver, KktChoice};
 use driftlab_methods::MethodEntry;
 use serde::{Deserialize, Serialize};

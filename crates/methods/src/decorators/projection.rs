@@ -39,11 +39,7 @@ use crate::decorators::sequential_projection::{
 };
 use crate::decorators::symmetric_projection::{symmetric_step, SymmetricSettings};
 use crate::dynamics::{add_kkt_stats, linear_error, ConstraintsAt, KktChoice};
-use driftlab_core::{Mechanical, Started};
-use driftlab_core::{
-    MechanicalSystem, Method, MethodError, MethodInfo, MethodStats, ParamError, StartOptions,
-    State, StepError, StepReport, Stepper, SystemForm,
-};
+use driftlab_core::prelude::*;
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::{project_position, project_velocity, KktPattern, KktSolver, SolverError};
 use serde::{Deserialize, Serialize};

@@ -31,11 +31,7 @@
 
 use crate::decorators::projection::projection_error;
 use crate::dynamics::{add_kkt_stats, kkt_pattern, linear_error, ConstraintsAt, KktChoice};
-use driftlab_core::{Mechanical, Started};
-use driftlab_core::{
-    MechanicalSystem, Method, MethodInfo, MethodStats, ParamError, StartOptions, State, StepError,
-    StepReport, Stepper, SystemForm,
-};
+use driftlab_core::prelude::*;
 use driftlab_solver::{project_position, project_velocity, KktSolver};
 use serde::{Deserialize, Serialize};
 

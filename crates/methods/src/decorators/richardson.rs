@@ -19,11 +19,7 @@
 //! Wanner, *Geometric Numerical Integration*, 2nd ed. 2006, §VIII.1) — measured in
 //! `variable-step-energy`.
 
-use driftlab_core::{
-    ErrorEstimate, Method, MethodError, MethodInfo, MethodStats, SemiExplicitDae, StartOptions,
-    State, StepError, StepReport, Stepper, Tolerances,
-};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::prelude::*;
 
 /// The decorator.
 pub struct Richardson {

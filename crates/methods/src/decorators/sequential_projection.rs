@@ -18,7 +18,7 @@
 //! projection finds (measured in `tests/variants.rs`).
 
 use crate::decorators::projection::{projection_error, Metric};
-use driftlab_core::{MechanicalSystem, SparsityPattern, State, StepError};
+use driftlab_core::prelude::*;
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::{KktOptions, KktPattern, KktSolver, SolverError};
 use serde::{Deserialize, Serialize};

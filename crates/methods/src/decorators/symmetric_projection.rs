@@ -35,7 +35,7 @@
 
 use crate::decorators::projection::{fill_metric, projection_error, Metric};
 use crate::dynamics::{linear_error, ConstraintsAt};
-use driftlab_core::{MechanicalSystem, State, StepError, StepReport, Stepper};
+use driftlab_core::prelude::*;
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::{ConstraintEval, KktSolver, SolverError};
 

@@ -16,11 +16,7 @@
 //! §VI.3 for the unconstrained scheme); the velocity-level projection keeps that order.
 
 use crate::dynamics::{add_kkt_stats, kkt_pattern, linear_error, KktChoice};
-use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, StartOptions, State, StepError, StepReport, Stepper,
-};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::prelude::*;
 use driftlab_solver::KktSolver;
 use serde::{Deserialize, Serialize};
 

@@ -43,11 +43,7 @@
 //! however small h is (test `guidance_holds_only_with_enough_damping`).
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
 use crate::explicit::baumgarte_history::{GainHistory, HistoryParams};
-use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
-};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::ops::Deref;
 

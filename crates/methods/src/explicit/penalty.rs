@@ -17,11 +17,7 @@
 //! by O(1/k_p)), so it declares no convergence order.
 
 use crate::dynamics::{linear_error, with_kkt_stats};
-use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
-};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::prelude::*;
 use driftlab_solver::{KktOptions, KktPattern, KktSolver};
 use serde::{Deserialize, Serialize};
 

@@ -22,11 +22,7 @@
 //! the step is Baumgarte stabilization with symplectic Euler: orders 1/1/1 as `baumgarte`.
 //! Dense linear algebra (small models; refused above [`MAX_DENSE`] coordinates).
 
-use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
-};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::prelude::*;
 use driftlab_solver::dense::{cholesky, damped_pseudo_inverse, pseudo_inverse};
 use serde::{Deserialize, Serialize};
 

@@ -13,11 +13,7 @@
 //! with local errors O(h³) in q and O(h²) in v).
 
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
-use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodInfo, MethodStats,
-    StartOptions, State, StepError, StepReport, Stepper,
-};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Parameters of [`Taylor`].

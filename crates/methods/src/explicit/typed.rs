@@ -21,13 +21,9 @@
 
 use crate::dynamics::{kkt_pattern, linear_error, KktChoice};
 use crate::explicit::baumgarte::{Baumgarte, BaumgarteParams};
+use driftlab_core::prelude::*;
 use driftlab_core::row_selection::RowSelection;
-use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Dims, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, ProblemInfo, SparsityPattern, StartOptions, State, StepError,
-    StepReport, Stepper,
-};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::{Dims, ProblemInfo};
 use driftlab_solver::{
     project_position, project_velocity, ConstraintsAt, KktSolver, ProjectionParams,
 };

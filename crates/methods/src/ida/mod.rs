@@ -37,12 +37,7 @@ pub mod formulation;
 mod session;
 
 use crate::dynamics::{consistent_start, KktChoice};
-use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, ErrorEstimate, MechanicalSystem, Method, MethodError,
-    MethodInfo, MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
-    SystemForm, Tolerances,
-};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::prelude::*;
 use formulation::{ErrorTest, Formulation, Kind};
 use serde::{Deserialize, Serialize};
 use session::{Counts, Session, Settings};

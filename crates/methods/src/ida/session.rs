@@ -3,7 +3,7 @@
 
 use super::ffi::{self, Context, NVector, Vector};
 use super::formulation::{ErrorTest, Formulation};
-use driftlab_core::{MechanicalSystem, State, StepError, Tolerances};
+use driftlab_core::prelude::*;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

@@ -28,11 +28,7 @@
 
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
 use crate::implicit::tableau::Tableau;
-use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodInfo, MethodStats,
-    ParamError, StartOptions, State, StepError, StepReport, Stepper, SystemForm,
-};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::prelude::*;
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use serde::{Deserialize, Serialize};
 

@@ -28,11 +28,7 @@
 
 use crate::dynamics::KktChoice;
 use crate::implicit::tableau::Tableau;
-use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
-};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::prelude::*;
 use driftlab_solver::dense::solve_dense;
 use serde::{Deserialize, Serialize};
 

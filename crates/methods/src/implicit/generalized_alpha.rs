@@ -47,11 +47,7 @@
 
 use crate::dynamics::newton_outcome;
 use crate::dynamics::{consistent_start, linear_error, with_kkt_stats, IterationTerms, KktChoice};
-use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper,
-};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::prelude::*;
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
 use driftlab_solver::{KktPattern, KktSolver};
 use serde::{Deserialize, Serialize};

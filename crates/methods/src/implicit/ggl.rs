@@ -23,11 +23,7 @@
 use crate::dynamics::consistent_start;
 use crate::dynamics::newton_outcome;
 use crate::dynamics::KktChoice;
-use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, SparsityPattern, StartOptions, State, StepError, StepReport, Stepper,
-};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::prelude::*;
 use driftlab_solver::dense::solve_dense;
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
 use serde::{Deserialize, Serialize};

@@ -39,13 +39,9 @@
 
 use crate::dynamics::newton_outcome;
 use crate::dynamics::{consistent_start, kkt_failure, linear_error, IterationTerms, KktChoice};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::prelude::*;
 
-use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Index1Jacobians, MechanicalSystem, Method, MethodError,
-    MethodInfo, MethodStats, ParamError, SemiExplicitDae, SparsityPattern, StartOptions, State,
-    StepError, StepReport, Stepper, SystemForm,
-};
+use driftlab_core::Index1Jacobians;
 use driftlab_solver::dense::solve_dense;
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
 use driftlab_solver::{KktPattern, KktSolver};

@@ -20,11 +20,7 @@
 
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
 use crate::implicit::tableau::Tableau;
-use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, ParamError, StartOptions, State, StepError, StepReport, Stepper, SystemForm,
-};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Largest number of unknowns `s(n + m) + n` of the dense Newton matrix.

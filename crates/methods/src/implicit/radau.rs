@@ -54,11 +54,7 @@
 
 use crate::dae_form::DaeForm;
 use crate::dynamics::{consistent_start, KktChoice};
-use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, ErrorEstimate, MechanicalSystem, Method, MethodError,
-    MethodInfo, MethodStats, StartOptions, State, StepError, StepReport, Stepper, Tolerances,
-};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::prelude::*;
 use driftlab_solver::dense::{DenseComplexLu, DenseLu};
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use serde::{Deserialize, Serialize};

@@ -22,11 +22,7 @@
 //! implementation does not do (it evaluates them at `v_n` and `v_{n+½}`).
 
 use crate::dynamics::{kkt_failure, kkt_start, with_kkt_stats, KktChoice};
-use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodInfo, MethodStats,
-    ParamError, StartOptions, State, StepError, StepReport, Stepper,
-};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::prelude::*;
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::KktSolver;
 use serde::{Deserialize, Serialize};

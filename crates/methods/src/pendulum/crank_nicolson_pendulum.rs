@@ -21,11 +21,7 @@
 
 use crate::dynamics::newton_outcome;
 use crate::pendulum::implicit_euler_pendulum::{consistent_mu, pendulum_data, PendulumData};
-use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Method, MethodInfo, MethodStats, ParamError, StartOptions,
-    State, StepError, StepReport, Stepper,
-};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::prelude::*;
 use driftlab_solver::dense::solve_dense;
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
 use serde::{Deserialize, Serialize};

@@ -20,11 +20,7 @@
 use crate::pendulum::implicit_euler_pendulum::{
     consistent_mu, implicit_euler_update, pendulum_data, NoParams, PendulumData,
 };
-use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, Method, MethodInfo, MethodStats, StartOptions, State,
-    StepError, StepReport, Stepper,
-};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::prelude::*;
 
 /// The μ-ODE variant.
 pub struct ImplicitEulerMuOde {}

@@ -25,11 +25,7 @@
 //! Declared global order 1 in q, v and λ, as implicit Euler (BDF1) on the index-3 form
 //! (Lötstedt & Petzold, Math. Comp. 46 (1986); `implicit-euler`'s citation).
 
-use driftlab_core::{
-    ConstraintLevels, DeclaredOrders, MechanicalSystem, Method, MethodError, MethodInfo,
-    MethodStats, StartOptions, State, StepError, StepReport, Stepper,
-};
-use driftlab_core::{Mechanical, Started};
+use driftlab_core::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// No parameters (kept for a uniform catalog).
