@@ -546,7 +546,7 @@ fn describe(registry: &Registry, id: &str, set: &[String]) -> Result<(), Failure
         for (k, v) in (e.defaults)() {
             out!("    {k} = {v}");
         }
-        print_structure(p.as_system());
+        print_structure(&p);
         return Ok(());
     }
     if !set.is_empty() {
@@ -602,9 +602,9 @@ fn set_table(set: &[String]) -> Result<toml::Table, Failure> {
 }
 
 /// The structure at the initial state: sizes, nonzeros and the rank of the Jacobian.
-fn print_structure(sys: driftlab_core::SystemRef<'_>) {
-    let index1 = matches!(sys, driftlab_core::SystemRef::SemiExplicit(_));
-    match driftlab_problems::inspect::structure(sys) {
+fn print_structure(problem: &driftlab_problems::Problem) {
+    let index1 = matches!(problem, driftlab_problems::Problem::SemiExplicit(_));
+    match driftlab_problems::inspect::structure(problem) {
         Ok(s) => {
             let (nn, mm, jac) = if index1 {
                 ("x", "z", "g_z")

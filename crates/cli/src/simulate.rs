@@ -5,7 +5,8 @@
 //! created, and its header written and flushed — before the run starts.
 
 use crate::{bad, Failure};
-use driftlab_core::{MetricsObserver, Observer, RunOutcome, RunStatus, State, SystemRef};
+use driftlab_core::{Dims, MetricsObserver, Observation, Observer, RunOutcome, RunStatus};
+use driftlab_core::{State, SystemForm};
 use driftlab_runner::cell::expand;
 use driftlab_runner::spec::SCHEMA_VERSION;
 use driftlab_runner::{drive_cell, Registry, Spec};
@@ -76,7 +77,12 @@ pub(crate) fn simulate(registry: &Registry, args: &SimulateArgs) -> Result<(), F
             let built = registry
                 .build_problem(&cell.problem, &cell.problem_params)
                 .map_err(bad)?;
-            Some(TraceCsv::create(path, built.as_system())?)
+            let sys = built.as_system();
+            Some(TraceCsv::create(
+                path,
+                sys.form() == SystemForm::SemiExplicit,
+                sys.dims(),
+            )?)
         }
         None => None,
     };
@@ -117,9 +123,9 @@ struct TraceCsv {
 }
 
 impl TraceCsv {
-    /// Create `path` and write the header for `sys`'s dimensions, flushed, so that an
-    /// unwritable path is refused (exit 2) before the run.
-    fn create(path: &Path, sys: SystemRef<'_>) -> Result<Self, Failure> {
+    /// Create `path` and write the header for a system of dimensions `dims` (index-1:
+    /// `(nx, nz)`), flushed, so that an unwritable path is refused (exit 2) before the run.
+    fn create(path: &Path, index1: bool, dims: Dims) -> Result<Self, Failure> {
         let refuse = |e: std::io::Error| {
             let fix = match e.kind() {
                 std::io::ErrorKind::NotFound => "; create its folder first, or choose another path",
@@ -127,7 +133,7 @@ impl TraceCsv {
             };
             bad(format!("cannot write trace `{}`: {e}{fix}", path.display()))
         };
-        let (index1, names) = trace_header(sys);
+        let names = trace_header(index1, dims);
         let file = std::fs::File::create(path).map_err(refuse)?;
         let mut file = std::io::BufWriter::new(file);
         writeln!(file, "{}", names.join(","))
@@ -179,10 +185,8 @@ impl TraceCsv {
 }
 
 impl Observer for TraceCsv {
-    fn observe(
-        &mut self, _sys: SystemRef<'_>, state: &State, metrics: &driftlab_core::Metrics,
-        _step: usize, _last: bool,
-    ) {
+    fn observe(&mut self, o: &Observation<'_>) {
+        let (state, metrics) = (o.state, o.metrics);
         if self.error.is_some() || self.last_t == Some(metrics.t) {
             return;
         }
@@ -197,30 +201,24 @@ impl Observer for TraceCsv {
     }
 }
 
-/// Whether `sys` is index-1 and the trace's column names, from its dimensions alone (no
-/// state of its size is allocated before the run's memory check).
-fn trace_header(sys: SystemRef<'_>) -> (bool, Vec<String>) {
+/// The trace's column names, from the system's form and dimensions alone (no state of its
+/// size is allocated before the run's memory check).
+fn trace_header(index1: bool, d: Dims) -> Vec<String> {
     let mut head = vec!["t".to_string()];
     let named = |head: &mut Vec<String>, p: &str, k: usize| {
         head.extend((0..k).map(|i| format!("{p}{i}")));
     };
-    match sys {
-        SystemRef::Mechanical(s) => {
-            let d = s.dims();
-            named(&mut head, "q", d.n);
-            named(&mut head, "v", d.n);
-            named(&mut head, "lambda", d.m);
-            head.extend(["pos_residual", "vel_residual", "energy_rel_error"].map(String::from));
-            (false, head)
-        }
-        SystemRef::SemiExplicit(s) => {
-            let (nx, nz) = s.dims();
-            named(&mut head, "x", nx);
-            named(&mut head, "z", nz);
-            head.push("pos_residual".into());
-            (true, head)
-        }
+    if index1 {
+        named(&mut head, "x", d.n);
+        named(&mut head, "z", d.m);
+        head.push("pos_residual".into());
+    } else {
+        named(&mut head, "q", d.n);
+        named(&mut head, "v", d.n);
+        named(&mut head, "lambda", d.m);
+        head.extend(["pos_residual", "vel_residual", "energy_rel_error"].map(String::from));
     }
+    head
 }
 
 /// The parameter tables of a `simulate` call, from its `--set KEY=VALUE` arguments.

@@ -14,10 +14,11 @@
 
 use crate::control::{ControllerKind, StepController, Tolerances};
 use crate::error::{MethodError, RunError, StepError};
+use crate::evaluate::{Evaluate, Observation};
 use crate::method::{Method, MethodInfo, MethodStats, StartOptions, StepReport, Stepper};
-use crate::observe::{MetricsEvaluator, Observer};
+use crate::observe::Observer;
 use crate::state::State;
-use crate::system::SystemRef;
+use crate::system::{Dims, SystemRef};
 use std::time::Instant;
 
 /// How a run takes its steps, and the limits common to every kind of step.
@@ -309,7 +310,7 @@ pub fn drive(
 ) -> RunOutcome {
     // Before the initial state: a system too large for memory is refused before anything
     // of its size is allocated (its final state is then empty).
-    if let Err(e) = refuse_oversized(sys, schedule.retained) {
+    if let Err(e) = refuse_oversized(sys.dims(), schedule.retained) {
         return RunOutcome::refused(e);
     }
     let mut state = sys.initial_state();
@@ -317,7 +318,8 @@ pub fn drive(
     let info = method.info();
     let started = refuse_unsupported(sys, &info, schedule)
         .and_then(|()| sys.start(method, &mut state, &schedule.start_options()));
-    let mut run = Loop::new(sys, state, clock.elapsed().as_secs_f64(), schedule);
+    let evaluator = sys.evaluator(&state);
+    let mut run = Loop::new(evaluator, state, clock.elapsed().as_secs_f64(), schedule);
     let mut stepper = match started {
         Ok(stepper) => stepper,
         Err(e) => {
@@ -378,11 +380,7 @@ impl RunOutcome {
 /// Refuse a system whose state and least KKT storage, with what the observers keep,
 /// exceed the memory limit, before the method allocates anything of its size
 /// ([`crate::memory`]).
-fn refuse_oversized(sys: SystemRef<'_>, retained: Retained) -> Result<(), MethodError> {
-    let (n, m) = match sys {
-        SystemRef::Mechanical(s) => (s.dims().n, s.dims().m),
-        SystemRef::SemiExplicit(s) => s.dims(),
-    };
+fn refuse_oversized(Dims { n, m }: Dims, retained: Retained) -> Result<(), MethodError> {
     let kept = retained.bytes(n, m);
     let mut what = format!("the state and KKT storage of {n} coordinates and {m} constraint rows");
     if kept > 0 {
@@ -401,13 +399,13 @@ fn refuse_oversized(sys: SystemRef<'_>, retained: Retained) -> Result<(), Method
 fn refuse_unsupported(
     sys: SystemRef<'_>, info: &MethodInfo, schedule: &Schedule,
 ) -> Result<(), MethodError> {
-    let (nonholonomic, unilateral, prioritized) = match sys {
-        SystemRef::Mechanical(s) => (
+    let (nonholonomic, unilateral, prioritized) = match sys.as_mechanical() {
+        Some(s) => (
             s.nonholonomic_rows(),
             s.unilateral().map_or(0, |u| u.rows()),
             s.prioritized().is_some(),
         ),
-        SystemRef::SemiExplicit(_) => (0, 0, false),
+        None => (0, 0, false),
     };
     let refuse = |form: &'static str, hint: String| {
         Err(MethodError::UnsupportedForm {
@@ -457,10 +455,9 @@ fn refuse_unsupported(
 /// The loop's working set: the state, the last accepted state, the metrics evaluator and
 /// the outcome being filled.
 struct Loop<'s> {
-    sys: SystemRef<'s>,
     state: State,
     last_good: State,
-    evaluator: MetricsEvaluator,
+    evaluator: Box<dyn Evaluate + 's>,
     metrics_stride: usize,
     bound: f64,
     deadline: Option<Deadline>,
@@ -470,7 +467,9 @@ struct Loop<'s> {
 }
 
 impl<'s> Loop<'s> {
-    fn new(sys: SystemRef<'s>, state: State, init_seconds: f64, schedule: &Schedule) -> Self {
+    fn new(
+        evaluator: Box<dyn Evaluate + 's>, state: State, init_seconds: f64, schedule: &Schedule,
+    ) -> Self {
         let q0 = state.q.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
         let out = RunOutcome {
             status: RunStatus::Ok,
@@ -491,8 +490,7 @@ impl<'s> Loop<'s> {
             counters: Vec::new(),
         };
         Self {
-            sys,
-            evaluator: MetricsEvaluator::new(sys, &state),
+            evaluator,
             metrics_stride: schedule.metrics_stride.max(1),
             last_good: state.clone(),
             t_end: schedule.t_end(state.t),
@@ -529,9 +527,18 @@ impl<'s> Loop<'s> {
             return;
         }
         let clock = Instant::now();
-        let m = self.evaluator.evaluate(self.sys, &self.state);
+        let e = self.evaluator.evaluate(&self.state, last);
+        let seen = Observation {
+            state: &self.state,
+            metrics: &e.metrics,
+            rows: e.rows,
+            momentum_error: e.momentum_error,
+            published: e.published,
+            step,
+            last,
+        };
         for o in observers.iter_mut() {
-            o.observe(self.sys, &self.state, &m, step, last);
+            o.observe(&seen);
         }
         self.out.observe_seconds += clock.elapsed().as_secs_f64();
     }

@@ -23,6 +23,7 @@ pub mod claim_spec;
 pub mod control;
 pub mod drive;
 pub mod error;
+pub mod evaluate;
 pub mod fail_kind;
 pub mod fit;
 pub mod folder_lock;
@@ -65,8 +66,8 @@ pub use method::{
     StartOptions, Started, StepReport, Stepper,
 };
 pub use observe::{
-    AllowedViolation, Metrics, MetricsObserver, Observer, RefResiduals, Sample, SummaryMetrics,
-    TrajectoryRecorder, ViolationWarnings,
+    AllowedViolation, Metrics, MetricsObserver, Observation, Observer, Published, RefResiduals,
+    Sample, SummaryMetrics, TrajectoryRecorder, ViolationWarnings,
 };
 pub use pattern::SparsityPattern;
 pub use state::State;

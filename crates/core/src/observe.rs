@@ -4,9 +4,8 @@
 //! methods); observers decide what to keep: [`MetricsObserver`] keeps maxima/finals over
 //! **every** step and a trace at a stride, [`TrajectoryRecorder`] keeps full states.
 
-use crate::pattern::{ProductPattern, SparsityPattern};
+pub use crate::evaluate::{Observation, Published};
 use crate::state::State;
-use crate::system::{MechanicalSystem, SystemRef};
 
 /// Metrics of one state. `NaN` means "not defined for this problem/method" (no exact
 /// solution, no energy, no multipliers); writers turn it into a null.
@@ -76,259 +75,14 @@ impl RefResiduals {
     }
 }
 
-/// Evaluates [`Metrics`] with preallocated buffers.
-pub struct MetricsEvaluator {
-    /// Rows of lower priority (excluded from the residuals, reported apart).
-    deferred: Vec<usize>,
-    h0: f64,
-    scale: f64,
-    phi: Vec<f64>,
-    jac: Vec<f64>,
-    /// Φ_q's pattern (built once: a problem may assemble it on every call).
-    pattern: ProductPattern,
-    gamma: Vec<f64>,
-    phit: Vec<f64>,
-    jv: Vec<f64>,
-    z: Vec<f64>,
-}
-
-fn inf_norm(x: &[f64]) -> f64 {
-    x.iter().fold(0.0_f64, |m, v| {
-        if v.is_nan() || m.is_nan() {
-            f64::NAN
-        } else {
-            m.max(v.abs())
-        }
-    })
-}
-
-fn inf_diff(a: &[f64], b: &[f64]) -> f64 {
-    if a.len() != b.len() || a.is_empty() {
-        return f64::NAN;
-    }
-    a.iter().zip(b).fold(0.0_f64, |m, (x, y)| {
-        if (x - y).is_nan() {
-            f64::NAN
-        } else {
-            m.max((x - y).abs())
-        }
-    })
-}
-
-impl MetricsEvaluator {
-    /// Prepare for `sys`, with the reference energy taken from `initial`.
-    pub fn new(sys: SystemRef<'_>, initial: &State) -> Self {
-        match sys {
-            SystemRef::Mechanical(s) => {
-                let d = s.dims();
-                let h0 = s
-                    .energy(initial.t, &initial.q, &initial.v)
-                    .unwrap_or(f64::NAN);
-                let pattern = s.jacobian_pattern();
-                let deferred = s
-                    .prioritized()
-                    .map(|p| p.priorities())
-                    .map(|p| (0..p.len()).filter(|&r| p[r] > 0).collect())
-                    .unwrap_or_default();
-                Self {
-                    deferred,
-                    h0,
-                    scale: h0.abs().max(s.energy_scale()),
-                    phi: vec![0.0; d.m],
-                    jac: vec![0.0; pattern.nnz()],
-                    pattern: ProductPattern::new(pattern),
-                    gamma: vec![0.0; d.m],
-                    phit: vec![0.0; d.m],
-                    jv: vec![0.0; d.m],
-                    z: Vec::new(),
-                }
-            }
-            SystemRef::SemiExplicit(s) => {
-                let (_, nz) = s.dims();
-                Self {
-                    deferred: Vec::new(),
-                    h0: f64::NAN,
-                    scale: f64::NAN,
-                    phi: vec![0.0; nz],
-                    jac: Vec::new(),
-                    pattern: ProductPattern::new(SparsityPattern::new(0, 0, Vec::new())),
-                    gamma: Vec::new(),
-                    phit: Vec::new(),
-                    jv: Vec::new(),
-                    z: Vec::new(),
-                }
-            }
-        }
-    }
-
-    /// The residuals of the mechanical state `(t, q, v)` of `s`: `‖Φ‖∞` and
-    /// `‖Φ_q v + Φ_t‖∞` (lower-priority rows excluded), and its relative energy error;
-    /// `self.jac` holds `Φ_q(t, q)` afterwards.
-    fn residuals(
-        &mut self, s: &dyn crate::system::MechanicalSystem, t: f64, q: &[f64], v: &[f64],
-    ) -> RefResiduals {
-        s.constraints(t, q, &mut self.phi);
-        for &r in &self.deferred {
-            self.phi[r] = 0.0;
-        }
-        let pos = inf_norm(&self.phi);
-        s.jacobian(t, q, &mut self.jac);
-        self.pattern.mul_vec(&self.jac, v, &mut self.jv);
-        s.phi_t(t, q, &mut self.phit);
-        for (a, b) in self.jv.iter_mut().zip(&self.phit) {
-            *a += b;
-        }
-        for &r in &self.deferred {
-            self.jv[r] = 0.0;
-        }
-        let energy = match s.energy(t, q, v) {
-            Some(h) => (h - self.h0).abs() / self.scale,
-            None => f64::NAN,
-        };
-        RefResiduals {
-            pos,
-            vel: inf_norm(&self.jv),
-            energy,
-        }
-    }
-
-    /// The residuals of a reference state of `sys` at `t` ([`RefResiduals`]).
-    pub fn reference_residuals(
-        &mut self, sys: SystemRef<'_>, t: f64, r: &crate::system::ExactSolution,
-    ) -> RefResiduals {
-        let dims_ok = |n: usize| r.q.len() == n;
-        // A reference position that is not a number is as far off its manifold as can be
-        // (NaN velocities or multipliers are ones a reference does not give: the IVP Test
-        // Set's snake gives positions only).
-        if !r.q.iter().all(|v| v.is_finite()) {
-            return RefResiduals {
-                pos: f64::INFINITY,
-                ..RefResiduals::default()
-            };
-        }
-        match sys {
-            SystemRef::Mechanical(s) if dims_ok(s.dims().n) && r.v.len() == r.q.len() => {
-                self.residuals(s, t, &r.q, &r.v)
-            }
-            SystemRef::SemiExplicit(s) if dims_ok(s.dims().0) && r.lambda.len() == s.dims().1 => {
-                self.z.clone_from(&r.lambda);
-                s.g(t, &r.q, &self.z, &mut self.phi);
-                RefResiduals {
-                    pos: inf_norm(&self.phi),
-                    ..RefResiduals::default()
-                }
-            }
-            _ => RefResiduals::default(),
-        }
-    }
-
-    /// Metrics of `state`.
-    pub fn evaluate(&mut self, sys: SystemRef<'_>, state: &State) -> Metrics {
-        let exact = sys.exact(state.t);
-        let reference = match &exact {
-            Some(e) => self.reference_residuals(sys, state.t, e),
-            None => RefResiduals::default(),
-        };
-        let (err_q, err_v, err_lambda) = match &exact {
-            Some(e) => (
-                inf_diff(&state.q, &e.q),
-                inf_diff(&state.v, &e.v),
-                inf_diff(&state.lambda, &e.lambda),
-            ),
-            None => (f64::NAN, f64::NAN, f64::NAN),
-        };
-        let errors = (err_q, err_v, err_lambda);
-        match sys {
-            SystemRef::Mechanical(s) => self.mechanical(s, state, errors, reference),
-            SystemRef::SemiExplicit(s) => {
-                self.z.clone_from(&state.lambda);
-                s.g(state.t, &state.q, &self.z, &mut self.phi);
-                Metrics {
-                    t: state.t,
-                    pos_residual: inf_norm(&self.phi),
-                    vel_residual: f64::NAN,
-                    acc_residual: f64::NAN,
-                    energy_rel_error: f64::NAN,
-                    err_q,
-                    err_v: f64::NAN,
-                    err_lambda,
-                    deferred_residual: f64::NAN,
-                    reference,
-                }
-            }
-        }
-    }
-
-    /// Metrics of a mechanical system's `state`, given its errors against the exact
-    /// solution `(q, v, λ)` and the reference's residuals.
-    fn mechanical(
-        &mut self, s: &dyn MechanicalSystem, state: &State,
-        (err_q, err_v, err_lambda): (f64, f64, f64), reference: RefResiduals,
-    ) -> Metrics {
-        let t = state.t;
-        s.constraints(t, &state.q, &mut self.phi);
-        let deferred = if self.deferred.is_empty() {
-            f64::NAN
-        } else {
-            self.deferred
-                .iter()
-                .fold(0.0_f64, |m, &r| m.max(self.phi[r].abs()))
-        };
-        for &r in &self.deferred {
-            self.phi[r] = 0.0;
-        }
-        let pos = inf_norm(&self.phi);
-        s.jacobian(t, &state.q, &mut self.jac);
-        let pat = &self.pattern;
-        pat.mul_vec(&self.jac, &state.v, &mut self.jv);
-        s.phi_t(t, &state.q, &mut self.phit);
-        for (a, b) in self.jv.iter_mut().zip(&self.phit) {
-            *a += b;
-        }
-        for &r in &self.deferred {
-            self.jv[r] = 0.0;
-        }
-        let vel = inf_norm(&self.jv);
-        let acc = if state.a.iter().any(|x| x.is_nan()) || state.a.is_empty() {
-            f64::NAN
-        } else {
-            s.curvature(t, &state.q, &state.v, &mut self.gamma);
-            pat.mul_vec(&self.jac, &state.a, &mut self.jv);
-            for (a, b) in self.jv.iter_mut().zip(&self.gamma) {
-                *a -= b;
-            }
-            for &r in &self.deferred {
-                self.jv[r] = 0.0;
-            }
-            inf_norm(&self.jv)
-        };
-        let energy = match s.energy(t, &state.q, &state.v) {
-            Some(h) => (h - self.h0).abs() / self.scale,
-            None => f64::NAN,
-        };
-        Metrics {
-            t,
-            pos_residual: pos,
-            vel_residual: vel,
-            acc_residual: acc,
-            energy_rel_error: energy,
-            err_q,
-            err_v,
-            err_lambda,
-            deferred_residual: deferred,
-            reference,
-        }
-    }
-}
-
 /// Something that watches a run. Called after initialization (step 0) and after every
-/// step, with the metrics [`crate::drive()`] computed for that state.
+/// step, with what [`crate::drive()`] evaluated for that state ([`Observation`]: the
+/// state, its metrics, the constraint rows, the momentum error, the published score).
+/// An observer needs no system: the evaluator bound at the start computed it all.
 pub trait Observer {
-    /// Observe `state` after `step` steps; `last` is true for the final state of the run
-    /// (successful or not).
-    fn observe(
-        &mut self, sys: SystemRef<'_>, state: &State, metrics: &Metrics, step: usize, last: bool,
-    );
+    /// Observe one evaluated state (`o.last` is true for the final state of the run,
+    /// successful or not).
+    fn observe(&mut self, o: &Observation<'_>);
 
     /// Whether this observer needs the metrics of `step` even when the schedule's
     /// metrics stride skips it (a trace sampling that step). Default: no.
@@ -469,9 +223,6 @@ pub struct MetricsObserver {
     allowed: Option<AllowedViolation>,
     /// What the violation monitor saw (all zero without an allowance).
     pub warnings: ViolationWarnings,
-    rows: Vec<f64>,
-    /// The momenta at the first observed state.
-    momentum0: Option<Vec<f64>>,
 }
 
 fn nan() -> f64 {
@@ -487,35 +238,6 @@ impl MetricsObserver {
             trace: Vec::new(),
             allowed: None,
             warnings: ViolationWarnings::default(),
-            rows: Vec::new(),
-            momentum0: None,
-        }
-    }
-
-    /// `‖p − p₀‖∞` of the conserved momenta, where the problem defines them.
-    fn momentum_error(&mut self, sys: SystemRef<'_>, state: &State) -> f64 {
-        let SystemRef::Mechanical(s) = sys else {
-            return f64::NAN;
-        };
-        let Some(p) = s.momentum(state.t, &state.q, &state.v) else {
-            return f64::NAN;
-        };
-        let p0 = self.momentum0.get_or_insert_with(|| p.clone());
-        p.iter()
-            .zip(p0.iter())
-            .fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()))
-    }
-
-    /// The residuals of a published reference state (its position and velocity rows;
-    /// its energy against the run's initial energy is not checked: the energy of a driven
-    /// or stiff Test Set problem is not conserved).
-    fn published_residuals(
-        &mut self, sys: SystemRef<'_>, t: f64, r: &crate::system::ExactSolution,
-    ) -> RefResiduals {
-        let mut e = MetricsEvaluator::new(sys, &sys.initial_state());
-        RefResiduals {
-            energy: f64::NAN,
-            ..e.reference_residuals(sys, t, r)
         }
     }
 
@@ -525,24 +247,14 @@ impl MetricsObserver {
         self
     }
 
-    /// Compare the rows of `Φ(t, q)` (index-1: `g`) at `state` with their allowances.
-    fn monitor(&mut self, sys: SystemRef<'_>, state: &State) {
+    /// Compare the rows of `Φ(t, q)` (index-1: `g`) at time `t` with their allowances.
+    fn monitor(&mut self, t: f64, rows: &[f64]) {
         let Some(allowed) = &self.allowed else {
             return;
         };
-        match sys {
-            SystemRef::Mechanical(s) => {
-                self.rows.resize(s.dims().m, 0.0);
-                s.constraints(state.t, &state.q, &mut self.rows);
-            }
-            SystemRef::SemiExplicit(s) => {
-                self.rows.resize(s.dims().1, 0.0);
-                s.g(state.t, &state.q, &state.lambda, &mut self.rows);
-            }
-        }
         let w = &mut self.warnings;
         let mut beyond = false;
-        for (i, phi) in self.rows.iter().enumerate() {
+        for (i, phi) in rows.iter().enumerate() {
             let ratio = phi.abs() / allowed.of(i);
             beyond |= ratio > 1.0 || ratio.is_nan();
             if w.worst_ratio.is_none_or(|r| ratio > r || ratio.is_nan()) {
@@ -552,21 +264,17 @@ impl MetricsObserver {
         }
         if beyond {
             w.states += 1;
-            w.first_time.get_or_insert(state.t);
+            w.first_time.get_or_insert(t);
         }
     }
 }
 
 impl Observer for MetricsObserver {
-    fn observe(&mut self, sys: SystemRef<'_>, state: &State, m: &Metrics, step: usize, last: bool) {
-        if last {
-            if let Some(r) = sys.reference() {
-                if (state.t - r.t).abs() <= 1e-9 * r.t.abs().max(1.0) {
-                    self.summary.scd = r.scd(&state.q, &state.v, &state.lambda);
-                    let own = self.published_residuals(sys, r.t, &r.state);
-                    self.summary.reference = self.summary.reference.max(own);
-                }
-            }
+    fn observe(&mut self, o: &Observation<'_>) {
+        let (m, step, last) = (o.metrics, o.step, o.last);
+        if let Some(p) = o.published {
+            self.summary.scd = p.scd;
+            self.summary.reference = self.summary.reference.max(p.residuals);
         }
         let s = &mut self.summary;
         s.reference = s.reference.max(m.reference);
@@ -585,8 +293,8 @@ impl Observer for MetricsObserver {
         s.final_err_lambda = m.err_lambda;
         s.max_deferred_residual = nan_max(s.max_deferred_residual, m.deferred_residual);
         s.final_deferred_residual = m.deferred_residual;
-        self.monitor(sys, state);
-        let dp = self.momentum_error(sys, state);
+        self.monitor(o.state.t, o.rows);
+        let dp = o.momentum_error;
         let s = &mut self.summary;
         s.max_momentum_error = nan_max(s.max_momentum_error, dp);
         s.final_momentum_error = dp;
@@ -621,13 +329,11 @@ impl TrajectoryRecorder {
 }
 
 impl Observer for TrajectoryRecorder {
-    fn observe(
-        &mut self, _sys: SystemRef<'_>, state: &State, m: &Metrics, step: usize, last: bool,
-    ) {
-        if (step.is_multiple_of(self.stride) || last)
-            && self.points.last().map(|p| p.1.t) != Some(m.t)
+    fn observe(&mut self, o: &Observation<'_>) {
+        if (o.step.is_multiple_of(self.stride) || o.last)
+            && self.points.last().map(|p| p.1.t) != Some(o.metrics.t)
         {
-            self.points.push((state.clone(), *m));
+            self.points.push((o.state.clone(), *o.metrics));
         }
     }
 

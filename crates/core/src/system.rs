@@ -1,6 +1,7 @@
 //! The system traits: what a problem must provide so that any method can step it.
 
 use crate::error::MethodError;
+use crate::evaluate::{Evaluate, Index1Metrics, MechanicalMetrics};
 use crate::method::{Method, StartOptions, Stepper};
 use crate::pattern::SparsityPattern;
 use crate::state::State;
@@ -376,57 +377,96 @@ pub enum SystemRef<'a> {
     SemiExplicit(&'a dyn SemiExplicitDae),
 }
 
+impl<'a> From<&'a dyn MechanicalSystem> for SystemRef<'a> {
+    fn from(s: &'a dyn MechanicalSystem) -> Self {
+        Self::Mechanical(s)
+    }
+}
+
+impl<'a> From<&'a dyn SemiExplicitDae> for SystemRef<'a> {
+    fn from(s: &'a dyn SemiExplicitDae) -> Self {
+        Self::SemiExplicit(s)
+    }
+}
+
+/// The start module: the one place where the two system forms are told apart. A run
+/// binds its method ([`Self::start`]) and its metrics ([`Self::evaluator`]) here once;
+/// what comes after holds a stepper and an evaluator and never asks for the form again.
 impl<'a> SystemRef<'a> {
-    /// Bind `method` to this system at `state`: the one place where the two forms meet
-    /// the two start functions ([`Method::start`], [`Method::start_index1`]).
+    /// Bind `method` to this system at `state`: the two forms meet the two start
+    /// functions ([`Method::start`], [`Method::start_index1`]).
     pub fn start(
         self, method: &dyn Method, state: &mut State, opts: &StartOptions,
     ) -> Result<Box<dyn Stepper + 'a>, MethodError> {
         match self {
-            SystemRef::Mechanical(s) => method.start(s, state, opts),
-            SystemRef::SemiExplicit(s) => method.start_index1(s, state, opts),
+            Self::Mechanical(s) => method.start(s, state, opts),
+            Self::SemiExplicit(s) => method.start_index1(s, state, opts),
+        }
+    }
+    /// The metrics evaluator of this system's form, with its reference energy from
+    /// `initial`.
+    pub(crate) fn evaluator(self, initial: &State) -> Box<dyn Evaluate + 'a> {
+        match self {
+            Self::Mechanical(s) => Box::new(MechanicalMetrics::new(s, initial)),
+            Self::SemiExplicit(s) => Box::new(Index1Metrics::new(s)),
+        }
+    }
+    /// The mechanical system, if this is one (the capabilities only it has: momenta,
+    /// unilateral and nonholonomic rows, priorities, published references).
+    pub fn as_mechanical(self) -> Option<&'a dyn MechanicalSystem> {
+        match self {
+            Self::Mechanical(s) => Some(s),
+            Self::SemiExplicit(_) => None,
+        }
+    }
+    /// Coordinates and constraint rows: `(n, m)` of a mechanical system, `(nx, nz)` of
+    /// an index-1 DAE.
+    pub fn dims(&self) -> Dims {
+        match self {
+            Self::Mechanical(s) => s.dims(),
+            Self::SemiExplicit(s) => {
+                let (n, m) = s.dims();
+                Dims { n, m }
+            }
         }
     }
     /// The form.
     pub fn form(&self) -> SystemForm {
         match self {
-            SystemRef::Mechanical(_) => SystemForm::Mechanical,
-            SystemRef::SemiExplicit(_) => SystemForm::SemiExplicit,
+            Self::Mechanical(_) => SystemForm::Mechanical,
+            Self::SemiExplicit(_) => SystemForm::SemiExplicit,
         }
     }
     /// Problem metadata.
     pub fn info(&self) -> ProblemInfo {
         match self {
-            SystemRef::Mechanical(s) => s.info(),
-            SystemRef::SemiExplicit(s) => s.info(),
+            Self::Mechanical(s) => s.info(),
+            Self::SemiExplicit(s) => s.info(),
         }
     }
     /// Initial state.
     pub fn initial_state(&self) -> State {
         match self {
-            SystemRef::Mechanical(s) => s.initial_state(),
-            SystemRef::SemiExplicit(s) => s.initial_state(),
+            Self::Mechanical(s) => s.initial_state(),
+            Self::SemiExplicit(s) => s.initial_state(),
         }
     }
     /// Published reference state, where one exists (mechanical systems only).
     pub fn reference(&self) -> Option<ReferenceSolution> {
-        match self {
-            SystemRef::Mechanical(s) => s.reference(),
-            SystemRef::SemiExplicit(_) => None,
-        }
+        self.as_mechanical().and_then(|s| s.reference())
     }
     /// Exact solution at `t`, where known.
     pub fn exact(&self, t: f64) -> Option<ExactSolution> {
         match self {
-            SystemRef::Mechanical(s) => s.exact(t),
-            SystemRef::SemiExplicit(s) => s.exact(t),
+            Self::Mechanical(s) => s.exact(t),
+            Self::SemiExplicit(s) => s.exact(t),
         }
     }
     /// Where the exact solution or published reference holds over `[t₀, t_end]`.
     pub fn reference_domain(&self, t_end: f64) -> ReferenceDomain {
         match self {
-            SystemRef::Mechanical(s) => s.reference_domain(t_end),
-            SystemRef::SemiExplicit(s) => s.reference_domain(t_end),
+            Self::Mechanical(s) => s.reference_domain(t_end),
+            Self::SemiExplicit(s) => s.reference_domain(t_end),
         }
     }
 }

@@ -7,7 +7,7 @@
 //! window, and prints the ratios (Pinocchio's side runs through its Python bindings).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use driftlab_core::{Method, StartOptions, SystemRef};
+use driftlab_core::{Method, StartOptions};
 use driftlab_methods::build;
 use driftlab_problems::build as problem;
 
@@ -22,7 +22,7 @@ fn g1() -> driftlab_problems::Problem {
 
 fn bench_dynamics(c: &mut Criterion) {
     let p = g1();
-    let SystemRef::Mechanical(sys) = p.as_system() else {
+    let Some(sys) = p.as_system().as_mechanical() else {
         panic!("the model is mechanical");
     };
     let mut st = sys.initial_state();

@@ -3,13 +3,14 @@
 //! targets live here and in experiments reporting ratios, never in timed unit tests.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use driftlab_core::{Method, StartOptions, Stepper, SystemRef};
+use driftlab_core::{Method, StartOptions, Stepper};
 
-/// `m` started on `sys` at `state` (a bench's set-up: a refusal is a broken bench).
+/// `m` started on `p` at `state` (a bench's set-up: a refusal is a broken bench).
 fn start<'s>(
-    sys: SystemRef<'s>, m: &dyn Method, state: &mut driftlab_core::State,
+    p: &'s driftlab_problems::Problem, m: &dyn Method, state: &mut driftlab_core::State,
 ) -> Box<dyn Stepper + 's> {
-    sys.start(m, state, &StartOptions::default())
+    p.as_system()
+        .start(m, state, &StartOptions::default())
         .expect("start")
 }
 use driftlab_methods::build;
@@ -39,15 +40,15 @@ fn bench_steps(c: &mut Criterion) {
             let params: toml::Table = params.parse().expect("toml");
             let proj: Option<toml::Table> = proj.map(|s| s.parse().expect("toml"));
             let m: Box<dyn Method> = build(id, &params, proj.as_ref()).expect("method builds");
-            let sys: SystemRef<'_> = p.as_system();
+            let sys = p.as_system();
             let mut state = sys.initial_state();
-            let mut st = start(sys, m.as_ref(), &mut state);
+            let mut st = start(&p, m.as_ref(), &mut state);
             g.bench_with_input(BenchmarkId::new(label, n), &n, |b, _| {
                 b.iter(|| {
                     // Restart from the initial state every 1000 steps to stay in the regime measured.
                     if state.t > 1.0 {
                         state = sys.initial_state();
-                        st = start(sys, m.as_ref(), &mut state);
+                        st = start(&p, m.as_ref(), &mut state);
                     }
                     let r = st.step(&mut state, 1e-3).expect("step");
                     st.accept();
@@ -78,7 +79,7 @@ fn bench_kernels(c: &mut Criterion) {
     ];
     for (pid, pp, h) in problems {
         let p = problem(pid, &pp.parse().expect("toml")).expect("problem builds");
-        let sys: SystemRef<'_> = p.as_system();
+        let sys = p.as_system();
         for (mid, mp) in methods {
             let m = build(mid, &mp.parse().expect("toml"), None).expect("method builds");
             let mut state = sys.initial_state();
@@ -118,16 +119,15 @@ fn bench_floor(c: &mut Criterion) {
     g.measurement_time(std::time::Duration::from_secs(4));
     for n in [1000usize, 10_000, 100_000, 1_000_000] {
         let p = chain(n);
-        let sys_ref: SystemRef<'_> = p.as_system();
-        let SystemRef::Mechanical(sys) = sys_ref else {
+        let Some(sys) = p.as_system().as_mechanical() else {
             continue;
         };
         // Baumgarte's steps from rest, restarting every 100; the floor is measured at the
         // state after 50 of them (a moving chain, as in chain-scaling's runs).
         let params: toml::Table = "xi = 1.0\nomega_n = 20.0".parse().expect("toml");
         let m: Box<dyn Method> = build("baumgarte", &params, None).expect("method builds");
-        let mut state = sys_ref.initial_state();
-        let mut st = start(sys_ref, m.as_ref(), &mut state);
+        let mut state = sys.initial_state();
+        let mut st = start(&p, m.as_ref(), &mut state);
         let start = state.clone();
         for _ in 0..50 {
             st.step(&mut state, 1e-3).expect("step");

@@ -8,9 +8,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
 use driftlab_core::{
-    drive, Adaptive, ControllerKind, Mechanical, MethodError, Metrics, MetricsObserver, Observer,
-    RunError, RunOutcome, RunStatus, Schedule, StartOptions, Started, State, StepError, Stepper,
-    SummaryMetrics, SystemRef, Tolerances,
+    drive, Adaptive, ControllerKind, Mechanical, MethodError, MetricsObserver, Observation,
+    Observer, RunError, RunOutcome, RunStatus, Schedule, StartOptions, Started, State, StepError,
+    Stepper, SummaryMetrics, Tolerances,
 };
 use driftlab_methods::build;
 use driftlab_problems::build as problem;
@@ -200,8 +200,8 @@ fn radau_reaches_the_andrews_reference() {
 /// Times of the states the observers saw.
 struct Times(Vec<f64>);
 impl Observer for Times {
-    fn observe(&mut self, _: SystemRef<'_>, s: &State, _: &Metrics, _: usize, _: bool) {
-        self.0.push(s.t);
+    fn observe(&mut self, o: &Observation<'_>) {
+        self.0.push(o.state.t);
     }
 }
 

@@ -2,23 +2,23 @@
 //! the steps an observer asks for and on the last state — and only there — while the
 //! steps themselves, and so the final state, do not change.
 
-use driftlab_core::{drive, Metrics, Observer, RunStatus, Schedule, State, SystemRef};
+use driftlab_core::{drive, Observation, Observer, RunStatus, Schedule};
 use driftlab_methods::build;
 use driftlab_problems::build as problem;
 
 /// The steps whose metrics the observers saw.
 struct Steps(Vec<usize>);
 impl Observer for Steps {
-    fn observe(&mut self, _: SystemRef<'_>, _: &State, _: &Metrics, step: usize, _: bool) {
-        self.0.push(step);
+    fn observe(&mut self, o: &Observation<'_>) {
+        self.0.push(o.step);
     }
 }
 
 /// An observer that also wants every 7th step (a trace with its own stride).
 struct Wants7(Vec<usize>);
 impl Observer for Wants7 {
-    fn observe(&mut self, _: SystemRef<'_>, _: &State, _: &Metrics, step: usize, _: bool) {
-        self.0.push(step);
+    fn observe(&mut self, o: &Observation<'_>) {
+        self.0.push(o.step);
     }
     fn wants(&self, step: usize) -> bool {
         step.is_multiple_of(7)

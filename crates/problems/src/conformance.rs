@@ -23,18 +23,17 @@
 //! // In your crate: (my_crate::my_problem::entry().build)(&toml::Table::new()).
 //! let problem = driftlab_problems::build("pendulum", &toml::Table::new())
 //!     .map_err(|e| e.to_string())?;
-//! let sys = problem.as_system();
-//! check_initial_state("pendulum", sys)?;
+//! check_initial_state("pendulum", &problem)?;
 //! for (dq, v, t) in [([0.1, -0.2], [0.5, 1.0], 0.3), ([-0.7, 0.4], [-1.5, 0.2], 2.1)] {
-//!     check_derivatives("pendulum", sys, &dq, &v, t)?;
+//!     check_derivatives("pendulum", &problem, &dq, &v, t)?;
 //! }
-//! check_exact_solution("pendulum", sys)?;
+//! check_exact_solution("pendulum", &problem)?;
 //! # Ok::<(), String>(())
 //! ```
 
+use crate::Problem;
 use driftlab_core::{
     Dims, ExactSolution, Index1Jacobians, MechanicalSystem, SemiExplicitDae, SparsityPattern,
-    SystemRef,
 };
 
 /// Step of the central differences of the derivative checks.
@@ -48,16 +47,16 @@ const EXACT_SAMPLES: usize = 40;
 // Dispatch over the two forms.
 // ---------------------------------------------------------------------------------------
 
-/// All derivative checks of `sys` at one perturbed state: [`check_mechanical`] for a
+/// All derivative checks of `problem` at one perturbed state: [`check_mechanical`] for a
 /// mechanical system, [`check_index1`] with `dx = dq[0]`, `dz = dq[1]` for a semi-explicit
 /// index-1 DAE (then `dq` needs at least two entries and `v` is unused).
 pub fn check_derivatives(
-    name: &str, sys: SystemRef<'_>, dq: &[f64], v: &[f64], t: f64,
+    name: &str, problem: &Problem, dq: &[f64], v: &[f64], t: f64,
 ) -> Result<(), String> {
-    match sys {
-        SystemRef::Mechanical(s) => check_mechanical(name, s, dq, v, t),
-        SystemRef::SemiExplicit(s) => match dq {
-            [dx, dz, ..] => check_index1(name, s, *dx, *dz, t),
+    match problem {
+        Problem::Mechanical(s) => check_mechanical(name, s.as_ref(), dq, v, t),
+        Problem::SemiExplicit(s) => match dq {
+            [dx, dz, ..] => check_index1(name, s.as_ref(), *dx, *dz, t),
             _ => Err(format!(
                 "{name}: an index-1 DAE needs dq = [dx, dz, …] (got {} entries)",
                 dq.len()
@@ -66,25 +65,25 @@ pub fn check_derivatives(
     }
 }
 
-/// The initial state of `sys`: [`check_mechanical_initial_state`] and
+/// The initial state of `problem`: [`check_mechanical_initial_state`] and
 /// [`check_mass_spd`] for a mechanical system, [`check_index1_initial_state`] for a
 /// semi-explicit index-1 DAE.
-pub fn check_initial_state(name: &str, sys: SystemRef<'_>) -> Result<(), String> {
-    match sys {
-        SystemRef::Mechanical(s) => {
-            check_mechanical_initial_state(name, s)?;
-            check_mass_spd(name, s)
+pub fn check_initial_state(name: &str, problem: &Problem) -> Result<(), String> {
+    match problem {
+        Problem::Mechanical(s) => {
+            check_mechanical_initial_state(name, s.as_ref())?;
+            check_mass_spd(name, s.as_ref())
         }
-        SystemRef::SemiExplicit(s) => check_index1_initial_state(name, s),
+        Problem::SemiExplicit(s) => check_index1_initial_state(name, s.as_ref()),
     }
 }
 
-/// The exact solution of `sys`, if it has one ([`check_mechanical_exact`] or
+/// The exact solution of `problem`, if it has one ([`check_mechanical_exact`] or
 /// [`check_index1_exact`]); `Ok` when `sys.exact(0.0)` is `None`.
-pub fn check_exact_solution(name: &str, sys: SystemRef<'_>) -> Result<(), String> {
-    match sys {
-        SystemRef::Mechanical(s) => check_mechanical_exact(name, s),
-        SystemRef::SemiExplicit(s) => check_index1_exact(name, s),
+pub fn check_exact_solution(name: &str, problem: &Problem) -> Result<(), String> {
+    match problem {
+        Problem::Mechanical(s) => check_mechanical_exact(name, s.as_ref()),
+        Problem::SemiExplicit(s) => check_index1_exact(name, s.as_ref()),
     }
 }
 

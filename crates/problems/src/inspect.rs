@@ -4,7 +4,8 @@
 //! its extreme singular values (redundant rows, seed 001 §3.11 pitfall 2; singular
 //! configurations, pitfall 4). `driftlab describe <problem>` prints it.
 
-use driftlab_core::{Index1Jacobians, MechanicalSystem, SemiExplicitDae, SystemRef};
+use crate::Problem;
+use driftlab_core::{Index1Jacobians, MechanicalSystem, SemiExplicitDae};
 use driftlab_solver::{numerical_rank, RankReport, SolverError};
 
 /// Largest `m · n` whose Jacobian is put through a dense SVD (32 MB of f64).
@@ -52,11 +53,11 @@ impl Structure {
     }
 }
 
-/// The structure of `sys` at its initial state.
-pub fn structure(sys: SystemRef<'_>) -> Result<Structure, SolverError> {
-    match sys {
-        SystemRef::Mechanical(s) => mechanical(s),
-        SystemRef::SemiExplicit(s) => semi_explicit(s),
+/// The structure of `problem` at its initial state.
+pub fn structure(problem: &Problem) -> Result<Structure, SolverError> {
+    match problem {
+        Problem::Mechanical(s) => mechanical(s.as_ref()),
+        Problem::SemiExplicit(s) => semi_explicit(s.as_ref()),
     }
 }
 
@@ -111,7 +112,7 @@ mod tests {
 
     fn of(id: &str, params: &str) -> Structure {
         let p = crate::build(id, &params.parse().unwrap()).unwrap();
-        structure(p.as_system()).unwrap()
+        structure(&p).unwrap()
     }
 
     #[test]

@@ -61,11 +61,11 @@ pub enum Problem {
 }
 
 impl Problem {
-    /// Borrow as a [`SystemRef`].
+    /// Borrow as the system [`driftlab_core::drive()`] takes.
     pub fn as_system(&self) -> SystemRef<'_> {
         match self {
-            Problem::Mechanical(s) => SystemRef::Mechanical(s.as_ref()),
-            Problem::SemiExplicit(s) => SystemRef::SemiExplicit(s.as_ref()),
+            Problem::Mechanical(s) => s.as_ref().into(),
+            Problem::SemiExplicit(s) => s.as_ref().into(),
         }
     }
 }

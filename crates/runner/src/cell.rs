@@ -170,7 +170,7 @@ impl<'a> ProblemCell<'a> {
             );
         }
         let allowed = match &spec.monitor {
-            Some(mon) => Some(mon.allowance(prob.as_system()).map_err(named)?),
+            Some(mon) => Some(mon.allowance(prob.as_system().dims().m).map_err(named)?),
             None => None,
         };
         Ok(Self {

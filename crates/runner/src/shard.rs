@@ -39,15 +39,9 @@ pub fn parse_shard(text: &str) -> Result<(usize, usize), String> {
 pub fn cost_estimate(cell: &Cell, registry: &Registry) -> f64 {
     let size = registry
         .build_problem(&cell.problem, &cell.problem_params)
-        .map(|p| match p.as_system() {
-            driftlab_core::SystemRef::Mechanical(s) => {
-                let d = s.dims();
-                (d.n + d.m) as f64
-            }
-            driftlab_core::SystemRef::SemiExplicit(s) => {
-                let (n, m) = s.dims();
-                (n + m) as f64
-            }
+        .map(|p| {
+            let d = p.as_system().dims();
+            (d.n + d.m) as f64
         })
         .unwrap_or(1.0);
     let steps = match &cell.adaptive {

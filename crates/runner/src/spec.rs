@@ -207,15 +207,9 @@ pub struct MonitorSpec {
 }
 
 impl MonitorSpec {
-    /// The allowances for `sys`, or what is wrong with them.
-    pub fn allowance(
-        &self, sys: driftlab_core::SystemRef<'_>,
-    ) -> Result<driftlab_core::AllowedViolation, String> {
+    /// The allowances for a problem with `m` constraint rows, or what is wrong with them.
+    pub fn allowance(&self, m: usize) -> Result<driftlab_core::AllowedViolation, String> {
         let ok = |x: &f64| x.is_finite() && *x > 0.0;
-        let m = match sys {
-            driftlab_core::SystemRef::Mechanical(s) => s.dims().m,
-            driftlab_core::SystemRef::SemiExplicit(s) => s.dims().1,
-        };
         match (self.allowed, &self.allowed_rows) {
             (Some(x), None) if ok(&x) => Ok(driftlab_core::AllowedViolation::All(x)),
             (None, Some(v)) if v.len() == m && v.iter().all(ok) => {

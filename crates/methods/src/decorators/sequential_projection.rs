@@ -248,7 +248,6 @@ impl Scratch {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
-    use driftlab_core::SystemRef;
     use driftlab_solver::{project_position, ConstraintsAt, ProjectionParams};
 
     fn m_dist(a: &[f64], b: &[f64]) -> f64 {
@@ -268,7 +267,7 @@ mod tests {
     #[test]
     fn row_order_changes_the_result_and_simultaneous_is_nearest() {
         let p = driftlab_problems::build("planar-chain", &"links = 4".parse().unwrap()).unwrap();
-        let SystemRef::Mechanical(s) = p.as_system() else {
+        let Some(s) = p.as_system().as_mechanical() else {
             panic!()
         };
         let mut start = s.initial_state();

@@ -29,9 +29,7 @@ mod table;
 use crate::cell::Cell;
 use crate::record::RunRecord;
 use crate::registry::Registry;
-use driftlab_core::{
-    drive, FailKind, MechanicalSystem, MethodStats, Metrics, Observer, State, SystemRef,
-};
+use driftlab_core::{drive, FailKind, MechanicalSystem, MethodStats, Observation, Observer};
 use noise::{Curriculum, NoiseSchedule, Purpose, Stream};
 use perturbed::{ConstraintNoise, InitialNoise, Perturbed};
 use rayon::prelude::*;
@@ -151,7 +149,8 @@ struct DriftObserver<'a> {
 }
 
 impl Observer for DriftObserver<'_> {
-    fn observe(&mut self, _: SystemRef<'_>, s: &State, m: &Metrics, _: usize, last: bool) {
+    fn observe(&mut self, o: &Observation<'_>) {
+        let (s, m, last) = (o.state, o.metrics, o.last);
         self.inner.constraints(s.t, &s.q, &mut self.phi);
         let holonomic = self.phi.len() - self.inner.nonholonomic_rows();
         let drift = self.phi[..holonomic].iter().fold(0.0_f64, |a, x| {
@@ -229,7 +228,7 @@ pub fn run_member(
         Ok(p) => p,
         Err(e) => return member_failed(rec, FailKind::Build, e.to_string()),
     };
-    let SystemRef::Mechanical(sys) = problem.as_system() else {
+    let Some(sys) = problem.as_system().as_mechanical() else {
         let reason = format!(
             "ensembles perturb mechanical problems (q, v, Φ); `{}` is an index-1 DAE",
             cell.problem
@@ -258,8 +257,9 @@ pub fn run_member(
     };
     let mut schedule = crate::run::schedule_of(cell);
     schedule.deadline = deadline;
+    let perturbed: &dyn MechanicalSystem = &perturbed;
     let out = drive(
-        SystemRef::Mechanical(&perturbed),
+        perturbed.into(),
         method.as_mut(),
         &schedule,
         &mut [&mut obs],
