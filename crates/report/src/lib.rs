@@ -64,11 +64,7 @@ fn write_experiment(
         std::fs::remove_dir_all(&fig_dir).map_err(|e| ReportError::io(&fig_dir, e))?;
     }
     std::fs::create_dir_all(&fig_dir).map_err(|e| ReportError::io(&fig_dir, e))?;
-    let mut files = figures::all(results, &fig_dir, colours)?;
-    files.extend(figures::sweeps(results, &fig_dir, colours)?);
-    files.extend(figures::scaling(results, &fig_dir, colours)?);
-    files.extend(threads::thread_scaling(results, &fig_dir, colours)?);
-    files.extend(maps::maps(results, &fig_dir)?);
+    let mut files = figures::write(results, &fig_dir, colours)?;
     files.push(tables::write_summary(results, dir)?);
     Ok(files)
 }
