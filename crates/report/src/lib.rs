@@ -23,7 +23,6 @@ pub mod figures;
 pub mod folders;
 pub mod glance;
 pub mod html;
-pub mod maps;
 pub mod orders_table;
 pub mod paper_tables;
 pub mod pdf;
@@ -32,8 +31,6 @@ pub mod sections;
 pub mod solref_check;
 pub mod style;
 pub mod tables;
-pub mod threads;
-pub mod tolerance;
 pub mod tuning;
 
 pub use error::ReportError;

@@ -11,17 +11,23 @@
 mod common;
 mod convergence;
 mod engine;
+mod maps;
 mod positions;
 mod scaling;
 mod sweeps;
+mod threads;
+mod tolerance;
 mod traces;
 mod work_precision;
 
 pub(crate) use engine::write_png_svg_pdf;
 pub use engine::{render, Figure, Line, Panel, Stroke};
+pub use maps::maps;
 pub use scaling::scaling;
 pub(crate) use scaling::{problem_param, sized_runs, step_time};
 pub use sweeps::sweeps;
+pub use threads::thread_scaling;
+pub use tolerance::tolerance_proportionality;
 pub use traces::TracesAt;
 
 use crate::data::{Results, Run};
@@ -88,7 +94,7 @@ pub const KINDS: &[FigureKind] = &[
     FigureKind {
         id: "tolerance",
         draw: Draw::PerProblem(|_, key, runs, colours| {
-            crate::tolerance::tolerance_proportionality(key, runs, colours)
+            tolerance::tolerance_proportionality(key, runs, colours)
         }),
     },
     FigureKind {
@@ -101,11 +107,11 @@ pub const KINDS: &[FigureKind] = &[
     },
     FigureKind {
         id: "threads",
-        draw: Draw::Experiment(crate::threads::thread_scaling),
+        draw: Draw::Experiment(threads::thread_scaling),
     },
     FigureKind {
         id: "map",
-        draw: Draw::Experiment(|res, dir, _| crate::maps::maps(res, dir)),
+        draw: Draw::Experiment(|res, dir, _| maps::maps(res, dir)),
     },
 ];
 
