@@ -6,7 +6,7 @@
 //! PNG/SVG/PDF writer) knows nothing of runs or experiments. The figure kinds are
 //! registered in one list ([`KINDS`]) in drawing order, as the report's sections are in
 //! [`crate::sections::SECTIONS`]: a figure kind is a file in this folder that turns the
-//! stored [`Results`] into figures, plus one line in that list; [`write`] only walks it.
+//! stored [`Results`] into figures, plus one line in that list; [`write()`] only walks it.
 
 mod common;
 mod convergence;
