@@ -23,7 +23,6 @@ pub mod figures;
 pub mod folders;
 pub mod glance;
 pub mod html;
-pub mod maps;
 pub mod orders_table;
 pub mod paper_tables;
 pub mod pdf;
@@ -32,8 +31,6 @@ pub mod sections;
 pub mod solref_check;
 pub mod style;
 pub mod tables;
-pub mod threads;
-pub mod tolerance;
 pub mod tuning;
 
 pub use error::ReportError;
@@ -64,11 +61,7 @@ fn write_experiment(
         std::fs::remove_dir_all(&fig_dir).map_err(|e| ReportError::io(&fig_dir, e))?;
     }
     std::fs::create_dir_all(&fig_dir).map_err(|e| ReportError::io(&fig_dir, e))?;
-    let mut files = figures::all(results, &fig_dir, colours)?;
-    files.extend(figures::sweeps(results, &fig_dir, colours)?);
-    files.extend(figures::scaling(results, &fig_dir, colours)?);
-    files.extend(threads::thread_scaling(results, &fig_dir, colours)?);
-    files.extend(maps::maps(results, &fig_dir)?);
+    let mut files = figures::write(results, &fig_dir, colours)?;
     files.push(tables::write_summary(results, dir)?);
     Ok(files)
 }
