@@ -44,6 +44,9 @@ pub struct Schedule {
     /// What the caller's observers keep over the run ([`Retained`]), counted with the
     /// state in the memory check before the run starts.
     pub retained: Retained,
+    /// Threads the method's linear solvers may use inside the run
+    /// ([`StartOptions::threads`]; 1 = sequential, the default).
+    pub threads: usize,
 }
 
 /// The three ways a run steps.
@@ -182,6 +185,7 @@ impl Schedule {
             metrics_stride: 1,
             deadline: None,
             retained: Retained::default(),
+            threads: 1,
         }
     }
     /// The error-controlled schedule, if the steps are not fixed.
@@ -204,6 +208,7 @@ impl Schedule {
         StartOptions {
             tolerances: a.map(|a| a.tol),
             step_bounds: a.map(|a| (a.h0, a.h_max)),
+            threads: self.threads,
         }
     }
     /// The steps as `method` takes them: error-controlled steps become method-controlled

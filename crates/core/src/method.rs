@@ -199,6 +199,11 @@ pub struct StartOptions {
     /// control their own steps ([`ErrorEstimate::own_controller`]); the loop's controller
     /// applies them to the others.
     pub step_bounds: Option<(f64, f64)>,
+    /// Threads the method's linear solvers may use inside this run (0 and 1: sequential,
+    /// the default). The runner sets it per cell: cells side by side use 1, so that the
+    /// pool over cells and the solver's threads inside a cell never oversubscribe the
+    /// cores.
+    pub threads: usize,
 }
 
 /// A mechanical system as a method's start borrows it for the run.

@@ -26,9 +26,10 @@ pub enum KktChoice {
 }
 
 impl KktChoice {
-    /// Solver options for this choice.
-    pub fn options(self) -> KktOptions {
+    /// Solver options for this choice, with the threads the run's start options allow.
+    pub fn options(self, start: &StartOptions) -> KktOptions {
         KktOptions {
+            par: driftlab_solver::par_of(start.threads),
             backend: match self {
                 KktChoice::Auto => KktBackend::Auto,
                 KktChoice::SparseLdlt => KktBackend::SparseLdlt,
@@ -117,11 +118,11 @@ impl IterationTerms {
 /// start (`state.a`, `state.λ` from one acceleration solve), with the counters spent: the
 /// common `init` of methods that refactor the plain KKT matrix every step.
 pub fn kkt_start(
-    sys: &dyn MechanicalSystem, choice: KktChoice, state: &mut driftlab_core::State,
+    sys: &dyn MechanicalSystem, options: KktOptions, state: &mut driftlab_core::State,
 ) -> Result<(KktSolver, driftlab_core::MethodStats), driftlab_core::MethodError> {
-    let kkt = KktSolver::new(&kkt_pattern(sys), choice.options())
+    let kkt = KktSolver::new(&kkt_pattern(sys), options)
         .map_err(|e| driftlab_core::MethodError::Init(linear_error(state.t, e)))?;
-    let stats = consistent_start(sys, choice, state)?;
+    let stats = consistent_start(sys, options, state)?;
     Ok((kkt, stats))
 }
 
@@ -197,10 +198,9 @@ impl AccelerationSolver {
     }
 
     /// Build the KKT layout and run the symbolic analysis.
-    pub fn new(sys: &dyn MechanicalSystem, choice: KktChoice) -> Result<Self, StepError> {
+    pub fn new(sys: &dyn MechanicalSystem, options: KktOptions) -> Result<Self, StepError> {
         let d = sys.dims();
-        let kkt = KktSolver::new(&kkt_pattern(sys), choice.options())
-            .map_err(|e| linear_error(0.0, e))?;
+        let kkt = KktSolver::new(&kkt_pattern(sys), options).map_err(|e| linear_error(0.0, e))?;
         let jp = sys.jacobian_pattern();
         Ok(Self {
             kkt,
@@ -328,9 +328,9 @@ pub fn add_kkt_stats(stats: &mut driftlab_core::MethodStats, k: KktStats) {
 /// Fill `state.a`, `state.λ` with the values consistent with `(q, v)` (one acceleration-
 /// level KKT solve) and return the counters spent, for methods whose step needs them.
 pub fn consistent_start(
-    sys: &dyn MechanicalSystem, choice: KktChoice, state: &mut driftlab_core::State,
+    sys: &dyn MechanicalSystem, options: KktOptions, state: &mut driftlab_core::State,
 ) -> Result<driftlab_core::MethodStats, StepError> {
-    let mut acc = AccelerationSolver::new(sys, choice)?;
+    let mut acc = AccelerationSolver::new(sys, options)?;
     acc.solve_state(sys, state)?;
     let mut stats = driftlab_core::MethodStats::default();
     add_kkt_stats(&mut stats, acc.stats());

@@ -36,7 +36,7 @@ pub mod pendulum;
 pub mod roundoff;
 pub mod unilateral;
 
-pub use driftlab_solver::{sequential_dense_kernels, set_kkt_threads};
+pub use driftlab_solver::sequential_dense_kernels;
 
 use decorators::{projection, recovery, richardson, velocity_projection};
 use driftlab_core::params;

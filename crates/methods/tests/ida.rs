@@ -74,7 +74,7 @@ mod with_ida {
         let mut s = sys.initial_state();
         driftlab_methods::dynamics::consistent_start(
             sys,
-            driftlab_methods::dynamics::KktChoice::DenseLu,
+            driftlab_methods::dynamics::KktChoice::DenseLu.options(&Default::default()),
             &mut s,
         )
         .unwrap();

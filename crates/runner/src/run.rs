@@ -205,6 +205,7 @@ pub(crate) fn schedule_of(cell: &Cell) -> Schedule {
     schedule.metrics_stride = cell.metrics_stride;
     schedule.deadline = cell.cell_seconds.map(driftlab_core::Deadline::from_now);
     schedule.retained = retained_by(cell);
+    schedule.threads = cell.threads;
     schedule
 }
 
@@ -240,7 +241,6 @@ fn run_cell_once(registry: &Registry, experiment: &str, cell: &Cell) -> (RunReco
     let mut rec = base_record(experiment, cell);
     let empty = empty_trace(cell);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        driftlab_methods::set_kkt_threads(cell.threads);
         let mut metrics =
             MetricsObserver::new(cell.trace_stride).with_allowed_violation(cell.allowed.clone());
         let mut states = TrajectoryRecorder::new(cell.trace_stride.max(1));
@@ -251,7 +251,6 @@ fn run_cell_once(registry: &Registry, experiment: &str, cell: &Cell) -> (RunReco
         };
         out.map(|out| (out, metrics, states))
     }));
-    driftlab_methods::set_kkt_threads(1);
     match result {
         Ok(Ok((out, metrics, states))) => {
             record_outcome(&mut rec, cell, &out, &metrics);

@@ -22,9 +22,10 @@ pub mod projection;
 pub mod rank;
 
 pub use error::SolverError;
+pub use faer::Par;
 pub use kkt::{
-    sequential_dense_kernels, set_kkt_threads, KktBackend, KktOptions, KktPattern, KktSolver,
-    KktStats, DENSE_MAX_DIM,
+    par_of, sequential_dense_kernels, KktBackend, KktOptions, KktPattern, KktSolver, KktStats,
+    DENSE_MAX_DIM,
 };
 pub use projection::{
     project_position, project_velocity, ConstraintEval, ConstraintsAt, ProjectionParams,

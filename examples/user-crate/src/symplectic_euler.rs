@@ -67,8 +67,13 @@ impl Method for SymplecticEuler {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
-        let solver = AccelerationSolver::new(sys, KktChoice::default())?;
+    fn start<'s>(
+        &self,
+        sys: Mechanical<'s>,
+        state: &mut State,
+        opts: &StartOptions,
+    ) -> Started<'s> {
+        let solver = AccelerationSolver::new(sys, KktChoice::default().options(opts))?;
         let mut stepper = SymplecticEulerStepper { sys, solver, stats: MethodStats::default() };
         stepper.refresh(state)?;
         Ok(Box::new(stepper))

@@ -869,7 +869,7 @@ impl Method for Projected {
     fn start<'s>(
         &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
     ) -> Started<'s> {
-        let (pattern, kkt) = projection_kkt(sys, &self.p, state.t)?;
+        let (pattern, kkt) = projection_kkt(sys, &self.p, state.t, opts)?;
         let mut kkt_start = None;
         if self.p.symmetric {
             if !self.inner.restartable() {
@@ -883,14 +883,14 @@ impl Method for Projected {
                 });
             }
             kkt_start = Some(
-                KktSolver::new(&pattern, self.p.kkt.options())
+                KktSolver::new(&pattern, self.p.kkt.options(opts))
                     .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
             );
         }
         let mut row_metric = None;
         if self.p.order != RowOrder::Simultaneous {
             row_metric = Some(
-                MetricInverse::new(sys, self.p.metric)
+                MetricInverse::new(sys, self.p.metric, opts)
                     .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
             );
         }
@@ -932,7 +932,7 @@ impl Method for Projected {
 /// The KKT layout `[[M + I, Φ_qᵀ], [Φ_q, 0]]` (mass entries, then the diagonal, so one
 /// pattern serves both metrics) and its solver.
 fn projection_kkt(
-    s: &dyn MechanicalSystem, p: &ProjectionParams, t: f64,
+    s: &dyn MechanicalSystem, p: &ProjectionParams, t: f64, opts: &StartOptions,
 ) -> Result<(KktPattern, KktSolver), MethodError> {
     let d = s.dims();
     let mut a_lower = s.mass_pattern().entries;
@@ -943,7 +943,7 @@ fn projection_kkt(
         a_lower,
         b: s.jacobian_pattern().entries,
     };
-    let kkt = KktSolver::new(&pattern, p.kkt.options())
+    let kkt = KktSolver::new(&pattern, p.kkt.options(opts))
         .map_err(|e| MethodError::Init(linear_error(t, e)))?;
     Ok((pattern, kkt))
 }

@@ -194,12 +194,14 @@ impl Recovered {
 }
 
 impl Work {
-    fn new(s: &dyn MechanicalSystem, state: &State) -> Result<Self, StepError> {
+    fn new(
+        s: &dyn MechanicalSystem, state: &State, opts: &StartOptions,
+    ) -> Result<Self, StepError> {
         let d = s.dims();
         // The projections' KKT matrix [M Φ_qᵀ; Φ_q 0], laid out as for every KKT method.
         let pattern = kkt_pattern(s);
         let (n_mass, jac_entries) = (pattern.a_lower.len(), pattern.b.clone());
-        let kkt = KktSolver::new(&pattern, KktChoice::Auto.options())
+        let kkt = KktSolver::new(&pattern, KktChoice::Auto.options(opts))
             .map_err(|e| linear_error(state.t, e))?;
         Ok(Self {
             kkt,
@@ -449,7 +451,7 @@ impl Method for Recovered {
             sys,
             inner,
             p: self.p.clone(),
-            work: Work::new(sys, state)?,
+            work: Work::new(sys, state, opts)?,
             start: state.clone(),
             ramp: 0,
             count: Interventions::default(),

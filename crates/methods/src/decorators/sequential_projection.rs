@@ -18,9 +18,10 @@
 //! projection finds (measured in `tests/variants.rs`).
 
 use crate::decorators::projection::{projection_error, Metric};
+use crate::dynamics::KktChoice;
 use driftlab_core::prelude::*;
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
-use driftlab_solver::{KktOptions, KktPattern, KktSolver, SolverError};
+use driftlab_solver::{KktPattern, KktSolver, SolverError};
 use serde::{Deserialize, Serialize};
 
 /// The order of the rows in a projection.
@@ -45,8 +46,10 @@ pub(crate) struct MetricInverse {
 }
 
 impl MetricInverse {
-    /// For `s` in `metric`.
-    pub(crate) fn new(s: &dyn MechanicalSystem, metric: Metric) -> Result<Self, SolverError> {
+    /// For `s` in `metric`, its mass solver with the threads `opts` allow.
+    pub(crate) fn new(
+        s: &dyn MechanicalSystem, metric: Metric, opts: &StartOptions,
+    ) -> Result<Self, SolverError> {
         let mp = s.mass_pattern();
         let mass = match metric {
             Metric::Euclidean => None,
@@ -57,7 +60,7 @@ impl MetricInverse {
                     a_lower: mp.entries.clone(),
                     b: Vec::new(),
                 },
-                KktOptions::default(),
+                KktChoice::Auto.options(opts),
             )?),
         };
         Ok(Self {
@@ -277,7 +280,7 @@ mod tests {
         let q_tilde = start.q.clone();
         let project = |order| {
             let mut st = start.clone();
-            let mut w = MetricInverse::new(s, Metric::Mass).unwrap();
+            let mut w = MetricInverse::new(s, Metric::Mass, &StartOptions::default()).unwrap();
             let how = Sweeps {
                 order,
                 tol: 1e-13,
@@ -296,7 +299,7 @@ mod tests {
             a_lower: s.mass_pattern().entries,
             b: s.jacobian_pattern().entries,
         };
-        let mut kkt = KktSolver::new(&pattern, KktOptions::default()).unwrap();
+        let mut kkt = KktSolver::new(&pattern, driftlab_solver::KktOptions::default()).unwrap();
         let mut mass = vec![0.0; s.mass_pattern().nnz()];
         s.mass(&sim, &mut mass);
         let params = ProjectionParams {

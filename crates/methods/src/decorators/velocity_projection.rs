@@ -72,9 +72,11 @@ impl Method for VelocityProjection {
     fn restartable(&self) -> bool {
         true
     }
-    fn start<'s>(&self, sys: Mechanical<'s>, _state: &mut State, _: &StartOptions) -> Started<'s> {
+    fn start<'s>(
+        &self, sys: Mechanical<'s>, _state: &mut State, opts: &StartOptions,
+    ) -> Started<'s> {
         let pattern = kkt_pattern(sys);
-        let kkt = KktSolver::new(&pattern, self.p.kkt.options())
+        let kkt = KktSolver::new(&pattern, self.p.kkt.options(opts))
             .map_err(|e| MethodError::Init(linear_error(0.0, e)))?;
         Ok(Box::new(VelocityProjectionStepper {
             sys,

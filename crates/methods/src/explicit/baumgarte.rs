@@ -395,14 +395,15 @@ impl Baumgarte {
     /// [`Method::start`] on a system held by `sys` (a reference, or an owned view such as
     /// `typed`'s restriction of the problem to some of its rows).
     pub(crate) fn start_on<'s, S>(
-        &self, sys: S, state: &mut State,
+        &self, sys: S, state: &mut State, opts: &StartOptions,
     ) -> Result<Box<dyn Stepper + 's>, MethodError>
     where
         S: Deref<Target = dyn MechanicalSystem + 's> + Send + 's,
     {
         let s: &dyn MechanicalSystem = &*sys;
         let d = s.dims();
-        let solver = AccelerationSolver::new(s, self.kkt)?.with_tikhonov(self.p.tikhonov);
+        let solver =
+            AccelerationSolver::new(s, self.kkt.options(opts))?.with_tikhonov(self.p.tikhonov);
         let mut phi = vec![0.0; d.m];
         let mut phit = vec![0.0; d.m];
         let mut bias = vec![0.0; d.m];
@@ -528,8 +529,10 @@ impl Method for Baumgarte {
     fn restartable(&self) -> bool {
         self.p.k_i <= 0.0 && self.p.history.is_none()
     }
-    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
-        self.start_on(sys, state)
+    fn start<'s>(
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
+    ) -> Started<'s> {
+        self.start_on(sys, state, opts)
     }
 }
 

@@ -166,7 +166,7 @@ impl Method for Hybrid {
         &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
     ) -> Started<'s> {
         let s = sys;
-        let kkt = KktSolver::new(&kkt_pattern(s), KktChoice::Auto.options())
+        let kkt = KktSolver::new(&kkt_pattern(s), KktChoice::Auto.options(opts))
             .map_err(|e| MethodError::Init(linear_error(state.t, e)))?;
         let soft = self.soft.start(sys, state, opts)?;
         let baum = self.baum.start(sys, state, opts)?;

@@ -16,9 +16,9 @@
 //! It does not converge to the DAE as h → 0 at fixed `k_p` (the penalized ODE differs
 //! by O(1/k_p)), so it declares no convergence order.
 
-use crate::dynamics::{linear_error, with_kkt_stats};
+use crate::dynamics::{linear_error, with_kkt_stats, KktChoice};
 use driftlab_core::prelude::*;
-use driftlab_solver::{KktOptions, KktPattern, KktSolver};
+use driftlab_solver::{KktPattern, KktSolver};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of [`Penalty`].
@@ -130,7 +130,9 @@ impl Method for Penalty {
         );
         i
     }
-    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
+    fn start<'s>(
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
+    ) -> Started<'s> {
         let s = sys;
         let pattern = KktPattern {
             n: s.dims().n,
@@ -138,7 +140,7 @@ impl Method for Penalty {
             a_lower: s.mass_pattern().entries,
             b: Vec::new(),
         };
-        let mass_solver = KktSolver::new(&pattern, KktOptions::default())
+        let mass_solver = KktSolver::new(&pattern, KktChoice::Auto.options(opts))
             .map_err(|e| MethodError::Init(linear_error(state.t, e)))?;
         let mut stepper = PenaltyStepper {
             sys,

@@ -70,8 +70,10 @@ impl Method for Taylor {
     fn restartable(&self) -> bool {
         true
     }
-    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
-        let solver = AccelerationSolver::new(sys, self.p.kkt)?;
+    fn start<'s>(
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
+    ) -> Started<'s> {
+        let solver = AccelerationSolver::new(sys, self.p.kkt.options(opts))?;
         let mut stepper = TaylorStepper {
             sys,
             solver: solver.with_tikhonov(self.p.tikhonov),

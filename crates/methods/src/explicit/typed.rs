@@ -351,7 +351,9 @@ impl Method for Typed {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
+    fn start<'s>(
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
+    ) -> Started<'s> {
         let split = split_rows(sys, &self.p)?;
         let inner =
             Baumgarte::new(self.inner_params(&split)).map_err(|e| MethodError::Incompatible {
@@ -373,7 +375,7 @@ impl Method for Typed {
             split.solved.rows().len(),
         );
         let solved: Box<dyn MechanicalSystem + 's> = Box::new(solved);
-        let inner = inner.start_on(solved, &mut y)?;
+        let inner = inner.start_on(solved, &mut y, opts)?;
         let mut mass = Vec::new();
         let mut projector = None;
         if !split.projected.rows().is_empty() {
@@ -386,7 +388,7 @@ impl Method for Typed {
             let pattern = kkt_pattern(&projected);
             mass = vec![0.0; pattern.a_lower.len()];
             projector = Some(
-                KktSolver::new(&pattern, self.p.kkt.options())
+                KktSolver::new(&pattern, self.p.kkt.options(opts))
                     .map_err(|e| MethodError::Init(linear_error(state.t, e)))?,
             );
         }

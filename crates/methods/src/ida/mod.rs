@@ -222,7 +222,7 @@ impl Method for Ida {
                 ),
             });
         }
-        let spent = consistent_start(s, KktChoice::DenseLu, state)?;
+        let spent = consistent_start(s, KktChoice::DenseLu.options(opts), state)?;
         let settings = Settings {
             tol,
             error_test: self.params.error_test,

@@ -121,9 +121,11 @@ impl Method for Gauss {
     fn info(&self) -> MethodInfo {
         info_for(self.p.stages)
     }
-    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
+    fn start<'s>(
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
+    ) -> Started<'s> {
         let s = sys;
-        let mut solver = AccelerationSolver::new(s, self.p.kkt)?;
+        let mut solver = AccelerationSolver::new(s, self.p.kkt.options(opts))?;
         solver.solve_state(s, state)?;
         Ok(Box::new(GaussStepper {
             sys,

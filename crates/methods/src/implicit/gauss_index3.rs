@@ -194,7 +194,9 @@ impl Method for GaussIndex3 {
         i.title = format!("{}, s = {}", i.title, self.p.stages);
         i
     }
-    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
+    fn start<'s>(
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
+    ) -> Started<'s> {
         let s = sys;
         let d = s.dims();
         if self.t.s * (d.n + d.m) > MAX_DENSE {
@@ -204,7 +206,7 @@ impl Method for GaussIndex3 {
                 reason: format!("the dense Newton matrix would exceed {MAX_DENSE} unknowns; use gauss (acceleration-level) instead"),
             });
         }
-        let st = crate::dynamics::consistent_start(s, KktChoice::Auto, state)?;
+        let st = crate::dynamics::consistent_start(s, KktChoice::Auto.options(opts), state)?;
         Ok(Box::new(GaussIndex3Stepper {
             sys,
             p: self.p,

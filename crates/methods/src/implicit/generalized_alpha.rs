@@ -337,9 +337,9 @@ impl Method for GeneralizedAlpha {
         let s = sys;
         let (pattern, terms) = IterationTerms::layout(s);
         let work = Work::new(s, &pattern);
-        let kkt = KktSolver::new(&pattern, self.p.kkt.options())
+        let kkt = KktSolver::new(&pattern, self.p.kkt.options(opts))
             .map_err(|e| MethodError::Init(linear_error(state.t, e)))?;
-        let init_stats = consistent_start(s, self.p.kkt, state)?;
+        let init_stats = consistent_start(s, self.p.kkt.options(opts), state)?;
         Ok(Box::new(GeneralizedAlphaStepper {
             sys,
             p: self.p,

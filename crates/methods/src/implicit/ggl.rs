@@ -366,7 +366,9 @@ impl Method for Ggl {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
+    fn start<'s>(
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
+    ) -> Started<'s> {
         let s = sys;
         let d = s.dims();
         if 2 * (d.n + d.m) > MAX_DENSE {
@@ -376,7 +378,7 @@ impl Method for Ggl {
                 reason: format!("the dense GGL Newton matrix would be {0}×{0} (limit {MAX_DENSE}); use a smaller model", 2 * (d.n + d.m)),
             });
         }
-        let st = consistent_start(s, KktChoice::Auto, state)?;
+        let st = consistent_start(s, KktChoice::Auto.options(opts), state)?;
         Ok(Box::new(GglStepper {
             sys,
             p: self.p,

@@ -241,15 +241,15 @@ pub fn info() -> MethodInfo {
 impl ImplicitEuler {
     /// The index-3 work space, with consistent `λ` and `a` at `state`.
     fn init_index3(
-        &self, s: &dyn MechanicalSystem, state: &mut State,
+        &self, s: &dyn MechanicalSystem, state: &mut State, opts: &StartOptions,
     ) -> Result<Index3, MethodError> {
         let d = s.dims();
         let (pattern, terms): (KktPattern, _) = IterationTerms::layout(s);
-        let kkt = KktSolver::new(&pattern, self.p.kkt.options())
+        let kkt = KktSolver::new(&pattern, self.p.kkt.options(opts))
             .map_err(|e| MethodError::Init(linear_error(state.t, e)))?;
         // Consistent λ0 and a0 from the acceleration-level KKT system (for the predictor
         // and the acceleration residual of the initial state).
-        let init_stats = consistent_start(s, self.p.kkt, state)?;
+        let init_stats = consistent_start(s, self.p.kkt.options(opts), state)?;
         Ok(Index3 {
             kkt,
             terms,
@@ -411,8 +411,10 @@ impl Method for ImplicitEuler {
         }
         i
     }
-    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
-        let index3 = self.init_index3(sys, state)?;
+    fn start<'s>(
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
+    ) -> Started<'s> {
+        let index3 = self.init_index3(sys, state, opts)?;
         Ok(Box::new(ImplicitEulerStepper {
             sys,
             p: self.p,

@@ -189,7 +189,9 @@ impl Method for Lobatto {
     fn info(&self) -> MethodInfo {
         info_for(self.p.stages)
     }
-    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
+    fn start<'s>(
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
+    ) -> Started<'s> {
         let s = sys;
         let d = s.dims();
         let dim = self.a.s * (d.n + d.m) + d.n;
@@ -200,7 +202,7 @@ impl Method for Lobatto {
                 reason: format!("the dense Newton matrix would be {dim}×{dim} (limit {MAX_DENSE}); use a smaller model or rattle"),
             });
         }
-        let mut solver = AccelerationSolver::new(s, KktChoice::Auto)?;
+        let mut solver = AccelerationSolver::new(s, KktChoice::Auto.options(opts))?;
         solver.solve_state(s, state)?;
         Ok(Box::new(LobattoStepper {
             sys,

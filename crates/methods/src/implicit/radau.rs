@@ -367,7 +367,7 @@ impl Method for Radau {
                 ),
             });
         }
-        let spent = consistent_start(s, KktChoice::DenseLu, state)?;
+        let spent = consistent_start(s, KktChoice::DenseLu.options(opts), state)?;
         let form = DaeForm::new(s);
         let dim = form.dim();
         let v = || vec![0.0; dim];

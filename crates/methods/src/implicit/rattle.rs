@@ -97,9 +97,11 @@ impl Method for Rattle {
     fn info(&self) -> MethodInfo {
         info()
     }
-    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
+    fn start<'s>(
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
+    ) -> Started<'s> {
         let s = sys;
-        let (kkt, stats) = kkt_start(s, self.p.kkt, state)?;
+        let (kkt, stats) = kkt_start(s, self.p.kkt.options(opts), state)?;
         Ok(Box::new(RattleStepper {
             sys,
             p: self.p,

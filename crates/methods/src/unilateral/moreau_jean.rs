@@ -156,9 +156,11 @@ impl Method for MoreauJean {
         i.enforces.position = self.p.project;
         i
     }
-    fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
+    fn start<'s>(
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
+    ) -> Started<'s> {
         let s = sys;
-        let (kkt, stats) = kkt_start(s, self.p.kkt, state)?;
+        let (kkt, stats) = kkt_start(s, self.p.kkt.options(opts), state)?;
         Ok(Box::new(MoreauJeanStepper {
             sys,
             p: self.p,

@@ -42,18 +42,6 @@ use schur::Schur;
 pub use schur::SCHUR_MAX_BLOCK;
 use sparse::SparseLdlt;
 
-thread_local! {
-    static KKT_THREADS: std::cell::Cell<usize> = const { std::cell::Cell::new(1) };
-}
-
-/// Set the number of faer threads used by KKT solvers **created afterwards on this
-/// thread** (1 = sequential, the default). The runner sets it per sweep cell: cells that
-/// run side by side use 1, so that rayon over cells and faer inside a cell never
-/// oversubscribe the cores.
-pub fn set_kkt_threads(n: usize) {
-    KKT_THREADS.with(|c| c.set(n.max(1)));
-}
-
 /// Make faer's process-wide parallelism sequential. faer's dense solvers (the LU of
 /// [`crate::dense::DenseLu`] above [`crate::dense::SMALL_LU_MAX_DIM`], the SVD of the
 /// pseudo-inverses) read it, and its default is every core through rayon: inside a sweep
@@ -61,13 +49,14 @@ pub fn set_kkt_threads(n: usize) {
 /// timing (a 96 × 96 LU took 244 µs that way against 146 µs for the sequential small
 /// LU, `cargo bench -p driftlab-solver`). The workspace's parallelism is explicit instead:
 /// cells side by side in the runner's pool, faer threads inside a cell through
-/// [`set_kkt_threads`]. The runner and the CLI call this once at start.
+/// [`KktOptions::par`]. The runner and the CLI call this once at start.
 pub fn sequential_dense_kernels() {
     faer::set_global_parallelism(Par::Seq);
 }
 
-fn current_par() -> Par {
-    match KKT_THREADS.with(|c| c.get()) {
+/// faer's parallelism for `threads` threads (0 and 1: sequential).
+pub fn par_of(threads: usize) -> Par {
+    match threads {
         0 | 1 => Par::Seq,
         n => Par::rayon(n),
     }
@@ -124,6 +113,10 @@ pub struct KktOptions {
     pub max_refinement: usize,
     /// Largest accepted relative residual `‖Kx − b‖∞ / (‖K‖∞‖x‖∞ + ‖b‖∞)`.
     pub accept: f64,
+    /// faer's parallelism inside the factorization (sparse LDLᵀ and the Schur
+    /// complement's; [`par_of`]). Sequential by default; a method builds it from the
+    /// `threads` of the start options the runner fills from a cell.
+    pub par: Par,
 }
 
 impl Default for KktOptions {
@@ -133,6 +126,7 @@ impl Default for KktOptions {
             shift: 1e-12,
             max_refinement: 10,
             accept: 1e-13,
+            par: Par::Seq,
         }
     }
 }
@@ -308,7 +302,7 @@ impl KktSolver {
         let dim = n + m;
         let lower = layout::lower_triangle(pattern)?;
         let target = layout::residual_rounding(lower.as_ref());
-        let par = current_par();
+        let par = opts.par;
         let mut stats = KktStats::default();
         let backend = match opts.backend {
             KktBackend::Auto if dim <= DENSE_MAX_DIM => KktBackend::DenseLu,
