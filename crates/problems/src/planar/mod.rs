@@ -11,3 +11,21 @@ pub mod planar_chain_angles;
 pub mod priority_conflict;
 pub mod rotating_rod;
 pub mod space_robot;
+
+use driftlab_core::ParamError;
+
+/// Refuse a count parameter `field` of problem `id` that is zero (a chain of no links):
+/// out of range, with `fix`.
+pub(crate) fn at_least_one(
+    id: &str, field: &'static str, count: usize, fix: &str,
+) -> Result<(), ParamError> {
+    if count == 0 {
+        return Err(ParamError::OutOfRange {
+            id: id.into(),
+            field,
+            value: 0.0,
+            fix: fix.into(),
+        });
+    }
+    Ok(())
+}
