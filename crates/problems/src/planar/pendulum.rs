@@ -27,10 +27,7 @@
 use crate::elliptic::{complete_k_c, sn_cn_dn_c};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive, finite};
-use driftlab_core::ConstraintHessian;
-use driftlab_core::{
-    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
-};
+use driftlab_core::{ExactSolution, MechanicalSystem, ParamError, ProblemInfo, State};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of [`Pendulum`].
@@ -260,33 +257,12 @@ impl MechanicalSystem for Pendulum {
             reference: format!("exact (Jacobi elliptic functions), period {:.15} s", self.period()),
         }
     }
-    fn dims(&self) -> Dims {
-        Dims { n: 2, m: 1 }
-    }
-    fn mass_pattern(&self) -> SparsityPattern {
-        SparsityPattern::diagonal(2)
-    }
-    fn mass(&self, _q: &[f64], out: &mut [f64]) {
-        out[0] = self.p.m;
-        out[1] = self.p.m;
-    }
+    planar_point_mass!();
     fn forces(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
         out[0] = 0.0;
         out[1] = -self.p.m * self.p.g;
     }
-    fn constraints(&self, _t: f64, q: &[f64], out: &mut [f64]) {
-        out[0] = q[0] * q[0] + q[1] * q[1] - self.p.length * self.p.length;
-    }
-    fn jacobian_pattern(&self) -> SparsityPattern {
-        SparsityPattern::new(1, 2, vec![(0, 0), (0, 1)])
-    }
-    fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
-        out[0] = 2.0 * q[0];
-        out[1] = 2.0 * q[1];
-    }
-    fn curvature(&self, _t: f64, _q: &[f64], v: &[f64], out: &mut [f64]) {
-        out[0] = -2.0 * (v[0] * v[0] + v[1] * v[1]);
-    }
+    circle_constraint!(length);
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
         Some(0.5 * self.p.m * (v[0] * v[0] + v[1] * v[1]) + self.p.m * self.p.g * q[1])
     }
@@ -317,9 +293,6 @@ impl MechanicalSystem for Pendulum {
             lambda: vec![lambda],
         })
     }
-    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
-        Some(self)
-    }
     /// Valid while [`Pendulum::exact_accuracy`] stays below `1e-4 ℓ`; a release so close
     /// to the upright that it does not (`k′ = cos(θ₀/2)` below about 1e-11, θ₀ within
     /// about 1e-9° of 180°, or a very long run) is outside. An off-manifold start has no
@@ -347,15 +320,7 @@ impl MechanicalSystem for Pendulum {
     }
 }
 
-impl ConstraintHessian for Pendulum {
-    fn pattern(&self) -> SparsityPattern {
-        SparsityPattern::diagonal(2)
-    }
-    fn values(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
-        out[0] = 2.0 * lambda[0];
-        out[1] = 2.0 * lambda[0];
-    }
-}
+circle_hessian!(Pendulum);
 
 #[cfg(test)]
 mod tests {
