@@ -83,6 +83,21 @@ impl PendulumParams {
 }
 
 impl PendulumParams {
+    /// A consistent release at rest (`phi0 = phidot0 = 0`) of mass `m` on a rod of
+    /// `length` under gravity `g`, at `theta0_deg` from the downward vertical, for
+    /// `t_end` (the pendulum another problem shares: the stops', the one-link chain's).
+    pub fn released(m: f64, length: f64, g: f64, theta0_deg: f64, t_end: f64) -> Self {
+        Self {
+            m,
+            length,
+            g,
+            theta0_deg,
+            t_end,
+            phi0: 0.0,
+            phidot0: 0.0,
+        }
+    }
+
     /// IFToMM / A Coruña MBS benchmark A01 (datasets/iftomm_udc_mbs_benchmark_specs.json):
     /// 1 kg on a massless 1 m link, g = 9.81 in −y, released at rest horizontally with
     /// x(P1) = +1 m, simulated for 2000 s; high-precision allowed error 1e-3 m on the
