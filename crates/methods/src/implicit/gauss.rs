@@ -26,7 +26,7 @@
 //! index-3 system directly (stage constraints `Φ(Q_i) = 0`) is
 //! [`crate::implicit::gauss_index3`].
 
-use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
+use crate::dynamics::{count_step, with_kkt_stats, AccelerationSolver, KktChoice};
 use crate::implicit::tableau::Tableau;
 use driftlab_core::prelude::*;
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
@@ -158,9 +158,7 @@ impl Stepper for GaussStepper<'_> {
         let start = (&state.q[..], &state.v[..]);
         stages.iterate(solver, &frame, start, stiff.as_ref(), &mut report, &self.p)?;
         stages.advance(solver, &frame, state, &mut report)?;
-        self.stats.steps += 1;
-        self.stats.newton_iterations += report.newton_iterations;
-        Ok(report)
+        Ok(count_step(&mut self.stats, report))
     }
     fn refresh(&mut self, state: &mut State) -> Result<(), StepError> {
         let (sy, solver) = (self.sys, &mut self.solver);
