@@ -324,18 +324,8 @@ impl Stages {
     ) -> Result<(), StepError> {
         let (tb, sy, t0, h) = (fr.tb, fr.sy, fr.t0, fr.h);
         let (s, n) = (tb.s, state.q.len());
-        for i in 0..s {
-            solver.solve(
-                sy,
-                t0 + tb.c[i] * h,
-                &self.q[i],
-                &self.v[i],
-                None,
-                &mut self.a[i],
-                &mut self.lam,
-            )?;
-            report.factorizations += 1;
-        }
+        self.accelerate(solver, fr)?;
+        report.factorizations += s;
         for k in 0..n {
             state.q[k] += h * (0..s).map(|i| tb.b[i] * self.v[i][k]).sum::<f64>();
             state.v[k] += h * (0..s).map(|i| tb.b[i] * self.a[i][k]).sum::<f64>();
