@@ -22,15 +22,73 @@
 
 use driftlab_core::{MechanicalSystem, State};
 
-/// The constant-mass first-order form of a mechanical system, with its work buffers.
-pub struct DaeForm {
-    n: usize,
-    m: usize,
+/// `M(q)`, `f(t, q, v)` and `Φ_q(t, q)` of a mechanical system in buffers, with the
+/// entries of their patterns, and the products the first-order forms build from them
+/// (this form's dynamic rows, the GGL and index-1 forms of `ida`).
+pub struct MechanicalTerms {
     mass_entries: Vec<(usize, usize)>,
     jac_entries: Vec<(usize, usize)>,
     mass: Vec<f64>,
     jac: Vec<f64>,
     force: Vec<f64>,
+}
+
+impl MechanicalTerms {
+    /// Buffers for `sys`.
+    pub fn new(sys: &dyn MechanicalSystem) -> Self {
+        let d = sys.dims();
+        let (mp, jp) = (sys.mass_pattern(), sys.jacobian_pattern());
+        Self {
+            mass: vec![0.0; mp.nnz()],
+            jac: vec![0.0; jp.nnz()],
+            mass_entries: mp.entries,
+            jac_entries: jp.entries,
+            force: vec![0.0; d.n],
+        }
+    }
+
+    /// Evaluate `M(q)`, `f(t, q, v)` and `Φ_q(t, q)`, in that order.
+    pub fn load(&mut self, sys: &dyn MechanicalSystem, t: f64, q: &[f64], v: &[f64]) {
+        sys.mass(q, &mut self.mass);
+        sys.forces(t, q, v, &mut self.force);
+        sys.jacobian(t, q, &mut self.jac);
+    }
+
+    /// `f` of the last [`Self::load`].
+    pub fn force(&self) -> &[f64] {
+        &self.force
+    }
+
+    /// `out += M x` (`M` from its lower triangle).
+    pub fn add_mass_times(&self, x: &[f64], out: &mut [f64]) {
+        for (k, &(i, j)) in self.mass_entries.iter().enumerate() {
+            out[i] += self.mass[k] * x[j];
+            if i != j {
+                out[j] += self.mass[k] * x[i];
+            }
+        }
+    }
+
+    /// `out += Φ_q x`.
+    pub fn add_jacobian_times(&self, x: &[f64], out: &mut [f64]) {
+        for (k, &(i, j)) in self.jac_entries.iter().enumerate() {
+            out[i] += self.jac[k] * x[j];
+        }
+    }
+
+    /// `out += Φ_qᵀ x`.
+    pub fn add_jacobian_transpose_times(&self, x: &[f64], out: &mut [f64]) {
+        for (k, &(i, j)) in self.jac_entries.iter().enumerate() {
+            out[j] += self.jac[k] * x[i];
+        }
+    }
+}
+
+/// The constant-mass first-order form of a mechanical system, with its work buffers.
+pub struct DaeForm {
+    n: usize,
+    m: usize,
+    terms: MechanicalTerms,
     y_pert: Vec<f64>,
     f_pert: Vec<f64>,
 }
@@ -39,16 +97,10 @@ impl DaeForm {
     /// The form of `sys`.
     pub fn new(sys: &dyn MechanicalSystem) -> Self {
         let d = sys.dims();
-        let mp = sys.mass_pattern();
-        let jp = sys.jacobian_pattern();
         Self {
             n: d.n,
             m: d.m,
-            mass: vec![0.0; mp.nnz()],
-            jac: vec![0.0; jp.nnz()],
-            mass_entries: mp.entries,
-            jac_entries: jp.entries,
-            force: vec![0.0; d.n],
+            terms: MechanicalTerms::new(sys),
             y_pert: vec![0.0; 3 * d.n + d.m],
             f_pert: vec![0.0; 3 * d.n + d.m],
         }
@@ -110,21 +162,12 @@ impl DaeForm {
         &mut self, sys: &dyn MechanicalSystem, t: f64,
         (q, v, a, lambda): (&[f64], &[f64], &[f64], &[f64]), r: &mut [f64],
     ) {
-        sys.mass(q, &mut self.mass);
-        sys.forces(t, q, v, &mut self.force);
-        sys.jacobian(t, q, &mut self.jac);
-        for (ri, fi) in r.iter_mut().zip(&self.force) {
+        self.terms.load(sys, t, q, v);
+        for (ri, fi) in r.iter_mut().zip(self.terms.force()) {
             *ri = -fi;
         }
-        for (k, &(i, j)) in self.mass_entries.iter().enumerate() {
-            r[i] += self.mass[k] * a[j];
-            if i != j {
-                r[j] += self.mass[k] * a[i];
-            }
-        }
-        for (k, &(i, j)) in self.jac_entries.iter().enumerate() {
-            r[j] += self.jac[k] * lambda[i];
-        }
+        self.terms.add_mass_times(a, r);
+        self.terms.add_jacobian_transpose_times(lambda, r);
     }
 
     /// The dense row-major Jacobian `∂F/∂y` at `(t, y)` with `f0 = F(t, y)` (see the
@@ -164,22 +207,23 @@ impl DaeForm {
         self.f_pert = r;
         // Exact blocks: q' = v, v' = a, M and Φ_qᵀ in the dynamics, Φ_q in the
         // constraints (at the unperturbed point).
-        sys.mass(q, &mut self.mass);
-        sys.jacobian(t, q, &mut self.jac);
+        let terms = &mut self.terms;
+        sys.mass(q, &mut terms.mass);
+        sys.jacobian(t, q, &mut terms.jac);
         for k in 0..n {
             out[k * dim + n + k] = 1.0;
             out[(n + k) * dim + 2 * n + k] = 1.0;
         }
         // Patterns may repeat a position (its values add up, as in `dynamics`).
-        for (k, &(i, j)) in self.mass_entries.iter().enumerate() {
-            out[(2 * n + i) * dim + 2 * n + j] += self.mass[k];
+        for (k, &(i, j)) in terms.mass_entries.iter().enumerate() {
+            out[(2 * n + i) * dim + 2 * n + j] += terms.mass[k];
             if i != j {
-                out[(2 * n + j) * dim + 2 * n + i] += self.mass[k];
+                out[(2 * n + j) * dim + 2 * n + i] += terms.mass[k];
             }
         }
-        for (k, &(i, j)) in self.jac_entries.iter().enumerate() {
-            out[(2 * n + j) * dim + 3 * n + i] += self.jac[k];
-            out[(3 * n + i) * dim + j] += self.jac[k];
+        for (k, &(i, j)) in terms.jac_entries.iter().enumerate() {
+            out[(2 * n + j) * dim + 3 * n + i] += terms.jac[k];
+            out[(3 * n + i) * dim + j] += terms.jac[k];
         }
     }
 }

@@ -325,6 +325,26 @@ pub fn add_kkt_stats(stats: &mut driftlab_core::MethodStats, k: KktStats) {
     stats.refinement_steps += k.refinement_steps;
 }
 
+/// Count in `stats` a step whose Newton iteration `report` describes: the step and its
+/// iterations (the factorizations, where a [`KktSolver`] does them, are the solver's:
+/// [`with_kkt_stats`]). Returns `report`.
+pub fn count_step(
+    stats: &mut driftlab_core::MethodStats, report: driftlab_core::StepReport,
+) -> driftlab_core::StepReport {
+    stats.steps += 1;
+    stats.newton_iterations += report.newton_iterations;
+    report
+}
+
+/// [`count_step`] for a method that factors its Newton matrices itself (dense): the
+/// report's factorizations are counted too. Returns `report`.
+pub fn count_step_and_factorizations(
+    stats: &mut driftlab_core::MethodStats, report: driftlab_core::StepReport,
+) -> driftlab_core::StepReport {
+    stats.factorizations += report.factorizations;
+    count_step(stats, report)
+}
+
 /// Fill `state.a`, `state.λ` with the values consistent with `(q, v)` (one acceleration-
 /// level KKT solve) and return the counters spent, for methods whose step needs them.
 pub fn consistent_start(

@@ -27,6 +27,19 @@ pub(crate) struct Pulse {
     pub(crate) force: Vec<f64>,
 }
 
+impl<S: ?Sized> Adjusted<S> {
+    /// The start: the adjusted one, else the inner problem's (`inner_start`).
+    fn start(&self, inner_start: impl FnOnce() -> State) -> State {
+        self.state.clone().unwrap_or_else(inner_start)
+    }
+
+    /// What the inner problem knows of its motion (`inner`: its exact solution or
+    /// reference) while the motion is its own; `None` otherwise.
+    fn if_own_motion<T>(&self, inner: impl FnOnce() -> Option<T>) -> Option<T> {
+        self.keep_exact.then(inner).flatten()
+    }
+}
+
 impl MechanicalSystem for Adjusted<dyn MechanicalSystem> {
     driftlab_core::forward_mechanical!(inner;
         info, dims, mass_pattern, mass, constraints, jacobian_pattern, jacobian, phi_t,
@@ -41,15 +54,13 @@ impl MechanicalSystem for Adjusted<dyn MechanicalSystem> {
         }
     }
     fn initial_state(&self) -> State {
-        self.state
-            .clone()
-            .unwrap_or_else(|| self.inner.initial_state())
+        self.start(|| self.inner.initial_state())
     }
     fn exact(&self, t: f64) -> Option<ExactSolution> {
-        self.keep_exact.then(|| self.inner.exact(t)).flatten()
+        self.if_own_motion(|| self.inner.exact(t))
     }
     fn reference(&self) -> Option<ReferenceSolution> {
-        self.keep_exact.then(|| self.inner.reference()).flatten()
+        self.if_own_motion(|| self.inner.reference())
     }
     /// The inner problem's domain while the motion is its own (a start equal to its own,
     /// no pulse); absent otherwise — another start or a force pulse has no exact solution
@@ -83,12 +94,10 @@ impl SemiExplicitDae for Adjusted<dyn SemiExplicitDae> {
         self.inner.jacobians(t, x, z, out)
     }
     fn initial_state(&self) -> State {
-        self.state
-            .clone()
-            .unwrap_or_else(|| self.inner.initial_state())
+        self.start(|| self.inner.initial_state())
     }
     fn exact(&self, t: f64) -> Option<ExactSolution> {
-        self.keep_exact.then(|| self.inner.exact(t)).flatten()
+        self.if_own_motion(|| self.inner.exact(t))
     }
     /// As for mechanical problems: the inner domain with the inner start, else absent.
     fn reference_domain(&self, t_end: f64) -> ReferenceDomain {

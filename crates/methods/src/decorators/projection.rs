@@ -983,19 +983,11 @@ impl Stepper for ProjectedStepper<'_> {
         }
         Ok(report)
     }
-    fn accept(&mut self) {
-        self.inner.accept();
-    }
+    forward_stepper!(accept, refresh, counters);
     fn reject(&mut self) {
         // A rejected step does not count towards `every`.
         self.steps = self.steps_at_start;
         self.inner.reject();
-    }
-    fn refresh(&mut self, state: &mut State) -> Result<(), StepError> {
-        self.inner.refresh(state)
-    }
-    fn counters(&self) -> Vec<(&'static str, usize)> {
-        self.inner.counters()
     }
     fn stats(&self) -> MethodStats {
         let mut s = self.inner.stats();

@@ -509,19 +509,7 @@ impl Stepper for RecoveredStepper<'_> {
         }
     }
 
-    fn accept(&mut self) {
-        self.inner.accept();
-    }
-    fn reject(&mut self) {
-        self.inner.reject();
-    }
-    fn refresh(&mut self, state: &mut State) -> Result<(), StepError> {
-        self.inner.refresh(state)
-    }
-
-    fn counters(&self) -> Vec<(&'static str, usize)> {
-        self.inner.counters()
-    }
+    forward_stepper!(accept, reject, refresh, counters);
     fn stats(&self) -> MethodStats {
         let mut st = self.inner.stats();
         add_kkt_stats(&mut st, self.work.kkt.stats());

@@ -157,24 +157,7 @@ impl Stepper for RichardsonStepper<'_> {
         })
     }
 
-    fn accept(&mut self) {
-        self.inner.accept();
-    }
-
-    fn reject(&mut self) {
-        self.inner.reject();
-    }
-
-    fn refresh(&mut self, state: &mut State) -> Result<(), StepError> {
-        self.inner.refresh(state)
-    }
-
-    fn counters(&self) -> Vec<(&'static str, usize)> {
-        self.inner.counters()
-    }
-    fn stats(&self) -> MethodStats {
-        self.inner.stats()
-    }
+    forward_stepper!(accept, reject, refresh, counters, stats);
 }
 
 /// RMS over `q` and `v` of `(a − b) / (atol + rtol max(|a|, |b|))`.

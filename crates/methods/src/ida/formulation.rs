@@ -17,7 +17,7 @@
 //! be left out of IDA's local error test (`IDASetId` with `IDASetSuppressAlg`), which
 //! BDF codes need for higher-index forms (ibid., §6.2; IDA guide, "IDASetSuppressAlg").
 
-use crate::dae_form::DaeForm;
+use crate::dae_form::{DaeForm, MechanicalTerms};
 use driftlab_core::{MechanicalSystem, State};
 use serde::{Deserialize, Serialize};
 
@@ -57,11 +57,7 @@ pub struct Formulation {
     n: usize,
     m: usize,
     index3: DaeForm,
-    mass_entries: Vec<(usize, usize)>,
-    jac_entries: Vec<(usize, usize)>,
-    mass: Vec<f64>,
-    jac: Vec<f64>,
-    force: Vec<f64>,
+    terms: MechanicalTerms,
     f3: Vec<f64>,
 }
 
@@ -69,17 +65,12 @@ impl Formulation {
     /// The form `kind` of `sys`.
     pub fn new(kind: Kind, sys: &dyn MechanicalSystem) -> Self {
         let d = sys.dims();
-        let (mp, jp) = (sys.mass_pattern(), sys.jacobian_pattern());
         Self {
             kind,
             n: d.n,
             m: d.m,
             index3: DaeForm::new(sys),
-            mass: vec![0.0; mp.nnz()],
-            jac: vec![0.0; jp.nnz()],
-            mass_entries: mp.entries,
-            jac_entries: jp.entries,
-            force: vec![0.0; d.n],
+            terms: MechanicalTerms::new(sys),
             f3: vec![0.0; 3 * d.n + d.m],
         }
     }
@@ -209,54 +200,29 @@ impl Formulation {
     ) {
         let (n, m) = (self.n, self.m);
         let (q, v, lambda) = (&y[..n], &y[n..2 * n], &y[2 * n..2 * n + m]);
-        sys.mass(q, &mut self.mass);
-        sys.forces(t, q, v, &mut self.force);
-        sys.jacobian(t, q, &mut self.jac);
+        let terms = &mut self.terms;
+        terms.load(sys, t, q, v);
         let (rq, rest) = r.split_at_mut(n);
         let (rv, rc) = rest.split_at_mut(n);
         for i in 0..n {
             rq[i] = yp[i] - v[i];
-            rv[i] = -self.force[i];
+            rv[i] = -terms.force()[i];
         }
-        self.add_mass_times(&yp[n..2 * n], rv);
-        self.add_jacobian_transpose_times(lambda, rv);
+        terms.add_mass_times(&yp[n..2 * n], rv);
+        terms.add_jacobian_transpose_times(lambda, rv);
         match self.kind {
             Kind::Ggl => {
-                self.add_jacobian_transpose_times(&y[2 * n + m..], rq);
+                terms.add_jacobian_transpose_times(&y[2 * n + m..], rq);
                 let (r_vel, r_pos) = rc.split_at_mut(m);
                 sys.phi_t(t, q, r_vel);
-                self.add_jacobian_times(v, r_vel);
+                terms.add_jacobian_times(v, r_vel);
                 sys.constraints(t, q, r_pos);
             }
             _ => {
                 sys.curvature(t, q, v, rc);
                 rc.iter_mut().for_each(|x| *x = -*x);
-                self.add_jacobian_times(&yp[n..2 * n], rc);
+                terms.add_jacobian_times(&yp[n..2 * n], rc);
             }
-        }
-    }
-
-    /// `out += M x` (`M` from its lower triangle).
-    fn add_mass_times(&self, x: &[f64], out: &mut [f64]) {
-        for (k, &(i, j)) in self.mass_entries.iter().enumerate() {
-            out[i] += self.mass[k] * x[j];
-            if i != j {
-                out[j] += self.mass[k] * x[i];
-            }
-        }
-    }
-
-    /// `out += Φ_q x`.
-    fn add_jacobian_times(&self, x: &[f64], out: &mut [f64]) {
-        for (k, &(i, j)) in self.jac_entries.iter().enumerate() {
-            out[i] += self.jac[k] * x[j];
-        }
-    }
-
-    /// `out += Φ_qᵀ x`.
-    fn add_jacobian_transpose_times(&self, x: &[f64], out: &mut [f64]) {
-        for (k, &(i, j)) in self.jac_entries.iter().enumerate() {
-            out[j] += self.jac[k] * x[i];
         }
     }
 }

@@ -109,12 +109,6 @@ fn info_for(p: &IdaParams) -> MethodInfo {
             acceleration: enforces[2],
         },
         implicit: true,
-        symmetric: false,
-        symplectic: false,
-        forms: vec![SystemForm::Mechanical],
-        nonholonomic: false,
-        unilateral: false,
-        priorities: false,
         error_estimate: Some(ErrorEstimate {
             order: p.max_order + 1,
             rule: "IDA's own: BDF local error estimate from the predictor–corrector difference, \
@@ -123,6 +117,7 @@ fn info_for(p: &IdaParams) -> MethodInfo {
                 .into(),
             own_controller: true,
         }),
+        ..MethodInfo::default()
     }
 }
 

@@ -26,7 +26,7 @@
 //! index-3 system directly (stage constraints `Φ(Q_i) = 0`) is
 //! [`crate::implicit::gauss_index3`].
 
-use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
+use crate::dynamics::{count_step, with_kkt_stats, AccelerationSolver, KktChoice};
 use crate::implicit::tableau::Tableau;
 use driftlab_core::prelude::*;
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
@@ -160,9 +160,7 @@ impl Stepper for GaussStepper<'_> {
         let start = (&state.q[..], &state.v[..]);
         stages.iterate(solver, &frame, start, stiff.as_ref(), &mut report, &self.p)?;
         stages.advance(solver, &frame, state, &mut report)?;
-        self.stats.steps += 1;
-        self.stats.newton_iterations += report.newton_iterations;
-        Ok(report)
+        Ok(count_step(&mut self.stats, report))
     }
     fn refresh(&mut self, state: &mut State) -> Result<(), StepError> {
         let (sy, solver) = (self.sys, &mut self.solver);
@@ -328,18 +326,8 @@ impl Stages {
     ) -> Result<(), StepError> {
         let (tb, sy, t0, h) = (fr.tb, fr.sy, fr.t0, fr.h);
         let (s, n) = (tb.s, state.q.len());
-        for i in 0..s {
-            solver.solve(
-                sy,
-                t0 + tb.c[i] * h,
-                &self.q[i],
-                &self.v[i],
-                None,
-                &mut self.a[i],
-                &mut self.lam,
-            )?;
-            report.factorizations += 1;
-        }
+        self.accelerate(solver, fr)?;
+        report.factorizations += s;
         for k in 0..n {
             state.q[k] += h * (0..s).map(|i| tb.b[i] * self.v[i][k]).sum::<f64>();
             state.v[k] += h * (0..s).map(|i| tb.b[i] * self.a[i][k]).sum::<f64>();

@@ -26,7 +26,7 @@
 //! (pendulum 30°, h = 2.5e-3 … 2e-2, max error over [0, 2]): q/v/λ orders 2/2/1 (s = 1),
 //! 2/0/−1 (s = 2), 4/2/1 (s = 3); with the mass-orthogonal projection 1/1/1, 2/2/2, 3/3/3.
 
-use crate::dynamics::KktChoice;
+use crate::dynamics::{count_step_and_factorizations, KktChoice};
 use crate::implicit::tableau::Tableau;
 use driftlab_core::prelude::*;
 use driftlab_solver::dense::solve_dense;
@@ -251,10 +251,7 @@ impl Stepper for GaussIndex3Stepper<'_> {
             state.lambda[r] = (0..s).map(|i| ell[i] * x[s * n + i * m + r]).sum::<f64>() / h;
         }
         state.t = t0 + h;
-        self.stats.steps += 1;
-        self.stats.newton_iterations += report.newton_iterations;
-        self.stats.factorizations += report.factorizations;
-        Ok(report)
+        Ok(count_step_and_factorizations(&mut self.stats, report))
     }
 
     fn stats(&self) -> MethodStats {

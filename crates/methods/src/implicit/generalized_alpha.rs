@@ -45,8 +45,8 @@
 //! recursion itself is consistent only to `O(h_n − h_{n−1})`. A rejected step restores
 //! `a_n`.
 
-use crate::dynamics::newton_outcome;
 use crate::dynamics::{consistent_start, linear_error, with_kkt_stats, IterationTerms, KktChoice};
+use crate::dynamics::{count_step, newton_outcome};
 use driftlab_core::prelude::*;
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
 use driftlab_solver::{KktPattern, KktSolver};
@@ -413,9 +413,7 @@ impl Stepper for GeneralizedAlphaStepper<'_> {
         state.a = vd;
         state.lambda = lam;
         state.t = t1;
-        self.stats.steps += 1;
-        self.stats.newton_iterations += report.newton_iterations;
-        Ok(report)
+        Ok(count_step(&mut self.stats, report))
     }
     fn stats(&self) -> MethodStats {
         with_kkt_stats(self.stats.merged(self.init_stats), Some(self.kkt.stats()))

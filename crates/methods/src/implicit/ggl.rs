@@ -20,9 +20,9 @@
 //! are refused with a clear message. First order (BDF1 on an index-2 system: Brenan,
 //! Campbell & Petzold 1996, §3.1; Hairer & Wanner, Solving ODEs II, §VII.1 for GGL).
 
-use crate::dynamics::consistent_start;
 use crate::dynamics::newton_outcome;
 use crate::dynamics::KktChoice;
+use crate::dynamics::{consistent_start, count_step_and_factorizations};
 use driftlab_core::prelude::*;
 use driftlab_solver::dense::solve_dense;
 use driftlab_solver::newton::{NewtonKernel, NewtonOptions};
@@ -355,10 +355,7 @@ impl GglStepper<'_> {
         }
         self.mu = mu;
         state.t = t1;
-        self.stats.steps += 1;
-        self.stats.newton_iterations += report.newton_iterations;
-        self.stats.factorizations += report.factorizations;
-        Ok(report)
+        Ok(count_step_and_factorizations(&mut self.stats, report))
     }
 }
 

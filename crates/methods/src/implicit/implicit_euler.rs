@@ -37,8 +37,8 @@
 //! dropped) and are first order (BDF1 on index-2 / index-1 systems: Brenan, Campbell &
 //! Petzold 1996, §3.1–3.2); the lower levels drift.
 
-use crate::dynamics::newton_outcome;
 use crate::dynamics::{consistent_start, kkt_failure, linear_error, IterationTerms, KktChoice};
+use crate::dynamics::{count_step, newton_outcome};
 use driftlab_core::prelude::*;
 
 use driftlab_core::Index1Jacobians;
@@ -320,9 +320,7 @@ impl Stepper for ImplicitEulerStepper<'_> {
             state.lambda[r] = big_l[r] / h;
         }
         state.t = t1;
-        self.stats.steps += 1;
-        self.stats.newton_iterations += report.newton_iterations;
-        Ok(report)
+        Ok(count_step(&mut self.stats, report))
     }
 
     fn stats(&self) -> MethodStats {

@@ -18,7 +18,9 @@
 //! positions only (velocity-dependent forces would need the stage velocities). The
 //! reported `(a, λ)` at `t_{n+1}` are the KKT values at `(q_{n+1}, v_{n+1})`.
 
-use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
+use crate::dynamics::{
+    count_step_and_factorizations, with_kkt_stats, AccelerationSolver, KktChoice,
+};
 use crate::implicit::tableau::Tableau;
 use driftlab_core::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -251,10 +253,7 @@ impl Stepper for LobattoStepper<'_> {
         }
         state.t = t0 + h;
         self.solver.solve_state(s, state)?;
-        self.stats.steps += 1;
-        self.stats.newton_iterations += report.newton_iterations;
-        self.stats.factorizations += report.factorizations;
-        Ok(report)
+        Ok(count_step_and_factorizations(&mut self.stats, report))
     }
 
     fn stats(&self) -> MethodStats {

@@ -21,7 +21,7 @@
 //! velocity-dependent forces the scheme would have to become implicit in `v`, which this
 //! implementation does not do (it evaluates them at `v_n` and `v_{n+½}`).
 
-use crate::dynamics::{kkt_failure, kkt_start, with_kkt_stats, KktChoice};
+use crate::dynamics::{count_step, kkt_failure, kkt_start, with_kkt_stats, KktChoice};
 use driftlab_core::prelude::*;
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use driftlab_solver::KktSolver;
@@ -174,9 +174,7 @@ impl Stepper for RattleStepper<'_> {
         )?;
         std::mem::swap(&mut state.q, &mut w.q);
         state.t = t1;
-        self.stats.steps += 1;
-        self.stats.newton_iterations += report.newton_iterations;
-        Ok(report)
+        Ok(count_step(&mut self.stats, report))
     }
 
     fn stats(&self) -> MethodStats {

@@ -19,7 +19,7 @@
 //! Euler it does not damp the pendulum's energy (seed 002 §19.3: "Implicit Euler works
 //! but is too dissipative").
 
-use crate::dynamics::newton_outcome;
+use crate::dynamics::{count_step_and_factorizations, newton_outcome};
 use crate::pendulum::implicit_euler_pendulum::{consistent_mu, pendulum_data, PendulumData};
 use driftlab_core::prelude::*;
 use driftlab_solver::dense::solve_dense;
@@ -213,10 +213,7 @@ impl Stepper for CrankNicolsonPendulumStepper {
         self.mu = y[4];
         state.lambda[0] = -d.m * self.mu / 2.0;
         state.t += h;
-        self.stats.steps += 1;
-        self.stats.newton_iterations += report.newton_iterations;
-        self.stats.factorizations += report.factorizations;
-        Ok(report)
+        Ok(count_step_and_factorizations(&mut self.stats, report))
     }
     fn stats(&self) -> MethodStats {
         self.stats

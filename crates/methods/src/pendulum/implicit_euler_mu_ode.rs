@@ -18,7 +18,7 @@
 //! while the drifting constraint has not destroyed the solution — the point of the seed.
 
 use crate::pendulum::implicit_euler_pendulum::{
-    consistent_mu, implicit_euler_update, pendulum_data, NoParams, PendulumData,
+    consistent_mu, finish_step, pendulum_data, NoParams, PendulumData,
 };
 use driftlab_core::prelude::*;
 
@@ -92,10 +92,8 @@ impl Stepper for ImplicitEulerMuOdeStepper {
         let qq = -0.5 * (qb + qb.signum() * disc.sqrt());
         let delta = qc / qq;
         let mu1 = mu + delta;
-        implicit_euler_update(state, mu1, m, g, h);
         self.mu = mu1;
-        self.stats.steps += 1;
-        Ok(StepReport::default())
+        finish_step(state, mu1, &self.data, h, &mut self.stats)
     }
     fn stats(&self) -> MethodStats {
         self.stats

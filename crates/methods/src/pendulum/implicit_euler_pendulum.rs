@@ -116,6 +116,16 @@ pub fn implicit_euler_update(state: &mut State, mu: f64, m: f64, g: f64, h: f64)
     state.t += h;
 }
 
+/// The end of an implicit-Euler step of the pendulum `d` with `μ_{k+1} = mu` (either
+/// scheme's): [`implicit_euler_update`], counted as a step in `stats`.
+pub fn finish_step(
+    state: &mut State, mu: f64, d: &PendulumData, h: f64, stats: &mut MethodStats,
+) -> Result<StepReport, StepError> {
+    implicit_euler_update(state, mu, d.m, d.g, h);
+    stats.steps += 1;
+    Ok(StepReport::default())
+}
+
 /// The closed-form scheme.
 pub struct ImplicitEulerPendulum {}
 
@@ -166,15 +176,13 @@ impl Method for ImplicitEulerPendulum {
 
 impl Stepper for ImplicitEulerPendulumStepper {
     fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
-        let PendulumData { m, r, g } = self.data;
+        let PendulumData { r, g, .. } = self.data;
         let (x, y, u, v) = (state.q[0], state.q[1], state.v[0], state.v[1]);
         let big_x = x + h * u;
         let big_y = y + h * v - g * h * h;
         let a = big_x * big_x + big_y * big_y - r * r;
         let mu = -a / (h * h * (r * r + r * (r * r + a).sqrt()));
-        implicit_euler_update(state, mu, m, g, h);
-        self.stats.steps += 1;
-        Ok(StepReport::default())
+        finish_step(state, mu, &self.data, h, &mut self.stats)
     }
     fn stats(&self) -> MethodStats {
         self.stats

@@ -19,6 +19,7 @@
 //! history of B₀; its reference file was not obtainable, so energy conservation and the
 //! constraint residuals are the checks here (datasets/iftomm_udc_mbs_benchmark_specs.json).
 
+use crate::planar::at_least_one;
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::ConstraintHessian;
@@ -66,14 +67,7 @@ pub struct NFourBar {
 impl NFourBar {
     /// Build and validate.
     pub fn new(p: NFourBarParams, id: &'static str) -> Result<Self, ParamError> {
-        if p.n == 0 {
-            return Err(ParamError::OutOfRange {
-                id: id.into(),
-                field: "n",
-                value: 0.0,
-                fix: "give n ≥ 1 four-bar loops".into(),
-            });
-        }
+        at_least_one(id, "n", p.n, "give n ≥ 1 four-bar loops")?;
         bounded_positive(id, "length", p.length)?;
         bounded_positive(id, "m", p.m)?;
         bounded_positive(id, "g", p.g)?;

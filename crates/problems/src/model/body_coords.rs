@@ -100,21 +100,14 @@ pub fn body_model(merged: &Model, frames: &Frames) -> Model {
         let lin = mul(&w.rot, [v[3], v[4], v[5]]);
         let p = matrix_quat(&w.rot);
         out.joints.push(Joint {
-            name: format!("{}:free", body.name),
-            kind: JointKind::Floating,
-            parent: None,
-            child: b,
-            placement: Placement::IDENTITY,
-            axis: [1.0, 0.0, 0.0],
-            limits: None,
-            stiffness: 0.0,
-            rest: 0.0,
-            damping: 0.0,
-            torque: 0.0,
-            mimic: None,
             q0: vec![w.pos[0], w.pos[1], w.pos[2], p[0], p[1], p[2], p[3]],
             v0: vec![lin[0], lin[1], lin[2], v[0], v[1], v[2]],
-            origin: body.origin.clone(),
+            ..Joint::floating(
+                format!("{}:free", body.name),
+                b,
+                Placement::IDENTITY,
+                body.origin.clone(),
+            )
         });
     }
     out.closures = merged.joints.iter().filter_map(joint_closure).collect();

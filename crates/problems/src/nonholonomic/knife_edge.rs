@@ -24,8 +24,7 @@ use crate::domain::{self, judge, part, EPS, SAFETY};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
-    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,
-    SparsityPattern, State,
+    ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain, State,
 };
 use serde::{Deserialize, Serialize};
 
@@ -144,33 +143,9 @@ impl MechanicalSystem for KnifeEdge {
             reference: "exact (closed form)".into(),
         }
     }
-    fn dims(&self) -> Dims {
-        Dims { n: 3, m: 1 }
-    }
-    fn nonholonomic_rows(&self) -> usize {
-        1
-    }
-    fn mass_pattern(&self) -> SparsityPattern {
-        SparsityPattern::diagonal(3)
-    }
-    fn mass(&self, _q: &[f64], out: &mut [f64]) {
-        out.copy_from_slice(&[self.p.m, self.p.m, self.p.inertia]);
-    }
+    no_slip_body!();
     fn forces(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
         out.copy_from_slice(&[self.p.m * self.p.slope_g(), 0.0, 0.0]);
-    }
-    /// No position-level constraint: the row is nonholonomic.
-    fn constraints(&self, _t: f64, _q: &[f64], out: &mut [f64]) {
-        out[0] = 0.0;
-    }
-    fn jacobian_pattern(&self) -> SparsityPattern {
-        SparsityPattern::new(1, 3, vec![(0, 0), (0, 1)])
-    }
-    fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
-        no_slip_row(q, out);
-    }
-    fn curvature(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        no_slip_curvature(q, v, out);
     }
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
         let p = &self.p;

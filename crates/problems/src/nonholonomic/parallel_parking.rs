@@ -28,8 +28,7 @@ use crate::domain::{judge, part, EPS, SAFETY};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
-    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,
-    SparsityPattern, State,
+    ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain, State,
 };
 use serde::{Deserialize, Serialize};
 
@@ -157,36 +156,13 @@ impl MechanicalSystem for ParallelParking {
             reference: "exact: u, θ in closed form, (x, y) by quadrature; after a period (2πU/Ω) J₁(W/Ω)(sin c, −cos c)".into(),
         }
     }
-    fn dims(&self) -> Dims {
-        Dims { n: 3, m: 1 }
-    }
-    fn nonholonomic_rows(&self) -> usize {
-        1
-    }
-    fn mass_pattern(&self) -> SparsityPattern {
-        SparsityPattern::diagonal(3)
-    }
-    fn mass(&self, _q: &[f64], out: &mut [f64]) {
-        out.copy_from_slice(&[self.p.m, self.p.m, self.p.inertia]);
-    }
+    no_slip_body!();
     fn forces(&self, t: f64, q: &[f64], _v: &[f64], out: &mut [f64]) {
         let (s, c) = (self.omega * t).sin_cos();
         let f = -self.p.m * self.p.speed * self.omega * s;
         let tau = self.p.inertia * self.p.turn_rate * self.omega * c;
         let (sn, cs) = q[2].sin_cos();
         out.copy_from_slice(&[f * cs, f * sn, tau]);
-    }
-    fn constraints(&self, _t: f64, _q: &[f64], out: &mut [f64]) {
-        out[0] = 0.0;
-    }
-    fn jacobian_pattern(&self) -> SparsityPattern {
-        SparsityPattern::new(1, 3, vec![(0, 0), (0, 1)])
-    }
-    fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
-        crate::nonholonomic::knife_edge::no_slip_row(q, out);
-    }
-    fn curvature(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        crate::nonholonomic::knife_edge::no_slip_curvature(q, v, out);
     }
     fn initial_state(&self) -> State {
         State::mechanical(0.0, vec![0.0; 3], vec![self.p.speed, 0.0, 0.0], 1)

@@ -13,10 +13,8 @@
 use crate::domain::{judge, part, EPS, SAFETY};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
-use driftlab_core::ConstraintHessian;
 use driftlab_core::{
-    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,
-    SparsityPattern, State,
+    ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain, State,
 };
 use serde::{Deserialize, Serialize};
 
@@ -101,31 +99,11 @@ impl MechanicalSystem for CircleRotor {
             reference: "exact: uniform circular motion".into(),
         }
     }
-    fn dims(&self) -> Dims {
-        Dims { n: 2, m: 1 }
-    }
-    fn mass_pattern(&self) -> SparsityPattern {
-        SparsityPattern::diagonal(2)
-    }
-    fn mass(&self, _q: &[f64], out: &mut [f64]) {
-        out.iter_mut().for_each(|x| *x = self.p.m);
-    }
+    planar_point_mass!();
     fn forces(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
         out.iter_mut().for_each(|x| *x = 0.0);
     }
-    fn constraints(&self, _t: f64, q: &[f64], out: &mut [f64]) {
-        out[0] = q[0] * q[0] + q[1] * q[1] - self.p.radius * self.p.radius;
-    }
-    fn jacobian_pattern(&self) -> SparsityPattern {
-        SparsityPattern::new(1, 2, vec![(0, 0), (0, 1)])
-    }
-    fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
-        out[0] = 2.0 * q[0];
-        out[1] = 2.0 * q[1];
-    }
-    fn curvature(&self, _t: f64, _q: &[f64], v: &[f64], out: &mut [f64]) {
-        out[0] = -2.0 * (v[0] * v[0] + v[1] * v[1]);
-    }
+    circle_constraint!(radius);
     fn energy(&self, _t: f64, _q: &[f64], v: &[f64]) -> Option<f64> {
         Some(0.5 * self.p.m * (v[0] * v[0] + v[1] * v[1]))
     }
@@ -146,9 +124,6 @@ impl MechanicalSystem for CircleRotor {
             v: vec![-speed * s, speed * c],
             lambda: vec![0.5 * m * w * w],
         })
-    }
-    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
-        Some(self)
     }
     /// `R (cos ωt, sin ωt)`, `v₀ (−sin ωt, cos ωt)`, `λ = mω²/2` in f64: the rounded phase
     /// `ωt` (relative ε) puts ≈ ε ωt into the trigonometric values, so q is good to
@@ -178,12 +153,4 @@ impl MechanicalSystem for CircleRotor {
     }
 }
 
-impl ConstraintHessian for CircleRotor {
-    fn pattern(&self) -> SparsityPattern {
-        SparsityPattern::diagonal(2)
-    }
-    fn values(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
-        out[0] = 2.0 * lambda[0];
-        out[1] = 2.0 * lambda[0];
-    }
-}
+circle_hessian!(CircleRotor);

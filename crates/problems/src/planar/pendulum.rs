@@ -27,10 +27,7 @@
 use crate::elliptic::{complete_k_c, sn_cn_dn_c};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive, finite};
-use driftlab_core::ConstraintHessian;
-use driftlab_core::{
-    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
-};
+use driftlab_core::{ExactSolution, MechanicalSystem, ParamError, ProblemInfo, State};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of [`Pendulum`].
@@ -86,6 +83,21 @@ impl PendulumParams {
 }
 
 impl PendulumParams {
+    /// A consistent release at rest (`phi0 = phidot0 = 0`) of mass `m` on a rod of
+    /// `length` under gravity `g`, at `theta0_deg` from the downward vertical, for
+    /// `t_end` (the pendulum another problem shares: the stops', the one-link chain's).
+    pub fn released(m: f64, length: f64, g: f64, theta0_deg: f64, t_end: f64) -> Self {
+        Self {
+            m,
+            length,
+            g,
+            theta0_deg,
+            t_end,
+            phi0: 0.0,
+            phidot0: 0.0,
+        }
+    }
+
     /// IFToMM / A Coruña MBS benchmark A01 (datasets/iftomm_udc_mbs_benchmark_specs.json):
     /// 1 kg on a massless 1 m link, g = 9.81 in −y, released at rest horizontally with
     /// x(P1) = +1 m, simulated for 2000 s; high-precision allowed error 1e-3 m on the
@@ -260,33 +272,12 @@ impl MechanicalSystem for Pendulum {
             reference: format!("exact (Jacobi elliptic functions), period {:.15} s", self.period()),
         }
     }
-    fn dims(&self) -> Dims {
-        Dims { n: 2, m: 1 }
-    }
-    fn mass_pattern(&self) -> SparsityPattern {
-        SparsityPattern::diagonal(2)
-    }
-    fn mass(&self, _q: &[f64], out: &mut [f64]) {
-        out[0] = self.p.m;
-        out[1] = self.p.m;
-    }
+    planar_point_mass!();
     fn forces(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
         out[0] = 0.0;
         out[1] = -self.p.m * self.p.g;
     }
-    fn constraints(&self, _t: f64, q: &[f64], out: &mut [f64]) {
-        out[0] = q[0] * q[0] + q[1] * q[1] - self.p.length * self.p.length;
-    }
-    fn jacobian_pattern(&self) -> SparsityPattern {
-        SparsityPattern::new(1, 2, vec![(0, 0), (0, 1)])
-    }
-    fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
-        out[0] = 2.0 * q[0];
-        out[1] = 2.0 * q[1];
-    }
-    fn curvature(&self, _t: f64, _q: &[f64], v: &[f64], out: &mut [f64]) {
-        out[0] = -2.0 * (v[0] * v[0] + v[1] * v[1]);
-    }
+    circle_constraint!(length);
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
         Some(0.5 * self.p.m * (v[0] * v[0] + v[1] * v[1]) + self.p.m * self.p.g * q[1])
     }
@@ -317,9 +308,6 @@ impl MechanicalSystem for Pendulum {
             lambda: vec![lambda],
         })
     }
-    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
-        Some(self)
-    }
     /// Valid while [`Pendulum::exact_accuracy`] stays below `1e-4 ℓ`; a release so close
     /// to the upright that it does not (`k′ = cos(θ₀/2)` below about 1e-11, θ₀ within
     /// about 1e-9° of 180°, or a very long run) is outside. An off-manifold start has no
@@ -347,15 +335,7 @@ impl MechanicalSystem for Pendulum {
     }
 }
 
-impl ConstraintHessian for Pendulum {
-    fn pattern(&self) -> SparsityPattern {
-        SparsityPattern::diagonal(2)
-    }
-    fn values(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
-        out[0] = 2.0 * lambda[0];
-        out[1] = 2.0 * lambda[0];
-    }
-}
+circle_hessian!(Pendulum);
 
 #[cfg(test)]
 mod tests {

@@ -85,15 +85,7 @@ impl PendulumLimits {
             params::finite(id, field, x)?;
         }
         let inner = Pendulum::new(
-            PendulumParams {
-                m: p.m,
-                length: p.length,
-                g: p.g,
-                theta0_deg: p.theta0_deg,
-                t_end: p.t_end,
-                phi0: 0.0,
-                phidot0: 0.0,
-            },
+            PendulumParams::released(p.m, p.length, p.g, p.theta0_deg, p.t_end),
             "pendulum-limits",
         )?;
         if !(p.theta_min_deg < p.theta0_deg && p.theta0_deg < p.theta_max_deg) {

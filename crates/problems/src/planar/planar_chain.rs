@@ -71,14 +71,7 @@ impl PlanarChainParams {
     /// Check every parameter, naming problem `id` (this one's or a problem built on it,
     /// e.g. `planar-chain-angles`) in a refusal.
     pub fn validate(&self, id: &str) -> Result<(), ParamError> {
-        if self.links == 0 {
-            return Err(ParamError::OutOfRange {
-                id: id.into(),
-                field: "links",
-                value: 0.0,
-                fix: "give links ≥ 1".into(),
-            });
-        }
+        super::at_least_one(id, "links", self.links, "give links ≥ 1")?;
         bounded_positive(id, "m", self.m)?;
         bounded_positive(id, "length", self.length)?;
         bounded_positive(id, "g", self.g)?;
@@ -95,6 +88,17 @@ pub fn entry() -> ProblemEntry {
         build: |t| Ok(Problem::Mechanical(Box::new(PlanarChain::new(params::parse("problem", "planar-chain", t)?)?))),
         defaults: params::defaults::<PlanarChainParams>,
     }
+}
+
+/// `p_i − p_{i−1}` of link `i` in `x` (positions or velocities, `(x₁, y₁, …)`), with
+/// `p₀ = 0` the pinned origin.
+fn link_difference(x: &[f64], i: usize) -> (f64, f64) {
+    let (px, py) = if i == 0 {
+        (0.0, 0.0)
+    } else {
+        (x[2 * i - 2], x[2 * i - 1])
+    };
+    (x[2 * i] - px, x[2 * i + 1] - py)
 }
 
 impl MechanicalSystem for PlanarChain {
@@ -134,12 +138,7 @@ impl MechanicalSystem for PlanarChain {
     fn constraints(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         let l2 = self.p.length * self.p.length;
         for i in 0..self.p.links {
-            let (px, py) = if i == 0 {
-                (0.0, 0.0)
-            } else {
-                (q[2 * i - 2], q[2 * i - 1])
-            };
-            let (dx, dy) = (q[2 * i] - px, q[2 * i + 1] - py);
+            let (dx, dy) = link_difference(q, i);
             out[i] = dx * dx + dy * dy - l2;
         }
     }
@@ -158,12 +157,7 @@ impl MechanicalSystem for PlanarChain {
     fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         let mut k = 0;
         for i in 0..self.p.links {
-            let (px, py) = if i == 0 {
-                (0.0, 0.0)
-            } else {
-                (q[2 * i - 2], q[2 * i - 1])
-            };
-            let (dx, dy) = (q[2 * i] - px, q[2 * i + 1] - py);
+            let (dx, dy) = link_difference(q, i);
             out[k] = 2.0 * dx;
             out[k + 1] = 2.0 * dy;
             k += 2;
@@ -176,12 +170,7 @@ impl MechanicalSystem for PlanarChain {
     }
     fn curvature(&self, _t: f64, _q: &[f64], v: &[f64], out: &mut [f64]) {
         for i in 0..self.p.links {
-            let (pu, pv) = if i == 0 {
-                (0.0, 0.0)
-            } else {
-                (v[2 * i - 2], v[2 * i - 1])
-            };
-            let (du, dv) = (v[2 * i] - pu, v[2 * i + 1] - pv);
+            let (du, dv) = link_difference(v, i);
             out[i] = -2.0 * (du * du + dv * dv);
         }
     }

@@ -43,14 +43,7 @@ impl PlanarChainAngles {
         p.validate(ID)?;
         let pendulum = if p.links == 1 {
             Some(Pendulum::new(
-                PendulumParams {
-                    m: p.m,
-                    length: p.length,
-                    g: p.g,
-                    theta0_deg: p.theta0_deg,
-                    t_end: p.t_end,
-                    ..PendulumParams::default()
-                },
+                PendulumParams::released(p.m, p.length, p.g, p.theta0_deg, p.t_end),
                 ID,
             )?)
         } else {

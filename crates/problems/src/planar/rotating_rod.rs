@@ -22,8 +22,8 @@ use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::ConstraintHessian;
 use driftlab_core::{
-    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,
-    SparsityPattern, State,
+    ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain, SparsityPattern,
+    State,
 };
 use serde::{Deserialize, Serialize};
 
@@ -111,15 +111,7 @@ impl MechanicalSystem for RotatingRod {
             reference: "exact: r₀ cosh Ωt (closed form)".into(),
         }
     }
-    fn dims(&self) -> Dims {
-        Dims { n: 2, m: 1 }
-    }
-    fn mass_pattern(&self) -> SparsityPattern {
-        SparsityPattern::diagonal(2)
-    }
-    fn mass(&self, _q: &[f64], out: &mut [f64]) {
-        out.iter_mut().for_each(|x| *x = self.p.m);
-    }
+    planar_point_mass!();
     fn forces(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
         out.iter_mut().for_each(|x| *x = 0.0);
     }

@@ -173,6 +173,31 @@ pub struct Joint {
     pub origin: Origin,
 }
 
+impl Joint {
+    /// A floating joint `name` of body `child` from the world, its frame at `placement`:
+    /// no limits, spring, damping, torque or mimic, and the default start (at the joint
+    /// frame, at rest; [`default_q0`], [`default_v0`]).
+    pub fn floating(name: String, child: usize, placement: Placement, origin: Origin) -> Self {
+        Self {
+            name,
+            kind: JointKind::Floating,
+            parent: None,
+            child,
+            placement,
+            axis: [1.0, 0.0, 0.0],
+            limits: None,
+            stiffness: 0.0,
+            rest: 0.0,
+            damping: 0.0,
+            torque: 0.0,
+            mimic: None,
+            q0: default_q0(JointKind::Floating),
+            v0: default_v0(JointKind::Floating),
+            origin,
+        }
+    }
+}
+
 /// What a loop closure holds together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ClosureKind {

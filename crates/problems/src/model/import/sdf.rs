@@ -180,23 +180,8 @@ fn body(
     ))
 }
 
-fn kind_of(file: &str, doc: &Document, j: Node) -> Result<JointKind, ModelError> {
-    Ok(match required(file, doc, j, "type")? {
-        "revolute" => JointKind::Revolute,
-        "continuous" => JointKind::Continuous,
-        "prismatic" => JointKind::Prismatic,
-        "ball" => JointKind::Spherical,
-        "fixed" => JointKind::Fixed,
-        other => {
-            return Err(ModelError::at(
-                file,
-                &xml::origin(doc, j),
-                format!("joint type \"{other}\" is not supported"),
-                "driftlab reads revolute, continuous, prismatic, ball and fixed SDF joints; write a universal joint as two revolute joints through a massless link",
-            ))
-        }
-    })
-}
+/// The joint types the SDF reader takes (the fix of a refused one).
+const JOINT_TYPES: &str = "driftlab reads revolute, continuous, prismatic, ball and fixed SDF joints; write a universal joint as two revolute joints through a massless link";
 
 fn link_named(
     file: &str, doc: &Document, j: Node, tag: &str, model: &Model,
@@ -232,7 +217,7 @@ fn raw_joint<'a, 'i>(
         j,
         &["parent", "child", "pose", "axis", "physics", "sensor"],
     )?;
-    let kind = kind_of(file, doc, j)?;
+    let kind = xml::joint_kind(file, doc, j, ("ball", JointKind::Spherical), JOINT_TYPES)?;
     let at = xml::origin(doc, j);
     let parent = link_named(file, doc, j, "parent", model)?;
     let c = link_named(file, doc, j, "child", model)?.ok_or_else(|| {
@@ -362,23 +347,7 @@ fn assemble(
 }
 
 fn free_joint(doc: &Document, model_node: Node, base: usize, at: Placement) -> Joint {
-    Joint {
-        name: "root_joint".into(),
-        kind: JointKind::Floating,
-        parent: None,
-        child: base,
-        placement: at,
-        axis: [1.0, 0.0, 0.0],
-        limits: None,
-        stiffness: 0.0,
-        rest: 0.0,
-        damping: 0.0,
-        torque: 0.0,
-        mimic: None,
-        q0: default_q0(JointKind::Floating),
-        v0: default_v0(JointKind::Floating),
-        origin: xml::origin(doc, model_node),
-    }
+    Joint::floating("root_joint".into(), base, at, xml::origin(doc, model_node))
 }
 
 fn tree_joint(

@@ -130,23 +130,8 @@ fn placement(file: &str, doc: &Document, node: Option<Node>) -> Result<Placement
     }
 }
 
-fn kind_of(file: &str, doc: &Document, j: Node) -> Result<JointKind, ModelError> {
-    Ok(match required(file, doc, j, "type")? {
-        "revolute" => JointKind::Revolute,
-        "continuous" => JointKind::Continuous,
-        "prismatic" => JointKind::Prismatic,
-        "fixed" => JointKind::Fixed,
-        "floating" => JointKind::Floating,
-        other => {
-            return Err(ModelError::at(
-                file,
-                &xml::origin(doc, j),
-                format!("joint type \"{other}\" is not supported"),
-                "driftlab reads revolute, continuous, prismatic, fixed and floating joints; model a planar joint as two prismatic joints and a revolute one",
-            ))
-        }
-    })
-}
+/// The joint types the URDF reader takes (the fix of a refused one).
+const JOINT_TYPES: &str = "driftlab reads revolute, continuous, prismatic, fixed and floating joints; model a planar joint as two prismatic joints and a revolute one";
 
 /// The body a `<parent link>`/`<child link>` names (`None`: the world link).
 fn link_ref(
@@ -186,7 +171,7 @@ fn joint(
             "safety_controller",
         ],
     )?;
-    let kind = kind_of(file, doc, j)?;
+    let kind = xml::joint_kind(file, doc, j, ("floating", JointKind::Floating), JOINT_TYPES)?;
     let at = xml::origin(doc, j);
     let parent = link_ref(file, doc, j, "parent", model, world)?;
     let child_body = link_ref(file, doc, j, "child", model, world)?.ok_or_else(|| {
@@ -264,23 +249,12 @@ fn attach_floating(
     }
     model.joints.insert(
         0,
-        Joint {
-            name: "root_joint".into(),
-            kind: JointKind::Floating,
-            parent: None,
-            child: base,
-            placement: Placement::IDENTITY,
-            axis: [1.0, 0.0, 0.0],
-            limits: None,
-            stiffness: 0.0,
-            rest: 0.0,
-            damping: 0.0,
-            torque: 0.0,
-            mimic: None,
-            q0: default_q0(JointKind::Floating),
-            v0: default_v0(JointKind::Floating),
-            origin: xml::origin(doc, robot),
-        },
+        Joint::floating(
+            "root_joint".into(),
+            base,
+            Placement::IDENTITY,
+            xml::origin(doc, robot),
+        ),
     );
     Ok(())
 }

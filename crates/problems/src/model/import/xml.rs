@@ -2,7 +2,7 @@
 //! every element, so that a refusal names where to look.
 
 use super::super::spatial::V3;
-use super::description::{ModelError, Origin};
+use super::description::{JointKind, ModelError, Origin};
 use roxmltree::{Document, Node};
 
 /// The parsed document, or an error saying that the file is not XML and where.
@@ -86,6 +86,29 @@ pub fn required<'a>(
             format!("attribute `{attr}` is missing"),
             format!("give <{} {attr}=\"…\">", node.tag_name().name()),
         )
+    })
+}
+
+/// The kind named by the `type` attribute of joint `j`: revolute, continuous, prismatic
+/// and fixed, which URDF and SDF share, or the format's own `(name, kind)`; any other
+/// type is refused with `supported` (what the format's reader takes) as the fix.
+pub fn joint_kind(
+    file: &str, doc: &Document, j: Node, own: (&str, JointKind), supported: &str,
+) -> Result<JointKind, ModelError> {
+    Ok(match required(file, doc, j, "type")? {
+        "revolute" => JointKind::Revolute,
+        "continuous" => JointKind::Continuous,
+        "prismatic" => JointKind::Prismatic,
+        "fixed" => JointKind::Fixed,
+        other if other == own.0 => own.1,
+        other => {
+            return Err(ModelError::at(
+                file,
+                &origin(doc, j),
+                format!("joint type \"{other}\" is not supported"),
+                supported,
+            ))
+        }
     })
 }
 
