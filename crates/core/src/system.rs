@@ -390,7 +390,7 @@ impl<'a> From<&'a dyn SemiExplicitDae> for SystemRef<'a> {
 }
 
 /// The start module: the one place where the two system forms are told apart. A run
-/// binds its method ([`Self::start`]) and its metrics ([`Self::evaluator`]) here once;
+/// binds its method ([`Self::start`]) and its metrics (`Self::evaluator`) here once;
 /// what comes after holds a stepper and an evaluator and never asks for the form again.
 impl<'a> SystemRef<'a> {
     /// Bind `method` to this system at `state`: the two forms meet the two start
