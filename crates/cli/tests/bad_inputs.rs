@@ -546,7 +546,7 @@ fn docs_list_every_case() {
     let readme = std::fs::read_to_string(root().join("docs/bad-inputs.md")).unwrap();
     let rows: Vec<String> = cases().iter().map(Case::readme_row).collect();
     let header = "| bad input | outcome |";
-    if let Some(d) = driftlab_core::schema::readme_table_differs(&readme, header, &rows) {
+    if let Some(d) = driftlab_results::schema::readme_table_differs(&readme, header, &rows) {
         panic!("{d}");
     }
     // The prose that counts them counts them right.

@@ -2,7 +2,7 @@
 //! them into a `failed` row with `fail_time`, `fail_kind` (the variant's tag) and
 //! `fail_reason` (its message), never a panic.
 
-use crate::fail_kind::FailKind;
+use driftlab_results::FailKind;
 use thiserror::Error;
 
 /// A step could not be completed.

@@ -10,7 +10,8 @@
 //! * [`method`]: the [`Method`] trait (a method's configuration, started on a system as a
 //!   [`Stepper`] that takes one step at a time, never a loop), and the declared metadata
 //!   [`MethodInfo`].
-//! * [`schema`]: every column of the runs, traces and orders tables, defined once.
+//! * The results contract (the tables' columns, claims, fail kinds) is the
+//!   `driftlab-results` crate; core maps its typed errors onto its [`FailKind`]s.
 //! * [`observe`]: observers that sample constraint residuals, energy and errors.
 //! * [`drive()`]: **the only time loop in the workspace**.
 //! * [`error`]: typed failures carrying the numbers that explain them.
@@ -19,24 +20,17 @@
 //! for accelerations is `[[M, Φ_qᵀ], [Φ_q, 0]] [a; λ] = [f; γ]` with the curvature term
 //! `γ = −(Φ_q v)_q v − 2 Φ_qt v − Φ_tt` (seed 002 §18.2).
 
-pub mod claim_spec;
 pub mod control;
 pub mod drive;
 pub mod error;
 pub mod evaluate;
-pub mod fail_kind;
-pub mod fit;
-pub mod folder_lock;
 pub mod forward;
 pub mod memory;
 pub mod method;
 pub mod observe;
-pub mod order_note;
 pub mod params;
 pub mod pattern;
-pub mod report_spec;
 pub mod row_selection;
-pub mod schema;
 pub mod state;
 pub mod system;
 
@@ -55,12 +49,12 @@ pub mod prelude {
 }
 
 pub use control::{ControllerKind, StepController, Tolerances};
+pub use driftlab_results::FailKind;
 pub use drive::{
     drive, Adaptive, AdaptiveStats, Deadline, Retained, RunOutcome, RunStatus, Schedule,
     StepReportSummary, Steps,
 };
 pub use error::{MethodError, ParamError, RunError, StepError};
-pub use fail_kind::FailKind;
 pub use method::{
     ConstraintLevels, DeclaredOrders, ErrorEstimate, Mechanical, Method, MethodInfo, MethodStats,
     StartOptions, Started, StepReport, Stepper,

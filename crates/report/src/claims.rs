@@ -1,5 +1,5 @@
 //! Claims versus measurements: every `[[claims]]` entry of every experiment
-//! (`driftlab_core::claim_spec`) evaluated on that experiment's own rows — the selected
+//! (`driftlab_results::claim_spec`) evaluated on that experiment's own rows — the selected
 //! rows' measure, aggregated, against the claim's rule — into a verdict: holds, holds with
 //! the stated condition, does not hold (with what holds instead), or no data (the
 //! selection is empty at this size). The section follows the recommendations; the same
@@ -8,7 +8,7 @@
 use crate::book::Book;
 use crate::data::{Order, Results, Run};
 use crate::error::ReportError;
-use driftlab_core::claim_spec::{Aggregate, ClaimSpec};
+use driftlab_results::claim_spec::{Aggregate, ClaimSpec};
 use std::path::{Path, PathBuf};
 
 /// One evaluated claim.
@@ -67,7 +67,7 @@ fn run_value(r: &Run, measure: &str) -> Option<f64> {
         "steps" => count(r.steps),
         "step_seconds" => Some(r.step_seconds),
         "wall_seconds" => Some(r.wall_seconds),
-        m if m == driftlab_core::schema::runs::FAIL_TIME.name => r.fail_time,
+        m if m == driftlab_results::schema::runs::FAIL_TIME.name => r.fail_time,
         _ => None,
     }
     .filter(|x| x.is_finite())
@@ -146,10 +146,10 @@ fn quoted(measure: &str, value: Option<f64>) -> String {
     }
 }
 
-/// `text` with every quote (`driftlab_core::claim_spec::quotes`) replaced by its value
+/// `text` with every quote (`driftlab_results::claim_spec::quotes`) replaced by its value
 /// on `res`'s rows; a text that does not parse (the runner refuses such specs) is kept.
 pub fn fill(res: &Results, text: &str) -> String {
-    let Ok(quotes) = driftlab_core::claim_spec::quotes(text) else {
+    let Ok(quotes) = driftlab_results::claim_spec::quotes(text) else {
         return text.to_string();
     };
     let mut out = String::with_capacity(text.len());

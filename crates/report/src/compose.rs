@@ -6,15 +6,15 @@
 //! stored in its manifest, runs table, figures), and the provenance appendix. Every number
 //! comes from the stored runs. Which experiments are problem classes, their accuracy
 //! measures, targets and reference notes come from each experiment's `[report]` table
-//! (`driftlab_core::report_spec`), stored with its spec in `manifest.json`: this module
+//! (`driftlab_results::report_spec`), stored with its spec in `manifest.json`: this module
 //! knows no experiment by name.
 
 use crate::book::Book;
 use crate::data::{Results, Run};
 use crate::error::ReportError;
 use crate::sections::{Context, SECTIONS};
-use driftlab_core::report_spec::ReportSpec;
-use driftlab_core::schema::runs;
+use driftlab_results::report_spec::ReportSpec;
+use driftlab_results::schema::runs;
 use std::path::{Path, PathBuf};
 
 /// The position of the runs column `name` in [`runs::MEASURES`] (each [`Run`] carries

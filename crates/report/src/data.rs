@@ -1,7 +1,8 @@
 //! Stored results, read back from `runs.parquet`, `traces.parquet` and `orders.csv`.
 
 use crate::error::ReportError;
-use driftlab_core::schema::{orders, runs, traces, ColumnDef, Kind};
+use driftlab_results::schema::{orders, runs, traces, ColumnDef};
+use driftlab_results::table;
 use polars::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -221,7 +222,7 @@ pub struct Order {
 
 impl Order {
     /// The key `[[order_notes]]` and the claims' order measures select on:
-    /// `problem problem_params variant` (driftlab_core::order_note).
+    /// `problem problem_params variant` (driftlab_results::order_note).
     pub fn key(&self) -> String {
         format!("{} {} {}", self.problem, self.problem_params, self.variant)
     }
@@ -245,11 +246,11 @@ pub struct Results {
     /// Reference curves for parameter maps (from the manifest's spec text).
     pub annotations: Vec<Annotation>,
     /// The experiment's `[report]` table, if it has one.
-    pub report: Option<driftlab_core::report_spec::ReportSpec>,
+    pub report: Option<driftlab_results::report_spec::ReportSpec>,
     /// The experiment's `[[claims]]` tables.
-    pub claims: Vec<driftlab_core::claim_spec::ClaimSpec>,
+    pub claims: Vec<driftlab_results::claim_spec::ClaimSpec>,
     /// The experiment's `[[order_notes]]` tables.
-    pub order_notes: Vec<driftlab_core::order_note::OrderNote>,
+    pub order_notes: Vec<driftlab_results::order_note::OrderNote>,
 }
 
 /// A reference curve `x^x_exp · y^y_exp · h^h_exp = value` (see the runner's spec).
@@ -333,286 +334,91 @@ fn derr(path: &Path, e: impl std::fmt::Display) -> ReportError {
     }
 }
 
-struct Cols<'a> {
-    df: &'a DataFrame,
-    path: &'a Path,
-}
-
-impl Cols<'_> {
-    /// The column `def`, which must be of one of the kinds `want` (else a typed error
-    /// naming the column: the reader and the schema disagree).
-    fn column(&self, def: ColumnDef, want: &[Kind]) -> Result<&Column, ReportError> {
-        if !want.contains(&def.kind) {
-            return Err(derr(
-                self.path,
-                format!(
-                    "column `{}` is {:?} in the schema, read as {want:?}",
-                    def.name, def.kind
-                ),
-            ));
-        }
-        self.df.column(def.name).map_err(|e| derr(self.path, e))
-    }
-    fn f64(&self, def: ColumnDef) -> Result<Vec<Option<f64>>, ReportError> {
-        let c = self.column(def, &[Kind::Real, Kind::OptReal, Kind::Count])?;
-        let c = c.cast(&DataType::Float64).map_err(|e| derr(self.path, e))?;
-        Ok(c.f64().map_err(|e| derr(self.path, e))?.iter().collect())
-    }
-    fn u64(&self, def: ColumnDef) -> Result<Vec<u64>, ReportError> {
-        self.column(def, &[Kind::Count])?;
-        Ok(self
-            .f64(def)?
-            .into_iter()
-            .map(|x| x.unwrap_or(0.0) as u64)
-            .collect())
-    }
-    fn str(&self, def: ColumnDef) -> Result<Vec<Option<String>>, ReportError> {
-        let c = self.column(def, &[Kind::Text, Kind::OptText])?;
-        let c = c.cast(&DataType::String).map_err(|e| derr(self.path, e))?;
-        Ok(c.str()
-            .map_err(|e| derr(self.path, e))?
-            .iter()
-            .map(|s| s.map(String::from))
-            .collect())
-    }
-    /// [`Self::f64`] of each column of `defs` ([`Self::f64_if_present`] with `optional`).
-    fn f64s<const K: usize>(
-        &self, defs: [ColumnDef; K], optional: bool,
-    ) -> Result<[Vec<Option<f64>>; K], ReportError> {
-        let mut out: [Vec<Option<f64>>; K] = std::array::from_fn(|_| Vec::new());
-        for (o, d) in out.iter_mut().zip(defs) {
-            *o = if optional {
-                self.f64_if_present(d)?
-            } else {
-                self.f64(d)?
-            };
-        }
-        Ok(out)
-    }
-    /// [`Self::f64`] of a column that results written before it existed lack: all `None`.
-    fn f64_if_present(&self, def: ColumnDef) -> Result<Vec<Option<f64>>, ReportError> {
-        match self.df.column(def.name) {
-            Ok(_) => self.f64(def),
-            Err(_) => Ok(vec![None; self.df.height()]),
-        }
-    }
-    /// [`Self::str`] of a column that results written before it existed lack: all `None`.
-    fn str_if_present(&self, def: ColumnDef) -> Result<Vec<Option<String>>, ReportError> {
-        match self.df.column(def.name) {
-            Ok(_) => self.str(def),
-            Err(_) => Ok(vec![None; self.df.height()]),
-        }
-    }
-    fn string(&self, def: ColumnDef) -> Result<Vec<String>, ReportError> {
-        Ok(self
-            .str(def)?
-            .into_iter()
-            .map(Option::unwrap_or_default)
-            .collect())
-    }
-}
-
 fn read_parquet(path: &Path) -> Result<DataFrame, ReportError> {
     let f = std::fs::File::open(path).map_err(|e| ReportError::io(path, e))?;
     ParquetReader::new(f).finish().map_err(|e| derr(path, e))
 }
 
-/// The runs table of an experiment folder, read through [`runs`].
+/// The runs table of an experiment folder: the schema's rows ([`runs::Row`]) read through
+/// the accessors the runner wrote them with, each seen as a [`Run`].
 fn load_runs(dir: &Path) -> Result<Vec<Run>, ReportError> {
     let rp = dir.join("runs.parquet");
     let df = read_parquet(&rp)?;
-    let cols = RunColumns::read(&Cols { df: &df, path: &rp })?;
-    Ok((0..df.height()).map(|i| cols.row(i)).collect())
+    let rows = table::rows(&df, runs::COLUMNS).map_err(|e| derr(&rp, e))?;
+    Ok(rows.iter().map(Run::of_row).collect())
 }
 
-/// The columns of `runs.parquet`, each read whole, from which the [`Run`] rows are cut.
-struct RunColumns {
-    cell: Vec<u64>,
-    problem: Vec<String>,
-    pparams: Vec<String>,
-    method: Vec<String>,
-    variant: Vec<String>,
-    params: Vec<String>,
-    h: Vec<Option<f64>>,
-    rtol: Vec<Option<f64>>,
-    t_end: Vec<Option<f64>>,
-    status: Vec<String>,
-    fail_time: Vec<Option<f64>>,
-    fail_kind: Vec<Option<String>>,
-    fail_reason: Vec<Option<String>>,
-    steps: Vec<u64>,
-    /// Max position, velocity, acceleration residual and relative energy error.
-    maxima: [Vec<Option<f64>>; 4],
-    /// Max-over-run errors in q, v, λ.
-    err: [Vec<Option<f64>>; 3],
-    /// Final errors in q, v, λ.
-    final_err: [Vec<Option<f64>>; 3],
-    scd: Vec<Option<f64>>,
-    deferred: Vec<Option<f64>>,
-    /// Factorizations, Newton iterations, projection iterations.
-    counters: [Vec<u64>; 3],
-    wall: Vec<Option<f64>>,
-    step_seconds: Vec<Option<f64>>,
-    peak_heap_bytes: Vec<Option<f64>>,
-    /// members, member_failures, drift median and p95, energy median and p95, throughput.
-    ensemble: [Vec<Option<f64>>; 7],
-    /// (faer threads in the cell, cells side by side, the batch's wall time).
-    threads: [Vec<Option<f64>>; 3],
-    repeat: Vec<Option<f64>>,
-    reference: Vec<Option<String>>,
-    measures: Vec<Vec<Option<f64>>>,
-    /// Declared orders in q, v, λ.
-    declared: [Vec<Option<f64>>; 3],
-}
-
-impl RunColumns {
-    /// Read every column of [`runs`]; `rtol` and `fail_kind`, missing from results written
-    /// before they existed, read as all `None`.
-    fn read(c: &Cols<'_>) -> Result<Self, ReportError> {
-        Ok(Self {
-            cell: c.u64(runs::CELL)?,
-            problem: c.string(runs::PROBLEM)?,
-            pparams: c.string(runs::PROBLEM_PARAMS)?,
-            method: c.string(runs::METHOD)?,
-            variant: c.string(runs::VARIANT)?,
-            params: c.string(runs::PARAMS)?,
-            h: c.f64(runs::H)?,
-            t_end: c.f64(runs::T_END)?,
-            status: c.string(runs::STATUS)?,
-            fail_time: c.f64(runs::FAIL_TIME)?,
-            fail_reason: c.str(runs::FAIL_REASON)?,
-            steps: c.u64(runs::STEPS)?,
-            maxima: c.f64s(
-                [
-                    runs::MAX_POS_RESIDUAL,
-                    runs::MAX_VEL_RESIDUAL,
-                    runs::MAX_ACC_RESIDUAL,
-                    runs::MAX_ENERGY_REL_ERROR,
-                ],
-                false,
-            )?,
-            err: c.f64s([runs::ERR_Q, runs::ERR_V, runs::ERR_LAMBDA], false)?,
-            final_err: c.f64s(
-                [runs::FINAL_ERR_Q, runs::FINAL_ERR_V, runs::FINAL_ERR_LAMBDA],
-                false,
-            )?,
-            scd: c.f64(runs::SCD)?,
-            // Results written before error-controlled steps existed have no `rtol` column.
-            rtol: c.f64_if_present(runs::RTOL)?,
-            // Results written before failures were tagged have no `fail_kind` column.
-            fail_kind: c.str_if_present(runs::FAIL_KIND)?,
-            deferred: c.f64(runs::FINAL_DEFERRED_RESIDUAL)?,
-            counters: [
-                c.u64(runs::FACTORIZATIONS)?,
-                c.u64(runs::NEWTON_ITERATIONS)?,
-                c.u64(runs::PROJECTION_ITERATIONS)?,
-            ],
-            wall: c.f64(runs::WALL_SECONDS)?,
-            step_seconds: c.f64(runs::STEP_SECONDS)?,
-            // Results written before thread sweeps have no `sweep_threads`, `batch_seconds`.
-            threads: [
-                c.f64(runs::THREADS)?,
-                c.f64_if_present(runs::SWEEP_THREADS)?,
-                c.f64_if_present(runs::BATCH_SECONDS)?,
-            ],
-            // Results written before references were judged have no `reference`.
-            reference: c.str_if_present(runs::REFERENCE)?,
-            // Results written before repeats have no `repeat`.
-            repeat: c.f64_if_present(runs::REPEAT)?,
-            // Results written before heap use was measured have no `peak_heap_bytes`.
-            peak_heap_bytes: c.f64_if_present(runs::PEAK_HEAP_BYTES)?,
-            // Results written before ensembles have none of their columns.
-            ensemble: c.f64s(
-                [
-                    runs::MEMBERS,
-                    runs::MEMBER_FAILURES,
-                    runs::DRIFT_MEDIAN,
-                    runs::DRIFT_P95,
-                    runs::ENERGY_MEDIAN,
-                    runs::ENERGY_P95,
-                    runs::ROLLOUT_STEPS_PER_SECOND,
-                ],
-                true,
-            )?,
-            measures: runs::MEASURES
-                .iter()
-                .map(|m| c.f64(*m))
-                .collect::<Result<Vec<_>, _>>()?,
-            declared: c.f64s(
-                [
-                    runs::DECLARED_ORDER_Q,
-                    runs::DECLARED_ORDER_V,
-                    runs::DECLARED_ORDER_LAMBDA,
-                ],
-                false,
-            )?,
-        })
-    }
-
-    /// Row `i`'s ensemble statistics (`None` for a single run).
-    fn ensemble_of(&self, i: usize) -> Option<EnsembleStats> {
-        let [members, failures, dm, dp, em, ep, tp] = &self.ensemble;
-        let members = members[i].filter(|&k| k > 0.0)? as u64;
-        Some(EnsembleStats {
-            members,
-            failures: failures[i].map_or(0, |k| k as u64),
-            drift: [dm[i], dp[i]],
-            energy: [em[i], ep[i]],
-            throughput: tp[i],
-        })
-    }
-
-    /// Row `i` as a [`Run`] (a missing `h`, `t_end` or wall time reads as NaN).
-    fn row(&self, i: usize) -> Run {
-        let [mp, mv, ma, me] = &self.maxima;
-        let [eq, ev, el] = &self.err;
-        let [fq, fv, fl] = &self.final_err;
-        let [fac, newton, proj] = &self.counters;
-        let [dq, dv, dl] = &self.declared;
+impl Run {
+    /// The report's view of a stored row. Columns that results written before them lack
+    /// read as their defaults and mean: `rtol`, `fail_kind`, `reference`,
+    /// `peak_heap_bytes` null; `sweep_threads` 0 → `None`; `batch_seconds` NaN → `None`;
+    /// `repeat` 0 → 1; `threads` 0 → 1; no `members` → not an ensemble.
+    fn of_row(r: &runs::Row) -> Self {
         Run {
-            cell: self.cell[i],
-            problem: self.problem[i].clone(),
-            problem_params: self.pparams[i].clone(),
-            method: self.method[i].clone(),
-            variant: self.variant[i].clone(),
-            params: self.params[i].clone(),
-            h: self.h[i].unwrap_or(f64::NAN),
-            rtol: self.rtol[i],
-            t_end: self.t_end[i].unwrap_or(f64::NAN),
-            ok: self.status[i] == "ok",
-            fail_time: self.fail_time[i],
-            fail_kind: self.fail_kind[i].clone(),
-            fail_reason: self.fail_reason[i].clone(),
-            steps: self.steps[i],
-            max_pos_residual: mp[i],
-            max_vel_residual: mv[i],
-            max_acc_residual: ma[i],
-            max_energy_rel_error: me[i],
-            err_q: eq[i],
-            err_v: ev[i],
-            err_lambda: el[i],
-            final_err_q: fq[i],
-            final_err_v: fv[i],
-            final_err_lambda: fl[i],
-            scd: self.scd[i],
-            final_deferred_residual: self.deferred[i],
-            factorizations: fac[i],
-            newton_iterations: newton[i],
-            projection_iterations: proj[i],
-            wall_seconds: self.wall[i].unwrap_or(f64::NAN),
-            step_seconds: self.step_seconds[i].unwrap_or(f64::NAN),
-            peak_heap_bytes: self.peak_heap_bytes[i],
-            ensemble: self.ensemble_of(i),
-            threads: self.threads[0][i].map_or(1, |x| x as usize),
-            sweep_threads: self.threads[1][i].map(|x| x as usize),
-            batch_seconds: self.threads[2][i],
-            repeat: self.repeat[i].map_or(1, |x| x as u64),
-            reference: self.reference[i].clone(),
-            declared_q: dq[i],
-            declared_v: dv[i],
-            declared_lambda: dl[i],
-            measures: self.measures.iter().map(|m| m[i]).collect(),
+            cell: r.cell,
+            problem: r.problem.clone(),
+            problem_params: r.problem_params.clone(),
+            method: r.method.clone(),
+            variant: r.variant.clone(),
+            params: r.params.clone(),
+            h: r.h,
+            rtol: r.rtol,
+            t_end: r.t_end,
+            ok: r.status == "ok",
+            fail_time: r.fail_time,
+            fail_kind: r.fail_kind.clone(),
+            fail_reason: r.fail_reason.clone(),
+            steps: r.steps,
+            max_pos_residual: r.max_pos_residual,
+            max_vel_residual: r.max_vel_residual,
+            max_acc_residual: r.max_acc_residual,
+            max_energy_rel_error: r.max_energy_rel_error,
+            err_q: r.err_q,
+            err_v: r.err_v,
+            err_lambda: r.err_lambda,
+            final_err_q: r.final_err_q,
+            final_err_v: r.final_err_v,
+            final_err_lambda: r.final_err_lambda,
+            scd: r.scd,
+            final_deferred_residual: r.final_deferred_residual,
+            factorizations: r.factorizations,
+            newton_iterations: r.newton_iterations,
+            projection_iterations: r.projection_iterations,
+            wall_seconds: r.wall_seconds,
+            step_seconds: r.step_seconds,
+            peak_heap_bytes: r.peak_heap_bytes,
+            ensemble: EnsembleStats::of_row(r),
+            threads: r.threads.max(1) as usize,
+            sweep_threads: (r.sweep_threads > 0).then_some(r.sweep_threads as usize),
+            batch_seconds: Some(r.batch_seconds).filter(|x| !x.is_nan()),
+            repeat: r.repeat.max(1),
+            reference: r.reference.clone(),
+            declared_q: r.declared_order_q,
+            declared_v: r.declared_order_v,
+            declared_lambda: r.declared_order_lambda,
+            measures: runs::MEASURES.iter().map(|m| measure(r, *m)).collect(),
         }
+    }
+}
+
+/// The value of the runs column `def` in `r` (a measure: a real column).
+fn measure(r: &runs::Row, def: ColumnDef) -> Option<f64> {
+    runs::COLUMNS
+        .iter()
+        .find(|(d, _)| d.name == def.name)
+        .and_then(|(_, access)| access.number(r))
+}
+
+impl EnsembleStats {
+    /// The distribution of an ensemble row (`None` for a single run: no members).
+    fn of_row(r: &runs::Row) -> Option<Self> {
+        (r.members > 0).then_some(EnsembleStats {
+            members: r.members,
+            failures: r.member_failures,
+            drift: [r.drift_median, r.drift_p95],
+            energy: [r.energy_median, r.energy_p95],
+            throughput: r.rollout_steps_per_second,
+        })
     }
 }
 
@@ -623,20 +429,7 @@ fn load_traces(dir: &Path) -> Result<BTreeMap<u64, Trace>, ReportError> {
     let tp = dir.join("traces.parquet");
     if crate::folders::belongs(dir, "traces.parquet") {
         let df = read_parquet(&tp)?;
-        let c = Cols { df: &df, path: &tp };
-        let (cell, t, pos, vel, acc, en) = (
-            c.u64(traces::CELL)?,
-            c.f64(traces::T)?,
-            c.f64(traces::POS_RESIDUAL)?,
-            c.f64(traces::VEL_RESIDUAL)?,
-            c.f64(traces::ACC_RESIDUAL)?,
-            c.f64(traces::ENERGY_REL_ERROR)?,
-        );
-        let (eq, ev, el) = (
-            c.f64(traces::ERR_Q)?,
-            c.f64(traces::ERR_V)?,
-            c.f64(traces::ERR_LAMBDA)?,
-        );
+        let samples = table::rows(&df, traces::COLUMNS).map_err(|e| derr(&tp, e))?;
         let qs: Option<Vec<Vec<f64>>> = match df.column(traces::Q.name) {
             Ok(col) => {
                 let l = col.list().map_err(|e| derr(&tp, e))?;
@@ -657,16 +450,16 @@ fn load_traces(dir: &Path) -> Result<BTreeMap<u64, Trace>, ReportError> {
             }
             Err(_) => None,
         };
-        for i in 0..df.height() {
-            let tr: &mut Trace = traces.entry(cell[i]).or_default();
-            tr.t.push(t[i].unwrap_or(f64::NAN));
-            tr.pos.push(pos[i]);
-            tr.vel.push(vel[i]);
-            tr.acc.push(acc[i]);
-            tr.energy.push(en[i]);
-            tr.err[0].push(eq[i]);
-            tr.err[1].push(ev[i]);
-            tr.err[2].push(el[i]);
+        for (i, r) in samples.into_iter().enumerate() {
+            let tr: &mut Trace = traces.entry(r.cell).or_default();
+            tr.t.push(r.t.unwrap_or(f64::NAN));
+            tr.pos.push(r.pos_residual);
+            tr.vel.push(r.vel_residual);
+            tr.acc.push(r.acc_residual);
+            tr.energy.push(r.energy_rel_error);
+            tr.err[0].push(r.err_q);
+            tr.err[1].push(r.err_v);
+            tr.err[2].push(r.err_lambda);
             if let Some(q) = &qs {
                 tr.q.push(q[i].clone());
             }
@@ -687,39 +480,21 @@ fn load_orders(dir: &Path) -> Result<Vec<Order>, ReportError> {
             .map_err(|e| derr(&op, e))?
             .finish()
             .map_err(|e| derr(&op, e))?;
-        let c = Cols { df: &df, path: &op };
-        let (p, pp, m, v, q) = (
-            c.string(orders::PROBLEM)?,
-            c.string(orders::PROBLEM_PARAMS)?,
-            c.string(orders::METHOD)?,
-            c.string(orders::VARIANT)?,
-            c.string(orders::QUANTITY)?,
-        );
-        let (obs, exp, hmin, hmax, pts, r2, note) = (
-            c.f64(orders::OBSERVED_ORDER)?,
-            c.f64(orders::EXPECTED_ORDER)?,
-            c.f64(orders::H_MIN)?,
-            c.f64(orders::H_MAX)?,
-            c.u64(orders::POINTS)?,
-            c.f64(orders::R2)?,
-            c.string(orders::NOTE)?,
-        );
-        for i in 0..df.height() {
-            orders.push(Order {
-                problem: p[i].clone(),
-                problem_params: pp[i].clone(),
-                method: m[i].clone(),
-                variant: v[i].clone(),
-                quantity: q[i].clone(),
-                observed: obs[i],
-                expected: exp[i],
-                h_min: hmin[i],
-                h_max: hmax[i],
-                points: pts[i],
-                r2: r2[i],
-                note: note[i].clone(),
-            });
-        }
+        let rows = table::rows(&df, orders::COLUMNS).map_err(|e| derr(&op, e))?;
+        orders.extend(rows.into_iter().map(|r| Order {
+            problem: r.problem,
+            problem_params: r.problem_params,
+            method: r.method,
+            variant: r.variant,
+            quantity: r.quantity,
+            observed: r.observed_order,
+            expected: r.expected_order,
+            h_min: r.h_min,
+            h_max: r.h_max,
+            points: r.points,
+            r2: r.r2,
+            note: r.note,
+        }));
     }
     Ok(orders)
 }
@@ -758,7 +533,7 @@ impl Results {
         // a hand-edited manifest loses its report role rather than the experiment.
         let report = spec.get("report").and_then(|r| {
             r.clone()
-                .try_into::<driftlab_core::report_spec::ReportSpec>()
+                .try_into::<driftlab_results::report_spec::ReportSpec>()
                 .ok()
         });
         // As with [report]: the runner validated the claims and order notes; a hand-edited

@@ -1,10 +1,10 @@
 //! The report's "Failures by kind" table: every failed row grouped by its `fail_kind`
-//! (the closed set `driftlab_core::FailKind`, read as data, never parsed from messages),
+//! (the closed set `driftlab_results::FailKind`, read as data, never parsed from messages),
 //! with the experiments it occurs in and one example reason.
 
 use crate::book::Book;
 use crate::data::Results;
-use driftlab_core::FailKind;
+use driftlab_results::FailKind;
 use std::collections::BTreeMap;
 
 /// Failed rows of one kind.

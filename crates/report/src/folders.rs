@@ -4,7 +4,7 @@
 //! files its run wrote, so a file another run left behind cannot be drawn as this one's.
 
 use crate::error::ReportError;
-use driftlab_core::folder_lock::{FolderLock, LockError};
+use driftlab_results::folder_lock::{FolderLock, LockError};
 use std::path::{Path, PathBuf};
 
 /// A folder under the root that holds a run the report does not draw.

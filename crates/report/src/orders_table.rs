@@ -164,7 +164,7 @@ const R2_LINE: f64 = 0.999;
 /// The fitting rule, stated once for both tables, from the constants the fit and the
 /// verdicts use.
 fn rule() -> String {
-    use driftlab_core::order_note::{ROUNDOFF_FLOOR, SLOPE_BAND};
+    use driftlab_results::order_note::{ROUNDOFF_FLOOR, SLOPE_BAND};
     format!(
         "Least-squares slope of log(max-over-run error) against log(h) over the longest window of consecutive step \
          sizes whose local slopes stay within ±{SLOPE_BAND} of their median, errors above {ROUNDOFF_FLOOR:e} (driftlab-runner \
@@ -329,11 +329,12 @@ mod tests {
         assert_eq!(reason(&res, &reduced), "unexplained");
         assert_eq!(reason(&res, &order(2.0, Some(2.0), 4, 1.0)), "");
         assert!(reason(&res, &order(6.0, Some(6.0), 2, 1.0)).contains("≥ 3 points"));
-        res.order_notes.push(driftlab_core::order_note::OrderNote {
-            select: vec!["m".into()],
-            quantity: Some("q".into()),
-            reason: "cited reduction".into(),
-        });
+        res.order_notes
+            .push(driftlab_results::order_note::OrderNote {
+                select: vec!["m".into()],
+                quantity: Some("q".into()),
+                reason: "cited reduction".into(),
+            });
         assert_eq!(reason(&res, &reduced), "cited reduction");
     }
 

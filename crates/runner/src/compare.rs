@@ -3,7 +3,7 @@
 //! another (`driftlab compare A B`).
 
 use crate::error::RunnerError;
-use driftlab_core::schema::{members, runs, ColumnDef};
+use driftlab_results::schema::{members, runs, ColumnDef};
 use polars::prelude::*;
 use std::path::Path;
 

@@ -1,5 +1,5 @@
 //! A result folder that one run owns: locked while it is written
-//! ([`driftlab_core::folder_lock`]), never a mixture of two runs.
+//! ([`driftlab_results::folder_lock`]), never a mixture of two runs.
 //!
 //! Before a run writes into a folder, [`prepare`] looks at what the folder holds:
 //!
@@ -17,7 +17,7 @@
 
 use crate::error::RunnerError;
 use crate::manifest::Manifest;
-use driftlab_core::folder_lock::{FolderLock, LockError};
+use driftlab_results::folder_lock::{FolderLock, LockError};
 use std::path::{Path, PathBuf};
 
 /// The files a run (and its report) writes into its folder; a replaced or forced run
@@ -38,7 +38,7 @@ pub const OWN_FILES: [&str; 10] = [
 /// The folders inside a result folder that belong to driftlab and survive a new run:
 /// a Slurm submission's scripts and logs and its shards (which the merge reads).
 fn is_kept(name: &str) -> bool {
-    name == "slurm" || name.starts_with("shard-") || name == driftlab_core::folder_lock::FILE
+    name == "slurm" || name.starts_with("shard-") || name == driftlab_results::folder_lock::FILE
 }
 
 /// How a run treats what its folder already holds.
@@ -195,7 +195,7 @@ pub fn lock(dir: &Path, doing: &str) -> Result<FolderLock, RunnerError> {
         LockError::Busy(owner) => refuse(dir, format!(
             "another driftlab process is writing this folder: {owner}; wait for it to finish, or write elsewhere with --out"
         )),
-        LockError::Io(e) => write_error(&dir.join(driftlab_core::folder_lock::FILE), &e),
+        LockError::Io(e) => write_error(&dir.join(driftlab_results::folder_lock::FILE), &e),
     })
 }
 

@@ -6,11 +6,11 @@
 //! through [`driftlab_core::drive()`], the one time loop, with faer sequential inside —
 //! and become rows. The output folder (default `reports/<experiment>/`) receives
 //!
-//! * `runs.parquet`, `runs.csv`: one row per cell (columns: [`driftlab_core::schema::runs`]);
+//! * `runs.parquet`, `runs.csv`: one row per cell (columns: [`driftlab_results::schema::runs`]);
 //! * `traces.parquet`: sampled time series per cell;
 //! * `orders.csv`: fitted convergence orders where h is swept ([`orders`]);
 //! * `members.parquet`, `members.csv`: one row per rollout when the spec runs ensembles
-//!   ([`ensemble`]; columns: [`driftlab_core::schema::members`]);
+//!   ([`ensemble`]; columns: [`driftlab_results::schema::members`]);
 //! * `manifest.json`: spec text and hash, git revision, versions, machine, times.
 //!
 //! A failed cell (diverged, Newton failure, unsupported form, even a panic) is a row with

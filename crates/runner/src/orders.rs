@@ -27,40 +27,13 @@
 
 use crate::record::RunRecord;
 
-pub use driftlab_core::order_note::{ROUNDOFF_FLOOR, SLOPE_BAND};
+pub use driftlab_results::order_note::{ROUNDOFF_FLOOR, SLOPE_BAND};
 
-/// One line of `orders.csv`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct OrderRow {
-    /// Problem id.
-    pub problem: String,
-    /// Problem parameters (JSON).
-    pub problem_params: String,
-    /// Method id.
-    pub method: String,
-    /// Method variant label.
-    pub variant: String,
-    /// Method parameters (JSON).
-    pub params: String,
-    /// `q`, `v` or `lambda`.
-    pub quantity: String,
-    /// Fitted slope (None: not enough points).
-    pub observed_order: Option<f64>,
-    /// Declared order from the method's metadata.
-    pub expected_order: Option<f64>,
-    /// Smallest h in the fit range.
-    pub h_min: Option<f64>,
-    /// Largest h in the fit range.
-    pub h_max: Option<f64>,
-    /// Points in the fit.
-    pub points: usize,
-    /// Coefficient of determination of the log–log fit.
-    pub r2: Option<f64>,
-    /// Why there is no fit, if so.
-    pub note: String,
-}
+/// One line of `orders.csv`: the schema's orders row, which the report reads back through
+/// the same accessors.
+pub use driftlab_results::schema::orders::Row as OrderRow;
 
-pub use driftlab_core::fit::fit_line;
+pub use driftlab_results::fit::fit_line;
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -207,7 +180,7 @@ fn fit_group(row: &mut OrderRow, group: &[&RunRecord], get: ErrorOf) {
             row.observed_order = Some(slope);
             row.h_min = Some(pts[i].0);
             row.h_max = Some(pts[j].0);
-            row.points = j - i + 1;
+            row.points = (j - i + 1) as u64;
             row.r2 = Some(r2);
         }
         None => {

@@ -87,7 +87,7 @@ fn own_rows(dir: &Path) -> Result<Vec<RunRecord>, RunnerError> {
 /// The batch columns `run` set on its rows after the journal recorded them (cells side
 /// by side and the batch's wall time), per cell, from the runs table it wrote.
 fn batch_columns(dir: &Path) -> Result<BTreeMap<usize, (usize, f64)>, RunnerError> {
-    use driftlab_core::schema::runs;
+    use driftlab_results::schema::runs;
     use polars::prelude::DataType;
     let path = dir.join("runs.parquet");
     let Some(df) = crate::compare::read(&path)? else {

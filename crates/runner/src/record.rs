@@ -2,8 +2,9 @@
 //! sampled traces (`traces.parquet`), built with polars.
 
 use crate::error::RunnerError;
-use driftlab_core::schema::{runs, traces, ColumnDef, Kind};
-use driftlab_core::FailKind;
+use driftlab_results::schema::{runs, traces};
+use driftlab_results::table;
+use driftlab_results::FailKind;
 use ndarray::Array2;
 use polars::prelude::*;
 use std::path::Path;
@@ -11,7 +12,7 @@ use std::path::Path;
 /// One row of `runs`.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct RunRecord {
-    /// Spec name (the columns are defined in [`driftlab_core::schema::runs`]).
+    /// Spec name (the columns are defined in [`driftlab_results::schema::runs`]).
     pub experiment: String,
     /// Cell index within the experiment.
     pub cell: usize,
@@ -114,212 +115,99 @@ fn opt(x: f64) -> Option<f64> {
     }
 }
 
-fn col_f64(name: &str, v: Vec<Option<f64>>) -> Column {
-    Column::new(name.into(), v)
+/// The `runs` row of a record: the schema's row type ([`runs::Row`]), which the report
+/// reads back through the same accessors.
+pub fn runs_row(r: &RunRecord) -> runs::Row {
+    runs::Row {
+        experiment: r.experiment.clone(),
+        cell: r.cell as u64,
+        problem: r.problem.clone(),
+        problem_params: r.problem_params.clone(),
+        method: r.method.clone(),
+        variant: r.variant.clone(),
+        params: r.params.clone(),
+        h: r.h,
+        t_end: r.t_end,
+        threads: r.threads as u64,
+        sweep_threads: r.sweep_threads as u64,
+        rtol: opt(r.tolerances.map_or(f64::NAN, |t| t.rtol)),
+        atol: opt(r.tolerances.map_or(f64::NAN, |t| t.atol)),
+        status: if r.ok { "ok" } else { "failed" }.into(),
+        fail_time: opt(r.fail_time.unwrap_or(f64::NAN)),
+        fail_kind: r.fail_kind.map(|k| k.tag().to_string()),
+        fail_reason: r.fail_reason.clone(),
+        steps: r.steps as u64,
+        rejected_steps: r.adaptive.map_or(0, |a| a.rejected) as u64,
+        newton_failures: r.adaptive.map_or(0, |a| a.newton_failures) as u64,
+        h_min_used: opt(r.adaptive.map_or(r.h, |a| a.h_min_used)),
+        h_max_used: opt(r.adaptive.map_or(r.h, |a| a.h_max_used)),
+        max_pos_residual: opt(r.summary.max_pos_residual),
+        max_vel_residual: opt(r.summary.max_vel_residual),
+        max_acc_residual: opt(r.summary.max_acc_residual),
+        final_pos_residual: opt(r.summary.final_pos_residual),
+        final_vel_residual: opt(r.summary.final_vel_residual),
+        max_energy_rel_error: opt(r.summary.max_energy_rel_error),
+        final_energy_rel_error: opt(r.summary.final_energy_rel_error),
+        max_momentum_error: opt(r.summary.max_momentum_error),
+        final_momentum_error: opt(r.summary.final_momentum_error),
+        err_q: opt(r.summary.err_q),
+        err_v: opt(r.summary.err_v),
+        err_lambda: opt(r.summary.err_lambda),
+        final_err_q: opt(r.summary.final_err_q),
+        final_err_v: opt(r.summary.final_err_v),
+        final_err_lambda: opt(r.summary.final_err_lambda),
+        max_deferred_residual: opt(r.summary.max_deferred_residual),
+        final_deferred_residual: opt(r.summary.final_deferred_residual),
+        scd: opt(r.summary.scd),
+        reference: r.reference.clone(),
+        reference_accuracy: opt(r.reference_accuracy.unwrap_or(f64::NAN)),
+        ref_pos_residual: opt(r.summary.reference.pos),
+        ref_vel_residual: opt(r.summary.reference.vel),
+        ref_energy_rel_error: opt(r.summary.reference.energy),
+        warn_time: opt(r.warnings.first_time.unwrap_or(f64::NAN)),
+        warn_states: r.warnings.states as u64,
+        warn_ratio: opt(r.warnings.worst_ratio.unwrap_or(f64::NAN)),
+        warn_row: opt(r.warnings.worst_row.map_or(f64::NAN, |i| i as f64)),
+        newton_iterations: r.stats.newton_iterations as u64,
+        projection_iterations: r.stats.projection_iterations as u64,
+        factorizations: r.stats.factorizations as u64,
+        supernodal_factorizations: r.stats.supernodal_factorizations as u64,
+        jacobian_evaluations: r.stats.jacobian_evaluations as u64,
+        rollbacks: r.stats.rollbacks as u64,
+        resets: r.stats.resets as u64,
+        relaxations: r.stats.relaxations as u64,
+        symbolic_analyses: r.stats.symbolic_analyses as u64,
+        solves: r.stats.solves as u64,
+        refinement_steps: r.stats.refinement_steps as u64,
+        newton_max_per_step: r.reports.newton_iterations_max as u64,
+        error_estimate_max: opt(r.reports.error_max.unwrap_or(f64::NAN)),
+        counters: counters_json(&r.counters),
+        ensemble: r.ensemble.as_ref().map(|e| e.settings.clone()),
+        members: r.ensemble.as_ref().map_or(0, |e| e.members) as u64,
+        member_failures: r.ensemble.as_ref().map_or(0, |e| e.failures) as u64,
+        drift_median: ensemble_stat(r, |e| e.drift_median),
+        drift_p95: ensemble_stat(r, |e| e.drift_p95),
+        energy_median: ensemble_stat(r, |e| e.energy_median),
+        energy_p95: ensemble_stat(r, |e| e.energy_p95),
+        rollout_steps_per_second: ensemble_stat(r, |e| e.rollout_steps_per_second),
+        wall_seconds: r.wall_seconds,
+        step_seconds: r.step_seconds,
+        observe_seconds: r.observe_seconds,
+        batch_seconds: r.batch_seconds,
+        metrics_stride: r.metrics_stride as u64,
+        repeat: r.repeat as u64,
+        step_seconds_min: opt(r.step_seconds_min),
+        step_seconds_max: opt(r.step_seconds_max),
+        peak_heap_bytes: opt(r.peak_heap_bytes.map_or(f64::NAN, |b| b as f64)),
+        declared_order_q: opt(r.declared.q.unwrap_or(f64::NAN)),
+        declared_order_v: opt(r.declared.v.unwrap_or(f64::NAN)),
+        declared_order_lambda: opt(r.declared.lambda.unwrap_or(f64::NAN)),
+    }
 }
-
-/// A value of one runs cell, of the column's [`Kind`].
-enum Value {
-    Text(String),
-    OptText(Option<String>),
-    Count(usize),
-    Real(f64),
-    /// NaN = undefined → null.
-    OptReal(f64),
-}
-
-/// Computes one column's value from a record.
-type Writer = fn(&RunRecord) -> Value;
-
-/// How each column of [`runs::ALL`] is computed from a record, in table order (a test
-/// checks the order and the types against the schema).
-const WRITERS: &[(ColumnDef, Writer)] = &[
-    (runs::EXPERIMENT, |r| Value::Text(r.experiment.clone())),
-    (runs::CELL, |r| Value::Count(r.cell)),
-    (runs::PROBLEM, |r| Value::Text(r.problem.clone())),
-    (runs::PROBLEM_PARAMS, |r| {
-        Value::Text(r.problem_params.clone())
-    }),
-    (runs::METHOD, |r| Value::Text(r.method.clone())),
-    (runs::VARIANT, |r| Value::Text(r.variant.clone())),
-    (runs::PARAMS, |r| Value::Text(r.params.clone())),
-    (runs::H, |r| Value::Real(r.h)),
-    (runs::T_END, |r| Value::Real(r.t_end)),
-    (runs::THREADS, |r| Value::Count(r.threads)),
-    (runs::SWEEP_THREADS, |r| Value::Count(r.sweep_threads)),
-    (runs::RTOL, |r| {
-        Value::OptReal(r.tolerances.map_or(f64::NAN, |t| t.rtol))
-    }),
-    (runs::ATOL, |r| {
-        Value::OptReal(r.tolerances.map_or(f64::NAN, |t| t.atol))
-    }),
-    (runs::STATUS, |r| {
-        Value::Text(if r.ok { "ok" } else { "failed" }.into())
-    }),
-    (runs::FAIL_TIME, |r| {
-        Value::OptReal(r.fail_time.unwrap_or(f64::NAN))
-    }),
-    (runs::FAIL_KIND, |r| {
-        Value::OptText(r.fail_kind.map(|k| k.tag().to_string()))
-    }),
-    (runs::FAIL_REASON, |r| Value::OptText(r.fail_reason.clone())),
-    (runs::STEPS, |r| Value::Count(r.steps)),
-    (runs::REJECTED_STEPS, |r| {
-        Value::Count(r.adaptive.map_or(0, |a| a.rejected))
-    }),
-    (runs::NEWTON_FAILURES, |r| {
-        Value::Count(r.adaptive.map_or(0, |a| a.newton_failures))
-    }),
-    (runs::H_MIN_USED, |r| {
-        Value::OptReal(r.adaptive.map_or(r.h, |a| a.h_min_used))
-    }),
-    (runs::H_MAX_USED, |r| {
-        Value::OptReal(r.adaptive.map_or(r.h, |a| a.h_max_used))
-    }),
-    (runs::MAX_POS_RESIDUAL, |r| {
-        Value::OptReal(r.summary.max_pos_residual)
-    }),
-    (runs::MAX_VEL_RESIDUAL, |r| {
-        Value::OptReal(r.summary.max_vel_residual)
-    }),
-    (runs::MAX_ACC_RESIDUAL, |r| {
-        Value::OptReal(r.summary.max_acc_residual)
-    }),
-    (runs::FINAL_POS_RESIDUAL, |r| {
-        Value::OptReal(r.summary.final_pos_residual)
-    }),
-    (runs::FINAL_VEL_RESIDUAL, |r| {
-        Value::OptReal(r.summary.final_vel_residual)
-    }),
-    (runs::MAX_ENERGY_REL_ERROR, |r| {
-        Value::OptReal(r.summary.max_energy_rel_error)
-    }),
-    (runs::FINAL_ENERGY_REL_ERROR, |r| {
-        Value::OptReal(r.summary.final_energy_rel_error)
-    }),
-    (runs::MAX_MOMENTUM_ERROR, |r| {
-        Value::OptReal(r.summary.max_momentum_error)
-    }),
-    (runs::FINAL_MOMENTUM_ERROR, |r| {
-        Value::OptReal(r.summary.final_momentum_error)
-    }),
-    (runs::ERR_Q, |r| Value::OptReal(r.summary.err_q)),
-    (runs::ERR_V, |r| Value::OptReal(r.summary.err_v)),
-    (runs::ERR_LAMBDA, |r| Value::OptReal(r.summary.err_lambda)),
-    (runs::FINAL_ERR_Q, |r| Value::OptReal(r.summary.final_err_q)),
-    (runs::FINAL_ERR_V, |r| Value::OptReal(r.summary.final_err_v)),
-    (runs::FINAL_ERR_LAMBDA, |r| {
-        Value::OptReal(r.summary.final_err_lambda)
-    }),
-    (runs::MAX_DEFERRED_RESIDUAL, |r| {
-        Value::OptReal(r.summary.max_deferred_residual)
-    }),
-    (runs::FINAL_DEFERRED_RESIDUAL, |r| {
-        Value::OptReal(r.summary.final_deferred_residual)
-    }),
-    (runs::SCD, |r| Value::OptReal(r.summary.scd)),
-    (runs::REFERENCE, |r| Value::OptText(r.reference.clone())),
-    (runs::REFERENCE_ACCURACY, |r| {
-        Value::OptReal(r.reference_accuracy.unwrap_or(f64::NAN))
-    }),
-    (runs::REF_POS_RESIDUAL, |r| {
-        Value::OptReal(r.summary.reference.pos)
-    }),
-    (runs::REF_VEL_RESIDUAL, |r| {
-        Value::OptReal(r.summary.reference.vel)
-    }),
-    (runs::REF_ENERGY_REL_ERROR, |r| {
-        Value::OptReal(r.summary.reference.energy)
-    }),
-    (runs::WARN_TIME, |r| {
-        Value::OptReal(r.warnings.first_time.unwrap_or(f64::NAN))
-    }),
-    (runs::WARN_STATES, |r| Value::Count(r.warnings.states)),
-    (runs::WARN_RATIO, |r| {
-        Value::OptReal(r.warnings.worst_ratio.unwrap_or(f64::NAN))
-    }),
-    (runs::WARN_ROW, |r| {
-        Value::OptReal(r.warnings.worst_row.map_or(f64::NAN, |i| i as f64))
-    }),
-    (runs::NEWTON_ITERATIONS, |r| {
-        Value::Count(r.stats.newton_iterations)
-    }),
-    (runs::PROJECTION_ITERATIONS, |r| {
-        Value::Count(r.stats.projection_iterations)
-    }),
-    (runs::FACTORIZATIONS, |r| {
-        Value::Count(r.stats.factorizations)
-    }),
-    (runs::SUPERNODAL_FACTORIZATIONS, |r| {
-        Value::Count(r.stats.supernodal_factorizations)
-    }),
-    (runs::JACOBIAN_EVALUATIONS, |r| {
-        Value::Count(r.stats.jacobian_evaluations)
-    }),
-    (runs::ROLLBACKS, |r| Value::Count(r.stats.rollbacks)),
-    (runs::RESETS, |r| Value::Count(r.stats.resets)),
-    (runs::RELAXATIONS, |r| Value::Count(r.stats.relaxations)),
-    (runs::SYMBOLIC_ANALYSES, |r| {
-        Value::Count(r.stats.symbolic_analyses)
-    }),
-    (runs::SOLVES, |r| Value::Count(r.stats.solves)),
-    (runs::REFINEMENT_STEPS, |r| {
-        Value::Count(r.stats.refinement_steps)
-    }),
-    (runs::NEWTON_MAX_PER_STEP, |r| {
-        Value::Count(r.reports.newton_iterations_max)
-    }),
-    (runs::ERROR_ESTIMATE_MAX, |r| {
-        Value::OptReal(r.reports.error_max.unwrap_or(f64::NAN))
-    }),
-    (runs::COUNTERS, |r| Value::Text(counters_json(&r.counters))),
-    (runs::ENSEMBLE, |r| {
-        Value::OptText(r.ensemble.as_ref().map(|e| e.settings.clone()))
-    }),
-    (runs::MEMBERS, |r| {
-        Value::Count(r.ensemble.as_ref().map_or(0, |e| e.members))
-    }),
-    (runs::MEMBER_FAILURES, |r| {
-        Value::Count(r.ensemble.as_ref().map_or(0, |e| e.failures))
-    }),
-    (runs::DRIFT_MEDIAN, |r| ensemble_stat(r, |e| e.drift_median)),
-    (runs::DRIFT_P95, |r| ensemble_stat(r, |e| e.drift_p95)),
-    (runs::ENERGY_MEDIAN, |r| {
-        ensemble_stat(r, |e| e.energy_median)
-    }),
-    (runs::ENERGY_P95, |r| ensemble_stat(r, |e| e.energy_p95)),
-    (runs::ROLLOUT_STEPS_PER_SECOND, |r| {
-        ensemble_stat(r, |e| e.rollout_steps_per_second)
-    }),
-    (runs::WALL_SECONDS, |r| Value::Real(r.wall_seconds)),
-    (runs::STEP_SECONDS, |r| Value::Real(r.step_seconds)),
-    (runs::OBSERVE_SECONDS, |r| Value::Real(r.observe_seconds)),
-    (runs::BATCH_SECONDS, |r| Value::Real(r.batch_seconds)),
-    (runs::METRICS_STRIDE, |r| Value::Count(r.metrics_stride)),
-    (runs::REPEAT, |r| Value::Count(r.repeat)),
-    (runs::STEP_SECONDS_MIN, |r| {
-        Value::OptReal(r.step_seconds_min)
-    }),
-    (runs::STEP_SECONDS_MAX, |r| {
-        Value::OptReal(r.step_seconds_max)
-    }),
-    (runs::PEAK_HEAP_BYTES, |r| {
-        Value::OptReal(r.peak_heap_bytes.map_or(f64::NAN, |b| b as f64))
-    }),
-    (runs::DECLARED_ORDER_Q, |r| {
-        Value::OptReal(r.declared.q.unwrap_or(f64::NAN))
-    }),
-    (runs::DECLARED_ORDER_V, |r| {
-        Value::OptReal(r.declared.v.unwrap_or(f64::NAN))
-    }),
-    (runs::DECLARED_ORDER_LAMBDA, |r| {
-        Value::OptReal(r.declared.lambda.unwrap_or(f64::NAN))
-    }),
-];
 
 /// A statistic of an ensemble row (null for a single run).
-fn ensemble_stat(r: &RunRecord, get: fn(&crate::ensemble::EnsembleSummary) -> f64) -> Value {
-    Value::OptReal(r.ensemble.as_ref().map_or(f64::NAN, get))
+fn ensemble_stat(r: &RunRecord, get: fn(&crate::ensemble::EnsembleSummary) -> f64) -> Option<f64> {
+    opt(r.ensemble.as_ref().map_or(f64::NAN, get))
 }
 
 /// The `counters` column: a JSON object of the method's named counters.
@@ -331,129 +219,95 @@ fn counters_json(counters: &[(String, usize)]) -> String {
     serde_json::Value::Object(map).to_string()
 }
 
-/// One column of the runs table from its writer, typed by the schema.
-fn runs_column(def: ColumnDef, get: Writer, rows: &[RunRecord]) -> Column {
-    let name = def.name.into();
-    let values = rows.iter().map(get);
-    match def.kind {
-        Kind::Text => Column::new(
-            name,
-            values
-                .map(|v| match v {
-                    Value::Text(s) => s,
-                    _ => String::new(),
-                })
-                .collect::<Vec<String>>(),
-        ),
-        Kind::OptText => Column::new(
-            name,
-            values
-                .map(|v| match v {
-                    Value::OptText(s) => s,
-                    _ => None,
-                })
-                .collect::<Vec<Option<String>>>(),
-        ),
-        Kind::Count => Column::new(
-            name,
-            values
-                .map(|v| match v {
-                    Value::Count(n) => n as u64,
-                    _ => 0,
-                })
-                .collect::<Vec<u64>>(),
-        ),
-        Kind::Real => Column::new(
-            name,
-            values
-                .map(|v| match v {
-                    Value::Real(x) => x,
-                    _ => f64::NAN,
-                })
-                .collect::<Vec<f64>>(),
-        ),
-        Kind::OptReal | Kind::RealList => Column::new(
-            name,
-            values
-                .map(|v| match v {
-                    Value::OptReal(x) => opt(x),
-                    _ => None,
-                })
-                .collect::<Vec<Option<f64>>>(),
-        ),
-    }
-}
-
-/// The `runs` table, column by column from `WRITERS` (the schema paired with each
-/// column's computation).
+/// The `runs` table: the records' rows ([`runs_row`]) column by column through the
+/// schema's accessors ([`runs::COLUMNS`]), the code the report reads them back with.
 pub fn runs_frame(rows: &[RunRecord]) -> Result<DataFrame, RunnerError> {
-    let cols = WRITERS
-        .iter()
-        .map(|&(def, get)| runs_column(def, get, rows))
-        .collect();
-    DataFrame::new_infer_height(cols).map_err(|e| RunnerError::Write {
+    let rows: Vec<runs::Row> = rows.iter().map(runs_row).collect();
+    table::frame(&rows, runs::COLUMNS).map_err(|e| RunnerError::Write {
         path: "runs".into(),
         message: e.to_string(),
     })
 }
 
-/// The `traces` table (long format: one row per sample per cell).
+/// The `traces` rows of one sample `row` (in [`traces::SAMPLED`] order) of a cell whose
+/// runs record is `r`.
+fn trace_row(r: &RunRecord, cell: usize, row: &[f64]) -> traces::Row {
+    let at = |j: usize| row.get(j).copied().and_then(opt);
+    traces::Row {
+        cell: cell as u64,
+        problem: r.problem.clone(),
+        method: r.method.clone(),
+        variant: r.variant.clone(),
+        h: r.h,
+        t: at(0),
+        pos_residual: at(1),
+        vel_residual: at(2),
+        acc_residual: at(3),
+        energy_rel_error: at(4),
+        err_q: at(5),
+        err_v: at(6),
+        err_lambda: at(7),
+    }
+}
+
+/// The `q`, `v`, `λ` list columns of the traces (with `trace_states`), one list per
+/// sample in the order of the rows.
+#[derive(Default)]
+struct StateLists {
+    q: Vec<Series>,
+    v: Vec<Series>,
+    lambda: Vec<Series>,
+}
+
+impl StateLists {
+    fn push(&mut self, tr: &CellTrace, k: usize) {
+        let at = |list: &Option<Vec<Vec<f64>>>| {
+            list.as_ref()
+                .and_then(|x| x.get(k))
+                .cloned()
+                .unwrap_or_default()
+        };
+        self.q.push(Series::new("".into(), at(&tr.q)));
+        self.v.push(Series::new("".into(), at(&tr.v)));
+        self.lambda.push(Series::new("".into(), at(&tr.lambda)));
+    }
+
+    fn columns(self) -> [Column; 3] {
+        [
+            Series::new(traces::Q.name.into(), self.q).into(),
+            Series::new(traces::V.name.into(), self.v).into(),
+            Series::new(traces::LAMBDA.name.into(), self.lambda).into(),
+        ]
+    }
+}
+
+/// The `traces` table (long format: one row per sample per cell): the schema's rows
+/// through its accessors, and the state lists when a trace keeps states.
 pub fn traces_frame(rows: &[RunRecord], traces: &[CellTrace]) -> Result<DataFrame, RunnerError> {
-    let mut cell = Vec::new();
-    let mut problem = Vec::new();
-    let mut method = Vec::new();
-    let mut variant = Vec::new();
-    let mut h = Vec::new();
-    let mut data: Vec<Vec<Option<f64>>> = vec![Vec::new(); 8];
     let with_states = traces.iter().any(|t| t.q.is_some());
-    let mut qs: Vec<Series> = Vec::new();
-    let mut vs: Vec<Series> = Vec::new();
-    let mut lambdas: Vec<Series> = Vec::new();
-    let at = |list: &Option<Vec<Vec<f64>>>, k: usize| {
-        list.as_ref()
-            .and_then(|x| x.get(k))
-            .cloned()
-            .unwrap_or_default()
-    };
+    let (mut samples, mut states) = (Vec::new(), StateLists::default());
     for tr in traces {
         let Some(r) = rows.iter().find(|r| r.cell == tr.cell) else {
             continue;
         };
         for (k, row) in tr.samples.rows().into_iter().enumerate() {
-            cell.push(tr.cell as u64);
-            problem.push(r.problem.clone());
-            method.push(r.method.clone());
-            variant.push(r.variant.clone());
-            h.push(r.h);
-            for (j, x) in row.iter().enumerate() {
-                data[j].push(opt(*x));
-            }
+            samples.push(trace_row(r, tr.cell, &row.to_vec()));
             if with_states {
-                qs.push(Series::new("".into(), at(&tr.q, k)));
-                vs.push(Series::new("".into(), at(&tr.v, k)));
-                lambdas.push(Series::new("".into(), at(&tr.lambda, k)));
+                states.push(tr, k);
             }
         }
     }
-    let mut cols = vec![
-        Column::new(traces::CELL.name.into(), cell),
-        Column::new(traces::PROBLEM.name.into(), problem),
-        Column::new(traces::METHOD.name.into(), method),
-        Column::new(traces::VARIANT.name.into(), variant),
-        Column::new(traces::H.name.into(), h),
-    ];
-    for (j, def) in traces::SAMPLED.iter().enumerate() {
-        cols.push(col_f64(def.name, std::mem::take(&mut data[j])));
-    }
-    if with_states {
-        cols.push(Series::new(traces::Q.name.into(), qs).into());
-        cols.push(Series::new(traces::V.name.into(), vs).into());
-        cols.push(Series::new(traces::LAMBDA.name.into(), lambdas).into());
-    }
-    DataFrame::new_infer_height(cols).map_err(|e| RunnerError::Write {
+    let failed = |e: String| RunnerError::Write {
         path: "traces".into(),
-        message: e.to_string(),
-    })
+        message: e,
+    };
+    let mut df = table::frame(&samples, traces::COLUMNS).map_err(|e| failed(e.to_string()))?;
+    if with_states {
+        for c in states.columns() {
+            df.with_column(c).map_err(|e| failed(e.to_string()))?;
+        }
+    }
+    Ok(df)
 }
 
 /// Write a frame as Parquet, atomically.
@@ -480,24 +334,13 @@ pub fn write_csv(df: &mut DataFrame, path: &Path) -> Result<(), RunnerError> {
 mod tests {
     use super::*;
 
-    /// Every runs column of the schema is written, in the schema's order, with a value of
-    /// the column's type.
+    /// A record's row carries its values into the columns of the schema's types: the
+    /// frame of one default record has every runs column, in the schema's order.
     #[test]
-    fn writers_follow_the_schema() {
-        let names: Vec<&str> = WRITERS.iter().map(|(d, _)| d.name).collect();
+    fn the_runs_frame_has_every_schema_column_in_order() {
+        let df = runs_frame(&[RunRecord::default()]).expect("frame");
+        let names: Vec<&str> = df.get_column_names().iter().map(|n| n.as_str()).collect();
         let want: Vec<&str> = runs::ALL.iter().map(|d| d.name).collect();
         assert_eq!(names, want);
-        let r = RunRecord::default();
-        for (def, get) in WRITERS {
-            let ok = matches!(
-                (def.kind, get(&r)),
-                (Kind::Text, Value::Text(_))
-                    | (Kind::OptText, Value::OptText(_))
-                    | (Kind::Count, Value::Count(_))
-                    | (Kind::Real, Value::Real(_))
-                    | (Kind::OptReal, Value::OptReal(_))
-            );
-            assert!(ok, "column {} writes a value of another type", def.name);
-        }
     }
 }

@@ -16,7 +16,7 @@ use driftlab_core::{
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use ndarray::Array2;
-use polars::prelude::*;
+
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -300,7 +300,7 @@ fn base_record(experiment: &str, cell: &Cell) -> RunRecord {
 fn empty_trace(cell: &Cell) -> CellTrace {
     CellTrace {
         cell: cell.index,
-        samples: Array2::zeros((0, driftlab_core::schema::traces::SAMPLED.len())),
+        samples: Array2::zeros((0, driftlab_results::schema::traces::SAMPLED.len())),
         q: None,
         v: None,
         lambda: None,
@@ -337,7 +337,7 @@ fn record_outcome(rec: &mut RunRecord, cell: &Cell, out: &RunOutcome, metrics: &
 
 /// The error columns of a trace whose reference cannot be trusted, nulled like the row's.
 fn null_trace_errors(trace: &mut CellTrace) {
-    use driftlab_core::schema::traces::{ERR_LAMBDA, ERR_Q, ERR_V, SAMPLED};
+    use driftlab_results::schema::traces::{ERR_LAMBDA, ERR_Q, ERR_V, SAMPLED};
     for col in [ERR_Q, ERR_V, ERR_LAMBDA] {
         if let Some(j) = SAMPLED.iter().position(|c| c.name == col.name) {
             trace.samples.column_mut(j).fill(f64::NAN);
@@ -345,12 +345,12 @@ fn null_trace_errors(trace: &mut CellTrace) {
     }
 }
 
-/// The cell's sampled metrics (columns of [`driftlab_core::schema::traces::SAMPLED`]) and,
+/// The cell's sampled metrics (columns of [`driftlab_results::schema::traces::SAMPLED`]) and,
 /// when the spec asks for them, the states at the same times.
 fn cell_trace(cell: &Cell, metrics: &MetricsObserver, states: &TrajectoryRecorder) -> CellTrace {
     let mut samples = Array2::<f64>::zeros((
         metrics.trace.len(),
-        driftlab_core::schema::traces::SAMPLED.len(),
+        driftlab_results::schema::traces::SAMPLED.len(),
     ));
     for (i, m) in metrics.trace.iter().enumerate() {
         let row = [
@@ -400,34 +400,11 @@ fn cell_trace(cell: &Cell, metrics: &MetricsObserver, states: &TrajectoryRecorde
     }
 }
 
-/// `orders.csv`, in the order of [`driftlab_core::schema::orders::ALL`] (a test checks
-/// the header).
+/// `orders.csv`: the rows column by column through the schema's accessors
+/// ([`driftlab_results::schema::orders::COLUMNS`], the report's reader too).
 fn write_orders(rows: &[OrderRow], path: &Path) -> Result<(), RunnerError> {
-    use driftlab_core::schema::orders;
-    let s = |f: &dyn Fn(&OrderRow) -> String| rows.iter().map(f).collect::<Vec<String>>();
-    let o = |f: &dyn Fn(&OrderRow) -> Option<f64>| rows.iter().map(f).collect::<Vec<Option<f64>>>();
-    let cols = vec![
-        Column::new(orders::PROBLEM.name.into(), s(&|r| r.problem.clone())),
-        Column::new(
-            orders::PROBLEM_PARAMS.name.into(),
-            s(&|r| r.problem_params.clone()),
-        ),
-        Column::new(orders::METHOD.name.into(), s(&|r| r.method.clone())),
-        Column::new(orders::VARIANT.name.into(), s(&|r| r.variant.clone())),
-        Column::new(orders::PARAMS.name.into(), s(&|r| r.params.clone())),
-        Column::new(orders::QUANTITY.name.into(), s(&|r| r.quantity.clone())),
-        Column::new(orders::OBSERVED_ORDER.name.into(), o(&|r| r.observed_order)),
-        Column::new(orders::EXPECTED_ORDER.name.into(), o(&|r| r.expected_order)),
-        Column::new(orders::H_MIN.name.into(), o(&|r| r.h_min)),
-        Column::new(orders::H_MAX.name.into(), o(&|r| r.h_max)),
-        Column::new(
-            orders::POINTS.name.into(),
-            rows.iter().map(|r| r.points as u64).collect::<Vec<u64>>(),
-        ),
-        Column::new(orders::R2.name.into(), o(&|r| r.r2)),
-        Column::new(orders::NOTE.name.into(), s(&|r| r.note.clone())),
-    ];
-    let mut df = DataFrame::new_infer_height(cols).map_err(|e| RunnerError::Write {
+    let columns = driftlab_results::schema::orders::COLUMNS;
+    let mut df = driftlab_results::table::frame(rows, columns).map_err(|e| RunnerError::Write {
         path: path.display().to_string(),
         message: e.to_string(),
     })?;

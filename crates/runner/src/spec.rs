@@ -41,7 +41,7 @@
 //! ```
 //!
 //! An optional `[report]` table (class, measure, target, select, note, tuning_map;
-//! `driftlab_core::report_spec`) tells the combined report how to use the experiment.
+//! `driftlab_results::report_spec`) tells the combined report how to use the experiment.
 //!
 //! Step sizes are snapped so that `t_end / h` is an integer (`h ← t_end / round(t_end/h)`)
 //! — every run ends exactly at `t_end`, and errors at `t_end` compare like with like.
@@ -120,16 +120,16 @@ pub struct Spec {
     /// manifest's spec text).
     #[serde(default)]
     pub annotations: Vec<Annotation>,
-    /// How the combined report uses this experiment (driftlab_core::report_spec).
-    pub report: Option<driftlab_core::report_spec::ReportSpec>,
+    /// How the combined report uses this experiment (driftlab_results::report_spec).
+    pub report: Option<driftlab_results::report_spec::ReportSpec>,
     /// Claims of the sources, as rules over this experiment's rows, evaluated by the
-    /// report (driftlab_core::claim_spec).
+    /// report (driftlab_results::claim_spec).
     #[serde(default)]
-    pub claims: Vec<driftlab_core::claim_spec::ClaimSpec>,
+    pub claims: Vec<driftlab_results::claim_spec::ClaimSpec>,
     /// Why observed orders differ from the declared ones, shown by the report beside the
-    /// rows that do not match (driftlab_core::order_note).
+    /// rows that do not match (driftlab_results::order_note).
     #[serde(default)]
-    pub order_notes: Vec<driftlab_core::order_note::OrderNote>,
+    pub order_notes: Vec<driftlab_results::order_note::OrderNote>,
     /// Run every cell as an ensemble of seeded, perturbed rollouts ([`crate::ensemble`]).
     pub ensemble: Option<crate::ensemble::EnsembleSpec>,
 }

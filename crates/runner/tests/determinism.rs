@@ -3,7 +3,7 @@
 //! identical across repeated runs, across the number of cells run side by side, and
 //! across the number of faer threads inside a cell.
 
-use driftlab_core::schema::runs;
+use driftlab_results::schema::runs;
 use driftlab_runner::{run_spec, RunOptions, Spec};
 use polars::prelude::*;
 

@@ -49,13 +49,13 @@ fn seed003_spec_writes_every_file_and_the_seed_table() {
     let df = ParquetReader::new(std::fs::File::open(dir.join("runs.parquet")).unwrap())
         .finish()
         .unwrap();
-    for name in driftlab_core::schema::runs::ALL.iter().map(|c| c.name) {
+    for name in driftlab_results::schema::runs::ALL.iter().map(|c| c.name) {
         assert!(df.column(name).is_ok(), "column {name} missing");
     }
     // The other two tables follow the schema too: orders.csv's header in order, and
     // every fixed column of the traces.
     let orders = std::fs::read_to_string(dir.join("orders.csv")).unwrap();
-    let want: Vec<&str> = driftlab_core::schema::orders::ALL
+    let want: Vec<&str> = driftlab_results::schema::orders::ALL
         .iter()
         .map(|c| c.name)
         .collect();
@@ -63,7 +63,7 @@ fn seed003_spec_writes_every_file_and_the_seed_table() {
     let traces = ParquetReader::new(std::fs::File::open(dir.join("traces.parquet")).unwrap())
         .finish()
         .unwrap();
-    for c in driftlab_core::schema::traces::ALL {
+    for c in driftlab_results::schema::traces::ALL {
         assert!(
             traces.column(c.name).is_ok(),
             "trace column {} missing",
@@ -269,7 +269,7 @@ id = "taylor"
 /// the user's reference; the failure message gives the expected rows).
 #[test]
 fn docs_document_every_run_column() {
-    use driftlab_core::schema::{readme_table_differs, runs};
+    use driftlab_results::schema::{readme_table_differs, runs};
     let readme = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../docs/output-files.md"
@@ -341,7 +341,7 @@ id = "baumgarte"
 /// The table of failure kinds in docs/bad-inputs.md is `FailKind::ALL`, row for row.
 #[test]
 fn docs_document_every_fail_kind() {
-    use driftlab_core::{schema::readme_table_differs, FailKind};
+    use driftlab_results::{schema::readme_table_differs, FailKind};
     let readme = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../docs/bad-inputs.md"

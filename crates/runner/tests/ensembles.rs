@@ -4,7 +4,7 @@
 //! with the field named.
 #![allow(clippy::float_cmp)] // bitwise reproducibility and exact curriculum values
 
-use driftlab_core::schema::{members, runs};
+use driftlab_results::schema::{members, runs};
 use driftlab_runner::ensemble::percentile;
 use driftlab_runner::{run_spec, RunOptions, RunSummary, Spec};
 use polars::prelude::*;
@@ -340,7 +340,7 @@ fn docs_document_every_member_column() {
         .skip(1)
         .collect::<Vec<_>>()
         .join(header);
-    if let Some(d) = driftlab_core::schema::readme_table_differs(&after_runs, header, &rows) {
+    if let Some(d) = driftlab_results::schema::readme_table_differs(&after_runs, header, &rows) {
         panic!("{d}");
     }
 }

@@ -30,7 +30,7 @@ fn loglog_slope(points: &[(f64, f64)]) -> Option<f64> {
         .filter(|(x, y)| *x > 0.0 && *y > 0.0)
         .map(|(x, y)| (x.ln(), y.ln()))
         .unzip();
-    let slope = driftlab_core::fit::fit_line(&x, &y).0;
+    let slope = driftlab_results::fit::fit_line(&x, &y).0;
     (x.len() >= 2 && slope.is_finite()).then_some(slope)
 }
 

@@ -58,7 +58,7 @@ pub fn tolerance_proportionality(key: &str, runs: &[&Run], colours: &Colours) ->
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
         let (lx, ly): (Vec<f64>, Vec<f64>) =
             pts.iter().map(|(x, y)| (x.log10(), y.log10())).unzip();
-        let slope = driftlab_core::fit::fit_line(&lx, &ly).0;
+        let slope = driftlab_results::fit::fit_line(&lx, &ly).0;
         all_x.extend(pts.iter().map(|p| p.0));
         lines.push(Line {
             label: format!("{v} (slope {slope:.2})"),

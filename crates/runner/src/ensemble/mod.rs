@@ -17,7 +17,7 @@
 //!
 //! The cell's `runs` row summarizes the distribution over members (median, p95 and max
 //! of drift and energy error, failures) and the throughput in rollout steps per second;
-//! each member gets a row of `members` ([`driftlab_core::schema::members`]). Drift is
+//! each member gets a row of `members` ([`driftlab_results::schema::members`]). Drift is
 //! measured on the unperturbed constraints: the noise moves the target the method
 //! enforces, not the mechanism.
 

@@ -1,76 +1,43 @@
-//! The `members` table ([`driftlab_core::schema::members`]), column by column from the
-//! schema paired with each column's computation.
+//! The `members` table ([`driftlab_results::schema::members`]): one schema row per member
+//! ([`member_row`]), written column by column through the schema's accessors.
 
 use super::MemberRecord;
 use crate::error::RunnerError;
-use driftlab_core::schema::{members, ColumnDef};
+use driftlab_results::schema::members;
+use driftlab_results::table;
 use polars::prelude::*;
-
-/// One column's values from the member rows.
-enum Values {
-    Text(Vec<String>),
-    OptText(Vec<Option<String>>),
-    Count(Vec<u64>),
-    Real(Vec<f64>),
-    OptReal(Vec<Option<f64>>),
-}
 
 /// NaN (undefined) → null.
 fn opt(x: f64) -> Option<f64> {
     (!x.is_nan()).then_some(x)
 }
 
-/// The values of column `def` for `rows` of `experiment`.
-fn values(def: ColumnDef, experiment: &str, rows: &[MemberRecord]) -> Values {
-    let real =
-        |f: fn(&MemberRecord) -> f64| Values::OptReal(rows.iter().map(|r| opt(f(r))).collect());
-    let text =
-        |f: fn(&MemberRecord) -> Option<String>| Values::OptText(rows.iter().map(f).collect());
-    let count =
-        |f: fn(&MemberRecord) -> usize| Values::Count(rows.iter().map(|r| f(r) as u64).collect());
-    match def.name {
-        "experiment" => Values::Text(vec![experiment.to_string(); rows.len()]),
-        "cell" => count(|r| r.cell),
-        "member" => count(|r| r.member),
-        "strength" => Values::OptReal(rows.iter().map(|r| r.strength).collect()),
-        "sigma0" => Values::Real(rows.iter().map(|r| r.sigma0).collect()),
-        "status" => Values::Text(
-            rows.iter()
-                .map(|r| if r.ok { "ok" } else { "failed" }.to_string())
-                .collect(),
-        ),
-        "fail_time" => Values::OptReal(rows.iter().map(|r| r.fail_time).collect()),
-        "fail_kind" => text(|r| r.fail_kind.map(|k| k.tag().to_string())),
-        "fail_reason" => text(|r| r.fail_reason.clone()),
-        "steps" => count(|r| r.steps),
-        "max_drift" => real(|r| r.max_drift),
-        "final_drift" => real(|r| r.final_drift),
-        "max_vel_residual" => real(|r| r.max_vel_residual),
-        "max_energy_rel_error" => real(|r| r.max_energy),
-        "final_energy_rel_error" => real(|r| r.final_energy),
-        "step_seconds" => Values::Real(rows.iter().map(|r| r.step_seconds).collect()),
-        other => unreachable!(
-            "members column `{other}` has no writer (test `every_column_has_a_writer`)"
-        ),
+/// The `members` row of member `r` of `experiment`.
+pub fn member_row(experiment: &str, r: &MemberRecord) -> members::Row {
+    members::Row {
+        experiment: experiment.to_string(),
+        cell: r.cell as u64,
+        member: r.member as u64,
+        strength: r.strength,
+        sigma0: r.sigma0,
+        status: if r.ok { "ok" } else { "failed" }.to_string(),
+        fail_time: r.fail_time,
+        fail_kind: r.fail_kind.map(|k| k.tag().to_string()),
+        fail_reason: r.fail_reason.clone(),
+        steps: r.steps as u64,
+        max_drift: opt(r.max_drift),
+        final_drift: opt(r.final_drift),
+        max_vel_residual: opt(r.max_vel_residual),
+        max_energy_rel_error: opt(r.max_energy),
+        final_energy_rel_error: opt(r.final_energy),
+        step_seconds: r.step_seconds,
     }
 }
 
 /// The `members` table of `experiment`.
 pub fn members_frame(experiment: &str, rows: &[MemberRecord]) -> Result<DataFrame, RunnerError> {
-    let cols = members::ALL
-        .iter()
-        .map(|&def| {
-            let name = def.name.into();
-            match values(def, experiment, rows) {
-                Values::Text(v) => Column::new(name, v),
-                Values::OptText(v) => Column::new(name, v),
-                Values::Count(v) => Column::new(name, v),
-                Values::Real(v) => Column::new(name, v),
-                Values::OptReal(v) => Column::new(name, v),
-            }
-        })
-        .collect();
-    DataFrame::new_infer_height(cols).map_err(|e| RunnerError::Write {
+    let rows: Vec<members::Row> = rows.iter().map(|r| member_row(experiment, r)).collect();
+    table::frame(&rows, members::COLUMNS).map_err(|e| RunnerError::Write {
         path: "members".into(),
         message: e.to_string(),
     })
@@ -79,24 +46,11 @@ pub fn members_frame(experiment: &str, rows: &[MemberRecord]) -> Result<DataFram
 #[cfg(test)]
 mod tests {
     use super::*;
-    use driftlab_core::schema::Kind;
 
-    /// Every schema column has a writer of its declared type.
+    /// The frame has every schema column, in the schema's order.
     #[test]
-    fn every_column_has_a_writer() {
-        let rows = [MemberRecord::default()];
-        for &def in members::ALL {
-            let ok = matches!(
-                (values(def, "x", &rows), def.kind),
-                (Values::Text(_), Kind::Text)
-                    | (Values::OptText(_), Kind::OptText)
-                    | (Values::Count(_), Kind::Count)
-                    | (Values::Real(_), Kind::Real)
-                    | (Values::OptReal(_), Kind::OptReal)
-            );
-            assert!(ok, "{} is not written as {:?}", def.name, def.kind);
-        }
-        let df = members_frame("x", &rows).unwrap();
+    fn every_column_is_written_in_order() {
+        let df = members_frame("x", &[MemberRecord::default()]).expect("frame");
         let names: Vec<&str> = df.get_column_names().iter().map(|s| s.as_str()).collect();
         let expected: Vec<&str> = members::ALL.iter().map(|c| c.name).collect();
         assert_eq!(names, expected);

@@ -2,8 +2,8 @@
 //!
 //! Every failed row carries exactly one [`FailKind`] tag beside its human-readable
 //! `fail_reason`, so that a report or a user groups failures without parsing messages.
-//! The typed errors map onto it ([`crate::StepError::fail_kind`],
-//! [`crate::MethodError::fail_kind`]); the runner adds the failures that happen around a
+//! The typed errors of `driftlab-core` map onto it (`StepError::fail_kind`,
+//! `MethodError::fail_kind`); the runner adds the failures that happen around a
 //! run (`build`, `thread-pool`, `panic`). The table of kinds in docs/bad-inputs.md is checked against
 //! [`FailKind::ALL`].
 
