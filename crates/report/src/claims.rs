@@ -9,6 +9,8 @@ use crate::book::Book;
 use crate::data::{Order, Results, Run};
 use crate::error::ReportError;
 use driftlab_results::claim_spec::{Aggregate, ClaimSpec};
+use driftlab_results::schema::runs;
+use driftlab_results::table;
 use std::path::{Path, PathBuf};
 
 /// One evaluated claim.
@@ -47,30 +49,9 @@ fn selected<'a>(runs: &'a [Run], texts: &[String]) -> Vec<&'a Run> {
         .collect()
 }
 
-/// The value of a runs measure on one successful row.
+/// The value of a runs measure (a column named by the spec) on one row.
 fn run_value(r: &Run, measure: &str) -> Option<f64> {
-    let count = |x: u64| Some(x as f64);
-    match measure {
-        "err_q" => r.err_q,
-        "final_err_q" => r.final_err_q,
-        "err_v" => r.err_v,
-        "err_lambda" => r.err_lambda,
-        "scd" => r.scd,
-        "max_pos_residual" => r.max_pos_residual,
-        "max_vel_residual" => r.max_vel_residual,
-        "max_acc_residual" => r.max_acc_residual,
-        "max_energy_rel_error" => r.max_energy_rel_error,
-        "final_deferred_residual" => r.final_deferred_residual,
-        "newton_iterations" => count(r.newton_iterations),
-        "projection_iterations" => count(r.projection_iterations),
-        "factorizations" => count(r.factorizations),
-        "steps" => count(r.steps),
-        "step_seconds" => Some(r.step_seconds),
-        "wall_seconds" => Some(r.wall_seconds),
-        m if m == driftlab_results::schema::runs::FAIL_TIME.name => r.fail_time,
-        _ => None,
-    }
-    .filter(|x| x.is_finite())
+    table::number(&r.row, runs::COLUMNS, measure).filter(|x| x.is_finite())
 }
 
 fn aggregate(mut values: Vec<f64>, how: Aggregate) -> Option<f64> {
@@ -295,16 +276,16 @@ mod tests {
     use super::*;
 
     fn run(variant: &str, ok: bool, sweeps: u64, err: f64) -> Run {
-        Run {
+        Run::of_row(&runs::Row {
             problem: "ball-stack".into(),
             problem_params: "{\"balls\":20}".into(),
             variant: variant.into(),
-            ok,
+            status: if ok { "ok" } else { "failed" }.into(),
             newton_iterations: sweeps,
             err_q: Some(err),
             h: 1e-3,
-            ..Run::default()
-        }
+            ..runs::Row::default()
+        })
     }
 
     fn results() -> Results {

@@ -1,7 +1,7 @@
 //! Stored results, read back from `runs.parquet`, `traces.parquet` and `orders.csv`.
 
 use crate::error::ReportError;
-use driftlab_results::schema::{orders, runs, traces, ColumnDef};
+use driftlab_results::schema::{orders, runs, traces};
 use driftlab_results::table;
 use polars::prelude::*;
 use std::collections::BTreeMap;
@@ -99,6 +99,9 @@ pub struct Run {
     /// The values of [`runs::MEASURES`], in that order (an experiment's accuracy measure
     /// is one of them).
     pub measures: Vec<Option<f64>>,
+    /// The stored row itself, for a measure named in a spec (a claim's), looked up by
+    /// its column name ([`table::number`]).
+    pub row: runs::Row,
 }
 
 impl Run {
@@ -353,7 +356,7 @@ impl Run {
     /// read as their defaults and mean: `rtol`, `fail_kind`, `reference`,
     /// `peak_heap_bytes` null; `sweep_threads` 0 → `None`; `batch_seconds` NaN → `None`;
     /// `repeat` 0 → 1; `threads` 0 → 1; no `members` → not an ensemble.
-    fn of_row(r: &runs::Row) -> Self {
+    pub(crate) fn of_row(r: &runs::Row) -> Self {
         Run {
             cell: r.cell,
             problem: r.problem.clone(),
@@ -396,17 +399,13 @@ impl Run {
             declared_q: r.declared_order_q,
             declared_v: r.declared_order_v,
             declared_lambda: r.declared_order_lambda,
-            measures: runs::MEASURES.iter().map(|m| measure(r, *m)).collect(),
+            measures: runs::MEASURES
+                .iter()
+                .map(|m| table::number(r, runs::COLUMNS, m.name))
+                .collect(),
+            row: r.clone(),
         }
     }
-}
-
-/// The value of the runs column `def` in `r` (a measure: a real column).
-fn measure(r: &runs::Row, def: ColumnDef) -> Option<f64> {
-    runs::COLUMNS
-        .iter()
-        .find(|(d, _)| d.name == def.name)
-        .and_then(|(_, access)| access.number(r))
 }
 
 impl EnsembleStats {

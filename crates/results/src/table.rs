@@ -37,6 +37,16 @@ impl<R> Access<R> {
     }
 }
 
+/// The value of the numeric column `name` in `row` (`None`: null, a text column, or no
+/// such column): how a measure named in a spec is looked up, with no second mapping of
+/// names to fields.
+pub fn number<R>(row: &R, columns: &[(ColumnDef, Access<R>)], name: &str) -> Option<f64> {
+    columns
+        .iter()
+        .find(|(def, _)| def.name == name)
+        .and_then(|(_, access)| access.number(row))
+}
+
 /// A table failed to convert: which column and why.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TableError {
