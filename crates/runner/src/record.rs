@@ -182,6 +182,16 @@ pub fn runs_row(r: &RunRecord) -> runs::Row {
         newton_max_per_step: r.reports.newton_iterations_max as u64,
         error_estimate_max: opt(r.reports.error_max.unwrap_or(f64::NAN)),
         counters: counters_json(&r.counters),
+        declared_order_q: opt(r.declared.q.unwrap_or(f64::NAN)),
+        declared_order_v: opt(r.declared.v.unwrap_or(f64::NAN)),
+        declared_order_lambda: opt(r.declared.lambda.unwrap_or(f64::NAN)),
+        ..measured_columns(r)
+    }
+}
+
+/// The ensemble and timing columns of a record's row (the rest at their defaults).
+fn measured_columns(r: &RunRecord) -> runs::Row {
+    runs::Row {
         ensemble: r.ensemble.as_ref().map(|e| e.settings.clone()),
         members: r.ensemble.as_ref().map_or(0, |e| e.members) as u64,
         member_failures: r.ensemble.as_ref().map_or(0, |e| e.failures) as u64,
@@ -199,9 +209,7 @@ pub fn runs_row(r: &RunRecord) -> runs::Row {
         step_seconds_min: opt(r.step_seconds_min),
         step_seconds_max: opt(r.step_seconds_max),
         peak_heap_bytes: opt(r.peak_heap_bytes.map_or(f64::NAN, |b| b as f64)),
-        declared_order_q: opt(r.declared.q.unwrap_or(f64::NAN)),
-        declared_order_v: opt(r.declared.v.unwrap_or(f64::NAN)),
-        declared_order_lambda: opt(r.declared.lambda.unwrap_or(f64::NAN)),
+        ..runs::Row::default()
     }
 }
 
