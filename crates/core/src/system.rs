@@ -156,6 +156,13 @@ pub trait MechanicalSystem: Send + Sync {
     fn jacobian_pattern(&self) -> SparsityPattern;
     /// Values of `Φ_q(t, q)` in the order of [`Self::jacobian_pattern`].
     fn jacobian(&self, t: f64, q: &[f64], out: &mut [f64]);
+    /// `Φ(t, q)` and `Φ_q(t, q)` at once, for a method that needs both at one point (the
+    /// first-order form's residual): a problem whose two share work (Andrews' squeezer,
+    /// one set of sines and cosines) overrides it; the default calls both.
+    fn constraints_and_jacobian(&self, t: f64, q: &[f64], phi: &mut [f64], jac: &mut [f64]) {
+        self.constraints(t, q, phi);
+        self.jacobian(t, q, jac);
+    }
     /// `Φ_t(t, q)`; zero for scleronomic constraints (the default).
     fn phi_t(&self, _t: f64, _q: &[f64], out: &mut [f64]) {
         out.iter_mut().for_each(|x| *x = 0.0);

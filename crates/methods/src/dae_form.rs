@@ -54,6 +54,16 @@ impl MechanicalTerms {
         sys.jacobian(t, q, &mut self.jac);
     }
 
+    /// [`Self::load`], and `Φ(t, q)` into `phi` from the same evaluation
+    /// ([`MechanicalSystem::constraints_and_jacobian`]).
+    pub fn load_with_constraints(
+        &mut self, sys: &dyn MechanicalSystem, t: f64, q: &[f64], v: &[f64], phi: &mut [f64],
+    ) {
+        sys.mass(q, &mut self.mass);
+        sys.forces(t, q, v, &mut self.force);
+        sys.constraints_and_jacobian(t, q, phi, &mut self.jac);
+    }
+
     /// `f` of the last [`Self::load`].
     pub fn force(&self) -> &[f64] {
         &self.force
@@ -152,8 +162,9 @@ impl DaeForm {
         let (q, v, a, lambda) = (&y[..n], &y[n..2 * n], &y[2 * n..3 * n], &y[3 * n..]);
         out[..n].copy_from_slice(v);
         out[n..2 * n].copy_from_slice(a);
-        self.dynamics(sys, t, (q, v, a, lambda), &mut out[2 * n..3 * n]);
-        sys.constraints(t, q, &mut out[3 * n..]);
+        let (r, phi) = out[2 * n..].split_at_mut(n);
+        self.terms.load_with_constraints(sys, t, q, v, phi);
+        self.residual(a, lambda, r);
     }
 
     /// `r = M(q) a − f(t, q, v) + Φ_q(t, q)ᵀ λ`, leaving `M(q)` and `Φ_q(t, q)` in the
@@ -163,6 +174,11 @@ impl DaeForm {
         (q, v, a, lambda): (&[f64], &[f64], &[f64], &[f64]), r: &mut [f64],
     ) {
         self.terms.load(sys, t, q, v);
+        self.residual(a, lambda, r);
+    }
+
+    /// `r = M a − f + Φ_qᵀ λ` from the loaded terms.
+    fn residual(&self, a: &[f64], lambda: &[f64], r: &mut [f64]) {
         for (ri, fi) in r.iter_mut().zip(self.terms.force()) {
             *ri = -fi;
         }

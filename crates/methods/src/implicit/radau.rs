@@ -14,7 +14,9 @@
 //! Newton matrix into one real system `(γ/h · B − J)` and one complex system
 //! `((α + iβ)/h · B − J)`, where `γ, α ± iβ` are the eigenvalues of `A⁻¹` — one real and
 //! one complex LU per Newton matrix (Hairer & Wanner, *Solving ODEs II*, 2nd ed. 1996,
-//! §IV.8, eqs. (8.15)–(8.19)). The iteration is the workspace's Newton kernel
+//! §IV.8, eqs. (8.15)–(8.19)). As RADAU5 does for second-order structure (its `M1`,
+//! `M2`), the rows `q' = v`, `v' = a` are eliminated and only the `n + m` algebraic rows
+//! are factored (module `radau_newton`: 13 instead of 27 on Andrews). The iteration is the workspace's Newton kernel
 //! ([`driftlab_solver::newton`]) with RADAU5's tolerance
 //! `max(10 ε / rtol', min(0.03, √rtol'))`.
 //!
@@ -52,10 +54,10 @@
 //! projection decorator, which carries the declared orders over), so they are measured
 //! (`pendulum-orders`), not asserted.
 
+use super::radau_newton::ReducedNewton;
 use crate::dae_form::DaeForm;
 use crate::dynamics::{consistent_start, KktChoice};
 use driftlab_core::prelude::*;
-use driftlab_solver::dense::{DenseComplexLu, DenseLu};
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use serde::{Deserialize, Serialize};
 
@@ -194,8 +196,8 @@ pub fn info() -> MethodInfo {
     }
 }
 
-/// Largest `N = 3n + m` for the dense Newton matrices (three N × N matrices, two of them
-/// complex: 2000 is 160 MB).
+/// Largest `N = 3n + m` for the dense Jacobian `∂F/∂y` (N × N: 2000 is 32 MB) beside the
+/// reduced Newton matrices (`(n + m)`-square, one real and one complex).
 const MAX_DENSE_DIM: usize = 2000;
 
 /// Dense work arrays of one run (dimension `N = 3n + m`).
@@ -207,8 +209,6 @@ struct Work {
     /// Scale of the Newton norm (`scal`, or with the velocities not divided by h).
     scal_newton: Vec<f64>,
     jac: Vec<f64>,
-    /// The real and complex Newton matrices before factoring (re, im of the latter).
-    newton_matrices: [Vec<f64>; 3],
     z: [Vec<f64>; 3],
     w: [Vec<f64>; 3],
     f: [Vec<f64>; 3],
@@ -219,19 +219,22 @@ struct Work {
     be: Vec<f64>,
     err: Vec<f64>,
     shifted: Vec<f64>,
-    lu_real: Option<DenseLu>,
-    lu_complex: Option<DenseComplexLu>,
-    /// `h` the LUs were built for.
+    /// The real and complex Newton matrices, factored in their reduced form.
+    newton: ReducedNewton,
+    /// `h` the LUs were built for (NaN: not factored).
     h_factored: f64,
 }
 
 /// What carries from an accepted step to the next.
-#[derive(Default)]
 struct Memory {
-    /// Collocation polynomial coefficients of the last step (`CONT`), and its `h`.
-    cont: Option<([Vec<f64>; 3], f64)>,
+    /// Collocation polynomial coefficients of the last accepted step (`CONT`).
+    cont: [Vec<f64>; 3],
+    /// Its step size; `None` before the first accepted step.
+    cont_h: Option<f64>,
     /// The same from the step just taken, until it is known to be accepted.
-    pending: Option<([Vec<f64>; 3], f64)>,
+    pending: [Vec<f64>; 3],
+    /// Its step size; `None` when no step is pending.
+    pending_h: Option<f64>,
     /// Jacobian must be re-evaluated before the next iteration.
     jacobian_stale: bool,
     /// The Jacobian was evaluated during the current step attempt.
@@ -378,7 +381,6 @@ impl Method for Radau {
             scal: v(),
             scal_newton: v(),
             jac: vec![0.0; dim * dim],
-            newton_matrices: [0, 1, 2].map(|_| vec![0.0; dim * dim]),
             z: [v(), v(), v()],
             w: [v(), v(), v()],
             f: [v(), v(), v()],
@@ -387,8 +389,7 @@ impl Method for Radau {
             be: v(),
             err: v(),
             shifted: v(),
-            lu_real: None,
-            lu_complex: None,
+            newton: ReducedNewton::new(s.dims().n, s.dims().m),
             h_factored: f64::NAN,
         };
         // The tolerances at fixed steps are the parameters' (as `new` set them); an
@@ -411,8 +412,14 @@ impl Method for Radau {
             }),
             work,
             mem: Memory {
+                cont: [v(), v(), v()],
+                cont_h: None,
+                pending: [v(), v(), v()],
+                pending_h: None,
                 jacobian_stale: true,
-                ..Memory::default()
+                jacobian_fresh: false,
+                rejected: false,
+                theta: 0.0,
             },
             stats: MethodStats::default().merged(spent),
         };
@@ -437,14 +444,21 @@ impl Stepper for RadauStepper<'_> {
         let (iterations, theta) = self.solve_stages(s, t, h)?;
         self.mem.theta = theta;
         let work = &mut self.work;
-        let err = estimate_error(work, s, t, h, self.mem.cont.is_none() || self.mem.rejected)?;
+        let err = estimate_error(
+            work,
+            s,
+            t,
+            h,
+            self.mem.cont_h.is_none() || self.mem.rejected,
+        )?;
         self.stats.solves += 1;
         for (yi, zi) in work.y.iter_mut().zip(&work.z[2]) {
             *yi += zi;
         }
         work.form.unpack(&work.y, state);
         state.t = t + h;
-        self.mem.pending = Some((collocation_polynomial(&work.z), h));
+        collocation_polynomial(&work.z, &mut self.mem.pending);
+        self.mem.pending_h = Some(h);
         self.stats.steps += 1;
         Ok(StepReport {
             newton_iterations: iterations,
@@ -463,7 +477,7 @@ impl Stepper for RadauStepper<'_> {
     }
 
     fn reject(&mut self) {
-        self.mem.pending = None;
+        self.mem.pending_h = None;
         self.mem.rejected = true;
         if !self.mem.jacobian_fresh {
             self.mem.jacobian_stale = true;
@@ -480,8 +494,9 @@ impl Stepper for RadauStepper<'_> {
 /// The step just taken was accepted ([`Stepper::accept`]): keep its polynomial and
 /// decide whether the Jacobian is still good.
 fn commit_pending(mem: &mut Memory, reuse: f64) {
-    if let Some(p) = mem.pending.take() {
-        mem.cont = Some(p);
+    if let Some(h) = mem.pending_h.take() {
+        std::mem::swap(&mut mem.cont, &mut mem.pending);
+        mem.cont_h = Some(h);
         mem.rejected = false;
         if mem.theta > reuse {
             mem.jacobian_stale = true;
@@ -495,7 +510,6 @@ fn prepare_matrices(
     work: &mut Work, mem: &mut Memory, stats: &mut MethodStats, sys: &dyn MechanicalSystem, t: f64,
     h: f64,
 ) -> Result<(), StepError> {
-    let dim = work.form.dim();
     if mem.jacobian_stale {
         work.form.jacobian(sys, t, &work.y, &work.f0, &mut work.jac);
         stats.jacobian_evaluations += 1;
@@ -506,18 +520,6 @@ fn prepare_matrices(
     if work.h_factored.to_bits() == h.to_bits() {
         return Ok(());
     }
-    let (fac1, alph, beta) = (rc::GAMMA / h, rc::ALPHA / h, rc::BETA / h);
-    let [e1, e2_re, e2_im] = &mut work.newton_matrices;
-    for (k, j) in work.jac.iter().enumerate() {
-        e1[k] = -j;
-        e2_re[k] = -j;
-        e2_im[k] = 0.0;
-    }
-    for i in (0..dim).filter(|&i| work.form.is_differential(i)) {
-        e1[i * dim + i] += fac1;
-        e2_re[i * dim + i] += alph;
-        e2_im[i * dim + i] = beta;
-    }
     let singular = |e: driftlab_solver::SolverError| StepError::LinearSolve {
         t,
         detail: format!("Radau Newton matrix at h = {h:e}: {e}"),
@@ -525,8 +527,10 @@ fn prepare_matrices(
     // Invalidate first: a failed factorization must not leave one LU for the new h
     // beside a stale `h_factored`.
     work.h_factored = f64::NAN;
-    work.lu_real = Some(DenseLu::factor(dim, e1).map_err(singular)?);
-    work.lu_complex = Some(DenseComplexLu::factor(dim, e2_re, e2_im).map_err(singular)?);
+    let (real, complex) = (rc::GAMMA / h, (rc::ALPHA / h, rc::BETA / h));
+    work.newton
+        .factor(&work.jac, real, complex)
+        .map_err(singular)?;
     work.h_factored = h;
     stats.factorizations += 2;
     Ok(())
@@ -553,8 +557,8 @@ fn scale(work: &mut Work, tol: Tolerances, h: f64, newton: NewtonScale) {
 /// Starting `Z` from the last accepted step's collocation polynomial (zero at the first
 /// step), and `W = T⁻¹ Z`.
 fn start_values(work: &mut Work, mem: &Memory, h: f64) {
-    match &mem.cont {
-        Some((cont, h_old)) => {
+    match (&mem.cont, mem.cont_h) {
+        (cont, Some(h_old)) => {
             let c3q = h / h_old;
             let cq = [rc::C1 * c3q, rc::C2 * c3q, c3q];
             let (c1m1, c2m1) = (rc::C1 - 1.0, rc::C2 - 1.0);
@@ -565,7 +569,7 @@ fn start_values(work: &mut Work, mem: &Memory, h: f64) {
                 }
             }
         }
-        None => work
+        (_, None) => work
             .z
             .iter_mut()
             .for_each(|z| z.iter_mut().for_each(|x| *x = 0.0)),
@@ -610,13 +614,9 @@ fn newton_iteration(
         t,
         detail: format!("Radau Newton matrix: {e}"),
     };
-    let (lu1, lu2) = match (&work.lu_real, &work.lu_complex) {
-        (Some(a), Some(b)) => (a, b),
-        _ => return Err(unfactored(t)),
-    };
-    lu1.solve(&mut r[0]).map_err(linear)?;
+    work.newton.solve_real(&mut r[0]).map_err(linear)?;
     let [_, r2, r3] = r;
-    lu2.solve(r2, r3).map_err(linear)?;
+    work.newton.solve_complex(r2, r3).map_err(linear)?;
     let mut sum = 0.0;
     for (k, dw) in r.iter().enumerate() {
         for i in 0..dim {
@@ -626,15 +626,6 @@ fn newton_iteration(
     }
     transform(&rc::T, &work.w, &mut work.z);
     Ok((sum / (3 * dim) as f64).sqrt())
-}
-
-/// The Newton matrices are used before [`prepare_matrices`] factored them: cannot happen
-/// (every Newton solve of a step starts with it), reported rather than panicking.
-fn unfactored(t: f64) -> StepError {
-    StepError::LinearSolve {
-        t,
-        detail: "Radau Newton matrices used before they were factored".into(),
-    }
 }
 
 /// RADAU5's error estimate (see the module documentation); `refine` allows the second,
@@ -647,7 +638,6 @@ fn estimate_error(
         *ei = (0..3).map(|k| rc::DD[k] * work.z[k][i]).sum::<f64>() / h;
     }
     work.form.mass_times(&work.tmp, &mut work.be);
-    let lu = work.lu_real.as_ref().ok_or_else(|| unfactored(t))?;
     let linear = |e: driftlab_solver::SolverError| StepError::LinearSolve {
         t,
         detail: format!("Radau error estimate: {e}"),
@@ -656,7 +646,7 @@ fn estimate_error(
     for (c, (b, f)) in cont.iter_mut().zip(work.be.iter().zip(&work.f0)) {
         *c = b + f;
     }
-    lu.solve(cont).map_err(linear)?;
+    work.newton.solve_real(cont).map_err(linear)?;
     let norm = |c: &[f64], s: &[f64]| {
         let sum: f64 = c.iter().zip(s).map(|(x, s)| (x / s).powi(2)).sum();
         (sum / dim as f64).sqrt().max(1e-10)
@@ -672,16 +662,15 @@ fn estimate_error(
     for (c, (f, b)) in cont.iter_mut().zip(work.tmp.iter().zip(&work.be)) {
         *c = f + b;
     }
-    lu.solve(cont).map_err(linear)?;
+    work.newton.solve_real(cont).map_err(linear)?;
     Ok(norm(cont, &work.scal))
 }
 
-/// RADAU5's `CONT` coefficients of the collocation polynomial through the stages.
-fn collocation_polynomial(z: &[Vec<f64>; 3]) -> [Vec<f64>; 3] {
+/// RADAU5's `CONT` coefficients of the collocation polynomial through the stages, in
+/// `out`.
+fn collocation_polynomial(z: &[Vec<f64>; 3], out: &mut [Vec<f64>; 3]) {
     let (c1m1, c2m1, c1mc2) = (rc::C1 - 1.0, rc::C2 - 1.0, rc::C1 - rc::C2);
-    let dim = z[0].len();
-    let mut out = [vec![0.0; dim], vec![0.0; dim], vec![0.0; dim]];
-    for i in 0..dim {
+    for i in 0..z[0].len() {
         let (z1, z2, z3) = (z[0][i], z[1][i], z[2][i]);
         out[0][i] = (z2 - z3) / c2m1;
         let ak = (z1 - z2) / c1mc2;
@@ -689,7 +678,6 @@ fn collocation_polynomial(z: &[Vec<f64>; 3]) -> [Vec<f64>; 3] {
         out[1][i] = (ak - out[0][i]) / c1m1;
         out[2][i] = out[1][i] - acont3;
     }
-    out
 }
 
 /// A failed Newton solve as a step error (slow: with the suggested step factor).

@@ -57,12 +57,20 @@ enum Trig {
     Sin,
 }
 
-/// One term `coef(P) · trig(Σ q_i, i ∈ angles)` of a constraint row.
+/// One term `coef(P) · trig(Σ q_i, i ∈ ANGLE_SETS[set])` of a constraint row.
 struct Term {
     row: usize,
     coef: fn(&P) -> f64,
     trig: Trig,
-    angles: &'static [usize],
+    /// Index of the term's angle sum in [`ANGLE_SETS`].
+    set: usize,
+}
+
+impl Term {
+    /// The angles whose sum is the term's argument.
+    fn angles(&self) -> &'static [usize] {
+        ANGLE_SETS[self.set]
+    }
 }
 
 /// The 22 terms of g (constants x_A, y_A, x_B, y_B are added separately).
@@ -71,133 +79,133 @@ const TERMS: &[Term] = &[
         row: 0,
         coef: |p| p.rr,
         trig: Trig::Cos,
-        angles: &[0],
+        set: 0,
     },
     Term {
         row: 0,
         coef: |p| -p.d,
         trig: Trig::Cos,
-        angles: &[0, 1],
+        set: 1,
     },
     Term {
         row: 0,
         coef: |p| -p.ss,
         trig: Trig::Sin,
-        angles: &[2],
+        set: 2,
     },
     Term {
         row: 1,
         coef: |p| p.rr,
         trig: Trig::Sin,
-        angles: &[0],
+        set: 0,
     },
     Term {
         row: 1,
         coef: |p| -p.d,
         trig: Trig::Sin,
-        angles: &[0, 1],
+        set: 1,
     },
     Term {
         row: 1,
         coef: |p| p.ss,
         trig: Trig::Cos,
-        angles: &[2],
+        set: 2,
     },
     Term {
         row: 2,
         coef: |p| p.rr,
         trig: Trig::Cos,
-        angles: &[0],
+        set: 0,
     },
     Term {
         row: 2,
         coef: |p| -p.d,
         trig: Trig::Cos,
-        angles: &[0, 1],
+        set: 1,
     },
     Term {
         row: 2,
         coef: |p| -p.e,
         trig: Trig::Sin,
-        angles: &[3, 4],
+        set: 3,
     },
     Term {
         row: 2,
         coef: |p| -p.zt,
         trig: Trig::Cos,
-        angles: &[4],
+        set: 4,
     },
     Term {
         row: 3,
         coef: |p| p.rr,
         trig: Trig::Sin,
-        angles: &[0],
+        set: 0,
     },
     Term {
         row: 3,
         coef: |p| -p.d,
         trig: Trig::Sin,
-        angles: &[0, 1],
+        set: 1,
     },
     Term {
         row: 3,
         coef: |p| p.e,
         trig: Trig::Cos,
-        angles: &[3, 4],
+        set: 3,
     },
     Term {
         row: 3,
         coef: |p| -p.zt,
         trig: Trig::Sin,
-        angles: &[4],
+        set: 4,
     },
     Term {
         row: 4,
         coef: |p| p.rr,
         trig: Trig::Cos,
-        angles: &[0],
+        set: 0,
     },
     Term {
         row: 4,
         coef: |p| -p.d,
         trig: Trig::Cos,
-        angles: &[0, 1],
+        set: 1,
     },
     Term {
         row: 4,
         coef: |p| -p.zf,
         trig: Trig::Cos,
-        angles: &[5, 6],
+        set: 5,
     },
     Term {
         row: 4,
         coef: |p| -p.u,
         trig: Trig::Sin,
-        angles: &[6],
+        set: 6,
     },
     Term {
         row: 5,
         coef: |p| p.rr,
         trig: Trig::Sin,
-        angles: &[0],
+        set: 0,
     },
     Term {
         row: 5,
         coef: |p| -p.d,
         trig: Trig::Sin,
-        angles: &[0, 1],
+        set: 1,
     },
     Term {
         row: 5,
         coef: |p| -p.zf,
         trig: Trig::Sin,
-        angles: &[5, 6],
+        set: 5,
     },
     Term {
         row: 5,
         coef: |p| p.u,
         trig: Trig::Cos,
-        angles: &[6],
+        set: 6,
     },
 ];
 
@@ -265,6 +273,8 @@ struct P {
 pub struct Andrews {
     t_end: f64,
     p: P,
+    /// `coef(P)` of each of [`TERMS`].
+    coefs: [f64; TERMS.len()],
     y0: Vec<f64>,
     reference: Vec<f64>,
     provenance: String,
@@ -311,11 +321,31 @@ impl Andrews {
         }
         Ok(Self {
             t_end: params.t_end,
+            coefs: std::array::from_fn(|k| (TERMS[k].coef)(&p)),
             p,
             y0,
             reference,
             provenance: ds.text(&["reference_provenance"])?,
         })
+    }
+
+    /// `Φ` from the configuration's sines and cosines.
+    fn constraints_at(&self, trigs: &Trigs, out: &mut [f64]) {
+        let p = &self.p;
+        let offsets = [-p.xb, -p.yb, -p.xa, -p.ya, -p.xa, -p.ya];
+        out[..6].copy_from_slice(&offsets);
+        for (t, c) in TERMS.iter().zip(&self.coefs) {
+            out[t.row] += c * trigs.of(t).0;
+        }
+    }
+
+    /// `Φ_q` from the configuration's sines and cosines: each term adds its derivative
+    /// at the value slots of its angles ([`JACOBIAN_SLOTS`]).
+    fn jacobian_at(&self, trigs: &Trigs, out: &mut [f64]) {
+        out.iter_mut().for_each(|x| *x = 0.0);
+        for (k, slot) in JACOBIAN_SLOTS {
+            out[slot] += self.coefs[k] * trigs.of(&TERMS[k]).1;
+        }
     }
 
     /// Spring end point D, its length ℓ, and dℓ/dγ-relevant pieces.
@@ -338,25 +368,20 @@ const ANGLE_SETS: [&[usize]; 7] = [&[0], &[0, 1], &[2], &[3, 4], &[4], &[5, 6], 
 
 /// `(sin, cos)` of every angle sum in [`ANGLE_SETS`] at one configuration: 7
 /// evaluations instead of one per term.
-struct Trigs<'q> {
-    q: &'q [f64],
+struct Trigs {
     sc: [(f64, f64); 7],
 }
 
-impl<'q> Trigs<'q> {
-    fn at(q: &'q [f64]) -> Self {
+impl Trigs {
+    fn at(q: &[f64]) -> Self {
         Self {
-            q,
             sc: ANGLE_SETS.map(|a| theta(q, a).sin_cos()),
         }
     }
 
     /// `(value, first, second derivative)` of the term's trig function.
     fn of(&self, t: &Term) -> (f64, f64, f64) {
-        let (s, c) = match ANGLE_SETS.iter().position(|a| *a == t.angles) {
-            Some(k) => self.sc[k],
-            None => theta(self.q, t.angles).sin_cos(),
-        };
+        let (s, c) = self.sc[t.set];
         match t.trig {
             Trig::Cos => (c, -s, -c),
             Trig::Sin => (s, c, -s),
@@ -366,6 +391,40 @@ impl<'q> Trigs<'q> {
 
 /// Offset of each row of `G` in the Jacobian's values (prefix sums of [`G_COLS`]).
 const G_START: [usize; 6] = [0, 3, 6, 10, 14, 18];
+
+/// Number of (term, angle) pairs of [`TERMS`].
+const TERM_ANGLES: usize = {
+    let mut count = 0;
+    let mut k = 0;
+    while k < TERMS.len() {
+        count += ANGLE_SETS[TERMS[k].set].len();
+        k += 1;
+    }
+    count
+};
+
+/// `(term, value slot in Φ_q)` for every angle of every term, in the terms' order: the
+/// derivative of term `k` adds at the slot of column `angle` in its row.
+const JACOBIAN_SLOTS: [(usize, usize); TERM_ANGLES] = {
+    let mut out = [(0, 0); TERM_ANGLES];
+    let (mut k, mut next) = (0, 0);
+    while k < TERMS.len() {
+        let (row, angles) = (TERMS[k].row, ANGLE_SETS[TERMS[k].set]);
+        let mut a = 0;
+        while a < angles.len() {
+            let cols = G_COLS[row];
+            let mut c = 0;
+            while cols[c] != angles[a] {
+                c += 1; // every angle of a term is a column of its row: a missing one fails to compile
+            }
+            out[next] = (k, G_START[row] + c);
+            next += 1;
+            a += 1;
+        }
+        k += 1;
+    }
+    out
+};
 
 /// Catalog entry `andrews`.
 pub fn entry() -> ProblemEntry {
@@ -449,13 +508,7 @@ impl MechanicalSystem for Andrews {
         out[6] = p.m[5] * p.u * zz * omp * (omp + 2.0 * epp) * com;
     }
     fn constraints(&self, _t: f64, q: &[f64], out: &mut [f64]) {
-        let p = &self.p;
-        let offsets = [-p.xb, -p.yb, -p.xa, -p.ya, -p.xa, -p.ya];
-        out[..6].copy_from_slice(&offsets);
-        let trigs = Trigs::at(q);
-        for t in TERMS {
-            out[t.row] += (t.coef)(p) * trigs.of(t).0;
-        }
+        self.constraints_at(&Trigs::at(q), out);
     }
     fn jacobian_pattern(&self) -> SparsityPattern {
         let e = G_COLS
@@ -466,24 +519,21 @@ impl MechanicalSystem for Andrews {
         SparsityPattern::new(6, 7, e)
     }
     fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
-        out.iter_mut().for_each(|x| *x = 0.0);
+        self.jacobian_at(&Trigs::at(q), out);
+    }
+    /// One set of sines and cosines for both.
+    fn constraints_and_jacobian(&self, _t: f64, q: &[f64], phi: &mut [f64], jac: &mut [f64]) {
         let trigs = Trigs::at(q);
-        for t in TERMS {
-            let d = (t.coef)(&self.p) * trigs.of(t).1;
-            for &a in t.angles {
-                if let Some(k) = G_COLS[t.row].iter().position(|&c| c == a) {
-                    out[G_START[t.row] + k] += d;
-                }
-            }
-        }
+        self.constraints_at(&trigs, phi);
+        self.jacobian_at(&trigs, jac);
     }
     /// γ = −(G q')_q q' = −Σ_terms c · trig''(θ) (Σ_{i∈angles} q'_i)².
     fn curvature(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
         out[..6].iter_mut().for_each(|x| *x = 0.0);
         let trigs = Trigs::at(q);
-        for t in TERMS {
-            let w = theta(v, t.angles);
-            out[t.row] -= (t.coef)(&self.p) * trigs.of(t).2 * w * w;
+        for (t, c) in TERMS.iter().zip(&self.coefs) {
+            let w = theta(v, t.angles());
+            out[t.row] -= c * trigs.of(t).2 * w * w;
         }
     }
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
@@ -548,10 +598,10 @@ impl ConstraintHessian for Andrews {
     fn values(&self, _t: f64, q: &[f64], lambda: &[f64], out: &mut [f64]) {
         out.iter_mut().for_each(|x| *x = 0.0);
         let trigs = Trigs::at(q);
-        for t in TERMS {
-            let c = lambda[t.row] * (t.coef)(&self.p) * trigs.of(t).2;
-            for &a in t.angles {
-                for &b in t.angles {
+        for (t, coef) in TERMS.iter().zip(&self.coefs) {
+            let c = lambda[t.row] * coef * trigs.of(t).2;
+            for &a in t.angles() {
+                for &b in t.angles() {
                     if a >= b {
                         if let Some(k) = LOWER.iter().position(|&e| e == (a, b)) {
                             out[k] += c;
