@@ -12,82 +12,122 @@
 //! noise that no update removes.
 
 use driftlab_core::{StepError, StepReport};
-use driftlab_solver::dense::solve_dense;
+use driftlab_solver::dense::DenseLu;
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 
-/// Solve `F(x) = 0` in place from the initial guess `x`; `t` names the step in errors.
-pub fn solve(
-    x: &mut [f64], tol: f64, max_iter: usize, t: f64, mut residual: impl FnMut(&[f64], &mut [f64]),
-) -> Result<StepReport, StepError> {
-    let dim = x.len();
-    let (mut res, mut pert, mut jac) = (vec![0.0; dim], vec![0.0; dim], vec![0.0; dim * dim]);
-    let mut previous = f64::INFINITY;
-    let mut last_residual = f64::NAN;
-    let mut kernel = NewtonKernel::new(NewtonOptions::full(max_iter));
-    let solved = kernel.solve(|_| {
-        residual(x, &mut res);
-        let rnorm = res.iter().fold(0.0_f64, |a, v| a.max(v.abs()));
-        last_residual = rnorm;
-        if rnorm.is_nan() {
-            return Err(StepError::NewtonDiverged {
-                t,
-                iterations: 0,
-                residual: rnorm,
-                tol,
-            });
-        }
-        if crate::roundoff::stalled(rnorm, previous, 1.0, crate::roundoff::NEWTON) {
-            return Ok(0.0);
-        }
-        previous = rnorm;
-        forward_difference_jacobian(x, &res, &mut pert, &mut jac, &mut residual);
-        let mut delta: Vec<f64> = res.iter().map(|r| -r).collect();
-        solve_dense(dim, &jac, &mut delta).map_err(|e| StepError::LinearSolve {
-            t,
-            detail: e.to_string(),
-        })?;
-        for (xi, d) in x.iter_mut().zip(&delta) {
-            *xi += d;
-        }
-        let size = x.iter().fold(0.0_f64, |a, v| a.max(v.abs()));
-        let step = delta.iter().fold(0.0_f64, |a, v| a.max(v.abs()));
-        Ok(step / (tol * (1.0 + size)))
-    });
-    let iterations = kernel.counters.iterations;
-    let fail = |iterations: usize| StepError::NewtonDiverged {
-        t,
-        iterations,
-        residual: last_residual,
-        tol,
-    };
-    match solved {
-        Ok(r) => Ok(StepReport {
-            newton_iterations: r.iterations,
-            factorizations: r.iterations,
-            ..StepReport::default()
-        }),
-        Err(NewtonFailure::Iteration(StepError::NewtonDiverged { .. })) => Err(fail(iterations)),
-        Err(NewtonFailure::Iteration(e)) => Err(e),
-        Err(
-            NewtonFailure::Slow { iterations, .. } | NewtonFailure::Diverged { iterations, .. },
-        ) => Err(fail(iterations)),
-    }
+/// The work arrays of the iteration for `dim` unknowns, kept across steps so that a step
+/// allocates nothing (the LU is refactored in place).
+pub struct FdNewton {
+    res: Vec<f64>,
+    pert: Vec<f64>,
+    /// The perturbed point of the forward differences.
+    xp: Vec<f64>,
+    jac: Vec<f64>,
+    delta: Vec<f64>,
+    lu: DenseLu,
 }
 
-/// Column `j` of `jac` (row-major) = `(F(x + e_j δ_j) − F(x)) / δ_j`, `δ_j = 1e-7 (1 + |x_j|)`.
-fn forward_difference_jacobian(
-    x: &[f64], res: &[f64], pert: &mut [f64], jac: &mut [f64],
-    residual: &mut impl FnMut(&[f64], &mut [f64]),
-) {
-    let dim = x.len();
-    let mut xp = x.to_vec();
-    for j in 0..dim {
-        let e = 1e-7 * (1.0 + x[j].abs());
-        xp[j] = x[j] + e;
-        residual(&xp, pert);
-        xp[j] = x[j];
-        for i in 0..dim {
-            jac[i * dim + j] = (pert[i] - res[i]) / e;
+impl FdNewton {
+    /// Work arrays for `dim` unknowns.
+    pub fn new(dim: usize) -> Self {
+        Self {
+            res: vec![0.0; dim],
+            pert: vec![0.0; dim],
+            xp: vec![0.0; dim],
+            jac: vec![0.0; dim * dim],
+            delta: vec![0.0; dim],
+            lu: DenseLu::new(dim),
+        }
+    }
+
+    /// Solve `F(x) = 0` in place from the initial guess `x`; `t` names the step in errors.
+    pub fn solve(
+        &mut self, x: &mut [f64], tol: f64, max_iter: usize, t: f64,
+        mut residual: impl FnMut(&[f64], &mut [f64]),
+    ) -> Result<StepReport, StepError> {
+        let mut previous = f64::INFINITY;
+        let mut last_residual = f64::NAN;
+        let mut kernel = NewtonKernel::new(NewtonOptions::full(max_iter));
+        let solved = kernel.solve(|_| {
+            residual(x, &mut self.res);
+            let rnorm = self.res.iter().fold(0.0_f64, |a, v| a.max(v.abs()));
+            last_residual = rnorm;
+            if rnorm.is_nan() {
+                return Err(StepError::NewtonDiverged {
+                    t,
+                    iterations: 0,
+                    residual: rnorm,
+                    tol,
+                });
+            }
+            if crate::roundoff::stalled(rnorm, previous, 1.0, crate::roundoff::NEWTON) {
+                return Ok(0.0);
+            }
+            previous = rnorm;
+            self.newton_correction(x, t, &mut residual)?;
+            let size = x.iter().fold(0.0_f64, |a, v| a.max(v.abs()));
+            let step = self.delta.iter().fold(0.0_f64, |a, v| a.max(v.abs()));
+            Ok(step / (tol * (1.0 + size)))
+        });
+        let iterations = kernel.counters.iterations;
+        let fail = |iterations: usize| StepError::NewtonDiverged {
+            t,
+            iterations,
+            residual: last_residual,
+            tol,
+        };
+        match solved {
+            Ok(r) => Ok(StepReport {
+                newton_iterations: r.iterations,
+                factorizations: r.iterations,
+                ..StepReport::default()
+            }),
+            Err(NewtonFailure::Iteration(StepError::NewtonDiverged { .. })) => {
+                Err(fail(iterations))
+            }
+            Err(NewtonFailure::Iteration(e)) => Err(e),
+            Err(
+                NewtonFailure::Slow { iterations, .. } | NewtonFailure::Diverged { iterations, .. },
+            ) => Err(fail(iterations)),
+        }
+    }
+
+    /// `x += δ` with `J δ = −F(x)`, `J` by forward differences at `x` (`F(x)` in `res`).
+    fn newton_correction(
+        &mut self, x: &mut [f64], t: f64, residual: &mut impl FnMut(&[f64], &mut [f64]),
+    ) -> Result<(), StepError> {
+        self.forward_difference_jacobian(x, residual);
+        for (d, r) in self.delta.iter_mut().zip(&self.res) {
+            *d = -r;
+        }
+        let (dim, jac) = (x.len(), &self.jac);
+        let linear = |e: driftlab_solver::SolverError| StepError::LinearSolve {
+            t,
+            detail: e.to_string(),
+        };
+        self.lu.refactor(|i, j| jac[i * dim + j]).map_err(linear)?;
+        self.lu.solve(&mut self.delta).map_err(linear)?;
+        for (xi, d) in x.iter_mut().zip(&self.delta) {
+            *xi += d;
+        }
+        Ok(())
+    }
+
+    /// Column `j` of `jac` (row-major) = `(F(x + e_j δ_j) − F(x)) / δ_j`,
+    /// `δ_j = 1e-7 (1 + |x_j|)`.
+    fn forward_difference_jacobian(
+        &mut self, x: &[f64], residual: &mut impl FnMut(&[f64], &mut [f64]),
+    ) {
+        let dim = x.len();
+        self.xp.copy_from_slice(x);
+        for j in 0..dim {
+            let e = 1e-7 * (1.0 + x[j].abs());
+            self.xp[j] = x[j] + e;
+            residual(&self.xp, &mut self.pert);
+            self.xp[j] = x[j];
+            for i in 0..dim {
+                self.jac[i * dim + j] = (self.pert[i] - self.res[i]) / e;
+            }
         }
     }
 }

@@ -70,6 +70,8 @@ struct GaussIndex3Stepper<'s> {
     p: GaussIndex3Params,
     t: Tableau,
     ainv: Vec<f64>,
+    work: StageWork,
+    newton: crate::fd_newton::FdNewton,
     stats: MethodStats,
 }
 
@@ -120,53 +122,99 @@ impl GaussIndex3 {
     }
 }
 
-impl GaussIndex3Stepper<'_> {
-    fn stage_w(&self, n: usize, h: f64, vn: &[f64], x: &[f64], i: usize) -> Vec<f64> {
-        let s = self.t.s;
-        (0..n)
-            .map(|k| {
-                (0..s)
-                    .map(|j| self.ainv[i * s + j] * (x[j * n + k] - vn[k]))
-                    .sum::<f64>()
-                    / h
-            })
-            .collect()
+/// Buffers of the stage residual, sized at the start: the residual runs `dim + 1` times
+/// per Newton iteration (forward differences) and allocates nothing.
+struct StageWork {
+    mass_pattern: SparsityPattern,
+    jac_pattern: SparsityPattern,
+    /// Stage position `Q_i` and stage acceleration `W_i`.
+    q: Vec<f64>,
+    w: Vec<f64>,
+    mass: Vec<f64>,
+    mw: Vec<f64>,
+    f: Vec<f64>,
+    jac: Vec<f64>,
+    gtl: Vec<f64>,
+    phi: Vec<f64>,
+}
+
+impl StageWork {
+    fn new(sys: &dyn MechanicalSystem) -> Self {
+        let driftlab_core::Dims { n, m } = sys.dims();
+        let (mass_pattern, jac_pattern) = (sys.mass_pattern(), sys.jacobian_pattern());
+        Self {
+            mass: vec![0.0; mass_pattern.nnz()],
+            jac: vec![0.0; jac_pattern.nnz()],
+            mass_pattern,
+            jac_pattern,
+            q: vec![0.0; n],
+            w: vec![0.0; n],
+            mw: vec![0.0; n],
+            f: vec![0.0; n],
+            gtl: vec![0.0; n],
+            phi: vec![0.0; m],
+        }
+    }
+}
+
+/// The step's data: system, start time, step size, `q_n`, `v_n`.
+struct StepData<'a> {
+    sys: &'a dyn MechanicalSystem,
+    t0: f64,
+    h: f64,
+    qn: &'a [f64],
+    vn: &'a [f64],
+}
+
+/// The Gauss tableau and the inverse of its `A`.
+struct Coefficients<'a> {
+    t: &'a Tableau,
+    ainv: &'a [f64],
+}
+
+impl Coefficients<'_> {
+    /// `W_i = Σ_j (A⁻¹)_ij (V_j − v_n) / h` into `out`.
+    fn stage_w(&self, h: f64, vn: &[f64], x: &[f64], i: usize, out: &mut [f64]) {
+        let (s, n) = (self.t.s, vn.len());
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = (0..s)
+                .map(|j| self.ainv[i * s + j] * (x[j * n + k] - vn[k]))
+                .sum::<f64>()
+                / h;
+        }
     }
 
-    #[allow(clippy::too_many_arguments)] // step data (t, h, q_n, v_n), unknowns, output
-    fn residual(
-        &self, sy: &dyn MechanicalSystem, t0: f64, h: f64, qn: &[f64], vn: &[f64], x: &[f64],
-        out: &mut [f64],
-    ) {
-        let s = self.t.s;
-        let d = sy.dims();
-        let (n, m) = (d.n, d.m);
-        let mp = sy.mass_pattern();
-        let jp = sy.jacobian_pattern();
-        let mut mass = vec![0.0; mp.nnz()];
-        let mut jac = vec![0.0; jp.nnz()];
+    /// Residual of the stage system at unknowns `x = (V_1…V_s, hΛ_1…hΛ_s)`:
+    /// `h(M W_i − f_i) + Φ_qᵀ hΛ_i` and `Φ(Q_i)/h`.
+    fn residual(&self, wk: &mut StageWork, d: &StepData, x: &[f64], out: &mut [f64]) {
+        let (s, n, m) = (self.t.s, d.qn.len(), wk.phi.len());
+        let sy = d.sys;
+        // Mass and Φ_q buffers shared by the stages, zeroed once (each call writes all).
+        wk.mass.fill(0.0);
+        wk.jac.fill(0.0);
         for i in 0..s {
-            let ti = t0 + self.t.c[i] * h;
-            let q: Vec<f64> = (0..n)
-                .map(|k| qn[k] + h * (0..s).map(|j| self.t.a(i, j) * x[j * n + k]).sum::<f64>())
-                .collect();
-            let v = &x[i * n..(i + 1) * n];
-            let w = self.stage_w(n, h, vn, x, i);
-            sy.mass(&q, &mut mass);
-            let mut mw = vec![0.0; n];
-            mp.mul_vec(&mass, &w, &mut mw, true);
-            let mut f = vec![0.0; n];
-            sy.forces(ti, &q, v, &mut f);
-            sy.jacobian(ti, &q, &mut jac);
-            let mut gtl = vec![0.0; n];
-            jp.mul_transpose_vec(&jac, &x[s * n + i * m..s * n + (i + 1) * m], &mut gtl);
+            let ti = d.t0 + self.t.c[i] * d.h;
             for k in 0..n {
-                out[i * n + k] = h * (mw[k] - f[k]) + gtl[k];
+                wk.q[k] =
+                    d.qn[k] + d.h * (0..s).map(|j| self.t.a(i, j) * x[j * n + k]).sum::<f64>();
             }
-            let mut phi = vec![0.0; m];
-            sy.constraints(ti, &q, &mut phi);
+            let v = &x[i * n..(i + 1) * n];
+            self.stage_w(d.h, d.vn, x, i, &mut wk.w);
+            sy.mass(&wk.q, &mut wk.mass);
+            wk.mass_pattern.mul_vec(&wk.mass, &wk.w, &mut wk.mw, true);
+            wk.f.fill(0.0);
+            sy.forces(ti, &wk.q, v, &mut wk.f);
+            sy.jacobian(ti, &wk.q, &mut wk.jac);
+            let lambda = &x[s * n + i * m..s * n + (i + 1) * m];
+            wk.jac_pattern
+                .mul_transpose_vec(&wk.jac, lambda, &mut wk.gtl);
+            for k in 0..n {
+                out[i * n + k] = d.h * (wk.mw[k] - wk.f[k]) + wk.gtl[k];
+            }
+            wk.phi.fill(0.0);
+            sy.constraints(ti, &wk.q, &mut wk.phi);
             for r in 0..m {
-                out[s * n + i * m + r] = phi[r] / h;
+                out[s * n + i * m + r] = wk.phi[r] / d.h;
             }
         }
     }
@@ -212,6 +260,8 @@ impl Method for GaussIndex3 {
             p: self.p,
             t: self.t.clone(),
             ainv: self.ainv.clone(),
+            work: StageWork::new(s),
+            newton: crate::fd_newton::FdNewton::new(self.t.s * (d.n + d.m)),
             stats: MethodStats::default().merged(st),
         }))
     }
@@ -237,10 +287,29 @@ impl Stepper for GaussIndex3Stepper<'_> {
                 x[s * n + i * m + r] = h * state.lambda[r];
             }
         }
-        let report = crate::fd_newton::solve(&mut x, self.p.tol, self.p.max_iter, t0, |x, out| {
-            self.residual(sy, t0, h, &qn, &vn, x, out)
+        let coefficients = Coefficients {
+            t: &self.t,
+            ainv: &self.ainv,
+        };
+        let data = StepData {
+            sys: sy,
+            t0,
+            h,
+            qn: &qn,
+            vn: &vn,
+        };
+        let work = &mut self.work;
+        let (tol, max_iter) = (self.p.tol, self.p.max_iter);
+        let report = self.newton.solve(&mut x, tol, max_iter, t0, |x, out| {
+            coefficients.residual(work, &data, x, out)
         })?;
-        let ws: Vec<Vec<f64>> = (0..s).map(|i| self.stage_w(n, h, &vn, &x, i)).collect();
+        let ws: Vec<Vec<f64>> = (0..s)
+            .map(|i| {
+                let mut w = vec![0.0; n];
+                coefficients.stage_w(h, &vn, &x, i, &mut w);
+                w
+            })
+            .collect();
         let ell = lagrange_at(&self.t.c, 1.0);
         for k in 0..n {
             state.q[k] = qn[k] + h * (0..s).map(|i| self.t.b[i] * x[i * n + k]).sum::<f64>();

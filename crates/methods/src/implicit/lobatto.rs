@@ -64,6 +64,8 @@ struct LobattoStepper<'s> {
     a: Tableau,
     b: Tableau,
     solver: AccelerationSolver,
+    work: StageWork,
+    newton: crate::fd_newton::FdNewton,
     stats: MethodStats,
 }
 
@@ -83,80 +85,149 @@ impl Lobatto {
     }
 }
 
-impl LobattoStepper<'_> {
-    /// Residual of the stage system at unknowns `x = (V_1…V_s, Λ_1…Λ_s, v_{n+1})`.
-    #[allow(clippy::too_many_arguments)] // step data (t, h, q_n, v_n), unknowns, output
-    fn residual(
-        &self, s: &dyn MechanicalSystem, t0: f64, h: f64, qn: &[f64], vn: &[f64], x: &[f64],
-        out: &mut [f64],
-    ) {
-        let st = self.a.s;
-        let d = s.dims();
-        let (n, m) = (d.n, d.m);
-        let vv = |i: usize| &x[i * n..(i + 1) * n];
-        let lam = |i: usize| &x[st * n + i * m..st * n + (i + 1) * m];
-        let v1 = &x[st * (n + m)..];
-        let q: Vec<Vec<f64>> = (0..st)
-            .map(|i| {
-                (0..n)
-                    .map(|k| qn[k] + h * (0..st).map(|j| self.a.a(i, j) * vv(j)[k]).sum::<f64>())
-                    .collect()
-            })
-            .collect();
-        // Forces minus constraint forces at each stage.
-        let jp = s.jacobian_pattern();
-        let mut jac = vec![0.0; jp.nnz()];
-        let mut g = vec![vec![0.0; n]; st];
-        for i in 0..st {
-            let ti = t0 + self.a.c[i] * h;
-            let mut f = vec![0.0; n];
-            s.forces(ti, &q[i], vv(i), &mut f);
-            s.jacobian(ti, &q[i], &mut jac);
-            // The unknowns hold Λ̃ = hΛ (scaling: the Newton matrix stays O(1) as h → 0).
-            let li: Vec<f64> = lam(i).iter().map(|l| l / h).collect();
-            let mut gtl = vec![0.0; n];
-            jp.mul_transpose_vec(&jac, &li, &mut gtl);
-            for k in 0..n {
-                g[i][k] = f[k] - gtl[k];
-            }
+/// Buffers of the stage residual, sized at the start: the residual runs `dim + 1` times
+/// per Newton iteration (forward differences) and allocates nothing.
+struct StageWork {
+    mass_pattern: SparsityPattern,
+    jac_pattern: SparsityPattern,
+    /// Stage positions `Q_i` and stage forces minus constraint forces `g_i`.
+    q: Vec<Vec<f64>>,
+    g: Vec<Vec<f64>>,
+    f: Vec<f64>,
+    /// `Λ_i` (the unknowns hold `hΛ_i`).
+    lambda: Vec<f64>,
+    gtl: Vec<f64>,
+    jac: Vec<f64>,
+    mass: Vec<f64>,
+    diff: Vec<f64>,
+    md: Vec<f64>,
+    phi: Vec<f64>,
+    gv: Vec<f64>,
+    pt: Vec<f64>,
+}
+
+impl StageWork {
+    fn new(sys: &dyn MechanicalSystem, stages: usize) -> Self {
+        let driftlab_core::Dims { n, m } = sys.dims();
+        let (mass_pattern, jac_pattern) = (sys.mass_pattern(), sys.jacobian_pattern());
+        Self {
+            mass: vec![0.0; mass_pattern.nnz()],
+            jac: vec![0.0; jac_pattern.nnz()],
+            mass_pattern,
+            jac_pattern,
+            q: vec![vec![0.0; n]; stages],
+            g: vec![vec![0.0; n]; stages],
+            f: vec![0.0; n],
+            lambda: vec![0.0; m],
+            gtl: vec![0.0; n],
+            diff: vec![0.0; n],
+            md: vec![0.0; n],
+            phi: vec![0.0; m],
+            gv: vec![0.0; m],
+            pt: vec![0.0; m],
         }
-        let mp = s.mass_pattern();
-        let mut mass = vec![0.0; mp.nnz()];
-        s.mass(qn, &mut mass);
+    }
+}
+
+/// The step's data: system, start time, step size, `q_n`, `v_n`.
+struct StepData<'a> {
+    sys: &'a dyn MechanicalSystem,
+    t0: f64,
+    h: f64,
+    qn: &'a [f64],
+    vn: &'a [f64],
+}
+
+/// The IIIA and IIIB tableaux.
+struct Tableaux<'a> {
+    a: &'a Tableau,
+    b: &'a Tableau,
+}
+
+impl Tableaux<'_> {
+    /// Residual of the stage system at unknowns `x = (V_1…V_s, Λ_1…Λ_s, v_{n+1})`.
+    fn residual(&self, w: &mut StageWork, d: &StepData, x: &[f64], out: &mut [f64]) {
+        let (st, n, m) = (self.a.s, d.qn.len(), w.phi.len());
+        let vv = |i: usize| &x[i * n..(i + 1) * n];
+        let v1 = &x[st * (n + m)..];
+        self.stage_forces(w, d, x);
+        w.mass.fill(0.0);
+        d.sys.mass(d.qn, &mut w.mass);
         let mut row = 0;
         for i in 0..st {
-            let diff: Vec<f64> = (0..n).map(|k| vv(i)[k] - vn[k]).collect();
-            let mut md = vec![0.0; n];
-            mp.mul_vec(&mass, &diff, &mut md, true);
             for k in 0..n {
-                out[row + k] = md[k] - h * (0..st).map(|j| self.b.a(i, j) * g[j][k]).sum::<f64>();
+                w.diff[k] = vv(i)[k] - d.vn[k];
+            }
+            w.mass_pattern.mul_vec(&w.mass, &w.diff, &mut w.md, true);
+            for k in 0..n {
+                out[row + k] =
+                    w.md[k] - d.h * (0..st).map(|j| self.b.a(i, j) * w.g[j][k]).sum::<f64>();
             }
             row += n;
         }
-        let mut phi = vec![0.0; m];
+        w.phi.fill(0.0);
         for i in 1..st {
-            s.constraints(t0 + self.a.c[i] * h, &q[i], &mut phi);
+            d.sys
+                .constraints(d.t0 + self.a.c[i] * d.h, &w.q[i], &mut w.phi);
             for r in 0..m {
-                out[row + r] = phi[r] / h; // scaled like the unknowns (∂/∂V = O(1))
+                out[row + r] = w.phi[r] / d.h; // scaled like the unknowns (∂/∂V = O(1))
             }
             row += m;
         }
-        let t1 = t0 + h;
-        let qs = &q[st - 1];
-        s.jacobian(t1, qs, &mut jac);
-        let mut gv = vec![0.0; m];
-        jp.mul_vec(&jac, v1, &mut gv, false);
-        let mut pt = vec![0.0; m];
-        s.phi_t(t1, qs, &mut pt);
-        for r in 0..m {
-            out[row + r] = gv[r] + pt[r];
+        self.end_velocity_rows(w, d, v1, &mut out[row..]);
+    }
+
+    /// `Q_i = q_n + h Σ_j a_ij V_j` and `g_i = f(t_i, Q_i, V_i) − Φ_q(Q_i)ᵀ Λ_i`.
+    fn stage_forces(&self, w: &mut StageWork, d: &StepData, x: &[f64]) {
+        let (st, n, m) = (self.a.s, d.qn.len(), w.phi.len());
+        let vv = |i: usize| &x[i * n..(i + 1) * n];
+        for i in 0..st {
+            for k in 0..n {
+                w.q[i][k] = d.qn[k] + d.h * (0..st).map(|j| self.a.a(i, j) * vv(j)[k]).sum::<f64>();
+            }
         }
-        row += m;
-        let diff: Vec<f64> = (0..n).map(|k| v1[k] - vn[k]).collect();
-        let mut md = vec![0.0; n];
-        mp.mul_vec(&mass, &diff, &mut md, true);
+        // One buffer for every stage's Φ_q, zeroed once per residual (each call writes
+        // all values).
+        w.jac.fill(0.0);
+        for i in 0..st {
+            let ti = d.t0 + self.a.c[i] * d.h;
+            w.f.fill(0.0);
+            d.sys.forces(ti, &w.q[i], vv(i), &mut w.f);
+            d.sys.jacobian(ti, &w.q[i], &mut w.jac);
+            // The unknowns hold Λ̃ = hΛ (scaling: the Newton matrix stays O(1) as h → 0).
+            for (l, x) in w
+                .lambda
+                .iter_mut()
+                .zip(&x[st * n + i * m..st * n + (i + 1) * m])
+            {
+                *l = x / d.h;
+            }
+            w.jac_pattern
+                .mul_transpose_vec(&w.jac, &w.lambda, &mut w.gtl);
+            for k in 0..n {
+                w.g[i][k] = w.f[k] - w.gtl[k];
+            }
+        }
+    }
+
+    /// `Φ_q(q_{n+1}) v_{n+1} + Φ_t = 0` and `M(v_{n+1} − v_n) = h Σ b_i g_i` into `out`.
+    fn end_velocity_rows(&self, w: &mut StageWork, d: &StepData, v1: &[f64], out: &mut [f64]) {
+        let (st, n, m) = (self.a.s, d.qn.len(), w.phi.len());
+        let t1 = d.t0 + d.h;
+        let qs = &w.q[st - 1];
+        d.sys.jacobian(t1, qs, &mut w.jac);
+        w.jac_pattern.mul_vec(&w.jac, v1, &mut w.gv, false);
+        w.pt.fill(0.0);
+        d.sys.phi_t(t1, qs, &mut w.pt);
+        for r in 0..m {
+            out[r] = w.gv[r] + w.pt[r];
+        }
         for k in 0..n {
-            out[row + k] = md[k] - h * (0..st).map(|i| self.a.b[i] * g[i][k]).sum::<f64>();
+            w.diff[k] = v1[k] - d.vn[k];
+        }
+        w.mass_pattern.mul_vec(&w.mass, &w.diff, &mut w.md, true);
+        for k in 0..n {
+            out[m + k] = w.md[k] - d.h * (0..st).map(|i| self.a.b[i] * w.g[i][k]).sum::<f64>();
         }
     }
 }
@@ -212,6 +283,8 @@ impl Method for Lobatto {
             a: self.a.clone(),
             b: self.b.clone(),
             solver,
+            work: StageWork::new(s, self.a.s),
+            newton: crate::fd_newton::FdNewton::new(dim),
             stats: MethodStats::default(),
         }))
     }
@@ -240,8 +313,21 @@ impl Stepper for LobattoStepper<'_> {
         for k in 0..n {
             x[st * (n + m) + k] = vn[k] + h * state.a[k];
         }
-        let report = crate::fd_newton::solve(&mut x, self.p.tol, self.p.max_iter, t0, |x, out| {
-            self.residual(s, t0, h, &qn, &vn, x, out)
+        let tableaux = Tableaux {
+            a: &self.a,
+            b: &self.b,
+        };
+        let data = StepData {
+            sys: s,
+            t0,
+            h,
+            qn: &qn,
+            vn: &vn,
+        };
+        let work = &mut self.work;
+        let (tol, max_iter) = (self.p.tol, self.p.max_iter);
+        let report = self.newton.solve(&mut x, tol, max_iter, t0, |x, out| {
+            tableaux.residual(work, &data, x, out)
         })?;
         // q_{n+1} = Q_s (IIIA is stiffly accurate), v_{n+1} from the unknowns.
         for k in 0..n {
