@@ -94,6 +94,8 @@ pub struct StepController {
     rejected_last: bool,
     h_acc: f64,
     err_acc: f64,
+    /// The estimate's order changed since the last accepted step.
+    order_changed: bool,
 }
 
 impl StepController {
@@ -106,6 +108,18 @@ impl StepController {
             rejected_last: false,
             h_acc: f64::NAN,
             err_acc: f64::NAN,
+            order_changed: false,
+        }
+    }
+
+    /// The order of the estimate of the step about to be decided, for a variable-order
+    /// method. A change skips the predictive correction of that step, whose history is
+    /// of the other order (as RADAU does: `PRED .AND. .NOT. CHANGE`).
+    pub fn use_order(&mut self, k: u8) {
+        let k = f64::from(k.max(1));
+        if (k - self.k).abs() >= 1.0 {
+            self.k = k;
+            self.order_changed = true;
         }
     }
 
@@ -133,7 +147,7 @@ impl StepController {
                 h_next,
             };
         }
-        if self.accepted > 0 {
+        if self.accepted > 0 && !self.order_changed {
             quot = match self.kind {
                 ControllerKind::I => quot,
                 ControllerKind::Pi => {
@@ -149,6 +163,7 @@ impl StepController {
         self.h_acc = h;
         self.err_acc = err.max(ERR_FLOOR);
         self.accepted += 1;
+        self.order_changed = false;
         let mut h_next = h / quot;
         if self.rejected_last {
             h_next = h_next.min(h);

@@ -788,6 +788,9 @@ impl<'s> Loop<'s> {
             self.fail(t, StepError::MissingEstimate { t, h });
             return Attempt::Failed;
         };
+        if let Some(k) = report.error_order {
+            ctl.use_order(k);
+        }
         let d = ctl.decide(h, err, report.newton_iterations, report.newton_limit);
         if !d.accept {
             self.tally(|s| s.rejected += 1);

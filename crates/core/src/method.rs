@@ -135,6 +135,9 @@ pub struct StepReport {
     pub rejected: usize,
     /// Attempts the method's own controller retried after a Newton failure in this step.
     pub retried: usize,
+    /// For a variable-order method: the order `k` in `h` of this step's error estimate,
+    /// when it differs from [`ErrorEstimate::order`] (the controller then uses it).
+    pub error_order: Option<u8>,
 }
 
 /// Cumulative counters of a method over a run.

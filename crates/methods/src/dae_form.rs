@@ -116,6 +116,11 @@ impl DaeForm {
         }
     }
 
+    /// `(n, m)`.
+    pub fn dims(&self) -> (usize, usize) {
+        (self.n, self.m)
+    }
+
     /// Dimension `N = 3n + m`.
     pub fn dim(&self) -> usize {
         3 * self.n + self.m

@@ -9,6 +9,5 @@ pub mod ggl;
 pub mod implicit_euler;
 pub mod lobatto;
 pub mod radau;
-mod radau_newton;
 pub mod rattle;
 pub mod tableau;

@@ -1,5 +1,20 @@
-//! Radau IIA, s = 3 (order 5), on the index-3 formulation, with the algorithm of
-//! Hairer & Wanner's RADAU5.
+//! Radau IIA on the index-3 formulation, with the algorithm of Hairer & Wanner's RADAU5
+//! (s = 3, order 5, the default) and of RADAU (s = 5 and 7, orders 9 and 13, fixed or
+//! chosen during the run by RADAU's order selection, `variable_order`; module `order`).
+//! Below, s = 3 is written out; the higher orders use the same steps with their own
+//! coefficients (module `coefficients`), `(s − 1)/2` complex systems, the error weights
+//! of RADAU's `ESTRAV`, `rtol' = 0.1 rtol^((s+1)/(2s))`, the Newton tolerance
+//! `rtol'^((s−1)/(s+1))`, `NIT + 2.5 (s − 3)` iterations and an estimate of order
+//! `s + 1` in `h`.
+//!
+//! On index-3 problems at stringent tolerances the higher orders meet a round-off floor
+//! in the Newton iteration: the `a` and `λ` components are fixed by the constraints
+//! through `(c B)²`, whose eigenvalues grow with s (`|α + iβ| ≈ 11` for s = 7 against
+//! 4.1 for s = 3), and `T⁻¹` has entries up to 300 (4.3 for s = 3). On the period-2
+//! pendulum at h = 0.04 the s = 7 iteration stalls at a scaled correction of 1e-5
+//! (dominated by `a` and `λ`) where rtol = 1e-12 asks for 1.3e-6: such runs fail as
+//! Newton failures, and the variable-order method then lowers the order, as RADAU does
+//! after a failed iteration.
 //!
 //! The system is integrated in its constant-mass first-order form
 //! ([`crate::dae_form`]): `y = (q, v, a, λ)`, `B y' = F(t, y)`, `B = diag(I, I, 0, 0)`.
@@ -54,12 +69,18 @@
 //! projection decorator, which carries the declared orders over), so they are measured
 //! (`pendulum-orders`), not asserted.
 
-use super::radau_newton::ReducedNewton;
-use crate::dae_form::DaeForm;
+mod coefficients;
+mod newton;
+mod order;
+mod stages;
+
 use crate::dynamics::{consistent_start, KktChoice};
+use coefficients::RadauTableau;
 use driftlab_core::prelude::*;
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
+use order::OrderSelection;
 use serde::{Deserialize, Serialize};
+use stages::{collocation_polynomial, estimate_error, newton_iteration, start_values, Work};
 
 /// Parameters of `radau`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -82,6 +103,12 @@ pub struct RadauParams {
     /// errors are carried into the positions by later steps, so they are held at the
     /// positions' tolerance; a and λ stay divided by h²).
     pub newton_scale: NewtonScale,
+    /// Stages s = 3, 5 or 7 (order 2s − 1: 5, 9, 13; RADAU's methods), the start order
+    /// when `variable_order` is set.
+    pub stages: usize,
+    /// Choose the order between s = 3 and 7 during the run by RADAU's rules (error
+    /// controlled runs).
+    pub variable_order: bool,
 }
 
 /// See [`RadauParams::newton_scale`].
@@ -104,63 +131,33 @@ impl Default for RadauParams {
             jacobian_reuse: 1e-3,
             newton_tol: None,
             newton_scale: NewtonScale::Radau5,
+            stages: 3,
+            variable_order: false,
         }
     }
 }
 
-/// RADAU5's constants (`radau5.f`, 1996/2002 version): nodes, error weights, the
-/// eigenvalues of `A⁻¹` (`γ` real, `α ± iβ`) and the transformation `T` and its inverse.
-#[allow(clippy::excessive_precision)] // the 20-digit constants as radau5.f prints them
-mod coefficients {
-    pub const C1: f64 = 0.155_051_025_721_682_190_18;
-    pub const C2: f64 = 0.644_948_974_278_317_809_82;
-    pub const DD: [f64; 3] = [
-        -10.048_809_399_827_415_562,
-        1.382_142_733_160_748_895_8,
-        -1.0 / 3.0,
-    ];
-    pub const GAMMA: f64 = 3.637_834_252_744_495_732_2;
-    pub const ALPHA: f64 = 2.681_082_873_627_752_133_9;
-    pub const BETA: f64 = 3.050_430_199_247_410_569_4;
-    pub const T: [[f64; 3]; 3] = [
-        [
-            9.123_239_487_089_294_279_2e-2,
-            -0.141_255_295_020_954_208_43,
-            -3.002_919_410_514_742_449_2e-2,
-        ],
-        [
-            0.241_717_932_707_107_018_96,
-            0.204_129_352_293_799_931_99,
-            0.382_942_112_757_261_937_79,
-        ],
-        [0.966_048_182_615_092_936_19, 1.0, 0.0],
-    ];
-    pub const TI: [[f64; 3]; 3] = [
-        [
-            4.325_579_890_063_155_351_0,
-            0.339_199_251_815_809_869_54,
-            0.541_770_539_935_874_871_19,
-        ],
-        [
-            -4.178_718_591_551_904_727_3,
-            -0.327_682_820_761_062_387_08,
-            0.476_623_554_500_550_451_96,
-        ],
-        [
-            -0.502_872_634_945_786_875_95,
-            2.571_926_949_855_605_429_2,
-            -0.596_039_204_828_224_924_97,
-        ],
-    ];
-}
-use coefficients as rc;
-
-/// Declared properties.
+/// Declared properties (the default s = 3).
 pub fn info() -> MethodInfo {
+    info_for(3, false)
+}
+
+/// Declared properties with `s` stages, or of the variable-order method starting at `s`.
+fn info_for(s: usize, variable: bool) -> MethodInfo {
+    let title = if variable {
+        format!("Radau IIA, variable order (s = 3, 5, 7; orders 5, 9, 13; start s = {s}) on the index-3 form, RADAU's algorithm")
+    } else if s == 3 {
+        "Radau IIA (s = 3, order 5) on the index-3 form, RADAU5's algorithm".into()
+    } else {
+        format!(
+            "Radau IIA (s = {s}, order {}) on the index-3 form, RADAU's algorithm",
+            2 * s - 1
+        )
+    };
     MethodInfo {
         id: "radau".into(),
         family: "implicit-rk".into(),
-        title: "Radau IIA (s = 3, order 5) on the index-3 form, RADAU5's algorithm".into(),
+        title,
         equations:
             "B Z_i = h Σ_j a_ij F(t + c_j h, y + Z_j), y = (q, v, a, λ), B = diag(I, I, 0, 0); \
                     simplified Newton on (γ/h B − J) and ((α+iβ)/h B − J); \
@@ -172,8 +169,9 @@ pub fn info() -> MethodInfo {
                    s−1; measured, not declared): E. Hairer, Ch. Lubich, M. Roche, The Numerical Solution of Differential-Algebraic Systems \
                    by Runge–Kutta Methods, LNM 1409, Springer 1989"
                 .into(),
+        // A variable-order run has no single order to declare.
         orders: DeclaredOrders {
-            q: Some(5.0),
+            q: (!variable).then_some(2.0 * s as f64 - 1.0),
             v: None,
             lambda: None,
         },
@@ -185,10 +183,13 @@ pub fn info() -> MethodInfo {
             acceleration: false,
         },
         implicit: true,
+        // The embedded formula has order s, so the estimate is O(h^(s+1)) (RADAU's
+        // EXPO = 1/(s + 1)); a variable-order run reports each step's order.
         error_estimate: Some(ErrorEstimate {
-            order: 4,
-            rule: "embedded estimate of RADAU5 (HW II (8.20)), RMS over y = (q, v, a, λ) with \
-                   sc = atol' + rtol'|y|, divided by h for v and by h² for a, λ (index 2 and 3)"
+            order: s as u8 + 1,
+            rule: "embedded estimate of RADAU5 (HW II (8.20); RADAU's ESTRAV for s = 5, 7), RMS over \
+                   y = (q, v, a, λ) with sc = atol' + rtol'|y|, divided by h for v and by h² for a, λ \
+                   (index 2 and 3)"
                 .into(),
             own_controller: false,
         }),
@@ -200,39 +201,14 @@ pub fn info() -> MethodInfo {
 /// reduced Newton matrices (`(n + m)`-square, one real and one complex).
 const MAX_DENSE_DIM: usize = 2000;
 
-/// Dense work arrays of one run (dimension `N = 3n + m`).
-struct Work {
-    form: DaeForm,
-    y: Vec<f64>,
-    f0: Vec<f64>,
-    scal: Vec<f64>,
-    /// Scale of the Newton norm (`scal`, or with the velocities not divided by h).
-    scal_newton: Vec<f64>,
-    jac: Vec<f64>,
-    z: [Vec<f64>; 3],
-    w: [Vec<f64>; 3],
-    f: [Vec<f64>; 3],
-    /// Newton right-hand sides, then corrections, of `W`.
-    r: [Vec<f64>; 3],
-    tmp: Vec<f64>,
-    /// The error estimate's `B Σ eᵢZᵢ / h`, its solution and the shifted point.
-    be: Vec<f64>,
-    err: Vec<f64>,
-    shifted: Vec<f64>,
-    /// The real and complex Newton matrices, factored in their reduced form.
-    newton: ReducedNewton,
-    /// `h` the LUs were built for (NaN: not factored).
-    h_factored: f64,
-}
-
 /// What carries from an accepted step to the next.
 struct Memory {
     /// Collocation polynomial coefficients of the last accepted step (`CONT`).
-    cont: [Vec<f64>; 3],
+    cont: Vec<Vec<f64>>,
     /// Its step size; `None` before the first accepted step.
     cont_h: Option<f64>,
     /// The same from the step just taken, until it is known to be accepted.
-    pending: [Vec<f64>; 3],
+    pending: Vec<Vec<f64>>,
     /// Its step size; `None` when no step is pending.
     pending_h: Option<f64>,
     /// Jacobian must be re-evaluated before the next iteration.
@@ -241,6 +217,9 @@ struct Memory {
     jacobian_fresh: bool,
     /// The last attempt was rejected (or failed).
     rejected: bool,
+    /// The order changed since the last accepted step: Newton starts from zero (the
+    /// polynomial kept is of the other order).
+    restart: bool,
     /// Last Newton contraction.
     theta: f64,
 }
@@ -256,6 +235,11 @@ struct RadauStepper<'s> {
     params: RadauParams,
     /// RADAU5-transformed tolerances `(rtol', atol')`.
     tol: Tolerances,
+    /// The tolerances given and whether the run is error controlled (to transform
+    /// them again when the order changes).
+    given: (Tolerances, bool),
+    /// RADAU's order selection, for a variable-order run.
+    order: Option<OrderSelection>,
     kernel: NewtonKernel,
     work: Work,
     mem: Memory,
@@ -287,35 +271,87 @@ impl Radau {
                 "allow at least 2 iterations",
             );
         }
+        if !matches!(params.stages, 3 | 5 | 7) {
+            return bad(
+                "stages",
+                params.stages as f64,
+                "give stages = 3, 5 or 7 (orders 5, 9, 13)",
+            );
+        }
         Ok(Self { params })
     }
 }
 
+/// RADAU's Newton tolerance base `rtol'^((s−1)/(s+1))`: RADAU5's correctly rounded
+/// `√rtol'` at s = 3.
+fn newton_power(rtol: f64, s: usize) -> f64 {
+    if s == 3 {
+        rtol.sqrt()
+    } else {
+        rtol.powf((s - 1) as f64 / (s + 1) as f64)
+    }
+}
+
 impl RadauStepper<'_> {
-    /// Transform `tol` as RADAU5 does (`radau5.f`: `rtol' = 0.1 rtol^(2/3)`,
-    /// `atol' = rtol' atol / rtol`) and set the Newton tolerance from it. An
+    /// Transform `tol` as RADAU5 and RADAU do (`rtol' = 0.1 rtol^((s+1)/(2s))`, RADAU5's
+    /// `rtol^(2/3)` at s = 3; `atol' = rtol' atol / rtol`) and set the Newton tolerance
+    /// and iteration limit of the current order from it. An
     /// error-controlled run (`adaptive`) gives up a slow Newton iteration early and
     /// retries with a smaller step; a fixed-step run iterates to the limit
     /// (`max_newton`, at least 20) after refreshing the Jacobian once.
     fn apply_tolerances(&mut self, tol: Tolerances, adaptive: bool) {
-        let rtol = 0.1 * tol.rtol.powf(2.0 / 3.0);
+        self.given = (tol, adaptive);
+        // RADAU: rtol' = 0.1 rtol^((s+1)/(2s)) (RADAU5's 2/3 at s = 3), Newton tolerance
+        // rtol'^((s−1)/(s+1)) (√rtol' at s = 3), iteration limit NIT + 2.5 (s − 3).
+        let s = self.work.tab.s;
+        let rtol = 0.1 * tol.rtol.powf((s + 1) as f64 / (2 * s) as f64);
         let atol = rtol * tol.atol / tol.rtol;
         self.tol = Tolerances { rtol, atol };
+        let newton_power = newton_power(rtol, s);
+        let limit = self.params.max_newton + 5 * (s - 3) / 2;
         self.kernel.opts = NewtonOptions {
             tol: self
                 .params
                 .newton_tol
-                .unwrap_or((10.0 * f64::EPSILON / rtol).max(0.03f64.min(rtol.sqrt()))),
-            max_iter: if adaptive {
-                self.params.max_newton
-            } else {
-                self.params.max_newton.max(20)
-            },
+                .unwrap_or((10.0 * f64::EPSILON / rtol).max(0.03f64.min(newton_power))),
+            max_iter: if adaptive { limit } else { limit.max(20) },
             floor: 0.0,
             predict: adaptive,
             carry_eta: true,
             stop_on_growth: true,
         };
+    }
+
+    /// RADAU's order selection before a step of size `h` (see [`order`]): tested where a
+    /// factorization happens, or on a kept factorization once 10 passes went by. On a
+    /// change, the stage arrays, tolerances and Newton parameters are those of the new
+    /// order, and Newton starts from zero. (RADAU then refactors even when the order
+    /// stays; here a kept factorization is kept.)
+    fn select_order(&mut self, h: f64) {
+        let Some(order) = self.order.as_mut() else {
+            return;
+        };
+        let s = self.work.tab.s;
+        let factoring = self.mem.jacobian_stale || self.work.h_factored.to_bits() != h.to_bits();
+        if !factoring && !order.keeps(s) {
+            return;
+        }
+        let next = order.decide(s, h);
+        if next == s {
+            return;
+        }
+        let Some(tab) = RadauTableau::with_stages(next) else {
+            return;
+        };
+        self.work.set_tableau(tab);
+        let arrays = || vec![vec![0.0; self.work.form.dim()]; next];
+        (self.mem.cont, self.mem.pending) = (arrays(), arrays());
+        self.mem.restart = true;
+        let (tol, adaptive) = self.given;
+        self.apply_tolerances(tol, adaptive);
+        if let Some(order) = self.order.as_mut() {
+            order.changes += 1;
+        }
     }
 
     /// The Newton solve of one step; at fixed steps a failure with a Jacobian from an
@@ -326,14 +362,21 @@ impl RadauStepper<'_> {
         let mut iterations = 0;
         loop {
             let work = &mut self.work;
-            prepare_matrices(work, &mut self.mem, &mut self.stats, sys, t, h)?;
-            start_values(work, &self.mem, h);
+            if let Err(e) = prepare_matrices(work, &mut self.mem, &mut self.stats, sys, t, h) {
+                self.order.iter_mut().for_each(|o| o.failed = true);
+                return Err(e);
+            }
+            let cont = self.mem.cont_h.filter(|_| !self.mem.restart);
+            start_values(work, cont.map(|h_old| (&self.mem.cont[..], h_old)), h);
             let before = self.kernel.counters.iterations;
             let solved = self.kernel.solve(|_| newton_iteration(work, sys, t, h));
             let done = self.kernel.counters.iterations - before;
             iterations += done;
             self.stats.newton_iterations += done;
-            self.stats.solves += 2 * done;
+            self.stats.solves += (1 + work.tab.pairs.len()) * done;
+            if let Some(order) = self.order.as_mut() {
+                order.after_newton(done, &solved, self.params.jacobian_reuse);
+            }
             match solved {
                 Ok(r) => return Ok((iterations, if r.theta.is_nan() { 0.0 } else { r.theta })),
                 Err(e) if self.kernel.opts.predict || self.mem.jacobian_fresh => {
@@ -350,7 +393,7 @@ impl RadauStepper<'_> {
 
 impl Method for Radau {
     fn info(&self) -> MethodInfo {
-        info()
+        info_for(self.params.stages, self.params.variable_order)
     }
 
     fn start<'s>(
@@ -371,27 +414,14 @@ impl Method for Radau {
             });
         }
         let spent = consistent_start(s, KktChoice::DenseLu.options(opts), state)?;
-        let form = DaeForm::new(s);
-        let dim = form.dim();
-        let v = || vec![0.0; dim];
-        let work = Work {
-            form,
-            y: v(),
-            f0: v(),
-            scal: v(),
-            scal_newton: v(),
-            jac: vec![0.0; dim * dim],
-            z: [v(), v(), v()],
-            w: [v(), v(), v()],
-            f: [v(), v(), v()],
-            r: [v(), v(), v()],
-            tmp: v(),
-            be: v(),
-            err: v(),
-            shifted: v(),
-            newton: ReducedNewton::new(s.dims().n, s.dims().m),
-            h_factored: f64::NAN,
-        };
+        let stages = self.params.stages;
+        let tab = RadauTableau::with_stages(stages).ok_or_else(|| MethodError::Incompatible {
+            method: "radau".into(),
+            problem: s.info().id,
+            reason: format!("no Radau IIA method with {stages} stages (3, 5 or 7)"),
+        })?;
+        let work = Work::new(s, tab);
+        let stage_arrays = || vec![vec![0.0; work.form.dim()]; work.tab.s];
         // The tolerances at fixed steps are the parameters' (as `new` set them); an
         // error-controlled run's replace them.
         let tol = Tolerances {
@@ -402,6 +432,11 @@ impl Method for Radau {
             sys,
             params: self.params.clone(),
             tol,
+            given: (tol, false),
+            order: self
+                .params
+                .variable_order
+                .then(|| OrderSelection::new(3, 7)),
             kernel: NewtonKernel::new(NewtonOptions {
                 tol: 0.0,
                 max_iter: 7,
@@ -410,17 +445,18 @@ impl Method for Radau {
                 carry_eta: true,
                 stop_on_growth: true,
             }),
-            work,
             mem: Memory {
-                cont: [v(), v(), v()],
+                cont: stage_arrays(),
                 cont_h: None,
-                pending: [v(), v(), v()],
+                pending: stage_arrays(),
                 pending_h: None,
                 jacobian_stale: true,
                 jacobian_fresh: false,
                 rejected: false,
+                restart: false,
                 theta: 0.0,
             },
+            work,
             stats: MethodStats::default().merged(spent),
         };
         match opts.tolerances {
@@ -433,6 +469,7 @@ impl Method for Radau {
 
 impl Stepper for RadauStepper<'_> {
     fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        self.select_order(h);
         let (s, work) = (self.sys, &mut self.work);
         self.mem.jacobian_fresh = false;
         let t = state.t;
@@ -452,12 +489,12 @@ impl Stepper for RadauStepper<'_> {
             self.mem.cont_h.is_none() || self.mem.rejected,
         )?;
         self.stats.solves += 1;
-        for (yi, zi) in work.y.iter_mut().zip(&work.z[2]) {
+        for (yi, zi) in work.y.iter_mut().zip(&work.z[work.tab.s - 1]) {
             *yi += zi;
         }
         work.form.unpack(&work.y, state);
         state.t = t + h;
-        collocation_polynomial(&work.z, &mut self.mem.pending);
+        collocation_polynomial(&work.tab.c, &work.z, &mut self.mem.pending);
         self.mem.pending_h = Some(h);
         self.stats.steps += 1;
         Ok(StepReport {
@@ -465,7 +502,8 @@ impl Stepper for RadauStepper<'_> {
             factorizations: 0,
             projection_iterations: 0,
             error: Some(err),
-            newton_limit: self.params.max_newton,
+            newton_limit: self.params.max_newton + 5 * (work.tab.s - 3) / 2,
+            error_order: self.order.as_ref().map(|_| work.tab.s as u8 + 1),
             ..StepReport::default()
         })
     }
@@ -473,6 +511,9 @@ impl Stepper for RadauStepper<'_> {
     /// The step just taken was accepted: keep its polynomial and decide whether the
     /// Jacobian is still good.
     fn accept(&mut self) {
+        if let (Some(order), Some(h)) = (self.order.as_mut(), self.mem.pending_h) {
+            order.accepted(self.work.tab.s, h);
+        }
         commit_pending(&mut self.mem, self.params.jacobian_reuse);
     }
 
@@ -489,6 +530,14 @@ impl Stepper for RadauStepper<'_> {
         s.steps = s.steps.max(self.stats.steps);
         s
     }
+
+    /// A variable-order run's accepted steps at each order and its order changes.
+    fn counters(&self) -> Vec<(&'static str, usize)> {
+        self.order
+            .as_ref()
+            .map(OrderSelection::counters)
+            .unwrap_or_default()
+    }
 }
 
 /// The step just taken was accepted ([`Stepper::accept`]): keep its polynomial and
@@ -498,6 +547,7 @@ fn commit_pending(mem: &mut Memory, reuse: f64) {
         std::mem::swap(&mut mem.cont, &mut mem.pending);
         mem.cont_h = Some(h);
         mem.rejected = false;
+        mem.restart = false;
         if mem.theta > reuse {
             mem.jacobian_stale = true;
         }
@@ -527,12 +577,9 @@ fn prepare_matrices(
     // Invalidate first: a failed factorization must not leave one LU for the new h
     // beside a stale `h_factored`.
     work.h_factored = f64::NAN;
-    let (real, complex) = (rc::GAMMA / h, (rc::ALPHA / h, rc::BETA / h));
-    work.newton
-        .factor(&work.jac, real, complex)
-        .map_err(singular)?;
+    work.factor(h).map_err(singular)?;
     work.h_factored = h;
-    stats.factorizations += 2;
+    stats.factorizations += 1 + work.tab.pairs.len();
     Ok(())
 }
 
@@ -551,132 +598,6 @@ fn scale(work: &mut Work, tol: Tolerances, h: f64, newton: NewtonScale) {
                 work.scal_newton[i] = *s;
             }
         }
-    }
-}
-
-/// Starting `Z` from the last accepted step's collocation polynomial (zero at the first
-/// step), and `W = T⁻¹ Z`.
-fn start_values(work: &mut Work, mem: &Memory, h: f64) {
-    match (&mem.cont, mem.cont_h) {
-        (cont, Some(h_old)) => {
-            let c3q = h / h_old;
-            let cq = [rc::C1 * c3q, rc::C2 * c3q, c3q];
-            let (c1m1, c2m1) = (rc::C1 - 1.0, rc::C2 - 1.0);
-            for (k, z) in work.z.iter_mut().enumerate() {
-                let c = cq[k];
-                for (i, zi) in z.iter_mut().enumerate() {
-                    *zi = c * (cont[0][i] + (c - c2m1) * (cont[1][i] + (c - c1m1) * cont[2][i]));
-                }
-            }
-        }
-        (_, None) => work
-            .z
-            .iter_mut()
-            .for_each(|z| z.iter_mut().for_each(|x| *x = 0.0)),
-    }
-    transform(&rc::TI, &work.z, &mut work.w);
-}
-
-/// `out = (M ⊗ I) x` stage-wise for a 3 × 3 matrix `M`.
-fn transform(mat: &[[f64; 3]; 3], x: &[Vec<f64>; 3], out: &mut [Vec<f64>; 3]) {
-    for (k, o) in out.iter_mut().enumerate() {
-        for (i, oi) in o.iter_mut().enumerate() {
-            *oi = mat[k][0] * x[0][i] + mat[k][1] * x[1][i] + mat[k][2] * x[2][i];
-        }
-    }
-}
-
-/// One simplified-Newton iteration on `W`; returns the scaled RMS norm of `ΔW`.
-fn newton_iteration(
-    work: &mut Work, sys: &dyn MechanicalSystem, t: f64, h: f64,
-) -> Result<f64, StepError> {
-    let dim = work.form.dim();
-    let c = [rc::C1, rc::C2, 1.0];
-    for k in 0..3 {
-        for i in 0..dim {
-            work.tmp[i] = work.y[i] + work.z[k][i];
-        }
-        let stage = std::mem::take(&mut work.tmp);
-        work.form.eval(sys, t + c[k] * h, &stage, &mut work.f[k]);
-        work.tmp = stage;
-    }
-    // Right-hand sides R = T⁻¹F − (diag(γ, α+iβ)/h ⊗ B) W, in place of F.
-    let r = &mut work.r;
-    transform(&rc::TI, &work.f, r);
-    let (fac1, alph, beta) = (rc::GAMMA / h, rc::ALPHA / h, rc::BETA / h);
-    for i in (0..dim).filter(|&i| work.form.is_differential(i)) {
-        let (w1, w2, w3) = (work.w[0][i], work.w[1][i], work.w[2][i]);
-        r[0][i] -= fac1 * w1;
-        r[1][i] -= alph * w2 - beta * w3;
-        r[2][i] -= alph * w3 + beta * w2;
-    }
-    let linear = |e: driftlab_solver::SolverError| StepError::LinearSolve {
-        t,
-        detail: format!("Radau Newton matrix: {e}"),
-    };
-    work.newton.solve_real(&mut r[0]).map_err(linear)?;
-    let [_, r2, r3] = r;
-    work.newton.solve_complex(r2, r3).map_err(linear)?;
-    let mut sum = 0.0;
-    for (k, dw) in r.iter().enumerate() {
-        for i in 0..dim {
-            sum += (dw[i] / work.scal_newton[i]).powi(2);
-            work.w[k][i] += dw[i];
-        }
-    }
-    transform(&rc::T, &work.w, &mut work.z);
-    Ok((sum / (3 * dim) as f64).sqrt())
-}
-
-/// RADAU5's error estimate (see the module documentation); `refine` allows the second,
-/// filtered estimate on a first or rejected step.
-fn estimate_error(
-    work: &mut Work, sys: &dyn MechanicalSystem, t: f64, h: f64, refine: bool,
-) -> Result<f64, StepError> {
-    let dim = work.form.dim();
-    for (i, ei) in work.tmp.iter_mut().enumerate() {
-        *ei = (0..3).map(|k| rc::DD[k] * work.z[k][i]).sum::<f64>() / h;
-    }
-    work.form.mass_times(&work.tmp, &mut work.be);
-    let linear = |e: driftlab_solver::SolverError| StepError::LinearSolve {
-        t,
-        detail: format!("Radau error estimate: {e}"),
-    };
-    let cont = &mut work.err;
-    for (c, (b, f)) in cont.iter_mut().zip(work.be.iter().zip(&work.f0)) {
-        *c = b + f;
-    }
-    work.newton.solve_real(cont).map_err(linear)?;
-    let norm = |c: &[f64], s: &[f64]| {
-        let sum: f64 = c.iter().zip(s).map(|(x, s)| (x / s).powi(2)).sum();
-        (sum / dim as f64).sqrt().max(1e-10)
-    };
-    let err = norm(cont, &work.scal);
-    if err < 1.0 || !refine {
-        return Ok(err);
-    }
-    for (x, (y, c)) in work.shifted.iter_mut().zip(work.y.iter().zip(cont.iter())) {
-        *x = y + c;
-    }
-    work.form.eval(sys, t, &work.shifted, &mut work.tmp);
-    for (c, (f, b)) in cont.iter_mut().zip(work.tmp.iter().zip(&work.be)) {
-        *c = f + b;
-    }
-    work.newton.solve_real(cont).map_err(linear)?;
-    Ok(norm(cont, &work.scal))
-}
-
-/// RADAU5's `CONT` coefficients of the collocation polynomial through the stages, in
-/// `out`.
-fn collocation_polynomial(z: &[Vec<f64>; 3], out: &mut [Vec<f64>; 3]) {
-    let (c1m1, c2m1, c1mc2) = (rc::C1 - 1.0, rc::C2 - 1.0, rc::C1 - rc::C2);
-    for i in 0..z[0].len() {
-        let (z1, z2, z3) = (z[0][i], z[1][i], z[2][i]);
-        out[0][i] = (z2 - z3) / c2m1;
-        let ak = (z1 - z2) / c1mc2;
-        let acont3 = (ak - z1 / rc::C1) / rc::C2;
-        out[1][i] = (ak - out[0][i]) / c1m1;
-        out[2][i] = out[1][i] - acont3;
     }
 }
 
@@ -710,54 +631,5 @@ pub fn entry() -> crate::MethodEntry {
         info,
         build: |t| Ok(Box::new(Radau::new(params::parse("method", "radau", t)?)?)),
         defaults: params::defaults::<RadauParams>,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::coefficients as rc;
-
-    /// `T⁻¹ A⁻¹ T = [[γ, 0, 0], [0, α, −β], [0, β, α]]` for the Radau IIA matrix `A`,
-    /// and `T T⁻¹ = I`: the constants are consistent to round-off.
-    #[test]
-    fn transformation_block_diagonalizes_the_inverse_tableau() {
-        let s6 = 6f64.sqrt();
-        let a = [
-            [
-                (88.0 - 7.0 * s6) / 360.0,
-                (296.0 - 169.0 * s6) / 1800.0,
-                (-2.0 + 3.0 * s6) / 225.0,
-            ],
-            [
-                (296.0 + 169.0 * s6) / 1800.0,
-                (88.0 + 7.0 * s6) / 360.0,
-                (-2.0 - 3.0 * s6) / 225.0,
-            ],
-            [(16.0 - s6) / 36.0, (16.0 + s6) / 36.0, 1.0 / 9.0],
-        ];
-        let mul = |x: &[[f64; 3]; 3], y: &[[f64; 3]; 3]| {
-            let mut o = [[0.0; 3]; 3];
-            for i in 0..3 {
-                for j in 0..3 {
-                    o[i][j] = (0..3).map(|k| x[i][k] * y[k][j]).sum();
-                }
-            }
-            o
-        };
-        let id = mul(&rc::T, &rc::TI);
-        // A · T · D = T ⇔ T⁻¹ A⁻¹ T = D: check A T D = T with D the block form.
-        let d = [
-            [rc::GAMMA, 0.0, 0.0],
-            [0.0, rc::ALPHA, -rc::BETA],
-            [0.0, rc::BETA, rc::ALPHA],
-        ];
-        let atd = mul(&mul(&a, &rc::T), &d);
-        for i in 0..3 {
-            for j in 0..3 {
-                let want = if i == j { 1.0 } else { 0.0 };
-                assert!((id[i][j] - want).abs() < 1e-14, "T T⁻¹ = {id:?}");
-                assert!((atd[i][j] - rc::T[i][j]).abs() < 1e-13, "A T D = {atd:?}");
-            }
-        }
     }
 }
