@@ -17,7 +17,6 @@ use driftlab_core::{
 use indicatif::{ProgressBar, ProgressStyle};
 use ndarray::Array2;
 
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -137,26 +136,40 @@ fn run_side_by_side(
     registry: &Registry, experiment: &str, cells: &[&Cell], durable: &Durable,
     done: impl Fn() + Sync,
 ) -> Option<Vec<(RunRecord, CellTrace)>> {
-    let rounds = cells.iter().map(|c| c.repeat.max(1)).max().unwrap_or(1);
-    let items: Vec<(usize, usize)> = (0..rounds)
-        .flat_map(|k| (0..cells.len()).map(move |i| (k, i)))
-        .filter(|&(k, i)| k < cells[i].repeat.max(1))
-        .collect();
-    let runs: Option<Vec<(usize, RunItem)>> = items
-        .par_iter()
-        .map(|&(k, i)| {
-            let runs = cells[i].repeat.max(1);
-            let item = durable.run(cells[i], k, runs, || {
-                run_item(registry, experiment, cells[i], k)
-            })?;
-            if k + 1 == runs {
-                done();
+    let items = longest_first(registry, cells);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let finished = std::sync::Mutex::new(Vec::with_capacity(items.len()));
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    // Each worker takes the next run in the list: the longest runs start first and the
+    // short ones fill the gaps (list scheduling, the LPT rule within 4/3 of the optimal
+    // makespan; Graham 1969).
+    rayon::broadcast(|_| loop {
+        let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some(&(k, i)) = items.get(j) else { break };
+        if failed.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+        let runs = cells[i].repeat.max(1);
+        match durable.run(cells[i], k, runs, || {
+            run_item(registry, experiment, cells[i], k)
+        }) {
+            Some(item) => {
+                if let Ok(mut f) = finished.lock() {
+                    f.push((i, item));
+                }
+                if k + 1 == runs {
+                    done();
+                }
             }
-            Some((i, item))
-        })
-        .collect();
+            None => failed.store(true, std::sync::atomic::Ordering::Relaxed),
+        }
+    });
+    let finished = finished.into_inner().ok()?;
+    if failed.into_inner() || finished.len() != items.len() {
+        return None;
+    }
     let mut per_cell: Vec<Vec<RunItem>> = vec![Vec::new(); cells.len()];
-    for (i, item) in runs? {
+    for (i, item) in finished {
         per_cell[i].push(item);
     }
     Some(
@@ -166,6 +179,18 @@ fn run_side_by_side(
             .map(|(items, cell)| combine(cell, items))
             .collect(),
     )
+}
+
+/// The runs `(repeat, cell)` of `cells`, longest cell first by
+/// [`crate::shard::cost_estimate`] (repeats of a cell in order, ties by cell index).
+fn longest_first(registry: &Registry, cells: &[&Cell]) -> Vec<(usize, usize)> {
+    let costs = crate::shard::cost_estimates(cells.iter().copied(), registry);
+    let mut order: Vec<usize> = (0..cells.len()).collect();
+    order.sort_by(|&a, &b| costs[b].total_cmp(&costs[a]).then(a.cmp(&b)));
+    order
+        .into_iter()
+        .flat_map(|i| (0..cells[i].repeat.max(1)).map(move |k| (k, i)))
+        .collect()
 }
 
 /// Median of `x` (sorted in place).

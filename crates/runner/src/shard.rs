@@ -37,13 +37,40 @@ pub fn parse_shard(text: &str) -> Result<(usize, usize), String> {
 /// 1.0–1.1 from 10³ to 10⁶ links); an error-controlled cell is counted as
 /// 100 · (1 + log₁₀(1/rtol)) steps. Only the ranking and the sums matter.
 pub fn cost_estimate(cell: &Cell, registry: &Registry) -> f64 {
-    let size = registry
+    cost_of_size(cell, problem_size(cell, registry))
+}
+
+/// [`cost_estimate`] of each cell, each problem (id and parameters) built once to learn
+/// its size.
+pub fn cost_estimates<'c>(
+    cells: impl IntoIterator<Item = &'c Cell>, registry: &Registry,
+) -> Vec<f64> {
+    let mut sizes: HashMap<(String, String), f64> = HashMap::new();
+    cells
+        .into_iter()
+        .map(|cell| {
+            let key = (cell.problem.clone(), cell.problem_params.to_string());
+            let size = *sizes
+                .entry(key)
+                .or_insert_with(|| problem_size(cell, registry));
+            cost_of_size(cell, size)
+        })
+        .collect()
+}
+
+/// `n + m` of the cell's problem (1 if it does not build: its cell fails at once).
+fn problem_size(cell: &Cell, registry: &Registry) -> f64 {
+    registry
         .build_problem(&cell.problem, &cell.problem_params)
         .map(|p| {
             let d = p.as_system().dims();
             (d.n + d.m) as f64
         })
-        .unwrap_or(1.0);
+        .unwrap_or(1.0)
+}
+
+/// [`cost_estimate`] for a problem of `size` unknowns.
+fn cost_of_size(cell: &Cell, size: f64) -> f64 {
     let steps = match &cell.adaptive {
         Some(a) => 100.0 * (1.0 + (1.0 / a.tol.rtol).log10().max(0.0)),
         None => (cell.t_end / cell.h).round().max(1.0),
@@ -74,10 +101,7 @@ pub fn assign(costs: &[f64], n: usize) -> Vec<usize> {
 pub(crate) fn keep_shard(
     batches: Vec<(usize, Vec<Cell>)>, (i, n): (usize, usize), registry: &Registry,
 ) -> Vec<(usize, Vec<Cell>)> {
-    let costs: Vec<f64> = batches
-        .iter()
-        .flat_map(|(_, b)| b.iter().map(|c| cost_estimate(c, registry)))
-        .collect();
+    let costs = cost_estimates(batches.iter().flat_map(|(_, b)| b), registry);
     let mut shard = assign(&costs, n).into_iter();
     batches
         .into_iter()
