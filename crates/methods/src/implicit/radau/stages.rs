@@ -98,10 +98,7 @@ pub(super) fn start_values(work: &mut Work, cont: Option<(&[Vec<f64>], f64)>, h:
             let ratio = h / h_old;
             let c = &work.tab.c;
             for (k, z) in work.z.iter_mut().enumerate() {
-                let theta = c[k] * ratio;
-                for (i, zi) in z.iter_mut().enumerate() {
-                    *zi = polynomial_at(c, cont, i, theta);
-                }
+                polynomial_at(c, cont, c[k] * ratio, z);
             }
         }
         None => work
@@ -112,27 +109,41 @@ pub(super) fn start_values(work: &mut Work, cont: Option<(&[Vec<f64>], f64)>, h:
     transform(&work.tab.ti, &work.z, &mut work.w);
 }
 
-/// Component `i` of the last step's collocation polynomial minus `y_{n+1}`, at
-/// `θ = (t − t_{n+1}) / h_old`: Horner's scheme in Newton's form over the nodes
-/// `1, c_{s−1}, …, c_1` (shifted by −1), as RADAU5 writes it for s = 3.
-fn polynomial_at(c: &[f64], cont: &[Vec<f64>], i: usize, theta: f64) -> f64 {
+/// The last step's collocation polynomial minus `y_{n+1}`, at `θ = (t − t_{n+1}) / h_old`,
+/// into `out`: Horner's scheme in Newton's form over the nodes `1, c_{s−1}, …, c_1`
+/// (shifted by −1), as RADAU5 writes it for s = 3.
+fn polynomial_at(c: &[f64], cont: &[Vec<f64>], theta: f64, out: &mut [f64]) {
     let s = c.len();
-    let mut acc = cont[s - 1][i];
+    out.copy_from_slice(&cont[s - 1]);
     for j in (1..s).rev() {
-        acc = cont[j - 1][i] + (theta - (c[s - 1 - j] - 1.0)) * acc;
+        let factor = theta - (c[s - 1 - j] - 1.0);
+        for (o, d) in out.iter_mut().zip(&cont[j - 1]) {
+            *o = d + factor * *o;
+        }
     }
-    theta * acc
+    out.iter_mut().for_each(|o| *o *= theta);
 }
 
 /// `out = (M ⊗ I) x` stage-wise for the row-major `s × s` matrix `M`.
 pub(super) fn transform(mat: &[f64], x: &[Vec<f64>], out: &mut [Vec<f64>]) {
-    let s = x.len();
-    for (k, o) in out.iter_mut().enumerate() {
-        let row = &mat[k * s..(k + 1) * s];
-        for (i, oi) in o.iter_mut().enumerate() {
-            let mut acc = row[0] * x[0][i];
-            for j in 1..s {
-                acc += row[j] * x[j][i];
+    match x.len() {
+        3 => transform_fixed::<3>(mat, x, out),
+        5 => transform_fixed::<5>(mat, x, out),
+        _ => transform_fixed::<7>(mat, x, out),
+    }
+}
+
+/// [`transform`] for `S` stages known at compile time (one pass over the components,
+/// the stage sum unrolled; the sum runs left to right, `((m₀x₀ + m₁x₁) + m₂x₂) + …`).
+fn transform_fixed<const S: usize>(mat: &[f64], x: &[Vec<f64>], out: &mut [Vec<f64>]) {
+    let dim = x[0].len();
+    let xs: [&[f64]; S] = std::array::from_fn(|j| &x[j][..dim]);
+    for (k, o) in out.iter_mut().enumerate().take(S) {
+        let row: [f64; S] = std::array::from_fn(|j| mat[k * S + j]);
+        for (i, oi) in o[..dim].iter_mut().enumerate() {
+            let mut acc = row[0] * xs[0][i];
+            for j in 1..S {
+                acc += row[j] * xs[j][i];
             }
             *oi = acc;
         }
@@ -164,14 +175,17 @@ pub(super) fn newton_iteration(
     let (r, w, tab) = (&mut work.r, &work.w, &work.tab);
     let fac1 = tab.gamma / h;
     let n2 = (0..dim).filter(|&i| work.form.is_differential(i)).count();
-    for i in 0..n2 {
-        r[0][i] -= fac1 * w[0][i];
-        for (k, (alpha, beta)) in tab.pairs.iter().enumerate() {
-            let (alph, beta) = (alpha / h, beta / h);
-            let (re, im) = (2 * k + 1, 2 * k + 2);
-            let (w_re, w_im) = (w[re][i], w[im][i]);
-            r[re][i] -= alph * w_re - beta * w_im;
-            r[im][i] -= alph * w_im + beta * w_re;
+    for (ri, wi) in r[0][..n2].iter_mut().zip(&w[0]) {
+        *ri -= fac1 * wi;
+    }
+    for (k, (alpha, beta)) in tab.pairs.iter().enumerate() {
+        let (alph, beta) = (alpha / h, beta / h);
+        let (head, tail) = r.split_at_mut(2 * k + 2);
+        let (r_re, r_im) = (&mut head[2 * k + 1][..n2], &mut tail[0][..n2]);
+        let (w_re, w_im) = (&w[2 * k + 1], &w[2 * k + 2]);
+        for i in 0..n2 {
+            r_re[i] -= alph * w_re[i] - beta * w_im[i];
+            r_im[i] -= alph * w_im[i] + beta * w_re[i];
         }
     }
     let linear = |e: driftlab_solver::SolverError| StepError::LinearSolve {
@@ -239,17 +253,27 @@ pub(super) fn estimate_error(
 /// the nodes `1, c_{s−1}, …, c_1, 0` (RADAU5's `CONT` for s = 3): `out[k]` is the
 /// divided difference of order `k + 1` starting at node 1.
 pub(super) fn collocation_polynomial(c: &[f64], z: &[Vec<f64>], out: &mut [Vec<f64>]) {
-    let s = c.len();
-    // Nodes and values from the end: x_j = c_{s−j} (x_s = 0, y_s = 0).
-    let node = |j: usize| if j < s { c[s - 1 - j] } else { 0.0 };
+    match c.len() {
+        3 => divided_differences::<3>(c, z, out),
+        5 => divided_differences::<5>(c, z, out),
+        _ => divided_differences::<7>(c, z, out),
+    }
+}
+
+/// [`collocation_polynomial`] for `S` stages known at compile time.
+fn divided_differences<const S: usize>(c: &[f64], z: &[Vec<f64>], out: &mut [Vec<f64>]) {
+    // Nodes and values from the end: x_j = c_{S−j} (x_S = 0, y_S = 0).
+    let node: [f64; 8] = std::array::from_fn(|j| if j < S { c[S - 1 - j] } else { 0.0 });
+    let zs: [&[f64]; S] = std::array::from_fn(|j| &z[S - 1 - j][..]);
     let mut table = [0.0f64; 8];
-    for i in 0..z[0].len() {
-        for j in 0..=s {
-            table[j] = if j < s { z[s - 1 - j][i] } else { 0.0 };
+    for i in 0..zs[0].len() {
+        for j in 0..S {
+            table[j] = zs[j][i];
         }
-        for level in 1..=s {
-            for j in 0..=s - level {
-                table[j] = (table[j + 1] - table[j]) / (node(j + level) - node(j));
+        table[S] = 0.0;
+        for level in 1..=S {
+            for j in 0..=S - level {
+                table[j] = (table[j + 1] - table[j]) / (node[j + level] - node[j]);
             }
             out[level - 1][i] = table[0];
         }
