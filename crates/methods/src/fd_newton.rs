@@ -11,9 +11,41 @@
 //! ([`crate::roundoff::stalled`]) — scaled constraint rows `Φ/h` carry about `ε ℓ²/h` of
 //! noise that no update removes.
 
-use driftlab_core::{StepError, StepReport};
+use driftlab_core::{MechanicalSystem, SparsityPattern, StepError, StepReport};
 use driftlab_solver::dense::DenseLu;
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
+
+/// The data of the step whose stage system is solved: system, start time, step size,
+/// `q_n`, `v_n` (the stage residuals of `lobatto` and `gauss-index3` read them).
+pub(crate) struct StepData<'a> {
+    pub(crate) sys: &'a dyn MechanicalSystem,
+    pub(crate) t0: f64,
+    pub(crate) h: f64,
+    pub(crate) qn: &'a [f64],
+    pub(crate) vn: &'a [f64],
+}
+
+/// `M(q)` and `Φ_q` value buffers with their patterns, built once per run (a problem may
+/// assemble a pattern on every call).
+pub(crate) struct ModelBuffers {
+    pub(crate) mass_pattern: SparsityPattern,
+    pub(crate) jac_pattern: SparsityPattern,
+    pub(crate) mass: Vec<f64>,
+    pub(crate) jac: Vec<f64>,
+}
+
+impl ModelBuffers {
+    /// Buffers for `sys`.
+    pub(crate) fn new(sys: &dyn MechanicalSystem) -> Self {
+        let (mass_pattern, jac_pattern) = (sys.mass_pattern(), sys.jacobian_pattern());
+        Self {
+            mass: vec![0.0; mass_pattern.nnz()],
+            jac: vec![0.0; jac_pattern.nnz()],
+            mass_pattern,
+            jac_pattern,
+        }
+    }
+}
 
 /// The work arrays of the iteration for `dim` unknowns, kept across steps so that a step
 /// allocates nothing (the LU is refactored in place).

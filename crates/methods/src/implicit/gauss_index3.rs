@@ -27,6 +27,7 @@
 //! 2/0/−1 (s = 2), 4/2/1 (s = 3); with the mass-orthogonal projection 1/1/1, 2/2/2, 3/3/3.
 
 use crate::dynamics::{count_step_and_factorizations, KktChoice};
+use crate::fd_newton::{ModelBuffers, StepData};
 use crate::implicit::tableau::Tableau;
 use driftlab_core::prelude::*;
 use driftlab_solver::dense::solve_dense;
@@ -125,15 +126,12 @@ impl GaussIndex3 {
 /// Buffers of the stage residual, sized at the start: the residual runs `dim + 1` times
 /// per Newton iteration (forward differences) and allocates nothing.
 struct StageWork {
-    mass_pattern: SparsityPattern,
-    jac_pattern: SparsityPattern,
+    model: ModelBuffers,
     /// Stage position `Q_i` and stage acceleration `W_i`.
     q: Vec<f64>,
     w: Vec<f64>,
-    mass: Vec<f64>,
     mw: Vec<f64>,
     f: Vec<f64>,
-    jac: Vec<f64>,
     gtl: Vec<f64>,
     phi: Vec<f64>,
 }
@@ -141,12 +139,8 @@ struct StageWork {
 impl StageWork {
     fn new(sys: &dyn MechanicalSystem) -> Self {
         let driftlab_core::Dims { n, m } = sys.dims();
-        let (mass_pattern, jac_pattern) = (sys.mass_pattern(), sys.jacobian_pattern());
         Self {
-            mass: vec![0.0; mass_pattern.nnz()],
-            jac: vec![0.0; jac_pattern.nnz()],
-            mass_pattern,
-            jac_pattern,
+            model: ModelBuffers::new(sys),
             q: vec![0.0; n],
             w: vec![0.0; n],
             mw: vec![0.0; n],
@@ -155,15 +149,6 @@ impl StageWork {
             phi: vec![0.0; m],
         }
     }
-}
-
-/// The step's data: system, start time, step size, `q_n`, `v_n`.
-struct StepData<'a> {
-    sys: &'a dyn MechanicalSystem,
-    t0: f64,
-    h: f64,
-    qn: &'a [f64],
-    vn: &'a [f64],
 }
 
 /// The Gauss tableau and the inverse of its `A`.
@@ -190,8 +175,8 @@ impl Coefficients<'_> {
         let (s, n, m) = (self.t.s, d.qn.len(), wk.phi.len());
         let sy = d.sys;
         // Mass and Φ_q buffers shared by the stages, zeroed once (each call writes all).
-        wk.mass.fill(0.0);
-        wk.jac.fill(0.0);
+        wk.model.mass.fill(0.0);
+        wk.model.jac.fill(0.0);
         for i in 0..s {
             let ti = d.t0 + self.t.c[i] * d.h;
             for k in 0..n {
@@ -200,14 +185,17 @@ impl Coefficients<'_> {
             }
             let v = &x[i * n..(i + 1) * n];
             self.stage_w(d.h, d.vn, x, i, &mut wk.w);
-            sy.mass(&wk.q, &mut wk.mass);
-            wk.mass_pattern.mul_vec(&wk.mass, &wk.w, &mut wk.mw, true);
+            sy.mass(&wk.q, &mut wk.model.mass);
+            wk.model
+                .mass_pattern
+                .mul_vec(&wk.model.mass, &wk.w, &mut wk.mw, true);
             wk.f.fill(0.0);
             sy.forces(ti, &wk.q, v, &mut wk.f);
-            sy.jacobian(ti, &wk.q, &mut wk.jac);
+            sy.jacobian(ti, &wk.q, &mut wk.model.jac);
             let lambda = &x[s * n + i * m..s * n + (i + 1) * m];
-            wk.jac_pattern
-                .mul_transpose_vec(&wk.jac, lambda, &mut wk.gtl);
+            wk.model
+                .jac_pattern
+                .mul_transpose_vec(&wk.model.jac, lambda, &mut wk.gtl);
             for k in 0..n {
                 out[i * n + k] = d.h * (wk.mw[k] - wk.f[k]) + wk.gtl[k];
             }

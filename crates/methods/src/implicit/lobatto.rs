@@ -21,6 +21,7 @@
 use crate::dynamics::{
     count_step_and_factorizations, with_kkt_stats, AccelerationSolver, KktChoice,
 };
+use crate::fd_newton::{ModelBuffers, StepData};
 use crate::implicit::tableau::Tableau;
 use driftlab_core::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -88,8 +89,7 @@ impl Lobatto {
 /// Buffers of the stage residual, sized at the start: the residual runs `dim + 1` times
 /// per Newton iteration (forward differences) and allocates nothing.
 struct StageWork {
-    mass_pattern: SparsityPattern,
-    jac_pattern: SparsityPattern,
+    model: ModelBuffers,
     /// Stage positions `Q_i` and stage forces minus constraint forces `g_i`.
     q: Vec<Vec<f64>>,
     g: Vec<Vec<f64>>,
@@ -97,8 +97,6 @@ struct StageWork {
     /// `Λ_i` (the unknowns hold `hΛ_i`).
     lambda: Vec<f64>,
     gtl: Vec<f64>,
-    jac: Vec<f64>,
-    mass: Vec<f64>,
     diff: Vec<f64>,
     md: Vec<f64>,
     phi: Vec<f64>,
@@ -109,12 +107,8 @@ struct StageWork {
 impl StageWork {
     fn new(sys: &dyn MechanicalSystem, stages: usize) -> Self {
         let driftlab_core::Dims { n, m } = sys.dims();
-        let (mass_pattern, jac_pattern) = (sys.mass_pattern(), sys.jacobian_pattern());
         Self {
-            mass: vec![0.0; mass_pattern.nnz()],
-            jac: vec![0.0; jac_pattern.nnz()],
-            mass_pattern,
-            jac_pattern,
+            model: ModelBuffers::new(sys),
             q: vec![vec![0.0; n]; stages],
             g: vec![vec![0.0; n]; stages],
             f: vec![0.0; n],
@@ -127,15 +121,6 @@ impl StageWork {
             pt: vec![0.0; m],
         }
     }
-}
-
-/// The step's data: system, start time, step size, `q_n`, `v_n`.
-struct StepData<'a> {
-    sys: &'a dyn MechanicalSystem,
-    t0: f64,
-    h: f64,
-    qn: &'a [f64],
-    vn: &'a [f64],
 }
 
 /// The IIIA and IIIB tableaux.
@@ -151,14 +136,16 @@ impl Tableaux<'_> {
         let vv = |i: usize| &x[i * n..(i + 1) * n];
         let v1 = &x[st * (n + m)..];
         self.stage_forces(w, d, x);
-        w.mass.fill(0.0);
-        d.sys.mass(d.qn, &mut w.mass);
+        w.model.mass.fill(0.0);
+        d.sys.mass(d.qn, &mut w.model.mass);
         let mut row = 0;
         for i in 0..st {
             for k in 0..n {
                 w.diff[k] = vv(i)[k] - d.vn[k];
             }
-            w.mass_pattern.mul_vec(&w.mass, &w.diff, &mut w.md, true);
+            w.model
+                .mass_pattern
+                .mul_vec(&w.model.mass, &w.diff, &mut w.md, true);
             for k in 0..n {
                 out[row + k] =
                     w.md[k] - d.h * (0..st).map(|j| self.b.a(i, j) * w.g[j][k]).sum::<f64>();
@@ -188,12 +175,12 @@ impl Tableaux<'_> {
         }
         // One buffer for every stage's Φ_q, zeroed once per residual (each call writes
         // all values).
-        w.jac.fill(0.0);
+        w.model.jac.fill(0.0);
         for i in 0..st {
             let ti = d.t0 + self.a.c[i] * d.h;
             w.f.fill(0.0);
             d.sys.forces(ti, &w.q[i], vv(i), &mut w.f);
-            d.sys.jacobian(ti, &w.q[i], &mut w.jac);
+            d.sys.jacobian(ti, &w.q[i], &mut w.model.jac);
             // The unknowns hold Λ̃ = hΛ (scaling: the Newton matrix stays O(1) as h → 0).
             for (l, x) in w
                 .lambda
@@ -202,8 +189,9 @@ impl Tableaux<'_> {
             {
                 *l = x / d.h;
             }
-            w.jac_pattern
-                .mul_transpose_vec(&w.jac, &w.lambda, &mut w.gtl);
+            w.model
+                .jac_pattern
+                .mul_transpose_vec(&w.model.jac, &w.lambda, &mut w.gtl);
             for k in 0..n {
                 w.g[i][k] = w.f[k] - w.gtl[k];
             }
@@ -215,8 +203,10 @@ impl Tableaux<'_> {
         let (st, n, m) = (self.a.s, d.qn.len(), w.phi.len());
         let t1 = d.t0 + d.h;
         let qs = &w.q[st - 1];
-        d.sys.jacobian(t1, qs, &mut w.jac);
-        w.jac_pattern.mul_vec(&w.jac, v1, &mut w.gv, false);
+        d.sys.jacobian(t1, qs, &mut w.model.jac);
+        w.model
+            .jac_pattern
+            .mul_vec(&w.model.jac, v1, &mut w.gv, false);
         w.pt.fill(0.0);
         d.sys.phi_t(t1, qs, &mut w.pt);
         for r in 0..m {
@@ -225,7 +215,9 @@ impl Tableaux<'_> {
         for k in 0..n {
             w.diff[k] = v1[k] - d.vn[k];
         }
-        w.mass_pattern.mul_vec(&w.mass, &w.diff, &mut w.md, true);
+        w.model
+            .mass_pattern
+            .mul_vec(&w.model.mass, &w.diff, &mut w.md, true);
         for k in 0..n {
             out[m + k] = w.md[k] - d.h * (0..st).map(|i| self.a.b[i] * w.g[i][k]).sum::<f64>();
         }

@@ -14,7 +14,13 @@
 //! pendulum at h = 0.04 the s = 7 iteration stalls at a scaled correction of 1e-5
 //! (dominated by `a` and `λ`) where rtol = 1e-12 asks for 1.3e-6: such runs fail as
 //! Newton failures, and the variable-order method then lowers the order, as RADAU does
-//! after a failed iteration.
+//! after a failed iteration. At loose tolerances the same amplification acts on the error
+//! estimate: a step accepted with the Newton iteration's residual in `Φ` (3.5e-5 on the
+//! period-2 pendulum at rtol = 1e-4, s = 7) puts `F(t_n, y_n)`'s algebraic rows into the
+//! next estimate, which `(γ/h B − J)⁻¹` amplifies by `γ²/h²` in `a` and `λ` (γ = 6.29 and
+//! 8.94 for s = 5, 7 against 3.64), so the scaled estimate stays near 9 as h → 0 and the
+//! run fails with a step-size underflow (`radau-tolerance`: s = 5 at rtol 1e-4 and 1e-5,
+//! s = 7 at 1e-4, the variable order at 1e-5).
 //!
 //! The system is integrated in its constant-mass first-order form
 //! ([`crate::dae_form`]): `y = (q, v, a, λ)`, `B y' = F(t, y)`, `B = diag(I, I, 0, 0)`.
@@ -31,8 +37,8 @@
 //! one complex LU per Newton matrix (Hairer & Wanner, *Solving ODEs II*, 2nd ed. 1996,
 //! §IV.8, eqs. (8.15)–(8.19)). As RADAU5 does for second-order structure (its `M1`,
 //! `M2`), the rows `q' = v`, `v' = a` are eliminated and only the `n + m` algebraic rows
-//! are factored (module `radau_newton`: 13 instead of 27 on Andrews). The iteration is the workspace's Newton kernel
-//! ([`driftlab_solver::newton`]) with RADAU5's tolerance
+//! are factored (module `newton`: 13 instead of 27 on Andrews). The iteration is the
+//! workspace's Newton kernel ([`driftlab_solver::newton`]) with RADAU5's tolerance
 //! `max(10 ε / rtol', min(0.03, √rtol'))`.
 //!
 //! **Error estimate** (HW II (8.20), with a mass matrix as RADAU5's `ESTRAD`):
