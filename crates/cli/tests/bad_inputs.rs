@@ -218,7 +218,7 @@ fn cases() -> Vec<Case> {
         c("the name `..`", spec(with("\"bad\"", "\"..\"")), Refused("`name` = \"..\" must be a folder name inside the output root")),
         c("unwritable output folder", Given::Scripted(unwritable), Refused("cannot write `/proc/driftlab-forbidden`")),
         c("output folder is a file", Given::Scripted(out_is_a_file), Refused("cannot write `s.toml`: File exists")),
-        c("output folder on a disk that fills up (a file-size quota: the journal cannot grow past 32 KiB)", Given::Scripted(quota_device), Refused("journal.bin`: File too large (os error 27); the sweep stopped with 2 of 4 cells recorded in the journal; fix the cause and continue with --resume")),
+        c("output folder on a disk that fills up (a file-size quota: the journal cannot grow past 95 KiB)", Given::Scripted(quota_device), Refused("journal.bin`: File too large (os error 27); the sweep stopped with 2 of 4 cells recorded in the journal; fix the cause and continue with --resume")),
         c("run-experiments with a missing experiments folder", Given::Args(&["run-experiments", "--dir", "missing", "--out", "out"]), Refused("cannot read experiments folder `missing`")),
         // Resuming.
         c("--resume against a changed spec", Given::Scripted(resume_changed_spec), Refused("the spec changed since the interrupted run (steps.h[0]: 0.01 → 0.02)")),
@@ -338,17 +338,18 @@ fn out_is_a_file(dir: &Path) -> Ran {
     driftlab(&strings(&["run", "s.toml", "--out", "s.toml"], dir), dir)
 }
 
-/// A disk that fills up in the middle of a sweep, as a file-size limit (`ulimit -f`, with
-/// SIGXFSZ ignored so that the write fails instead of killing the process): the journal
-/// stops growing after two of four cells (one at a time, largest h first: their traces
-/// take 7 and 15 KiB, the third 29 KiB); the run is refused with the progress named,
-/// and `--resume` without the limit finishes it from the two recorded cells.
+/// A disk that fills up in the middle of a sweep, as a file-size limit (`ulimit -f`, in
+/// 512-byte blocks, with SIGXFSZ ignored so that the write fails instead of killing the
+/// process): the journal stops growing after two of four cells (one at a time, the most
+/// expensive first, i.e. smallest h first: their traces take about 58 and 29 KiB, the
+/// third 15 KiB); the run is refused with the progress named, and `--resume` without the
+/// limit finishes it from the two recorded cells.
 fn quota_device(dir: &Path) -> Ran {
     let text = with("h = [1e-2]", "h = [1e-2, 5e-3, 2.5e-3, 1.25e-3]")
         .replace("t_end = 0.1", "t_end = 1\ntrace_stride = 1");
     std::fs::write(dir.join("s.toml"), &text).unwrap();
     let script = format!(
-        "trap '' XFSZ; ulimit -f 64; exec '{}' run s.toml --out out --threads 1",
+        "trap '' XFSZ; ulimit -f 190; exec '{}' run s.toml --out out --threads 1",
         env!("CARGO_BIN_EXE_driftlab")
     );
     let status = Command::new("sh")
