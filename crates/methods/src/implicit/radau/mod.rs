@@ -386,7 +386,7 @@ impl RadauStepper<'_> {
             match solved {
                 Ok(r) => return Ok((iterations, if r.theta.is_nan() { 0.0 } else { r.theta })),
                 Err(e) if self.kernel.opts.predict || self.mem.jacobian_fresh => {
-                    return Err(newton_error(e, t, iterations))
+                    return Err(newton_error(e, t, iterations, self.kernel.opts.tol))
                 }
                 Err(_) => {
                     self.mem.jacobian_stale = true;
@@ -607,8 +607,10 @@ fn scale(work: &mut Work, tol: Tolerances, h: f64, newton: NewtonScale) {
     }
 }
 
-/// A failed Newton solve as a step error (slow: with the suggested step factor).
-fn newton_error(e: NewtonFailure<StepError>, t: f64, iterations: usize) -> StepError {
+/// A failed Newton solve as a step error (slow: with the suggested step factor;
+/// diverged, `θ ≥ 0.99` or the limit reached: the last scaled correction against the
+/// Newton tolerance `tol`, the quantities the stopping test compares).
+fn newton_error(e: NewtonFailure<StepError>, t: f64, iterations: usize, tol: f64) -> StepError {
     match e {
         NewtonFailure::Iteration(e) => e,
         NewtonFailure::Slow { theta, factor, .. } => StepError::NewtonSlow {
@@ -617,13 +619,11 @@ fn newton_error(e: NewtonFailure<StepError>, t: f64, iterations: usize) -> StepE
             theta,
             factor,
         },
-        NewtonFailure::Diverged {
-            correction, theta, ..
-        } => StepError::NewtonDiverged {
+        NewtonFailure::Diverged { correction, .. } => StepError::NewtonDiverged {
             t,
             iterations,
             residual: correction,
-            tol: theta,
+            tol,
         },
     }
 }
