@@ -47,6 +47,21 @@ impl ModelBuffers {
     }
 }
 
+/// The starting guess of a collocation stage system whose unknowns begin with the stage
+/// velocities and the scaled multipliers: `V_i = v_n + c_i h a_n`, `Λ̃_i = h λ_n`
+/// (`x = (V_1…V_s, Λ̃_1…Λ̃_s, …)`; the rest is left to the caller).
+pub(crate) fn stage_guess(x: &mut [f64], state: &driftlab_core::State, c: &[f64], h: f64) {
+    let (s, n, m) = (c.len(), state.v.len(), state.lambda.len());
+    for i in 0..s {
+        for k in 0..n {
+            x[i * n + k] = state.v[k] + c[i] * h * state.a[k];
+        }
+        for r in 0..m {
+            x[s * n + i * m + r] = h * state.lambda[r];
+        }
+    }
+}
+
 /// The work arrays of the iteration for `dim` unknowns, kept across steps so that a step
 /// allocates nothing (the LU is refactored in place).
 pub struct FdNewton {

@@ -267,14 +267,7 @@ impl Stepper for GaussIndex3Stepper<'_> {
         let t0 = state.t;
         let (qn, vn) = (state.q.clone(), state.v.clone());
         let mut x = vec![0.0; dim];
-        for i in 0..s {
-            for k in 0..n {
-                x[i * n + k] = vn[k] + self.t.c[i] * h * state.a[k];
-            }
-            for r in 0..m {
-                x[s * n + i * m + r] = h * state.lambda[r];
-            }
-        }
+        crate::fd_newton::stage_guess(&mut x, state, &self.t.c, h);
         let coefficients = Coefficients {
             t: &self.t,
             ainv: &self.ainv,

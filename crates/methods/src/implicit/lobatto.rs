@@ -294,14 +294,7 @@ impl Stepper for LobattoStepper<'_> {
         let t0 = state.t;
         let (qn, vn) = (state.q.clone(), state.v.clone());
         let mut x = vec![0.0; dim];
-        for i in 0..st {
-            for k in 0..n {
-                x[i * n + k] = vn[k] + self.a.c[i] * h * state.a[k];
-            }
-            for r in 0..m {
-                x[st * n + i * m + r] = h * state.lambda[r];
-            }
-        }
+        crate::fd_newton::stage_guess(&mut x, state, &self.a.c, h);
         for k in 0..n {
             x[st * (n + m) + k] = vn[k] + h * state.a[k];
         }
