@@ -309,7 +309,20 @@ impl RunOutcome {
 ///
 /// Never panics on numerical failure: a step error, a non-finite state or an exhausted
 /// budget ends the run with [`RunStatus::Failed`] carrying the time and the reason.
+///
+/// Code under it (a problem's model functions, the KKT solver) sees the cell's
+/// [`Schedule::threads`] through [`crate::parallel::in_cell_threads`].
 pub fn drive(
+    sys: SystemRef<'_>, method: &dyn Method, schedule: &Schedule,
+    observers: &mut [&mut dyn Observer],
+) -> RunOutcome {
+    crate::parallel::with_in_cell_threads(schedule.threads, || {
+        drive_in_cell(sys, method, schedule, observers)
+    })
+}
+
+/// [`drive`] on the thread that states the cell's threads.
+fn drive_in_cell(
     sys: SystemRef<'_>, method: &dyn Method, schedule: &Schedule,
     observers: &mut [&mut dyn Observer],
 ) -> RunOutcome {

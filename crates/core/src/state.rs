@@ -79,10 +79,50 @@ impl State {
             ("lambda", &self.lambda),
             ("a", &self.a),
         ] {
+            if all_finite(vec) {
+                continue;
+            }
             if let Some(i) = vec.iter().position(|x| !x.is_finite()) {
                 return Some((name, i));
             }
         }
         None
+    }
+}
+
+/// Whether every entry is finite: `x · 0` is 0 for a finite `x` and NaN otherwise, summed
+/// over eight independent lanes so that the compiler vectorizes it (the time loop checks
+/// every state after every step: the early-exit `position` took 2 % of a Baumgarte step on
+/// a chain of 2·10⁵ links, perf).
+fn all_finite(x: &[f64]) -> bool {
+    let mut lanes = [0.0_f64; 8];
+    let chunks = x.chunks_exact(8);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for (l, v) in lanes.iter_mut().zip(c) {
+            *l += v * 0.0;
+        }
+    }
+    let tail_sum: f64 = tail.iter().map(|v| v * 0.0).sum();
+    (lanes.iter().sum::<f64>() + tail_sum) == 0.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::all_finite;
+
+    #[test]
+    fn all_finite_agrees_with_the_entrywise_check_at_every_position_and_length() {
+        for len in [0, 1, 7, 8, 9, 17, 64] {
+            let base: Vec<f64> = (0..len).map(|i| (i as f64 - 3.5) * 1e300).collect();
+            assert!(all_finite(&base), "len {len}");
+            for at in 0..len {
+                for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                    let mut x = base.clone();
+                    x[at] = bad;
+                    assert!(!all_finite(&x), "len {len}, {bad} at {at}");
+                }
+            }
+        }
     }
 }

@@ -24,6 +24,7 @@ mod adjusted;
 pub mod benchmarks;
 pub mod conformance;
 pub mod consistency;
+pub mod copies;
 pub mod disturbance;
 mod domain;
 pub mod elliptic;
@@ -86,12 +87,15 @@ pub struct ProblemEntry {
 impl ProblemEntry {
     /// Build from `table`, with the reserved parameters taken out first and applied to
     /// the built problem: `redundant = "remove"` ([`independent_rows`]), a
-    /// `disturbance` force pulse ([`disturbance`]) and then the `initial` table ([`initial`]: a user's start, checked and refused or projected).
+    /// `disturbance` force pulse ([`disturbance`]), the `initial` table ([`initial`]: a
+    /// user's start, checked and refused or projected) and then `copies = k`
+    /// ([`copies`]: `k` independent copies stepped as one system).
     /// Every catalog and user problem gets them through this one function.
     pub fn instantiate(&self, table: &toml::Table) -> Result<Problem, ParamError> {
         let (mut params, start) = initial::split(self.id, table)?;
         let remove = independent_rows::split(self.id, &mut params)?;
         let pulse = disturbance::split(self.id, &mut params)?;
+        let copies = copies::split(self.id, &mut params)?;
         let mut problem = (self.build)(&params)?;
         if let Some(tol) = remove {
             problem = independent_rows::apply(self.id, problem, tol)?;
@@ -99,8 +103,11 @@ impl ProblemEntry {
         if let Some(p) = pulse {
             problem = disturbance::apply(self.id, problem, p)?;
         }
-        match start {
-            Some(s) => initial::apply(self.id, problem, &s),
+        if let Some(s) = start {
+            problem = initial::apply(self.id, problem, &s)?;
+        }
+        match copies {
+            Some(k) => copies::apply(self.id, problem, k),
             None => Ok(problem),
         }
     }

@@ -21,7 +21,7 @@ fn instances() -> Vec<(String, Problem)> {
             (e.build)(&toml::Table::new()).expect("defaults build"),
         ));
     }
-    let variants: [(&str, &str); 27] = [
+    let variants: [(&str, &str); 30] = [
         ("spatial-chain", "links = 12\nspin = 0.3"),
         ("planar-chain", "links = 1"),
         ("planar-chain", "links = 7\ntheta0_deg = 30.0"),
@@ -49,6 +49,10 @@ fn instances() -> Vec<(String, Problem)> {
         ("model", "robot = \"cassie\"\nroot = \"floating\""),
         ("model", "file = \"tests/data/models/slider.toml\"\ncoordinates = \"body\""),
         ("model", "file = \"tests/data/models/slider.toml\"\ncoordinates = \"natural\""),
+        // Independent copies stepped as one system (the `copies` parameter).
+        ("spatial-chain", "links = 4\nspin = 0.3\ncopies = 2"),
+        ("pendulum", "theta0_deg = 60.0\ncopies = 3"),
+        ("heavy-top", "copies = 2"),
     ];
     for (id, t) in variants {
         let table: toml::Table = t.parse().expect("toml");

@@ -32,11 +32,12 @@ pub struct Verdict {
     pub verdict: String,
 }
 
-/// A run's key for `select`: problem, its parameters, variant, parameters and step.
+/// A run's key for `select`: problem, its parameters, variant, parameters, step and the
+/// threads inside the cell (`threads=2 `, with its trailing space).
 fn run_key(r: &Run) -> String {
     format!(
-        "{} {} {} {} h={:e}",
-        r.problem, r.problem_params, r.variant, r.params, r.h
+        "{} {} {} {} h={:e} threads={} ",
+        r.problem, r.problem_params, r.variant, r.params, r.h, r.threads
     )
 }
 

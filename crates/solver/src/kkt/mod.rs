@@ -34,6 +34,7 @@ mod layout;
 mod pivoted;
 mod schur;
 mod sparse;
+mod split;
 
 use crate::error::SolverError;
 use faer::sparse::{SymbolicSparseColMat, SymbolicSparseColMatRef};
@@ -41,6 +42,7 @@ use faer::Par;
 use schur::Schur;
 pub use schur::SCHUR_MAX_BLOCK;
 use sparse::SparseLdlt;
+use split::Blocks;
 
 /// Make faer's process-wide parallelism sequential. faer's dense solvers (the LU of
 /// [`crate::dense::DenseLu`] above [`crate::dense::SMALL_LU_MAX_DIM`], the SVD of the
@@ -170,7 +172,7 @@ enum Backend {
 }
 
 impl Backend {
-    /// The stored triangle (its values are [`KktSolver`]'s `exact`).
+    /// The stored triangle (its values are [`Single`]'s `exact`).
     fn triangle(&self) -> SymbolicSparseColMatRef<'_, usize> {
         match self {
             Backend::Sparse(s) => s.tri.as_ref(),
@@ -252,11 +254,122 @@ fn c_entry(c_diag: Option<&[f64]>, r: usize) -> f64 {
 /// A KKT solver with a fixed pattern: build once, [`factorize`](Self::factorize) per
 /// step or Newton iterate, [`solve`](Self::solve) any number of right-hand sides.
 ///
+/// With faer threads ([`KktOptions::par`]) and a `K` that is block diagonal after
+/// ordering (independent constraint groups), the groups are factored and solved side by
+/// side (`kkt/split.rs`); otherwise one solver holds the whole matrix.
+pub struct KktSolver {
+    n: usize,
+    m: usize,
+    b_len: usize,
+    /// The `A` entries of the pattern (for [`Self::mul_a`]).
+    a_lower: Vec<(usize, usize)>,
+    whole: Whole,
+}
+
+/// One solver for the whole `K`, or its independent groups side by side.
+enum Whole {
+    One(Box<Single>),
+    Groups(Blocks),
+}
+
+impl KktSolver {
+    /// Lay out the pattern and run the symbolic analysis (once; once per group when `K`
+    /// splits).
+    pub fn new(pattern: &KktPattern, opts: KktOptions) -> Result<Self, SolverError> {
+        let backend = match opts.backend {
+            KktBackend::Auto if pattern.n + pattern.m <= DENSE_MAX_DIM => KktBackend::DenseLu,
+            KktBackend::Auto => KktBackend::SparseLdlt,
+            b => b,
+        };
+        let whole = match Blocks::try_new(pattern, opts, backend)? {
+            Some(groups) => Whole::Groups(groups),
+            None => Whole::One(Box::new(Single::new(pattern, opts)?)),
+        };
+        Ok(Self {
+            n: pattern.n,
+            m: pattern.m,
+            b_len: pattern.b.len(),
+            a_lower: pattern.a_lower.clone(),
+            whole,
+        })
+    }
+
+    /// Dimension `n + m`.
+    pub fn dim(&self) -> usize {
+        self.n + self.m
+    }
+
+    /// Number of `B` entries of the pattern (the length of `b_vals` in
+    /// [`Self::factorize`]).
+    pub fn b_len(&self) -> usize {
+        self.b_len
+    }
+
+    /// Independent groups factored side by side (1: the whole matrix at once).
+    pub fn groups(&self) -> usize {
+        match &self.whole {
+            Whole::One(_) => 1,
+            Whole::Groups(g) => g.len(),
+        }
+    }
+
+    /// `y = A x` for the symmetric `A` block given by its lower values `a_vals`.
+    pub fn mul_a(&self, a_vals: &[f64], x: &[f64], y: &mut [f64]) {
+        y.iter_mut().for_each(|v| *v = 0.0);
+        for (&(i, j), &v) in self.a_lower.iter().zip(a_vals) {
+            y[i] += v * x[j];
+            if i != j {
+                y[j] += v * x[i];
+            }
+        }
+    }
+
+    /// Counters so far (summed over the groups).
+    pub fn stats(&self) -> KktStats {
+        match &self.whole {
+            Whole::One(s) => s.stats(),
+            Whole::Groups(g) => g.stats(),
+        }
+    }
+
+    /// Numeric factorization for new values of `A` (lower entries in pattern order), `B`
+    /// (pattern order) and the diagonal `C` (`None` = zero).
+    pub fn factorize(
+        &mut self, a_vals: &[f64], b_vals: &[f64], c_diag: Option<&[f64]>,
+    ) -> Result<(), SolverError> {
+        match &mut self.whole {
+            Whole::One(s) => s.factorize(a_vals, b_vals, c_diag),
+            Whole::Groups(g) => g.factorize(a_vals, b_vals, c_diag),
+        }
+    }
+
+    /// `y = K x` with the exact (unshifted) values of the last factorization.
+    pub fn mul(&self, x: &[f64], y: &mut [f64]) {
+        match &self.whole {
+            Whole::One(s) => s.mul(x, y),
+            Whole::Groups(g) => g.mul(x, y),
+        }
+    }
+
+    /// Solve `K x = b` in place (`rhs` = `[b_v; b_λ]` in, `[x_v; x_λ]` out) with
+    /// iterative refinement; returns the final relative residual
+    /// `‖b − Kx‖∞ / (‖K‖∞‖x‖∞ + ‖b‖∞)` (for groups, the largest group's). See
+    /// [`Single::solve`] for the stopping rule.
+    pub fn solve(&mut self, rhs: &mut [f64]) -> Result<f64, SolverError> {
+        match &mut self.whole {
+            Whole::One(s) => s.solve(rhs),
+            Whole::Groups(g) => g.solve(rhs),
+        }
+    }
+}
+
+/// The solver of one whole `K` (see [`KktSolver`]).
+///
 /// It stores `K` once — the values of one triangle, in the sparse backend's fill-reducing
 /// order — beside the factor; the positions `(i, j)` of the input entries are turned into
 /// slots of that triangle when the solver is built and not kept, except `A`'s, which
 /// [`Self::mul_a`] needs.
-pub struct KktSolver {
+pub(crate) struct Single {
     n: usize,
     m: usize,
     /// The `A` entries of the pattern (for [`Self::mul_a`]).
@@ -285,7 +398,7 @@ pub struct KktSolver {
     /// The `C` diagonal while a shifted factorization runs.
     c_saved: Vec<f64>,
     /// Refinement stops once the relative residual is at most this: the rounding error
-    /// of the residual itself (see [`KktSolver::solve`]).
+    /// of the residual itself (see [`Single::solve`]).
     target: f64,
     factorized: bool,
     backend: Backend,
@@ -295,7 +408,7 @@ pub struct KktSolver {
     work_r: Vec<f64>,
 }
 
-impl KktSolver {
+impl Single {
     /// Lay out the pattern and run the symbolic analysis (once).
     pub fn new(pattern: &KktPattern, opts: KktOptions) -> Result<Self, SolverError> {
         let (n, m) = (pattern.n, pattern.m);
@@ -363,28 +476,6 @@ impl KktSolver {
             work_x: vec![0.0; dim],
             work_r: vec![0.0; dim],
         })
-    }
-
-    /// Dimension `n + m`.
-    pub fn dim(&self) -> usize {
-        self.n + self.m
-    }
-
-    /// Number of `B` entries of the pattern (the length of `b_vals` in
-    /// [`Self::factorize`]).
-    pub fn b_len(&self) -> usize {
-        self.b_slot.len()
-    }
-
-    /// `y = A x` for the symmetric `A` block given by its lower values `a_vals`.
-    pub fn mul_a(&self, a_vals: &[f64], x: &[f64], y: &mut [f64]) {
-        y.iter_mut().for_each(|v| *v = 0.0);
-        for (&(i, j), &v) in self.a_lower.iter().zip(a_vals) {
-            y[i] += v * x[j];
-            if i != j {
-                y[j] += v * x[i];
-            }
-        }
     }
 
     /// Counters so far.
@@ -774,7 +865,7 @@ impl KktSolver {
 
 #[cfg(test)]
 mod tests {
-    use super::{Backoff, KktBackend, KktOptions, KktPattern, KktSolver};
+    use super::{Backoff, KktBackend, KktOptions, KktPattern, Single};
 
     /// The replacement a stalled solve falls back to: an unshifted factor gives way to
     /// the shifted one and a shifted one to `K` unshifted with faer's regularization,
@@ -792,7 +883,7 @@ mod tests {
             backend: KktBackend::SparseLdlt,
             ..KktOptions::default()
         };
-        let mut kkt = KktSolver::new(&pattern, opts).expect("solver");
+        let mut kkt = Single::new(&pattern, opts).expect("solver");
         let mass: Vec<f64> = (0..n).map(|i| 1.0 + (i % 3) as f64).collect();
         let jac: Vec<f64> = (0..n - 1).flat_map(|_| [1.0, -1.0]).collect();
         let b: Vec<f64> = (0..2 * n - 1).map(|i| (i as f64).cos()).collect();
