@@ -335,11 +335,15 @@ impl Method for GeneralizedAlpha {
         &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
     ) -> Started<'s> {
         let s = sys;
+        // Peak heap of a 10⁶-link chain: the consistent start's KKT solver (factor and
+        // ordering transient) is freed before the iteration matrix's is built, and the
+        // step's work arrays come after that symbolic analysis and its transient.
+        let init_stats = consistent_start(s, self.p.kkt.options(opts), state)?;
         let (pattern, terms) = IterationTerms::layout(s);
-        let work = Work::new(s, &pattern);
         let kkt = KktSolver::new(&pattern, self.p.kkt.options(opts))
             .map_err(|e| MethodError::Init(linear_error(state.t, e)))?;
-        let init_stats = consistent_start(s, self.p.kkt.options(opts), state)?;
+        let work = Work::new(s, &pattern);
+        drop(pattern);
         Ok(Box::new(GeneralizedAlphaStepper {
             sys,
             p: self.p,

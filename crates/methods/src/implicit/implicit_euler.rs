@@ -245,11 +245,12 @@ impl ImplicitEuler {
     ) -> Result<Index3, MethodError> {
         let d = s.dims();
         let (pattern, terms): (KktPattern, _) = IterationTerms::layout(s);
+        // Consistent λ0 and a0 from the acceleration-level KKT system (for the predictor
+        // and the acceleration residual of the initial state), first: its solver is freed
+        // before the iteration matrix's is built (peak heap).
+        let init_stats = consistent_start(s, self.p.kkt.options(opts), state)?;
         let kkt = KktSolver::new(&pattern, self.p.kkt.options(opts))
             .map_err(|e| MethodError::Init(linear_error(state.t, e)))?;
-        // Consistent λ0 and a0 from the acceleration-level KKT system (for the predictor
-        // and the acceleration residual of the initial state).
-        let init_stats = consistent_start(s, self.p.kkt.options(opts), state)?;
         Ok(Index3 {
             kkt,
             terms,

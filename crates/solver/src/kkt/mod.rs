@@ -261,9 +261,21 @@ pub struct KktSolver {
     n: usize,
     m: usize,
     b_len: usize,
-    /// The `A` entries of the pattern (for [`Self::mul_a`]).
+    /// The `A` entries of the pattern (for [`Self::mul_a`]) when `K` is split; one
+    /// solver of the whole matrix holds them itself.
     a_lower: Vec<(usize, usize)>,
     whole: Whole,
+}
+
+/// `y = A x` for the symmetric `A` with lower entries `a_lower` of values `a_vals`.
+fn sym_mul_pattern(a_lower: &[(usize, usize)], a_vals: &[f64], x: &[f64], y: &mut [f64]) {
+    y.iter_mut().for_each(|v| *v = 0.0);
+    for (&(i, j), &v) in a_lower.iter().zip(a_vals) {
+        y[i] += v * x[j];
+        if i != j {
+            y[j] += v * x[i];
+        }
+    }
 }
 
 /// One solver for the whole `K`, or its independent groups side by side.
@@ -281,15 +293,18 @@ impl KktSolver {
             KktBackend::Auto => KktBackend::SparseLdlt,
             b => b,
         };
-        let whole = match Blocks::try_new(pattern, opts, backend)? {
-            Some(groups) => Whole::Groups(groups),
-            None => Whole::One(Box::new(Single::new(pattern, opts)?)),
+        let (whole, a_lower) = match Blocks::try_new(pattern, opts, backend)? {
+            Some(groups) => (Whole::Groups(groups), pattern.a_lower.clone()),
+            None => (
+                Whole::One(Box::new(Single::new(pattern, opts)?)),
+                Vec::new(),
+            ),
         };
         Ok(Self {
             n: pattern.n,
             m: pattern.m,
             b_len: pattern.b.len(),
-            a_lower: pattern.a_lower.clone(),
+            a_lower,
             whole,
         })
     }
@@ -315,13 +330,11 @@ impl KktSolver {
 
     /// `y = A x` for the symmetric `A` block given by its lower values `a_vals`.
     pub fn mul_a(&self, a_vals: &[f64], x: &[f64], y: &mut [f64]) {
-        y.iter_mut().for_each(|v| *v = 0.0);
-        for (&(i, j), &v) in self.a_lower.iter().zip(a_vals) {
-            y[i] += v * x[j];
-            if i != j {
-                y[j] += v * x[i];
-            }
-        }
+        let a_lower = match &self.whole {
+            Whole::One(s) => &s.a_lower,
+            Whole::Groups(_) => &self.a_lower,
+        };
+        sym_mul_pattern(a_lower, a_vals, x, y);
     }
 
     /// Counters so far (summed over the groups).
@@ -368,11 +381,11 @@ impl KktSolver {
 /// It stores `K` once — the values of one triangle, in the sparse backend's fill-reducing
 /// order — beside the factor; the positions `(i, j)` of the input entries are turned into
 /// slots of that triangle when the solver is built and not kept, except `A`'s, which
-/// [`Self::mul_a`] needs.
+/// [`KktSolver::mul_a`] needs.
 pub(crate) struct Single {
     n: usize,
     m: usize,
-    /// The `A` entries of the pattern (for [`Self::mul_a`]).
+    /// The `A` entries of the pattern (for [`KktSolver::mul_a`] and the scale of `A`).
     a_lower: Vec<(usize, usize)>,
     opts: KktOptions,
     par: Par,
