@@ -3,6 +3,8 @@
 //! with the one solver of the whole matrix to round-off; errors name whole-system
 //! indices.
 
+#[path = "common/rng.rs"]
+mod rng;
 use driftlab_solver::{par_of, KktOptions, KktPattern, KktSolver, SolverError};
 use proptest::prelude::*;
 
@@ -13,13 +15,7 @@ use proptest::prelude::*;
 fn interleaved_chains(
     groups: usize, links: usize, seed: u64,
 ) -> (KktPattern, Vec<f64>, Vec<f64>, Vec<f64>) {
-    let mut s = seed | 1;
-    let mut rnd = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rnd = rng::uniform(seed);
     let (n, m) = (groups * links, groups * (links - 1));
     let unknown = |g: usize, i: usize| i * groups + g;
     let row = |g: usize, r: usize| r * groups + g;

@@ -1,6 +1,8 @@
 //! The sparse LDLᵀ KKT solve agrees with the dense LU oracle to 1e-12 relative on random
 //! SPD `M` and full-row-rank `Φ_q` (issue 2, solver acceptance test).
 
+#[path = "common/rng.rs"]
+mod rng;
 use driftlab_solver::{KktBackend, KktOptions, KktPattern, KktSolver, SolverError};
 use proptest::prelude::*;
 
@@ -17,14 +19,7 @@ struct Instance {
 fn instance() -> impl Strategy<Value = Instance> {
     (2usize..40, 0.0f64..1.0, any::<u64>()).prop_map(|(n, mfrac, seed)| {
         let m = ((n as f64 * 0.6 * mfrac) as usize).clamp(1, n - 1);
-        // Small deterministic generator so that shrinking keeps instances reproducible.
-        let mut s = seed | 1;
-        let mut rnd = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rnd = rng::uniform(seed);
         let mut a_lower = Vec::new();
         let mut a = Vec::new();
         let mut row_sum = vec![0.0; n];
