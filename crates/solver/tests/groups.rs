@@ -79,7 +79,10 @@ proptest! {
             prop_assert!((k - r).abs() <= 1e-12 * (1.0 + scale), "(Kx)[{i}] {k} vs b {r}");
         }
         prop_assert_eq!(split.stats().symbolic_analyses, 2);
-        prop_assert_eq!(split.stats().factorizations, 2);
+        // One factorization per part, or two where a part's unshifted attempt met a
+        // regularized pivot and the shifted matrix replaced it (both counted, kkt/mod.rs).
+        let f = split.stats().factorizations;
+        prop_assert!((2..=4).contains(&f), "factorizations {f}");
     }
 }
 
