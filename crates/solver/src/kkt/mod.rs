@@ -366,8 +366,18 @@ impl KktSolver {
 
     /// Solve `K x = b` in place (`rhs` = `[b_v; b_λ]` in, `[x_v; x_λ]` out) with
     /// iterative refinement; returns the final relative residual
-    /// `‖b − Kx‖∞ / (‖K‖∞‖x‖∞ + ‖b‖∞)` (for groups, the largest group's). See
-    /// [`Single::solve`] for the stopping rule.
+    /// `‖b − Kx‖∞ / (‖K‖∞‖x‖∞ + ‖b‖∞)` (for groups, the largest group's).
+    ///
+    /// Refinement stops when that residual is at or below the rounding error of computing
+    /// it, `k ε` with `k` the most entries in a row of `K` (Higham, *Accuracy and
+    /// Stability of Numerical Algorithms*, 2nd ed., 2002, §3.1: a sum of `k` products
+    /// carries a relative error up to `γ_k ≈ k ε`), or stops improving by half, or after
+    /// `max_refinement` steps. Below `k ε` a further step only chases the noise of the
+    /// residual: it cost one solve and one product per system (about a third of a
+    /// Baumgarte step on the 10³-link chain) and changed nothing measurable.
+    ///
+    /// The whole refinement runs in the stored triangle's order: `b` is permuted in
+    /// once and `x` out once.
     pub fn solve(&mut self, rhs: &mut [f64]) -> Result<f64, SolverError> {
         match &mut self.whole {
             Whole::One(s) => s.solve(rhs),
@@ -762,20 +772,7 @@ impl Single {
         }
     }
 
-    /// Solve `K x = b` in place (`rhs` = `[b_v; b_λ]` in, `[x_v; x_λ]` out) with
-    /// iterative refinement; returns the final relative residual
-    /// `‖b − Kx‖∞ / (‖K‖∞‖x‖∞ + ‖b‖∞)`.
-    ///
-    /// Refinement stops when that residual is at or below the rounding error of computing
-    /// it, `k ε` with `k` the most entries in a row of `K` (Higham, *Accuracy and
-    /// Stability of Numerical Algorithms*, 2nd ed., 2002, §3.1: a sum of `k` products
-    /// carries a relative error up to `γ_k ≈ k ε`), or stops improving by half, or after
-    /// `max_refinement` steps. Below `k ε` a further step only chases the noise of the
-    /// residual: it cost one solve and one product per system (about a third of a
-    /// Baumgarte step on the 10³-link chain) and changed nothing measurable.
-    ///
-    /// The whole refinement runs in the stored triangle's order: `b` is permuted in
-    /// once and `x` out once.
+    /// [`KktSolver::solve`] on the whole matrix (its doc gives the stopping rule).
     pub fn solve(&mut self, rhs: &mut [f64]) -> Result<f64, SolverError> {
         if !self.factorized {
             return Err(SolverError::NotFactorized);
