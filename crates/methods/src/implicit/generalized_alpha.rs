@@ -373,15 +373,11 @@ impl Stepper for GeneralizedAlphaStepper<'_> {
         let t1 = state.t + h;
         // `a_n`, restored by `reject` whether this step fails or is rejected.
         self.acc_before.clone_from(&self.acc);
-        let (qn, vn, vdn, an) = (
-            state.q.clone(),
-            state.v.clone(),
-            state.a.clone(),
-            self.acc.clone(),
-        );
+        // The step reads the old state in place (it is replaced only at the end).
+        let (qn, vn, vdn, an) = (&state.q, &state.v, &state.a, &self.acc);
         let bp = (1.0 - c.alpha_m) / (h * h * c.beta * (1.0 - c.alpha_f));
         let gp = c.gamma / (h * c.beta);
-        let (mut x, mut a1) = Iterate::predict(&c, h, (&qn, &vn, &vdn, &an), &state.lambda);
+        let (mut x, mut a1) = Iterate::predict(&c, h, (qn, vn, vdn, an), &state.lambda);
         let simplified = self.p.simplified;
         let mut kernel = NewtonKernel::new(NewtonOptions {
             // A frozen matrix only contracts linearly: stop when it does not.
@@ -410,7 +406,7 @@ impl Stepper for GeneralizedAlphaStepper<'_> {
         }
         report.error = self
             .tol
-            .map(|tol| local_error(&self.c, tol, h, (&an, &a1), (&qn, &q)));
+            .map(|tol| local_error(&self.c, tol, h, (an, &a1), (qn, &q)));
         self.acc = a1;
         state.q = q;
         state.v = v;
