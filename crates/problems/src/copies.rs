@@ -157,9 +157,9 @@ impl Copies {
         &lambda[c * m..(c + 1) * m]
     }
 
-    /// `pattern` of one copy repeated down the diagonal (`rows`, `cols` per copy).
-    fn diagonal(&self, pattern: SparsityPattern) -> SparsityPattern {
-        let (r, c) = (pattern.nrows, pattern.ncols);
+    /// `pattern` of one copy repeated down the diagonal, each copy `r × c` (from the
+    /// inner problem's dimensions, not the pattern's declared size).
+    fn diagonal(&self, pattern: SparsityPattern, (r, c): (usize, usize)) -> SparsityPattern {
         let entries = (0..self.k)
             .flat_map(|b| {
                 pattern
@@ -195,7 +195,10 @@ impl MechanicalSystem for Copies {
         }
     }
     fn mass_pattern(&self) -> SparsityPattern {
-        self.diagonal(self.inner.mass_pattern())
+        self.diagonal(
+            self.inner.mass_pattern(),
+            (self.sizes.dims.n, self.sizes.dims.n),
+        )
     }
     fn mass(&self, q: &[f64], out: &mut [f64]) {
         each_copy(out, self.sizes.mass, |c, o| {
@@ -213,7 +216,10 @@ impl MechanicalSystem for Copies {
         });
     }
     fn jacobian_pattern(&self) -> SparsityPattern {
-        self.diagonal(self.inner.jacobian_pattern())
+        self.diagonal(
+            self.inner.jacobian_pattern(),
+            (self.sizes.dims.m, self.sizes.dims.n),
+        )
     }
     fn jacobian(&self, t: f64, q: &[f64], out: &mut [f64]) {
         each_copy(out, self.sizes.jacobian, |c, o| {
@@ -287,7 +293,11 @@ impl MechanicalSystem for Copies {
 impl ConstraintHessian for Copies {
     fn pattern(&self) -> SparsityPattern {
         let one = self.inner.constraint_hessian().map(|h| h.pattern());
-        self.diagonal(one.unwrap_or_else(|| SparsityPattern::new(0, 0, Vec::new())))
+        let n = self.sizes.dims.n;
+        self.diagonal(
+            one.unwrap_or_else(|| SparsityPattern::new(0, 0, Vec::new())),
+            (n, n),
+        )
     }
     fn values(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut [f64]) {
         // The trait objects are not `Sync`: each copy asks the inner problem again.
@@ -302,7 +312,11 @@ impl ConstraintHessian for Copies {
 impl TangentMatrices for Copies {
     fn pattern(&self) -> SparsityPattern {
         let one = self.inner.tangent().map(|h| h.pattern());
-        self.diagonal(one.unwrap_or_else(|| SparsityPattern::new(0, 0, Vec::new())))
+        let n = self.sizes.dims.n;
+        self.diagonal(
+            one.unwrap_or_else(|| SparsityPattern::new(0, 0, Vec::new())),
+            (n, n),
+        )
     }
     fn values(&self, t: f64, q: &[f64], v: &[f64], k: &mut [f64], c: &mut [f64]) {
         let len = self.sizes.tangent;

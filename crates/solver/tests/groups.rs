@@ -103,3 +103,34 @@ fn one_group_stays_whole_and_errors_name_whole_system_indices() {
         other => panic!("expected NonFiniteRhs at {index}, got {other:?}"),
     }
 }
+
+/// A pattern entry outside its block is refused with the entry named before any
+/// splitting (not an index panic, not a silently mis-assembled part).
+#[test]
+fn entries_outside_their_block_are_refused_at_two_threads() {
+    let (mut pattern, ..) = interleaved_chains(2, 10, 3);
+    pattern.b.push((pattern.m, 0));
+    match KktSolver::new(
+        &pattern,
+        KktOptions {
+            par: par_of(2),
+            ..KktOptions::default()
+        },
+    ) {
+        Err(SolverError::Pattern(message)) => assert!(message.contains("B entry"), "{message}"),
+        Err(e) => panic!("expected a pattern error, got {e}"),
+        Ok(_) => panic!("expected a pattern error, the solver was built"),
+    }
+    let (mut pattern, ..) = interleaved_chains(2, 10, 3);
+    pattern.b.push((0, pattern.n + 1));
+    assert!(matches!(
+        KktSolver::new(
+            &pattern,
+            KktOptions {
+                par: par_of(2),
+                ..KktOptions::default()
+            }
+        ),
+        Err(SolverError::Pattern(_))
+    ));
+}

@@ -36,27 +36,35 @@ pub(super) fn slot_of(tri: SymbolicSparseColMatRef<'_, usize>, i: usize, j: usiz
 /// any `A` diagonal the pattern leaves out), rows sorted and unique within each column.
 /// `SolverError::Pattern` for an `A` entry outside the lower triangle of `n × n` or a `B`
 /// entry outside `m × n`.
+/// Every entry of `pattern` inside its block: `A`'s in the lower triangle of `n × n`,
+/// `B`'s inside `m × n`.
+pub(super) fn check(pattern: &KktPattern) -> Result<(), SolverError> {
+    let (n, m) = (pattern.n, pattern.m);
+    if let Some(&(i, j)) = pattern.a_lower.iter().find(|&&(i, j)| i >= n || j > i) {
+        return Err(SolverError::Pattern(format!(
+            "A entry ({i}, {j}) is not in the lower triangle of a {n}×{n} block"
+        )));
+    }
+    if let Some(&(r, c)) = pattern.b.iter().find(|&&(r, c)| r >= m || c >= n) {
+        return Err(SolverError::Pattern(format!(
+            "B entry ({r}, {c}) outside {m}×{n}"
+        )));
+    }
+    Ok(())
+}
+
 pub(super) fn lower_triangle(
     pattern: &KktPattern,
 ) -> Result<SymbolicSparseColMat<usize>, SolverError> {
     let (n, m) = (pattern.n, pattern.m);
     let dim = n + m;
+    check(pattern)?;
     let mut pos: Vec<(usize, usize)> =
         Vec::with_capacity(pattern.a_lower.len() + pattern.b.len() + dim);
     for &(i, j) in &pattern.a_lower {
-        if i >= n || j > i {
-            return Err(SolverError::Pattern(format!(
-                "A entry ({i}, {j}) is not in the lower triangle of a {n}×{n} block"
-            )));
-        }
         pos.push((j, i));
     }
     for &(r, c) in &pattern.b {
-        if r >= m || c >= n {
-            return Err(SolverError::Pattern(format!(
-                "B entry ({r}, {c}) outside {m}×{n}"
-            )));
-        }
         pos.push((c, n + r));
     }
     for d in 0..dim {

@@ -17,7 +17,10 @@
 //! its own (its own ordering, shift and refinement): the factorizations and the solves of
 //! the parts run on the cell's rayon pool at the same time. Each part's refinement is
 //! held to `accept` on its own rows, which implies it for the whole (the whole residual is
-//! the largest part's over norms at least as large).
+//! the largest part's over norms at least as large); it is stricter, so a nearly singular
+//! group beside a well-scaled one may fail here where the whole solve passes. Shifts and
+//! regularization thresholds are each part's own, and the counters are summed over the
+//! parts (two parts: two symbolic analyses, and a factorization counted per part).
 
 use super::{KktBackend, KktOptions, KktPattern, KktStats, Single};
 use crate::error::SolverError;
@@ -93,17 +96,30 @@ fn components(p: &KktPattern) -> (Vec<usize>, Vec<usize>) {
     (of, weight)
 }
 
-/// Deal components (by `weight`, heaviest first) into `parts` bins, each to the lightest
-/// bin so far; returns each component's bin.
+/// Deal the components, in the order of their first unknown, into at most `parts` runs
+/// of about equal weight (component `c` goes to bin ⌊parts · W_c / W⌋, `W_c` the weight
+/// before it); returns each component's bin, the bins numbered 0 … without gaps. Runs
+/// keep the copies of one problem contiguous, so a part borrows its values as slices.
 fn deal(weight: &[usize], parts: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..weight.len()).collect();
-    order.sort_by_key(|&c| std::cmp::Reverse(weight[c]));
-    let mut load = vec![0usize; parts];
-    let mut bin = vec![0; weight.len()];
-    for c in order {
-        let lightest = (0..parts).min_by_key(|&b| load[b]).unwrap_or(0);
-        bin[c] = lightest;
-        load[lightest] += weight[c];
+    let total = weight.iter().sum::<usize>().max(1);
+    let mut before = 0;
+    let mut bin: Vec<usize> = weight
+        .iter()
+        .map(|&w| {
+            let b = (parts * before / total).min(parts - 1);
+            before += w;
+            b
+        })
+        .collect();
+    // Renumber without gaps (a heavy component may skip a bin).
+    let mut next = 0;
+    let mut last = None;
+    for b in bin.iter_mut() {
+        if last != Some(*b) {
+            last = Some(*b);
+            next += 1;
+        }
+        *b = next - 1;
     }
     bin
 }
@@ -121,14 +137,22 @@ impl Blocks {
         if threads < 2 || !matches!(backend, KktBackend::SparseLdlt | KktBackend::Schur) {
             return Ok(None);
         }
+        super::layout::check(pattern)?;
         let (of, weight) = components(pattern);
         let count = weight.len();
-        let has_velocity = |c: usize| of[..pattern.n].contains(&c);
-        if count < 2 || !(0..count).all(has_velocity) {
+        // Every component needs a velocity unknown and a constraint row (a part of
+        // either kind alone is not a KKT system the backends take).
+        let (mut has_v, mut has_row) = (vec![false; count], vec![false; count]);
+        of[..pattern.n].iter().for_each(|&c| has_v[c] = true);
+        of[pattern.n..].iter().for_each(|&c| has_row[c] = true);
+        if count < 2 || has_v.iter().zip(&has_row).any(|(&v, &r)| !(v && r)) {
             return Ok(None);
         }
         let bin = deal(&weight, threads.min(count));
-        let bins = threads.min(count);
+        let bins = bin.iter().max().map_or(1, |b| b + 1);
+        if bins < 2 {
+            return Ok(None);
+        }
         let part_opts = KktOptions {
             backend,
             par: Par::Seq,
@@ -171,22 +195,26 @@ impl Blocks {
         &mut self, a_vals: &[f64], b_vals: &[f64], c_diag: Option<&[f64]>,
     ) -> Result<(), SolverError> {
         use rayon::prelude::*;
-        self.parts
+        // Every part's outcome, then the first failure by part: the same error whichever
+        // thread finished first.
+        let outcomes: Vec<Result<(), SolverError>> = self
+            .parts
             .par_iter_mut()
             .map(|p| p.factorize(a_vals, b_vals, c_diag))
-            .collect::<Result<Vec<()>, _>>()
-            .map(|_| ())
+            .collect();
+        outcomes.into_iter().collect()
     }
 
     /// Solve `K x = b` in place part by part, side by side; the largest part residual.
     pub(crate) fn solve(&mut self, rhs: &mut [f64]) -> Result<f64, SolverError> {
         use rayon::prelude::*;
         let shared: &[f64] = rhs;
-        let rel = self
-            .parts
-            .par_iter_mut()
-            .map(|p| p.solve(shared))
-            .try_reduce(|| 0.0, |a, b| Ok(a.max(b)))?;
+        let outcomes: Vec<Result<f64, SolverError>> =
+            self.parts.par_iter_mut().map(|p| p.solve(shared)).collect();
+        let mut rel = 0.0_f64;
+        for outcome in outcomes {
+            rel = rel.max(outcome?);
+        }
         for p in &self.parts {
             for (&u, &x) in p.unknowns.iter().zip(&p.x_buf) {
                 rhs[u] = x;
