@@ -171,6 +171,13 @@ impl Copies {
         SparsityPattern::new(self.k * r, self.k * c, entries)
     }
 
+    /// An `n × n` pattern of one copy (none: empty) repeated down the diagonal.
+    fn square_diagonal(&self, one: Option<SparsityPattern>) -> SparsityPattern {
+        let n = self.sizes.dims.n;
+        let one = one.unwrap_or_else(|| SparsityPattern::new(n, n, Vec::new()));
+        self.diagonal(one, (n, n))
+    }
+
     /// `f(copy)` concatenated over the copies, when every copy has it.
     fn stacked(&self, f: impl Fn(usize) -> Option<Vec<f64>>) -> Option<Vec<f64>> {
         let mut all = Vec::new();
@@ -292,12 +299,7 @@ impl MechanicalSystem for Copies {
 
 impl ConstraintHessian for Copies {
     fn pattern(&self) -> SparsityPattern {
-        let one = self.inner.constraint_hessian().map(|h| h.pattern());
-        let n = self.sizes.dims.n;
-        self.diagonal(
-            one.unwrap_or_else(|| SparsityPattern::new(0, 0, Vec::new())),
-            (n, n),
-        )
+        self.square_diagonal(self.inner.constraint_hessian().map(|h| h.pattern()))
     }
     fn values(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut [f64]) {
         // The trait objects are not `Sync`: each copy asks the inner problem again.
@@ -311,12 +313,7 @@ impl ConstraintHessian for Copies {
 
 impl TangentMatrices for Copies {
     fn pattern(&self) -> SparsityPattern {
-        let one = self.inner.tangent().map(|h| h.pattern());
-        let n = self.sizes.dims.n;
-        self.diagonal(
-            one.unwrap_or_else(|| SparsityPattern::new(0, 0, Vec::new())),
-            (n, n),
-        )
+        self.square_diagonal(self.inner.tangent().map(|h| h.pattern()))
     }
     fn values(&self, t: f64, q: &[f64], v: &[f64], k: &mut [f64], c: &mut [f64]) {
         let len = self.sizes.tangent;
