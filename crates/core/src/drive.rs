@@ -19,6 +19,9 @@ use crate::method::{Method, MethodInfo, MethodStats, StartOptions, StepReport, S
 use crate::observe::Observer;
 use crate::state::State;
 use crate::system::{Dims, SystemRef};
+mod rollout;
+pub use rollout::Rollout;
+use std::ops::RangeInclusive;
 use std::time::Instant;
 
 /// How a run takes its steps, and the limits common to every kind of step.
@@ -326,24 +329,10 @@ fn drive_in_cell(
     sys: SystemRef<'_>, method: &dyn Method, schedule: &Schedule,
     observers: &mut [&mut dyn Observer],
 ) -> RunOutcome {
-    // Before the initial state: a system too large for memory is refused before anything
-    // of its size is allocated (its final state is then empty).
-    if let Err(e) = refuse_oversized(sys.dims(), schedule.retained) {
-        return RunOutcome::refused(e);
-    }
-    let mut state = sys.initial_state();
-    let clock = Instant::now();
     let info = method.info();
-    let started = refuse_unsupported(sys, &info, schedule)
-        .and_then(|()| sys.start(method, &mut state, &schedule.start_options()));
-    let evaluator = sys.evaluator(&state);
-    let mut run = Loop::new(evaluator, state, clock.elapsed().as_secs_f64(), schedule);
-    let mut stepper = match started {
-        Ok(stepper) => stepper,
-        Err(e) => {
-            run.fail(run.state.t, e);
-            return run.finish(None);
-        }
+    let (mut run, mut stepper) = match begin(sys, method, schedule, &info) {
+        Ok(started) => started,
+        Err(refused) => return refused,
     };
     let steps = schedule.for_method(&info);
     if let Steps::Fixed { h, asked, .. } = steps {
@@ -362,7 +351,10 @@ fn drive_in_cell(
     run.observe(0, done, observers);
     let stepper_ref = stepper.as_mut();
     match steps {
-        Steps::Fixed { h, n, .. } => run.fixed_steps(stepper_ref, h, n, observers),
+        Steps::Fixed { h, n, .. } => {
+            let t0 = run.state.t;
+            run.fixed_steps(stepper_ref, h, t0, 1..=n, observers)
+        }
         Steps::Adaptive(a) => {
             let order = info.error_estimate.map_or(1, |e| e.order);
             run.adaptive_steps(stepper_ref, &a, order, schedule.max_steps, observers)
@@ -372,6 +364,32 @@ fn drive_in_cell(
         }
     }
     run.finish(Some(stepper.as_ref()))
+}
+
+/// What every run does before its first step: the memory check, the initial state, the
+/// capability check, the method's start and the metrics evaluator. `Err`: the outcome of
+/// a run that ends there (refused or failed to start).
+pub(crate) fn begin<'s>(
+    sys: SystemRef<'s>, method: &dyn Method, schedule: &Schedule, info: &MethodInfo,
+) -> Result<(Loop<'s>, Box<dyn Stepper + 's>), RunOutcome> {
+    // Before the initial state: a system too large for memory is refused before anything
+    // of its size is allocated (its final state is then empty).
+    if let Err(e) = refuse_oversized(sys.dims(), schedule.retained) {
+        return Err(RunOutcome::refused(e));
+    }
+    let mut state = sys.initial_state();
+    let clock = Instant::now();
+    let started = refuse_unsupported(sys, info, schedule)
+        .and_then(|()| sys.start(method, &mut state, &schedule.start_options()));
+    let evaluator = sys.evaluator(&state);
+    let mut run = Loop::new(evaluator, state, clock.elapsed().as_secs_f64(), schedule);
+    match started {
+        Ok(stepper) => Ok((run, stepper)),
+        Err(e) => {
+            run.fail(run.state.t, e);
+            Err(run.finish(None))
+        }
+    }
 }
 
 impl RunOutcome {
@@ -472,7 +490,7 @@ fn refuse_unsupported(
 
 /// The loop's working set: the state, the last accepted state, the metrics evaluator and
 /// the outcome being filled.
-struct Loop<'s> {
+pub(crate) struct Loop<'s> {
     state: State,
     last_good: State,
     evaluator: Box<dyn Evaluate + 's>,
@@ -602,25 +620,28 @@ impl<'s> Loop<'s> {
         })
     }
 
-    /// Fixed steps: time is owned here, `t_k = t₀ + k h`, free of accumulated round-off.
-    fn fixed_steps(
-        &mut self, stepper: &mut dyn Stepper, h: f64, n: usize, observers: &mut [&mut dyn Observer],
+    /// Fixed steps `ks` (numbered from the run's start): time is owned here,
+    /// `t_k = t₀ + k h`, free of accumulated round-off.
+    pub(crate) fn fixed_steps(
+        &mut self, stepper: &mut dyn Stepper, h: f64, t0: f64, ks: RangeInclusive<usize>,
+        observers: &mut [&mut dyn Observer],
     ) {
         // Timed as a whole, less the observers' time: two clock reads per step cost about
         // a tenth of a small system's step (perf, ensembles of pendula).
         let clock = Instant::now();
         let observed = self.out.observe_seconds;
-        self.fixed_loop(stepper, h, n, observers);
+        self.fixed_loop(stepper, h, t0, ks, observers);
         let observing = self.out.observe_seconds - observed;
         self.out.step_seconds += (clock.elapsed().as_secs_f64() - observing).max(0.0);
     }
 
-    /// The steps of [`Self::fixed_steps`].
+    /// The steps of [`Self::fixed_steps`]; the last of `ks` is observed as the last.
     fn fixed_loop(
-        &mut self, stepper: &mut dyn Stepper, h: f64, n: usize, observers: &mut [&mut dyn Observer],
+        &mut self, stepper: &mut dyn Stepper, h: f64, t0: f64, ks: RangeInclusive<usize>,
+        observers: &mut [&mut dyn Observer],
     ) {
-        let t0 = self.state.t;
-        for k in 1..=n {
+        let end = *ks.end();
+        for k in ks {
             let t_start = self.state.t;
             let res = stepper.step(&mut self.state, h);
             self.state.t = t0 + k as f64 * h;
@@ -637,7 +658,7 @@ impl<'s> Loop<'s> {
                 }
             }
             self.out.steps = k;
-            let last = k == n;
+            let last = k == end;
             if !last && k.is_multiple_of(DEADLINE_EVERY) && self.out_of_time() {
                 self.observe(k, true, observers);
                 return;

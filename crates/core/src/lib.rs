@@ -52,7 +52,7 @@ pub mod prelude {
 pub use control::{ControllerKind, StepController, Tolerances};
 pub use driftlab_results::FailKind;
 pub use drive::{
-    drive, Adaptive, AdaptiveStats, Deadline, Retained, RunOutcome, RunStatus, Schedule,
+    drive, Adaptive, AdaptiveStats, Deadline, Retained, Rollout, RunOutcome, RunStatus, Schedule,
     StepReportSummary, Steps,
 };
 pub use error::{MethodError, ParamError, RunError, StepError};
