@@ -53,7 +53,7 @@ pub(crate) struct Evaluated<'a> {
 }
 
 /// A metrics evaluator bound to one system, with preallocated buffers.
-pub(crate) trait Evaluate {
+pub(crate) trait Evaluate: Send {
     /// Evaluate `state`; `last` asks for the published reference's score too.
     fn evaluate(&mut self, state: &State, last: bool) -> Evaluated<'_>;
 }

@@ -37,6 +37,7 @@ pub mod run;
 pub mod shard;
 pub mod slurm;
 pub mod spec;
+pub mod vecenv;
 
 pub use error::RunnerError;
 pub use registry::Registry;

@@ -34,6 +34,7 @@ use noise::{Curriculum, NoiseSchedule, Purpose, Stream};
 use perturbed::{ConstraintNoise, InitialNoise, Perturbed};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 use std::time::Instant;
 pub use table::members_frame;
 
@@ -204,6 +205,73 @@ fn member_failed(mut rec: MemberRecord, kind: FailKind, reason: String) -> Membe
     rec
 }
 
+/// A member ready to run: its perturbed system, its method (with the curriculum's
+/// parameters) and the curriculum's strength where it applied.
+pub struct MemberSetup {
+    /// The problem as the member sees it.
+    pub system: Perturbed,
+    /// The method, decorated as the cell says.
+    pub method: Box<dyn driftlab_core::Method>,
+    /// Curriculum strength, where it applied.
+    pub strength: Option<f64>,
+}
+
+/// `cell`'s problem as one mechanical system, shared by the members that step it
+/// (`Err`: the failure kind and the reason).
+pub fn mechanical_problem(
+    registry: &Registry, cell: &Cell,
+) -> Result<Arc<dyn MechanicalSystem>, (FailKind, String)> {
+    match registry.build_problem(&cell.problem, &cell.problem_params) {
+        Ok(driftlab_problems::Problem::Mechanical(sys)) => Ok(Arc::from(sys)),
+        Ok(driftlab_problems::Problem::SemiExplicit(_)) => Err((
+            FailKind::UnsupportedForm,
+            format!(
+                "ensembles perturb mechanical problems (q, v, Φ); `{}` is an index-1 DAE",
+                cell.problem
+            ),
+        )),
+        Err(e) => Err((FailKind::Build, e.to_string())),
+    }
+}
+
+/// Member (episode) `member` of `cell`'s ensemble on `problem`: the curriculum's
+/// parameters, the method, the perturbed initial state and the constraint noise, each a
+/// pure function of `(ens.seed, member)`.
+pub fn member_setup(
+    registry: &Registry, cell: &Cell, ens: &EnsembleSpec, problem: &Arc<dyn MechanicalSystem>,
+    member: usize,
+) -> Result<MemberSetup, (FailKind, String)> {
+    let mut params = cell.method_params.clone();
+    let mut strength = None;
+    if let Some(c) = &ens.curriculum {
+        match c.apply(&cell.method_params, member) {
+            Ok((p, true)) => {
+                params = p;
+                strength = Some(c.strength(member));
+            }
+            Ok((_, false)) => {}
+            Err(e) => return Err((FailKind::Build, e)),
+        }
+    }
+    let method = registry
+        .build_method(&cell.method_id, &params, cell.decorators())
+        .map_err(|e| (FailKind::Build, e.to_string()))?;
+    let initial =
+        perturbed::perturbed_initial_state(problem.as_ref(), &ens.initial, ens.seed, member)
+            .map_err(|e| (FailKind::InitialState, e))?;
+    let noise = ens.constraint_noise.map(|schedule| ConstraintNoise {
+        schedule,
+        member,
+        stream: Stream::new(ens.seed, member as u64, Purpose::Constraint),
+        h: cell.h,
+    });
+    Ok(MemberSetup {
+        system: Perturbed::new(Arc::clone(problem), initial, noise),
+        method,
+        strength,
+    })
+}
+
 /// Run member `member` of `cell`'s ensemble: build, perturb, drive, measure.
 ///
 /// `deadline` is the ensemble's time budget, shared by all its members (started when the
@@ -213,54 +281,27 @@ pub fn run_member(
     deadline: Option<driftlab_core::Deadline>,
 ) -> MemberRecord {
     let mut rec = member_base(cell, ens, member);
-    let mut params = cell.method_params.clone();
-    if let Some(c) = &ens.curriculum {
-        match c.apply(&cell.method_params, member) {
-            Ok((p, true)) => {
-                params = p;
-                rec.strength = Some(c.strength(member));
-            }
-            Ok((_, false)) => {}
-            Err(e) => return member_failed(rec, FailKind::Build, e),
-        }
-    }
-    let problem = match registry.build_problem(&cell.problem, &cell.problem_params) {
-        Ok(p) => p,
-        Err(e) => return member_failed(rec, FailKind::Build, e.to_string()),
-    };
-    let Some(sys) = problem.as_system().as_mechanical() else {
-        let reason = format!(
-            "ensembles perturb mechanical problems (q, v, Φ); `{}` is an index-1 DAE",
-            cell.problem
-        );
-        return member_failed(rec, FailKind::UnsupportedForm, reason);
-    };
-    let mut method = match registry.build_method(&cell.method_id, &params, cell.decorators()) {
-        Ok(m) => m,
-        Err(e) => return member_failed(rec, FailKind::Build, e.to_string()),
-    };
-    let initial = match perturbed::perturbed_initial_state(sys, &ens.initial, ens.seed, member) {
+    let setup = mechanical_problem(registry, cell)
+        .and_then(|problem| member_setup(registry, cell, ens, &problem, member));
+    let setup = match setup {
         Ok(s) => s,
-        Err(e) => return member_failed(rec, FailKind::InitialState, e),
+        Err((kind, reason)) => {
+            rec.strength = curriculum_strength(cell, ens, member);
+            return member_failed(rec, kind, reason);
+        }
     };
-    let noise = ens.constraint_noise.map(|schedule| ConstraintNoise {
-        schedule,
-        member,
-        stream: Stream::new(ens.seed, member as u64, Purpose::Constraint),
-        h: cell.h,
-    });
-    let perturbed = Perturbed::new(sys, initial, noise);
+    rec.strength = setup.strength;
     let mut obs = DriftObserver {
-        inner: sys,
-        phi: vec![0.0; sys.dims().m],
+        inner: setup.system.inner(),
+        phi: vec![0.0; setup.system.dims().m],
         rec,
     };
     let mut schedule = crate::run::schedule_of(cell);
     schedule.deadline = deadline;
-    let perturbed: &dyn MechanicalSystem = &perturbed;
+    let perturbed: &dyn MechanicalSystem = &setup.system;
     let out = drive(
         perturbed.into(),
-        method.as_mut(),
+        setup.method.as_ref(),
         &schedule,
         &mut [&mut obs],
     );
@@ -275,6 +316,12 @@ pub fn run_member(
     rec.stats = out.stats;
     rec.step_seconds = out.step_seconds;
     rec
+}
+
+/// The curriculum's strength for `member`, where the curriculum applies to the method.
+fn curriculum_strength(cell: &Cell, ens: &EnsembleSpec, member: usize) -> Option<f64> {
+    let c = ens.curriculum.as_ref()?;
+    matches!(c.apply(&cell.method_params, member), Ok((_, true))).then(|| c.strength(member))
 }
 
 /// Run member `member`, a panic becoming its failed row.

@@ -5,6 +5,7 @@
 use super::noise::{NoiseSchedule, Purpose, Stream};
 use driftlab_core::{ExactSolution, MechanicalSystem, ReferenceSolution, State};
 use driftlab_solver::{project_position, project_velocity, ConstraintsAt, KktOptions, KktSolver};
+use std::sync::Arc;
 
 /// Noise added to the holonomic rows of `Φ`: `Φ(t, q) + σ(t) ε_k`, with `ε_k` standard
 /// normal per row and, like σ, held over a step (`k` = the grid point `t/h` nearest `t`,
@@ -40,8 +41,8 @@ impl ConstraintNoise {
 /// `inner` seen by one member: its own initial state, and noisy constraints when
 /// `noise` is set. Exact and reference solutions are withheld: they belong to the
 /// unperturbed problem.
-pub struct Perturbed<'a> {
-    inner: &'a dyn MechanicalSystem,
+pub struct Perturbed {
+    inner: Arc<dyn MechanicalSystem>,
     initial: State,
     noise: Option<ConstraintNoise>,
     /// The noise of the last grid point drawn: `(k, σ(t_k) ε_k)`.
@@ -111,10 +112,10 @@ pub fn perturbed_initial_state(
     Ok(State::mechanical(s.t, s.q, s.v, inner.dims().m))
 }
 
-impl<'a> Perturbed<'a> {
+impl Perturbed {
     /// `inner` started from `initial`, with constraint `noise` if any.
     pub fn new(
-        inner: &'a dyn MechanicalSystem, initial: State, noise: Option<ConstraintNoise>,
+        inner: Arc<dyn MechanicalSystem>, initial: State, noise: Option<ConstraintNoise>,
     ) -> Self {
         Self {
             inner,
@@ -125,12 +126,12 @@ impl<'a> Perturbed<'a> {
     }
 
     /// The problem without perturbations.
-    pub fn inner(&self) -> &'a dyn MechanicalSystem {
-        self.inner
+    pub fn inner(&self) -> &dyn MechanicalSystem {
+        self.inner.as_ref()
     }
 }
 
-impl MechanicalSystem for Perturbed<'_> {
+impl MechanicalSystem for Perturbed {
     driftlab_core::forward_mechanical!(inner;
         info, dims, mass_pattern, mass, forces, jacobian_pattern, jacobian, phi_t, curvature,
         constraint_hessian, tangent, energy, energy_scale, nonholonomic_rows, prioritized,
