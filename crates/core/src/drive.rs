@@ -332,7 +332,7 @@ fn drive_in_cell(
     let info = method.info();
     let (mut run, mut stepper) = match begin(sys, method, schedule, &info) {
         Ok(started) => started,
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     let steps = schedule.for_method(&info);
     if let Steps::Fixed { h, asked, .. } = steps {
@@ -371,11 +371,11 @@ fn drive_in_cell(
 /// a run that ends there (refused or failed to start).
 pub(crate) fn begin<'s>(
     sys: SystemRef<'s>, method: &dyn Method, schedule: &Schedule, info: &MethodInfo,
-) -> Result<(Loop<'s>, Box<dyn Stepper + 's>), RunOutcome> {
+) -> Result<(Loop<'s>, Box<dyn Stepper + 's>), Box<RunOutcome>> {
     // Before the initial state: a system too large for memory is refused before anything
     // of its size is allocated (its final state is then empty).
     if let Err(e) = refuse_oversized(sys.dims(), schedule.retained) {
-        return Err(RunOutcome::refused(e));
+        return Err(Box::new(RunOutcome::refused(e)));
     }
     let mut state = sys.initial_state();
     let clock = Instant::now();
@@ -387,7 +387,7 @@ pub(crate) fn begin<'s>(
         Ok(stepper) => Ok((run, stepper)),
         Err(e) => {
             run.fail(run.state.t, e);
-            Err(run.finish(None))
+            Err(Box::new(run.finish(None)))
         }
     }
 }

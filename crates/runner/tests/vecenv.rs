@@ -193,7 +193,7 @@ fn bad_actions_are_refused_by_name() {
     let err = e.step(&a[..4], 1, &mut obs).expect_err("length");
     assert!(err.contains("shape (3, 4)"), "{err}");
     assert!(e.infos().all(|i| i.steps == 0), "no environment stepped");
-    let err = e.step(&vec![0.0; 12], 0, &mut obs).expect_err("substeps");
+    let err = e.step(&[0.0; 12], 0, &mut obs).expect_err("substeps");
     assert!(err.contains("substeps = 0"), "{err}");
 }
 

@@ -31,7 +31,7 @@ impl<'s> Rollout<'s> {
     pub fn start(
         sys: SystemRef<'s>, method: &dyn Method, h: f64, schedule: &Schedule,
     ) -> Result<Self, Box<RunOutcome>> {
-        let (run, stepper) = begin(sys, method, schedule, &method.info()).map_err(Box::new)?;
+        let (run, stepper) = begin(sys, method, schedule, &method.info())?;
         let t0 = run.state.t;
         Ok(Self {
             run,
