@@ -9,7 +9,7 @@ use crate::manifest::Manifest;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How often, at most, the manifest's progress is rewritten while cells finish.
@@ -23,6 +23,8 @@ pub(crate) struct Durable {
     /// The first journal failure; once set, no further item runs.
     error: Mutex<Option<RunnerError>>,
     failed: AtomicBool,
+    /// Set from outside: start no more runs ([`crate::RunOptions::stop`]).
+    stop: Option<Arc<AtomicBool>>,
     /// Log every item started and recorded on stderr ([`Durable::log`]).
     log: bool,
     /// Compute the items the journal lacks (false: a merge, where a lacking item is an
@@ -44,7 +46,7 @@ impl Durable {
     /// `recorded` and the cells' `repeat`s).
     pub(crate) fn new(
         journal: Journal, recorded: Recorded, mut manifest: Manifest, path: PathBuf,
-        runs_per_cell: &HashMap<usize, usize>, compute: bool,
+        runs_per_cell: &HashMap<usize, usize>, compute: bool, stop: Option<Arc<AtomicBool>>,
     ) -> Result<Self, RunnerError> {
         let mut runs_of = HashMap::new();
         for &(cell, _) in recorded.keys() {
@@ -66,6 +68,7 @@ impl Durable {
             }),
             error: Mutex::new(None),
             failed: AtomicBool::new(false),
+            stop,
             log: std::env::var_os("DRIFTLAB_JOURNAL_LOG").is_some(),
             compute,
         })
@@ -81,6 +84,19 @@ impl Durable {
             return Some(item);
         }
         if self.failed.load(Ordering::Relaxed) {
+            return None;
+        }
+        if self
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+        {
+            self.failed.store(true, Ordering::Relaxed);
+            let path = lock(&self.progress).path.display().to_string();
+            lock(&self.error).get_or_insert(RunnerError::Interrupted {
+                path,
+                message: String::new(),
+            });
             return None;
         }
         if !self.compute {
@@ -145,6 +161,10 @@ impl Durable {
             Some(RunnerError::Write { path, message }) => RunnerError::Write {
                 path,
                 message: format!("{message}; {done}"),
+            },
+            Some(RunnerError::Interrupted { path, .. }) => RunnerError::Interrupted {
+                path,
+                message: done,
             },
             Some(other) => other,
             None => RunnerError::Write {

@@ -39,6 +39,15 @@ pub enum RunnerError {
         /// What it holds and what to do.
         message: String,
     },
+    /// The caller asked the sweep to stop ([`crate::RunOptions::stop`]); the folder's
+    /// journal holds every finished run.
+    #[error("the sweep was interrupted (`{path}`): {message}")]
+    Interrupted {
+        /// The manifest of the interrupted folder.
+        path: String,
+        /// How far it got and how to continue.
+        message: String,
+    },
     /// Writing results failed.
     #[error("cannot write `{path}`: {message}")]
     Write {

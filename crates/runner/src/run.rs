@@ -46,6 +46,10 @@ pub struct RunOptions {
     /// Every cell's wall-time budget in seconds (`--cell-seconds`), replacing the spec's
     /// `cell_seconds`: a cell past it is a failed row `time-budget`.
     pub cell_seconds: Option<f64>,
+    /// Stop starting runs once this flag is set (a Ctrl-C in the Python package): the runs
+    /// in progress finish and are recorded, and `run_spec` returns
+    /// [`RunnerError::Interrupted`], leaving a folder that `resume` continues.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// What a run produced.
@@ -693,6 +697,7 @@ fn start_durable(
         out_dir.join("manifest.json"),
         &runs_per_cell,
         !opts.complete_only,
+        opts.stop.clone(),
     )
 }
 
