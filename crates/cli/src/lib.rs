@@ -359,6 +359,7 @@ fn run_one(registry: &Registry, args: RunArgs) -> Result<(), Failure> {
         complete_only: false,
         force: args.force,
         cell_seconds: args.cell_seconds,
+        stop: None,
     };
     let sum = run_spec(&s, &text, &args.spec.display().to_string(), &opts).map_err(bad)?;
     out!(
@@ -687,6 +688,7 @@ fn run_experiments(
             complete_only: false,
             force: how.force,
             cell_seconds: None,
+            stop: None,
         };
         let sum = run_spec(s, text, &p.display().to_string(), &opts).map_err(bad)?;
         eprintln!(

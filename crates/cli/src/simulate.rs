@@ -8,8 +8,8 @@ use crate::{bad, Failure};
 use driftlab_core::{Dims, MetricsObserver, Observation, Observer, RunOutcome, RunStatus};
 use driftlab_core::{State, SystemForm};
 use driftlab_runner::cell::expand;
-use driftlab_runner::spec::SCHEMA_VERSION;
-use driftlab_runner::{drive_cell, Registry, Spec};
+use driftlab_runner::one_cell::{OneCell, OneCellSteps};
+use driftlab_runner::{drive_cell, Registry};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -56,15 +56,17 @@ pub(crate) fn simulate(registry: &Registry, args: &SimulateArgs) -> Result<(), F
         t => t,
     };
     let projection = (args.projection || sides.projection_set).then_some(&sides.projection);
-    let spec = one_cell_spec(
+    let spec = OneCell {
         problem,
-        &sides.problem,
+        problem_params: &sides.problem,
         method,
-        &sides.method,
+        method_params: &sides.method,
         projection,
-        h,
+        steps: OneCellSteps::Fixed(h),
         t_end,
-    )?;
+    }
+    .spec("simulate")
+    .map_err(bad)?;
     let cells = expand(&spec, "simulate", registry).map_err(bad)?;
     let [cell] = cells.as_slice() else {
         return Err(bad(format!(
@@ -316,51 +318,4 @@ fn print_outcome(out: &RunOutcome, s: &driftlab_core::SummaryMetrics, h: f64) {
         "cost: {} factorizations ({} symbolic), {} Newton iterations, {} projection iterations, {:.3} s",
         out.stats.factorizations, out.stats.symbolic_analyses, out.stats.newton_iterations, out.stats.projection_iterations, out.wall_seconds()
     );
-}
-
-/// The spec of one `simulate` call: one problem, one method (with projection when asked),
-/// one fixed step. List values are wrapped so that they stay one value instead of sweeping.
-fn one_cell_spec(
-    problem: &str, problem_params: &toml::Table, method: &str, method_params: &toml::Table,
-    projection: Option<&toml::Table>, h: f64, t_end: Option<f64>,
-) -> Result<Spec, Failure> {
-    let unswept = |t: &toml::Table| -> toml::Table {
-        t.iter()
-            .map(|(k, v)| match v {
-                toml::Value::Array(_) => (k.clone(), toml::Value::Array(vec![v.clone()])),
-                _ => (k.clone(), v.clone()),
-            })
-            .collect()
-    };
-    let mut m = toml::Table::new();
-    m.insert("id".into(), method.into());
-    m.insert("params".into(), unswept(method_params).into());
-    if let Some(p) = projection {
-        m.insert("projection".into(), p.clone().into());
-    }
-    let mut p = toml::Table::new();
-    p.insert("id".into(), problem.into());
-    p.insert("params".into(), unswept(problem_params).into());
-    let mut spec = toml::Table::new();
-    spec.insert("schema_version".into(), i64::from(SCHEMA_VERSION).into());
-    spec.insert("name".into(), "simulate".into());
-    // Its observers keep no trace in memory (the summary accumulates, `--trace` streams):
-    // the memory check counts none.
-    spec.insert("trace_stride".into(), 0.into());
-    // The step budget of a direct `drive` (`Schedule::fixed`), not the spec default.
-    let budget = driftlab_core::Schedule::fixed(h, h).max_steps;
-    spec.insert(
-        "max_steps".into(),
-        i64::try_from(budget).unwrap_or(i64::MAX).into(),
-    );
-    if let Some(t) = t_end {
-        spec.insert("t_end".into(), t.into());
-    }
-    let mut steps = toml::Table::new();
-    steps.insert("h".into(), vec![toml::Value::from(h)].into());
-    spec.insert("steps".into(), steps.into());
-    spec.insert("problems".into(), vec![toml::Value::from(p)].into());
-    spec.insert("methods".into(), vec![toml::Value::from(m)].into());
-    let spec: Spec = toml::Value::from(spec).try_into().map_err(bad)?;
-    spec.sized(None, "simulate").map_err(bad)
 }

@@ -1,0 +1,44 @@
+//! The module `driftlab._driftlab` (see the crate documentation).
+
+pub mod catalog;
+pub mod convert;
+pub mod simulate;
+pub mod sweep;
+pub mod vecenv;
+
+use pyo3::prelude::*;
+
+pyo3::create_exception!(
+    _driftlab,
+    InputError,
+    pyo3::exceptions::PyValueError,
+    "Bad input: the message names the argument or field and the fix (the command line's exit status 2)."
+);
+pyo3::create_exception!(
+    _driftlab,
+    RunError,
+    pyo3::exceptions::PyRuntimeError,
+    "Results could not be written or read (the command line's exit status 1)."
+);
+
+/// `InputError` with `msg`.
+pub(crate) fn input_error(msg: impl std::fmt::Display) -> PyErr {
+    InputError::new_err(msg.to_string())
+}
+
+/// The extension module.
+#[pymodule]
+fn _driftlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("InputError", py.get_type::<InputError>())?;
+    m.add("RunError", py.get_type::<RunError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(catalog::problems_json, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog::methods_json, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog::describe_json, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::run, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::report, m)?)?;
+    m.add_class::<vecenv::VecEnv>()?;
+    Ok(())
+}
