@@ -31,6 +31,7 @@ command -v python3 >/dev/null || die "python3 not found; install CPython ≥ 3.9
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv" || die "cannot make a venv in $venv (Debian: apt-get install python3-venv)"
 fi
+venv="$(cd "$venv" && pwd)"
 py="$venv/bin/python"
 "$py" -m pip install -q --upgrade pip
 "$py" -m pip install -q "maturin>=1.9,<2" "numpy>=1.24" "polars>=1.0" "pytest>=7" \

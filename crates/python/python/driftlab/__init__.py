@@ -12,6 +12,7 @@ extension module ``driftlab._driftlab``:
   the runs table as a polars DataFrame (``.to_pandas()`` for pandas);
   :func:`traces`, :func:`orders`, :func:`members` read the other tables;
 * :class:`Model` — a mechanism from a URDF, SDF or TOML model file, or a shipped robot;
+* :class:`Problem` — a problem of your own from Python callables, for prototyping;
 * :class:`VecEnv` — a vectorized environment for reinforcement learning.
 
 Bad input raises :class:`InputError` (a ``ValueError``) naming the argument and the fix;
@@ -33,10 +34,12 @@ from ._driftlab import InputError, RunError, __version__
 from ._toml import document as _toml_document
 from .envs import VecEnv
 from .model import Model
+from .problem import Problem
 
 __all__ = [
     "InputError",
     "Model",
+    "Problem",
     "RunError",
     "Simulation",
     "VecEnv",
@@ -102,7 +105,7 @@ class Simulation:
 
 
 def simulate(
-    problem: Union[str, Model],
+    problem: Union[str, Model, Problem],
     method: str,
     *,
     h: Optional[float] = None,
@@ -120,9 +123,18 @@ def simulate(
     The same cell as ``driftlab simulate --problem P --method M --h H``: the same numbers,
     bit for bit. Runs with the GIL released.
     """
-    pid, pparams = _problem_of(problem, dict(params or {}), "problem")
     h, t_end, rtol = _real(h, "h"), _real(t_end, "t_end"), _real(rtol, "rtol")
     jp = {} if projection is True else (None if projection in (None, False) else projection)
+    if isinstance(problem, Problem):
+        if rtol is not None or h is None or params:
+            raise InputError("a driftlab.Problem runs at fixed steps: give h (not rtol), and no params")
+        d = _native.simulate_callables(
+            problem._native, method, h, t_end=t_end,
+            method_params=_toml_document(method_params, "method_params"),
+            projection=_toml_document(jp, "projection"), stride=_count(stride, "stride"),
+        )
+        return Simulation(**d)
+    pid, pparams = _problem_of(problem, dict(params or {}), "problem")
     d = _native.simulate(
         pid,
         method,
@@ -197,6 +209,8 @@ def orders(folder: PathLike):
 def report(dir: PathLike = "reports") -> dict:
     """Build the report of every complete run under ``dir`` (figures, tables, PDF, HTML);
     the files written per experiment, and the folders not drawn under ``"unfinished"``."""
+    if not Path(dir).is_dir():
+        raise InputError(f"dir = {str(dir)!r}: no such folder; give the folder that run() wrote into (or its parent)")
     return _native.report(str(dir))
 
 

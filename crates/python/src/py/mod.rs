@@ -1,5 +1,6 @@
 //! The module `driftlab._driftlab` (see the crate documentation).
 
+pub mod callables;
 pub mod catalog;
 pub mod convert;
 pub mod simulate;
@@ -40,5 +41,8 @@ fn _driftlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep::run, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::report, m)?)?;
     m.add_class::<vecenv::VecEnv>()?;
+    m.add_class::<callables::CallableProblem>()?;
+    m.add_function(wrap_pyfunction!(callables::simulate_callables, m)?)?;
+    m.add_function(wrap_pyfunction!(callables::check_callables, m)?)?;
     Ok(())
 }

@@ -4,8 +4,7 @@
 use super::convert::{fields_into, table};
 use super::input_error;
 use driftlab_core::{
-    Dims, Metrics, MetricsObserver, Observation, Observer, RunOutcome, RunStatus, State,
-    SystemForm,
+    Dims, Metrics, MetricsObserver, Observation, Observer, RunOutcome, RunStatus, State, SystemForm,
 };
 use driftlab_runner::cell::expand;
 use driftlab_runner::one_cell::{OneCell, OneCellSteps};
@@ -17,7 +16,7 @@ use pyo3::types::PyDict;
 
 /// Every `stride`-th step's state and metrics (and the last), row by row, as the
 /// `--trace` CSV of `driftlab simulate` holds them (index-1: `q` holds x, `lam` holds z).
-struct Recorder {
+pub(crate) struct Recorder {
     stride: usize,
     index1: bool,
     dims: Dims,
@@ -30,6 +29,21 @@ struct Recorder {
 }
 
 impl Recorder {
+    /// Keep every `stride`-th step of a system of form `index1` and dimensions `dims`.
+    pub(crate) fn new(stride: usize, index1: bool, dims: Dims) -> Self {
+        Self {
+            stride,
+            index1,
+            dims,
+            t: Vec::new(),
+            q: Vec::new(),
+            v: Vec::new(),
+            lam: Vec::new(),
+            residuals: [Vec::new(), Vec::new(), Vec::new()],
+            last_t: None,
+        }
+    }
+
     fn push(&mut self, s: &State, m: &Metrics) {
         self.t.push(s.t);
         self.q.extend_from_slice(&s.q);
@@ -46,7 +60,10 @@ impl Recorder {
 impl Observer for Recorder {
     fn observe(&mut self, o: &Observation<'_>) {
         // A state observed twice is kept once (the CLI's trace does the same).
-        if self.last_t.is_some_and(|t| t.to_bits() == o.metrics.t.to_bits()) {
+        if self
+            .last_t
+            .is_some_and(|t| t.to_bits() == o.metrics.t.to_bits())
+        {
             return;
         }
         if o.last || o.step.is_multiple_of(self.stride) {
@@ -75,10 +92,17 @@ pub fn simulate<'py>(
         return Err(input_error(format!("t_end = {t}: give an end time > 0")));
     }
     if stride == 0 {
-        return Err(input_error("stride = 0: keep every stride-th step, stride ≥ 1"));
+        return Err(input_error(
+            "stride = 0: keep every stride-th step, stride ≥ 1",
+        ));
     }
-    let (pp, mp) = (table(params, "params")?, table(method_params, "method_params")?);
-    let jp = projection.map(|p| table(Some(p), "projection")).transpose()?;
+    let (pp, mp) = (
+        table(params, "params")?,
+        table(method_params, "method_params")?,
+    );
+    let jp = projection
+        .map(|p| table(Some(p), "projection"))
+        .transpose()?;
     let spec = OneCell {
         problem,
         problem_params: &pp,
@@ -102,17 +126,7 @@ pub fn simulate<'py>(
         .build_problem(&cell.problem, &cell.problem_params)
         .map_err(input_error)?;
     let sys = built.as_system();
-    let mut rec = Recorder {
-        stride,
-        index1: sys.form() == SystemForm::SemiExplicit,
-        dims: sys.dims(),
-        t: Vec::new(),
-        q: Vec::new(),
-        v: Vec::new(),
-        lam: Vec::new(),
-        residuals: [Vec::new(), Vec::new(), Vec::new()],
-        last_t: None,
-    };
+    let mut rec = Recorder::new(stride, sys.form() == SystemForm::SemiExplicit, sys.dims());
     drop(built);
     let mut summary = MetricsObserver::new(0);
     let out = py
@@ -144,7 +158,7 @@ fn steps_of(h: Option<f64>, rtol: Option<f64>) -> PyResult<OneCellSteps> {
 }
 
 /// The arrays (moved into NumPy without a copy), the summary and the status.
-fn result_dict<'py>(
+pub(crate) fn result_dict<'py>(
     py: Python<'py>, rec: Recorder, summary: &MetricsObserver, out: &RunOutcome,
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);

@@ -27,7 +27,9 @@ pub fn run(
 ) -> PyResult<String> {
     let spec = Spec::parse(&text, &label).map_err(input_error)?;
     if threads == Some(0) {
-        return Err(input_error("threads = 0: give the cells run side by side, ≥ 1 (None: all cores)"));
+        return Err(input_error(
+            "threads = 0: give the cells run side by side, ≥ 1 (None: all cores)",
+        ));
     }
     let stop = Arc::new(AtomicBool::new(false));
     let opts = RunOptions {
@@ -66,7 +68,9 @@ fn wait_for<T: Send>(
         match got {
             Ok(result) => return Ok(result),
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return Err(RunError::new_err("internal: the sweep's thread ended without a result"));
+                return Err(RunError::new_err(
+                    "internal: the sweep's thread ended without a result",
+                ));
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
@@ -90,6 +94,9 @@ fn wait_for<T: Send>(
 fn sweep_error(e: RunnerError) -> PyErr {
     match e {
         RunnerError::Write { .. } => RunError::new_err(e.to_string()),
+        e @ (RunnerError::Folder { .. } | RunnerError::Resume { .. }) => input_error(format!(
+            "{e} (from Python, the flags are keywords: resume=True, force=True, out=…)"
+        )),
         e => input_error(e),
     }
 }

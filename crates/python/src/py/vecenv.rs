@@ -51,7 +51,14 @@ impl VecEnv {
         let mode = action_mode(action, project_actions)?;
         let spec = Spec::parse(spec, "VecEnv").map_err(input_error)?;
         let env = py
-            .detach(|| driftlab_runner::vecenv::VecEnv::from_spec(Registry::default(), &spec, mode, threads))
+            .detach(|| {
+                driftlab_runner::vecenv::VecEnv::from_spec(
+                    Registry::default(),
+                    &spec,
+                    mode,
+                    threads,
+                )
+            })
             .map_err(input_error)?;
         Ok(Self {
             inner: Mutex::new(env),
@@ -97,7 +104,9 @@ impl VecEnv {
     /// Start every environment's first episode (with `seed`, else the current seed);
     /// the observations, shape (num_envs, observation_dim).
     #[pyo3(signature = (seed=None))]
-    fn reset<'py>(&self, py: Python<'py>, seed: Option<u64>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    fn reset<'py>(
+        &self, py: Python<'py>, seed: Option<u64>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let mut guard = self.env();
         let env = &mut *guard;
         let obs = PyArray2::<f64>::zeros(py, [env.num_envs(), env.observation_dim()], false);
@@ -124,7 +133,8 @@ impl VecEnv {
         {
             let mut rw = obs.readwrite();
             let out = rw.as_slice_mut()?;
-            py.detach(|| env.step(a, substeps, out)).map_err(input_error)?;
+            py.detach(|| env.step(a, substeps, out))
+                .map_err(input_error)?;
         }
         Ok(obs)
     }
@@ -138,8 +148,14 @@ impl VecEnv {
         let floats = |f: fn(&EnvInfo) -> f64| PyArray1::from_iter(py, infos.iter().map(|i| f(i)));
         let flags = |f: fn(&EnvInfo) -> bool| PyArray1::from_iter(py, infos.iter().map(|i| f(i)));
         d.set_item("t", floats(|i| i.t))?;
-        d.set_item("steps", PyArray1::from_iter(py, infos.iter().map(|i| i.steps as u64)))?;
-        d.set_item("episode", PyArray1::from_iter(py, infos.iter().map(|i| i.episode as u64)))?;
+        d.set_item(
+            "steps",
+            PyArray1::from_iter(py, infos.iter().map(|i| i.steps as u64)),
+        )?;
+        d.set_item(
+            "episode",
+            PyArray1::from_iter(py, infos.iter().map(|i| i.episode as u64)),
+        )?;
         d.set_item("reset", flags(|i| i.reset))?;
         d.set_item("terminated", flags(|i| i.terminated))?;
         d.set_item("truncated", flags(|i| i.truncated))?;
@@ -157,7 +173,9 @@ impl VecEnv {
     /// The same work as `calls` calls of `step` with zero actions and `substeps` steps,
     /// timed inside Rust (no Python in the loop, the observation buffer reused): the
     /// seconds per call. The benchmarks compare `step` from Python against it.
-    fn rust_seconds_per_call(&self, py: Python<'_>, substeps: usize, calls: usize) -> PyResult<f64> {
+    fn rust_seconds_per_call(
+        &self, py: Python<'_>, substeps: usize, calls: usize,
+    ) -> PyResult<f64> {
         let mut guard = self.env();
         let env = &mut *guard;
         let zeros = vec![0.0; env.num_envs() * env.action_dim()];

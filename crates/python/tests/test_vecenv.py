@@ -1,0 +1,172 @@
+"""VecEnv: reproducible episodes, gymnasium's vector API, the GIL released while
+stepping, projected velocity commands, autoreset, and bad input named."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import driftlab
+
+ARM = dict(params={"links": 2}, method_params={"xi": 1.0, "omega_n": 20.0}, h=1e-3, t_end=0.05,
+           initial={"q_sigma": 0.02, "v_sigma": 0.05}, constraint_noise={"sigma0": 1e-4, "tau": 0.1})
+
+
+def arm(num_envs=8, **kw):
+    return driftlab.VecEnv("planar-chain", "baumgarte", num_envs, **{**ARM, **kw})
+
+
+def rollout(env, calls=12, seed=3):
+    obs, _ = env.reset(seed=seed)
+    out = [obs]
+    rng = np.random.default_rng(0)
+    for _ in range(calls):
+        obs, *_ = env.step(rng.normal(size=(env.num_envs, env.action_dim)))
+        out.append(obs)
+    return np.stack(out)
+
+
+def test_episodes_reproduce_from_their_seed_on_any_number_of_threads():
+    a = rollout(arm(threads=1, substeps=3))
+    b = rollout(arm(threads=2, substeps=3))
+    np.testing.assert_array_equal(a.view(np.uint64), b.view(np.uint64))
+    c = rollout(arm(threads=2, substeps=3), seed=4)
+    assert not np.array_equal(a, c), "another seed, other perturbations"
+
+
+def test_observations_info_and_autoreset():
+    env = arm(num_envs=4, substeps=10)
+    obs, info = env.reset(seed=1)
+    assert obs.shape == (4, 8) and obs.dtype == np.float64 and obs.flags.c_contiguous
+    zeros = np.zeros((4, 4))
+    for call in range(5):
+        obs, rew, term, trunc, info = env.step(zeros)
+    assert trunc.all() and not term.any(), "50 steps = t_end / h: the episodes end"
+    np.testing.assert_allclose(info["t"], 0.05)
+    assert (info["drift"] < 1e-3).all() and np.isfinite(info["energy_error"]).all()
+    obs, rew, term, trunc, info = env.step(zeros)
+    assert info["reset"].all() and (info["steps"] == 0).all()
+    np.testing.assert_array_equal(info["episode"], [4, 5, 6, 7])
+
+
+def test_gymnasium_vector_api():
+    gym = pytest.importorskip("gymnasium")
+    env = arm(num_envs=3)
+    assert isinstance(env, gym.vector.VectorEnv)
+    assert env.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    assert env.single_action_space.shape == (4,)
+    obs, rew, term, trunc, info = env.step(env.action_space.sample())
+    assert rew.shape == (3,) and term.dtype == np.bool_ and trunc.dtype == np.bool_
+    env.close()
+
+
+def test_stepping_releases_the_gil():
+    env = driftlab.VecEnv("planar-chain", "generalized-alpha", 64, params={"links": 20}, h=1e-3, t_end=100.0,
+                          substeps=200, threads=1)
+    env.reset(seed=0)
+    a = np.zeros((64, env.action_dim))
+    ticks = []
+    done = threading.Event()
+
+    def count():
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    t = threading.Thread(target=count)
+    start = time.perf_counter()
+    t.start()
+    env.step(a)
+    elapsed = time.perf_counter() - start
+    done.set()
+    t.join()
+    inside = [x for x in ticks if start < x < start + elapsed]
+    assert elapsed > 0.05, f"a step long enough to see ({elapsed:.3f} s)"
+    assert len(inside) > 10, f"the other thread ran {len(inside)} times during a {elapsed:.3f} s step"
+
+
+def test_projected_velocity_commands_drift_at_second_order():
+    def drift(project):
+        env = driftlab.VecEnv("planar-chain", "taylor", 4, params={"links": 2}, h=1e-3, t_end=1.0,
+                              action="velocity", project_actions=project)
+        env.reset(seed=0)
+        obs, rew, term, trunc, info = env.step(np.cos(0.7 * np.arange(16.0)).reshape(4, 4))
+        return info["drift"].max()
+
+    raw, projected = drift(False), drift(True)
+    assert raw > 1e-4, f"raw commands leave h Φ_q u: {raw:.2e}"
+    assert projected < 1e-5, f"projected: h²|Δv|² ≈ 1e-6, got {projected:.2e}"
+
+
+def test_rewards_from_a_callable():
+    env = arm(num_envs=3, reward_fn=lambda obs, a, info: -info["drift"])
+    env.reset()
+    _, rew, *_ , info = env.step(np.zeros((3, 4)))
+    np.testing.assert_array_equal(rew, -info["drift"])
+
+
+@pytest.mark.parametrize(
+    "actions,match",
+    [
+        (np.zeros((3, 5)), r"shape \(3, 5\)"),
+        (np.full((3, 4), np.nan), r"actions\[0, 0\] = NaN"),
+        ([["a"] * 4] * 3, "float array"),
+        ("fast", "float array"),
+    ],
+)
+def test_bad_actions_name_the_argument_and_the_fix(actions, match):
+    env = arm(num_envs=3)
+    env.reset()
+    with pytest.raises(driftlab.InputError, match=match):
+        env.step(actions)
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"num_envs": -1}, "num_envs = -1"),
+        ({"num_envs": 0}, "num_envs = 0"),
+        ({"substeps": 0}, "substeps = 0"),
+        ({"h": 0.0}, "h = 0"),
+        ({"constraint_noise": {"sigma0": 1e-3, "tau": 1.0, "decay": "x"}}, "decay"),
+        ({"action": "torque"}, "torque"),
+        ({"project_actions": True}, "velocity"),
+        ({"reward_fn": 3}, "reward_fn"),
+        ({"method_params": {"omega": 2.0}}, "omega"),
+    ],
+)
+def test_bad_construction_names_the_argument(kwargs, match):
+    args = {"num_envs": 2, **kwargs}
+    n = args.pop("num_envs")
+    with pytest.raises(driftlab.InputError, match=match):
+        arm(num_envs=n, **args)
+
+
+def test_an_unknown_keyword_and_a_bad_reward_callable():
+    with pytest.raises(TypeError, match="num_env"):
+        driftlab.VecEnv("pendulum", "baumgarte", num_env=3, h=1e-3)
+
+    def broken(obs, a, info):
+        raise RuntimeError("boom")
+
+    env = arm(num_envs=2, reward_fn=broken)
+    env.reset()
+    with pytest.raises(driftlab.InputError, match="reward_fn raised RuntimeError: boom"):
+        env.step(np.zeros((2, 4)))
+    env = arm(num_envs=2, reward_fn=lambda obs, a, info: np.zeros(5))
+    env.reset()
+    with pytest.raises(driftlab.InputError, match=r"shape \(5,\)"):
+        env.step(np.zeros((2, 4)))
+
+
+def test_a_failing_method_terminates_and_names_its_failure():
+    env = driftlab.VecEnv("pendulum", "penalty", 2, method_params={"k_p": 1e12, "k_d": 0.0}, h=1e-2, t_end=1.0,
+                          substeps=100)
+    env.reset()
+    obs, rew, term, trunc, info = env.step(np.zeros((2, 2)))
+    assert term.all() and not trunc.any()
+    assert all(k in ("diverged", "non-finite") for k in info["fail_kind"])
+    assert np.isfinite(obs).all()
