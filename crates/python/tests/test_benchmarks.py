@@ -60,25 +60,35 @@ def _vecenv_steps_per_second(env):
     return 2 * env.episode_steps * ENVS / (time.perf_counter() - start)
 
 
+def _alternate(pairs, measure_a, measure_b):
+    """`pairs` measurements of A then B, alternated: both lists and the ratio A/B per pair."""
+    a, b = [], []
+    for k in range(pairs):
+        a.append(measure_a(k))
+        b.append(measure_b(k))
+    return a, b, [x / y for x, y in zip(a, b)]
+
+
+def _record(name, a_name, a, b_name, b, ratios, target):
+    RESULTS[name] = {
+        f"{a_name}_median": statistics.median(a),
+        f"{b_name}_median": statistics.median(b),
+        "ratio_per_pair": ratios,
+        "ratio_median": statistics.median(ratios),
+        "target": target,
+    }
+    _save()
+    return statistics.median(ratios)
+
+
 def test_vecenv_throughput_against_the_rust_ensemble(tmp_path):
     env = driftlab.VecEnv("pendulum", "baumgarte", ENVS, h=H, t_end=T_END, method_params=BAUMGARTE,
                           substeps=100, threads=2)
-    ratios, py, rust = [], [], []
-    for k in range(5):
-        r = _ensemble_steps_per_second(tmp_path, k)
-        p = _vecenv_steps_per_second(env)
-        rust.append(r)
-        py.append(p)
-        ratios.append(p / r)
-    RESULTS["vecenv_100_substeps"] = {
-        "vecenv_steps_per_second_median": statistics.median(py),
-        "rust_ensemble_steps_per_second_median": statistics.median(rust),
-        "ratio_per_pair": ratios,
-        "ratio_median": statistics.median(ratios),
-        "target": ">= 0.8",
-    }
-    _save()
-    assert statistics.median(ratios) >= 0.8
+    py, rust, ratios = _alternate(5, lambda k: _vecenv_steps_per_second(env),
+                                  lambda k: _ensemble_steps_per_second(tmp_path, k))
+    ratio = _record("vecenv_100_substeps", "vecenv_steps_per_second", py, "rust_ensemble_steps_per_second", rust,
+                    ratios, ">= 0.8")
+    assert ratio >= 0.8
 
 
 def test_one_substep_step_against_rust():
@@ -87,22 +97,13 @@ def test_one_substep_step_against_rust():
     env.reset(seed=1)
     a = np.zeros((ENVS, env.action_dim))
     calls = 400
-    ratios, py, rust = [], [], []
-    for _ in range(7):
+
+    def python_side(_):
         start = time.perf_counter()
         for _ in range(calls):
             env.step(a)
-        p = (time.perf_counter() - start) / calls
-        r = env.rust_seconds_per_call(calls)
-        py.append(p)
-        rust.append(r)
-        ratios.append(p / r)
-    RESULTS["step_1_substep"] = {
-        "python_seconds_per_call_median": statistics.median(py),
-        "rust_seconds_per_call_median": statistics.median(rust),
-        "ratio_per_pair": ratios,
-        "ratio_median": statistics.median(ratios),
-        "target": "<= 2",
-    }
-    _save()
-    assert statistics.median(ratios) <= 2.0
+        return (time.perf_counter() - start) / calls
+
+    py, rust, ratios = _alternate(7, python_side, lambda _: env.rust_seconds_per_call(calls))
+    ratio = _record("step_1_substep", "python_seconds_per_call", py, "rust_seconds_per_call", rust, ratios, "<= 2")
+    assert ratio <= 2.0

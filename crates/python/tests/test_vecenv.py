@@ -170,3 +170,20 @@ def test_a_failing_method_terminates_and_names_its_failure():
     assert term.all() and not trunc.any()
     assert all(k in ("diverged", "non-finite") for k in info["fail_kind"])
     assert np.isfinite(obs).all()
+
+
+def test_the_curriculum_strength_follows_the_episodes():
+    """The seed's curriculum over episodes (warmup 2 at the start strength 0.1, then a ramp
+    to 1 by episode 6): episode e·num_envs + i gets the ensemble member's strength."""
+    env = driftlab.VecEnv("pendulum", "baumgarte", 2, method_params={"xi": 1.0, "omega_n": 20.0}, h=1e-3,
+                          t_end=0.002, curriculum={"params": {"omega_n": 0.5}, "warmup": 2, "episodes": 6,
+                                                   "start": 0.1})
+    _, info = env.reset(seed=0)
+    seen = {int(e): s for e, s in zip(info["episode"], info["strength"])}
+    for _ in range(9):
+        *_, info = env.step(np.zeros((2, 2)))
+        seen.update({int(e): s for e, s in zip(info["episode"], info["strength"])})
+    assert sorted(seen) == list(range(8))
+    assert seen[0] == seen[1] == pytest.approx(0.1)
+    assert seen[7] == pytest.approx(1.0)
+    assert all(seen[e] <= seen[e + 1] + 1e-15 for e in range(7)), "the ramp rises"
