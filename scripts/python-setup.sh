@@ -37,7 +37,7 @@ py="$venv/bin/python"
 "$py" -m pip install -q "maturin>=1.9,<2" "numpy>=1.24" "polars>=1.0" "pytest>=7" \
   || die "cannot install maturin, numpy, polars, pytest from PyPI"
 if [ "$extras" = 1 ]; then
-  "$py" -m pip install -q pandas pyarrow "gymnasium>=1.0" || die "cannot install pandas, pyarrow, gymnasium from PyPI"
+  "$py" -m pip install -q pandas pyarrow "gymnasium>=1.1" || die "cannot install pandas, pyarrow, gymnasium from PyPI"
 fi
 start=$(date +%s)
 rm -f "$target_dir"/wheels/driftlab-*.whl

@@ -64,6 +64,7 @@ pub(crate) fn simulate(registry: &Registry, args: &SimulateArgs) -> Result<(), F
         projection,
         steps: OneCellSteps::Fixed(h),
         t_end,
+        kept_every: None,
     }
     .spec("simulate")
     .map_err(bad)?;

@@ -269,6 +269,18 @@ pub trait Stepper: Send {
     fn refresh(&mut self, _state: &mut State) -> Result<(), StepError> {
         Ok(())
     }
+    /// Start again from `state` as after [`Method::start`], after a change between steps
+    /// that the stepper's derived state cannot know of: the velocities replaced, or the
+    /// system's applied forces changed (a policy's action through [`crate::Rollout`]).
+    /// Recompute whatever the next step takes from the state besides `q` and `v` — the
+    /// consistent acceleration and multipliers, a method's own memory of them. Default:
+    /// [`Stepper::refresh`]; a method whose step reads an acceleration it carries over
+    /// (RATTLE's `a_n`, generalized-α's algorithmic acceleration) overrides it. Decorators
+    /// forward it. Only [`crate::Rollout`] calls it, so a run of [`crate::drive()`] never
+    /// does.
+    fn restart(&mut self, state: &mut State) -> Result<(), StepError> {
+        self.refresh(state)
+    }
     /// Cumulative counters.
     fn stats(&self) -> MethodStats;
     /// The method's own named counters beyond [`MethodStats`] (e.g. how many steps each

@@ -102,3 +102,34 @@ fn a_velocity_command_is_the_next_step_velocity() {
         );
     }
 }
+
+/// After a velocity command, the methods that carry an acceleration into the next step
+/// restart from the new state: RATTLE's `a_n` and generalized-α's `v̇_n` satisfy the
+/// acceleration constraint `Φ_q a = γ(q, v)` of the new `v` (the old one would not: γ
+/// changes with v). Baumgarte's acceleration satisfies its stabilized constraint instead
+/// (`a_velocity_command_is_the_next_step_velocity` covers it).
+#[test]
+fn a_velocity_command_restarts_the_carried_acceleration() {
+    for (id, params) in [("rattle", ""), ("generalized-alpha", "rho_inf = 0.9")] {
+        let p = problem("planar-chain", &table("links = 3")).expect("chain");
+        let m = build(id, &table(params), None).expect("method");
+        let h = 1e-3;
+        let mut r =
+            Rollout::start(p.as_system(), m.as_ref(), h, &Schedule::fixed(h, 1.0)).expect("start");
+        r.advance(5, &mut []);
+        let command: Vec<f64> = r
+            .state()
+            .v
+            .iter()
+            .enumerate()
+            .map(|(i, v)| v + 0.3 * (i as f64).cos())
+            .collect();
+        r.set_velocity(&command).expect("restart");
+        let acc = r.metrics().acc_residual;
+        assert!(
+            acc < 1e-10,
+            "{id}: ‖Φ_q a − γ‖∞ = {acc:e} after the command"
+        );
+        assert_eq!(r.advance(5, &mut []), &RunStatus::Ok, "{id}");
+    }
+}

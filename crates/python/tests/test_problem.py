@@ -71,3 +71,11 @@ def test_the_cost_of_a_step_through_python_is_measured():
     rust = (time.perf_counter() - t0) / 200
     print(f"rattle on the pendulum: {python * 1e6:.1f} µs per step through Python callables, {rust * 1e6:.2f} µs in Rust")
     assert python > rust
+
+
+def test_a_keyboard_interrupt_inside_a_callable_is_raised_as_itself():
+    def interrupted(t, q, v):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        driftlab.simulate(pendulum(forces=interrupted), "rattle", h=1e-3, t_end=0.01)

@@ -107,3 +107,14 @@ def test_stride_keeps_every_kth_step_and_the_last():
     r = driftlab.simulate("pendulum", "rattle", h=1e-3, t_end=0.012, stride=5)
     np.testing.assert_allclose(r.t, [0.0, 0.005, 0.010, 0.012], rtol=1e-12)
     assert r.q.shape == (4, 2)
+
+
+def test_a_run_whose_kept_states_exceed_memory_is_refused_before_it_starts():
+    with pytest.raises(driftlab.InputError, match="refused before allocating"):
+        driftlab.simulate("planar-chain", "rattle", h=1e-5, t_end=100.0, params={"links": 100000})
+
+
+def test_numpy_scalars_cross_as_the_same_numbers():
+    a = driftlab.simulate("pendulum", "baumgarte", h=1e-3, t_end=0.1, method_params={"omega_n": np.float64(7.5)})
+    b = driftlab.simulate("pendulum", "baumgarte", h=1e-3, t_end=0.1, method_params={"omega_n": 7.5})
+    np.testing.assert_array_equal(a.q, b.q)

@@ -187,3 +187,63 @@ def test_the_curriculum_strength_follows_the_episodes():
     assert seen[0] == seen[1] == pytest.approx(0.1)
     assert seen[7] == pytest.approx(1.0)
     assert all(seen[e] <= seen[e + 1] + 1e-15 for e in range(7)), "the ramp rises"
+
+
+def test_reset_without_a_seed_goes_on_and_rewards_are_zero_on_a_reset():
+    env = arm(num_envs=2, reward_fn=lambda obs, a, info: np.ones(2), substeps=50)
+    first, _ = env.reset(seed=5)
+    nxt, info = env.reset()
+    np.testing.assert_array_equal(info["episode"], [2, 3])
+    assert not np.array_equal(first, nxt)
+    again, _ = env.reset(seed=5)
+    np.testing.assert_array_equal(first, again)
+    _, rew, _, trunc, _ = env.step(np.zeros((2, 4)))
+    assert trunc.all() and (rew == 1.0).all()
+    _, rew, _, _, info = env.step(np.zeros((2, 4)))
+    assert info["reset"].all() and (rew == 0.0).all(), "no reward for a step not taken"
+
+
+def test_parameters_from_numpy_and_tuples_stay_single_values():
+    a = rollout(arm(method_params={"xi": np.float64(1.0), "omega_n": np.float64(20.0)}, threads=1))
+    b = rollout(arm(threads=1))
+    np.testing.assert_array_equal(a, b)
+    model = driftlab.Model(robot="double-pendulum", damping=False, gravity=(0.0, 0.0, -9.81))
+    env = driftlab.VecEnv(model, "rattle", 2, h=1e-3, t_end=0.01)
+    assert env.action_dim == 2
+
+
+def test_one_environment_from_two_threads_takes_turns():
+    env = arm(num_envs=64, substeps=20, t_end=100.0)
+    env.reset(seed=0)
+    errors = []
+
+    def work():
+        try:
+            for _ in range(20):
+                env.step(np.zeros((64, 4)))
+                env.infos = env._env.infos()
+                repr(env)
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads), "a deadlock"
+    assert not errors
+
+
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda env: env.reset(seed=2**64), "2⁶⁴"),
+        (lambda env: env.reset(seed=-1), "seed = -1"),
+        (lambda env: env.step(np.zeros((3, 4)) + 1j), "complex"),
+    ],
+)
+def test_bad_seeds_and_complex_actions(call, match):
+    env = arm(num_envs=3)
+    with pytest.raises(driftlab.InputError, match=match):
+        call(env)

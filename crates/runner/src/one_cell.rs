@@ -31,12 +31,16 @@ pub struct OneCell<'a> {
     pub steps: OneCellSteps,
     /// End time (default: the problem's).
     pub t_end: Option<f64>,
+    /// The caller's observers keep every `k`-th state (and the first and the last) in
+    /// memory: counted in the memory check before the run (`None`: they keep none, as
+    /// `driftlab simulate`, which streams its trace).
+    pub kept_every: Option<usize>,
 }
 
 impl OneCell<'_> {
     /// The spec, named `name`. List values are wrapped so that they stay one value instead
-    /// of sweeping; the observers keep no trace in memory (`trace_stride = 0`); the step
-    /// budget is that of a direct `drive`.
+    /// of sweeping; the trace the observers keep is `kept_every` (`trace_stride`, with
+    /// states); the step budget is that of a direct `drive`.
     pub fn spec(&self, name: &str) -> Result<Spec, RunnerError> {
         let unswept = |t: &toml::Table| -> toml::Table {
             t.iter()
@@ -58,7 +62,9 @@ impl OneCell<'_> {
         let mut spec = toml::Table::new();
         spec.insert("schema_version".into(), i64::from(SCHEMA_VERSION).into());
         spec.insert("name".into(), name.into());
-        spec.insert("trace_stride".into(), 0.into());
+        let kept = i64::try_from(self.kept_every.unwrap_or(0)).unwrap_or(i64::MAX);
+        spec.insert("trace_stride".into(), kept.into());
+        spec.insert("trace_states".into(), self.kept_every.is_some().into());
         let budget = driftlab_core::Schedule::fixed(1.0, 1.0).max_steps;
         spec.insert(
             "max_steps".into(),

@@ -221,3 +221,62 @@ fn a_failing_method_terminates_its_episode() {
     e.step(&zeros, 1, &mut obs).expect("step");
     assert!(e.infos().all(|i| i.reset && !i.terminated));
 }
+
+/// A force set at a call acts from that call's first step: the environment's step equals
+/// a rollout started with the force already held (Baumgarte and RATTLE carry their last
+/// acceleration over, so the environment restarts them when the force changes). Without
+/// the restart the first step uses the old force's acceleration: q₀ then differs by
+/// 8e-9 (measured with the restart removed), against the 1e-13 asserted.
+#[test]
+fn a_changed_force_acts_from_the_next_step() {
+    for method in [BAUMGARTE, "id = \"rattle\""] {
+        let mut spec = spec("id = \"pendulum\"", method, 1, 1.0, 1e-3);
+        spec.ensemble.as_mut().expect("ensemble").curriculum = None;
+        let mut e = env(&spec, ActionMode::Force, 1);
+        let u = [3.0, -1.0];
+        let mut obs = vec![0.0; e.observation_dim()];
+        e.step(&u, 1, &mut obs).expect("step");
+        // The same member with the force held from its start.
+        let registry = Registry::default();
+        let sized = spec.sized(None, "vecenv").expect("sized");
+        let cell = expand(&sized, "vecenv", &registry).expect("cell").remove(0);
+        let ens = spec.ensemble.clone().expect("ensemble");
+        let problem = mechanical_problem(&registry, &cell).expect("problem");
+        let setup = member_setup(&registry, &cell, &ens, &problem, 0).expect("member");
+        let sys = driftlab_runner::vecenv::Actuated::new(setup.system);
+        sys.set_force(&u);
+        let sys: &dyn MechanicalSystem = &sys;
+        let schedule = driftlab_core::Schedule::fixed(cell.h, cell.t_end);
+        let mut r =
+            driftlab_core::Rollout::start(sys.into(), setup.method.as_ref(), cell.h, &schedule)
+                .expect("start");
+        r.advance(1, &mut []);
+        let want: Vec<f64> = r.state().q.iter().chain(&r.state().v).copied().collect();
+        for (k, (a, b)) in obs.iter().zip(&want).enumerate() {
+            assert!(
+                (a - b).abs() <= 1e-13 * (1.0 + b.abs()),
+                "{method}: [{k}] {a:e} vs {b:e}"
+            );
+        }
+    }
+}
+
+/// `reset()` without a seed goes on to the next episodes; with the seed it replays them.
+#[test]
+fn reset_without_a_seed_goes_on() {
+    let spec = spec(CHAIN, BAUMGARTE, 3, 0.05, 1e-3);
+    let mut e = env(&spec, ActionMode::Force, 1);
+    let mut first = vec![0.0; 3 * e.observation_dim()];
+    e.reset(Some(7), &mut first).expect("reset");
+    let mut next = first.clone();
+    e.reset(None, &mut next).expect("reset");
+    assert!(e.infos().enumerate().all(|(i, info)| info.episode == 3 + i));
+    assert_ne!(first, next, "other episodes, other perturbations");
+    let mut again = first.clone();
+    e.reset(Some(7), &mut again).expect("reset");
+    assert_eq!(first, again);
+    assert!(
+        e.reset(None, &mut again[..2]).is_err(),
+        "a short buffer is refused"
+    );
+}

@@ -12,6 +12,7 @@ use super::{begin, Loop, RunOutcome, RunStatus, Schedule};
 use crate::error::RunError;
 use crate::method::{Method, MethodStats, Stepper};
 use crate::observe::{Metrics, Observer};
+use crate::parallel::with_in_cell_threads;
 use crate::state::State;
 use crate::system::SystemRef;
 
@@ -21,6 +22,8 @@ pub struct Rollout<'s> {
     stepper: Box<dyn Stepper + 's>,
     h: f64,
     t0: f64,
+    /// The cell's threads, stated for the code under the loop as `drive` states them.
+    threads: usize,
 }
 
 impl<'s> Rollout<'s> {
@@ -31,13 +34,16 @@ impl<'s> Rollout<'s> {
     pub fn start(
         sys: SystemRef<'s>, method: &dyn Method, h: f64, schedule: &Schedule,
     ) -> Result<Self, Box<RunOutcome>> {
-        let (run, stepper) = begin(sys, method, schedule, &method.info())?;
+        let threads = schedule.threads;
+        let (run, stepper) =
+            with_in_cell_threads(threads, || begin(sys, method, schedule, &method.info()))?;
         let t0 = run.state.t;
         Ok(Self {
             run,
             stepper,
             h,
             t0,
+            threads,
         })
     }
 
@@ -49,8 +55,10 @@ impl<'s> Rollout<'s> {
         }
         let k0 = self.run.out.steps;
         let ks = k0 + 1..=k0 + n;
-        self.run
-            .fixed_steps(self.stepper.as_mut(), self.h, self.t0, ks, observers);
+        let (run, stepper, (h, t0)) = (&mut self.run, self.stepper.as_mut(), (self.h, self.t0));
+        with_in_cell_threads(self.threads, || {
+            run.fixed_steps(stepper, h, t0, ks, observers)
+        });
         if self.run.out.status == RunStatus::Ok {
             // The loop skips this copy after a run's last step; a rollout goes on.
             self.run.last_good.clone_from(&self.run.state);
@@ -59,8 +67,7 @@ impl<'s> Rollout<'s> {
     }
 
     /// Replace the velocities by `v` (a velocity command, of the state's length: the caller
-    /// checks it) and let the method recompute what it
-    /// derives from them ([`Stepper::refresh`]); a failure fails the rollout.
+    /// checks it) and restart the method from the new state ([`Self::restart`]).
     pub fn set_velocity(&mut self, v: &[f64]) -> Result<(), RunError> {
         if let RunStatus::Failed { error, .. } = &self.run.out.status {
             return Err(error.clone());
@@ -74,7 +81,19 @@ impl<'s> Rollout<'s> {
         for (dst, src) in state.v.iter_mut().zip(v) {
             *dst = *src;
         }
-        match self.stepper.refresh(state) {
+        self.restart()
+    }
+
+    /// Restart the method from the current state ([`Stepper::restart`]) after the caller
+    /// changed what the state alone does not say (the system's applied forces); a failure
+    /// fails the rollout at the last good state.
+    pub fn restart(&mut self) -> Result<(), RunError> {
+        if let RunStatus::Failed { error, .. } = &self.run.out.status {
+            return Err(error.clone());
+        }
+        let (stepper, state) = (&mut self.stepper, &mut self.run.state);
+        let restarted = with_in_cell_threads(self.threads, || stepper.restart(state));
+        match restarted {
             Ok(()) => {
                 self.run.last_good.clone_from(&self.run.state);
                 Ok(())

@@ -28,6 +28,13 @@ macro_rules! forward_stepper {
             self.inner.refresh(state)
         }
     };
+    (@one restart) => {
+        fn restart(
+            &mut self, state: &mut driftlab_core::State,
+        ) -> Result<(), driftlab_core::StepError> {
+            self.inner.restart(state)
+        }
+    };
     (@one counters) => {
         fn counters(&self) -> Vec<(&'static str, usize)> {
             self.inner.counters()

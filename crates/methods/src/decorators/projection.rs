@@ -983,7 +983,7 @@ impl Stepper for ProjectedStepper<'_> {
         }
         Ok(report)
     }
-    forward_stepper!(accept, refresh, counters);
+    forward_stepper!(accept, refresh, restart, counters);
     fn reject(&mut self) {
         // A rejected step does not count towards `every`.
         self.steps = self.steps_at_start;

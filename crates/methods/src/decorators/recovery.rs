@@ -509,7 +509,7 @@ impl Stepper for RecoveredStepper<'_> {
         }
     }
 
-    forward_stepper!(accept, reject, refresh, counters);
+    forward_stepper!(accept, reject, refresh, restart, counters);
     fn stats(&self) -> MethodStats {
         let mut st = self.inner.stats();
         add_kkt_stats(&mut st, self.work.kkt.stats());

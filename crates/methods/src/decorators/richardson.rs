@@ -157,7 +157,7 @@ impl Stepper for RichardsonStepper<'_> {
         })
     }
 
-    forward_stepper!(accept, reject, refresh, counters, stats);
+    forward_stepper!(accept, reject, refresh, restart, counters, stats);
 }
 
 /// RMS over `q` and `v` of `(a − b) / (atol + rtol max(|a|, |b|))`.

@@ -133,6 +133,10 @@ struct GeneralizedAlphaStepper<'s> {
     acc_before: Vec<f64>,
     /// Tolerances of an error-controlled run (none at fixed steps).
     tol: Option<driftlab_core::Tolerances>,
+    /// The KKT options of the start, for a restart's consistent acceleration.
+    kkt_options: driftlab_solver::KktOptions,
+    /// The consistent-acceleration solver of a restart, made at the first one.
+    restarts: Option<crate::dynamics::AccelerationSolver>,
     init_stats: MethodStats,
     stats: MethodStats,
 }
@@ -355,6 +359,8 @@ impl Method for GeneralizedAlpha {
             acc: state.a.clone(),
             acc_before: Vec::new(),
             tol: opts.tolerances,
+            kkt_options: self.p.kkt.options(opts),
+            restarts: None,
             init_stats,
             stats: MethodStats::default(),
         }))
@@ -364,6 +370,23 @@ impl Method for GeneralizedAlpha {
 impl Stepper for GeneralizedAlphaStepper<'_> {
     fn reject(&mut self) {
         self.acc.clone_from(&self.acc_before);
+    }
+    /// After an outside change of `v` or of the forces: the consistent `v̇` and `λ`, and the
+    /// algorithmic acceleration started again at `a = v̇`, as at the start.
+    fn restart(&mut self, state: &mut State) -> Result<(), StepError> {
+        let s = self.sys;
+        let solver = match &mut self.restarts {
+            Some(solver) => solver,
+            None => self
+                .restarts
+                .insert(crate::dynamics::AccelerationSolver::new(
+                    s,
+                    self.kkt_options,
+                )?),
+        };
+        solver.solve_state(s, state)?;
+        self.acc.clone_from(&state.a);
+        Ok(())
     }
     fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
         let (s, kkt, terms, w) = (self.sys, &mut self.kkt, &mut self.terms, &mut self.work);

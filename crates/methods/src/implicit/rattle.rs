@@ -177,6 +177,19 @@ impl Stepper for RattleStepper<'_> {
         Ok(count_step(&mut self.stats, report))
     }
 
+    /// The step starts from `a_n` (the half kick carries `f_n`): after an outside change
+    /// of `v` or of the forces, `a` and `λ` consistent with the state, as at the start.
+    fn restart(&mut self, state: &mut State) -> Result<(), StepError> {
+        let (s, kkt, w) = (self.sys, &mut self.kkt, &mut self.work);
+        s.mass(&state.q, &mut w.mass);
+        s.jacobian(state.t, &state.q, &mut w.jac);
+        kkt.factorize(&w.mass, &w.jac, None)
+            .map_err(|e| kkt_failure(s, state.t, &state.q, e))?;
+        w.q.copy_from_slice(&state.q);
+        let t = state.t;
+        consistent_acceleration(kkt, s, state, (t, &w.q), (&mut w.f, &mut w.phi, &mut w.rhs))
+    }
+
     fn stats(&self) -> MethodStats {
         with_kkt_stats(self.stats.merged(self.init_stats), Some(self.kkt.stats()))
     }

@@ -8,6 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
+SCHEMA_VERSION: int
 
 class InputError(ValueError):
     """Bad input: the message names the argument or field and the fix."""

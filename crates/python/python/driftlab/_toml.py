@@ -29,7 +29,7 @@ def value(x: Any, where: str) -> str:
             return "nan"
         if math.isinf(x):
             return "inf" if x > 0 else "-inf"
-        return repr(x)
+        return repr(float(x))  # a NumPy float's repr is "np.float64(…)" under NumPy 2
     if isinstance(x, str):
         return json.dumps(x, ensure_ascii=False)
     if hasattr(x, "item") and callable(x.item) and getattr(x, "shape", None) == ():

@@ -16,13 +16,17 @@ from .model import Model
 
 try:  # gymnasium is optional: its spaces and base class where installed
     import gymnasium as _gym
-    from gymnasium.vector import AutoresetMode as _AutoresetMode
 
     _Base: type = _gym.vector.VectorEnv
 except ImportError:  # pragma: no cover - exercised where gymnasium is absent
     _gym = None
-    _AutoresetMode = None
     _Base = object
+try:  # gymnasium ≥ 1.1 names its autoreset modes; 1.0 autoresets at the next step too
+    from gymnasium.vector import AutoresetMode as _AutoresetMode
+except ImportError:  # pragma: no cover
+    _AutoresetMode = None
+
+U64 = 2**64
 
 RewardFn = Callable[[np.ndarray, np.ndarray, dict], np.ndarray]
 
@@ -77,6 +81,7 @@ class VecEnv(_Base):  # type: ignore[misc, valid-type]
             raise InputError(f"threads = {threads!r}: give a whole number ≥ 0 (0: all cores)")
         if reward_fn is not None and not callable(reward_fn):
             raise InputError(f"reward_fn = {reward_fn!r}: give a callable reward_fn(obs, actions, info) or None")
+        _seed(seed, "seed")
         self.substeps = _substeps(substeps)
         self.reward_fn = reward_fn
         spec = _spec(problem, method, int(num_envs), h, t_end, params, method_params, projection,
@@ -122,10 +127,11 @@ class VecEnv(_Base):  # type: ignore[misc, valid-type]
         return self._env.threads
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
-        """Start every environment's first episode (with ``seed``, else the current one):
+        """Start every environment's next episode: with ``seed``, episode 0 of that seed's
+        ensemble again; without, the episodes go on (other perturbations).
         ``(observations, info)``."""
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise InputError(f"seed = {seed!r}: give a whole number ≥ 0")
+        if seed is not None:
+            _seed(seed, "seed")
         if options:
             raise InputError(f"options = {options!r}: VecEnv.reset takes no options; give seed=")
         obs = self._env.reset(None if seed is None else int(seed))
@@ -143,6 +149,8 @@ class VecEnv(_Base):  # type: ignore[misc, valid-type]
         return obs, rewards, info["terminated"], info["truncated"], info
 
     def _rewards(self, obs: np.ndarray, actions: np.ndarray, info: dict) -> np.ndarray:
+        """``reward_fn``'s rewards, zero for the environments whose episode began at this
+        call (gymnasium's next-step autoreset: the action was not applied)."""
         if self.reward_fn is None:
             return np.zeros(self.num_envs)
         try:
@@ -160,7 +168,7 @@ class VecEnv(_Base):  # type: ignore[misc, valid-type]
             raise InputError(
                 f"reward_fn returned shape {r.shape}; return an array of shape ({self.num_envs},), one reward per environment"
             )
-        return r
+        return np.where(info["reset"], 0.0, r)
 
     def rust_seconds_per_call(self, calls: int = 100) -> float:
         """The seconds of one call of :meth:`step` (zero actions, ``substeps`` steps) timed
@@ -182,8 +190,15 @@ def _substeps(k: Any) -> int:
     return int(k)
 
 
+def _seed(seed: Any, name: str) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < U64:
+        raise InputError(f"{name} = {seed!r}: give a whole number 0 ≤ seed < 2⁶⁴")
+
+
 def _actions(actions: Any, num_envs: int, n: int) -> np.ndarray:
     """``actions`` as a C-contiguous float64 array of shape (num_envs, n), or the error."""
+    if np.iscomplexobj(actions):
+        raise InputError(f"actions: complex numbers; give a real float array of shape ({num_envs}, {n})")
     try:
         a = np.ascontiguousarray(actions, dtype=np.float64)
     except (TypeError, ValueError) as e:
@@ -196,35 +211,60 @@ def _actions(actions: Any, num_envs: int, n: int) -> np.ndarray:
     return a
 
 
+def _single(params: Any, name: str) -> dict:
+    """A parameter dict whose list values stay one value (a list in a spec sweeps)."""
+    if params is None:
+        return {}
+    if not isinstance(params, Mapping):
+        raise InputError(f"{name}: a {type(params).__name__}; give a dict")
+    out = {}
+    for k, v in params.items():
+        if hasattr(v, "tolist") and getattr(v, "shape", ()) != ():
+            v = v.tolist()
+        out[k] = [list(v)] if isinstance(v, (list, tuple)) else v
+    return out
+
+
+def _positive(x: Any, name: str, optional: bool = False) -> Optional[float]:
+    if x is None and optional:
+        return None
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.floating, np.integer)) or not x > 0:
+        raise InputError(f"{name} = {x!r}: give a number > 0")
+    return float(x)
+
+
 def _spec(problem, method, num_envs, h, t_end, params, method_params, projection, seed,
           initial, constraint_noise, curriculum) -> dict:
     """The one-cell spec with its ``[ensemble]`` table that the environment runs."""
     if isinstance(problem, Model):
-        pid, pparams = "model", {**problem.params, **dict(params or {})}
+        pid, pparams = "model", _single({**problem.params, **dict(params or {})}, "params")
     elif isinstance(problem, str):
-        pid, pparams = problem, dict(params or {})
+        pid, pparams = problem, _single(params, "params")
     else:
         raise InputError(f"problem: a {type(problem).__name__}; give a catalog id or a driftlab.Model")
     if not isinstance(method, str):
         raise InputError(f"method: a {type(method).__name__}; give a catalog id (driftlab.methods())")
-    if isinstance(h, bool) or not isinstance(h, (int, float, np.floating)) or not h > 0:
-        raise InputError(f"h = {h!r}: give a step size > 0")
-    ensemble: dict = {"members": num_envs, "seed": seed}
+    ensemble: dict = {"members": num_envs, "seed": int(seed)}
     for key, value in (("initial", initial), ("constraint_noise", constraint_noise), ("curriculum", curriculum)):
         if value is not None:
+            if not isinstance(value, Mapping):
+                raise InputError(f"{key}: a {type(value).__name__}; give a dict of the spec's [ensemble] keys")
             ensemble[key] = dict(value)
-    m: dict = {"id": method, "params": {k: [v] if isinstance(v, list) else v for k, v in dict(method_params or {}).items()}}
+    m: dict = {"id": method, "params": _single(method_params, "method_params")}
     if projection not in (None, False):
+        if projection is not True and not isinstance(projection, Mapping):
+            raise InputError(f"projection = {projection!r}: give True or a dict of the projection's parameters")
         m["projection"] = {} if projection is True else dict(projection)
     spec: dict = {
-        "schema_version": 1,
+        "schema_version": _native.SCHEMA_VERSION,
         "name": "vecenv",
         "trace_stride": 0,
-        "steps": {"h": [float(h)]},
+        "steps": {"h": [_positive(h, "h")]},
         "ensemble": ensemble,
-        "problems": [{"id": pid, "params": {k: [v] if isinstance(v, list) else v for k, v in pparams.items()}}],
+        "problems": [{"id": pid, "params": pparams}],
         "methods": [m],
     }
+    t_end = _positive(t_end, "t_end", optional=True)
     if t_end is not None:
-        spec["t_end"] = float(t_end)
+        spec["t_end"] = t_end
     return spec

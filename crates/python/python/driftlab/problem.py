@@ -77,13 +77,21 @@ class Problem:
         for what, f in {**given, "energy": energy, "exact": exact}.items():
             if f is not None and not callable(f):
                 raise InputError(f"{what} = {f!r}: give a callable")
+        start = {}
+        for what, x in (("q0", q0), ("v0", v0)):
+            try:
+                start[what] = [float(v) for v in np.asarray(x, dtype=np.float64).reshape(-1)]
+            except (TypeError, ValueError) as e:
+                raise InputError(f"{what}: {e}; give {n} numbers") from None
+        for what, x in (("t_end", t_end), ("energy_scale", energy_scale)):
+            if isinstance(x, bool) or not isinstance(x, (int, float, np.floating, np.integer)) or not x > 0:
+                raise InputError(f"{what} = {x!r}: give a number > 0")
         shapes = dict(mass=(n, n), forces=(n,), constraints=(m,), jacobian=(m, n), gamma=(m,))
         wrapped = {k: _wrap(f, k, shapes[k]) for k, f in given.items()}
         self.n, self.m, self.name = int(n), int(m), name
         self._native = _native.CallableProblem(
             name, int(n), int(m), wrapped["mass"], wrapped["forces"], wrapped["constraints"],
-            wrapped["jacobian"], wrapped["gamma"], [float(x) for x in q0], [float(x) for x in v0],
-            float(t_end),
+            wrapped["jacobian"], wrapped["gamma"], start["q0"], start["v0"], float(t_end),
             energy=None if energy is None else _wrap(energy, "energy", ()),
             exact=None if exact is None else _wrap(exact, "exact", (2 * n + m,)),
             energy_scale=float(energy_scale),

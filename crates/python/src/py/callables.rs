@@ -6,8 +6,9 @@
 //! The package wraps each callable (`driftlab.Problem`) so that it returns a contiguous
 //! float64 vector of the right length or raises an `InputError` naming the callable and
 //! the shape it must return. A callable that raises inside a run cannot unwind through the
-//! numerical code: its first error is kept, the outputs of that call are NaN (the run then
-//! fails as non-finite), and the error is raised when the run returns.
+//! numerical code: its first exception is kept, the outputs of that call are NaN (the run
+//! then fails as non-finite), and the exception is raised when the run returns (a
+//! `KeyboardInterrupt` as itself).
 
 use super::input_error;
 use driftlab_core::{Dims, ExactSolution, MechanicalSystem, ProblemInfo, SparsityPattern, State};
@@ -27,8 +28,8 @@ pub struct CallableProblem {
     pub(crate) t_end: f64,
     /// The scale of the relative energy error, `|H − H₀| / max(|H₀|, scale)`.
     energy_scale: f64,
-    /// The first failure of a callable, with its name.
-    error: Mutex<Option<String>>,
+    /// The first failure of a callable (its own exception, a KeyboardInterrupt included).
+    error: Mutex<Option<PyErr>>,
 }
 
 /// The wrapped callables (each returns a flat float64 array).
@@ -89,7 +90,7 @@ impl CallableProblem {
 
 impl CallableProblem {
     /// The first callable failure of the last run, taken (and cleared).
-    pub(crate) fn take_error(&self) -> Option<String> {
+    pub(crate) fn take_error(&self) -> Option<PyErr> {
         self.error.lock().unwrap_or_else(|p| p.into_inner()).take()
     }
 
@@ -119,7 +120,7 @@ impl CallableProblem {
         if let Err(e) = copied {
             out.iter_mut().for_each(|x| *x = f64::NAN);
             let mut first = self.error.lock().unwrap_or_else(|p| p.into_inner());
-            first.get_or_insert_with(|| e.value(py).to_string());
+            first.get_or_insert(e);
         }
     }
 
@@ -275,7 +276,12 @@ pub fn simulate_callables<'py>(
     let m = driftlab_runner::Registry::default()
         .build_method(method, &mp, decorators)
         .map_err(input_error)?;
-    let schedule = driftlab_core::Schedule::fixed(h, t_end);
+    let mut schedule = driftlab_core::Schedule::fixed(h, t_end);
+    // What the recorder keeps, in the memory check before the run.
+    schedule.retained = driftlab_core::Retained {
+        samples: ((t_end / h).round() / stride as f64) as u64 + 2,
+        states: true,
+    };
     let mut rec = super::simulate::Recorder::new(stride, false, sys.dims());
     let mut summary = driftlab_core::MetricsObserver::new(0);
     sys.take_error();
@@ -287,7 +293,7 @@ pub fn simulate_callables<'py>(
         &mut [&mut summary, &mut rec],
     );
     if let Some(e) = sys.take_error() {
-        return Err(input_error(e));
+        return Err(e);
     }
     super::simulate::result_dict(py, rec, &summary, &out)
 }
@@ -313,7 +319,7 @@ pub fn check_callables(problem: &Bound<'_, CallableProblem>) -> PyResult<()> {
     }
     result = result.and_then(|()| c::check_mechanical_exact(&name, s));
     if let Some(e) = sys.take_error() {
-        return Err(input_error(e));
+        return Err(e);
     }
     result.map_err(input_error)
 }

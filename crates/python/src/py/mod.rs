@@ -34,6 +34,7 @@ fn _driftlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", py.get_type::<InputError>())?;
     m.add("RunError", py.get_type::<RunError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("SCHEMA_VERSION", driftlab_runner::spec::SCHEMA_VERSION)?;
     m.add_function(wrap_pyfunction!(catalog::problems_json, m)?)?;
     m.add_function(wrap_pyfunction!(catalog::methods_json, m)?)?;
     m.add_function(wrap_pyfunction!(catalog::describe_json, m)?)?;

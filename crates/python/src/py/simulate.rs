@@ -111,6 +111,7 @@ pub fn simulate<'py>(
         projection: jp.as_ref(),
         steps,
         t_end,
+        kept_every: Some(stride),
     }
     .spec("simulate")
     .map_err(input_error)?;

@@ -13,10 +13,21 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
 /// `num_envs` environments of one problem and method (see `driftlab.VecEnv`).
+///
+/// Locking: `step`, `reset` and the Rust timing take the lock only with the GIL released
+/// (inside `detach`), and `infos` holds it with the GIL but waits for nothing else, so a
+/// thread that holds the lock never waits for the GIL: two Python threads using one
+/// environment serialize instead of deadlocking. The sizes are kept outside the lock.
 #[pyclass(module = "driftlab._driftlab")]
 pub struct VecEnv {
-    /// A step holds the lock with the GIL released; the environments are `Send`, not `Sync`.
+    /// The environments are `Send`, not `Sync`.
     inner: Mutex<driftlab_runner::vecenv::VecEnv>,
+    num_envs: usize,
+    action_dim: usize,
+    observation_dim: usize,
+    episode_steps: usize,
+    h: f64,
+    threads: usize,
 }
 
 impl VecEnv {
@@ -61,6 +72,12 @@ impl VecEnv {
             })
             .map_err(input_error)?;
         Ok(Self {
+            num_envs: env.num_envs(),
+            action_dim: env.action_dim(),
+            observation_dim: env.observation_dim(),
+            episode_steps: env.episode_steps(),
+            h: env.h(),
+            threads: env.threads(),
             inner: Mutex::new(env),
         })
     }
@@ -68,37 +85,37 @@ impl VecEnv {
     /// Environments.
     #[getter]
     fn num_envs(&self) -> usize {
-        self.env().num_envs()
+        self.num_envs
     }
 
     /// Length of one action (the coordinates n).
     #[getter]
     fn action_dim(&self) -> usize {
-        self.env().action_dim()
+        self.action_dim
     }
 
     /// Length of one observation (2n: q then v).
     #[getter]
     fn observation_dim(&self) -> usize {
-        self.env().observation_dim()
+        self.observation_dim
     }
 
     /// Steps of one episode (t_end / h).
     #[getter]
     fn episode_steps(&self) -> usize {
-        self.env().episode_steps()
+        self.episode_steps
     }
 
     /// The fixed step h.
     #[getter]
     fn h(&self) -> f64 {
-        self.env().h()
+        self.h
     }
 
     /// Threads stepping the environments.
     #[getter]
     fn threads(&self) -> usize {
-        self.env().threads()
+        self.threads
     }
 
     /// Start every environment's first episode (with `seed`, else the current seed);
@@ -107,33 +124,33 @@ impl VecEnv {
     fn reset<'py>(
         &self, py: Python<'py>, seed: Option<u64>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let mut guard = self.env();
-        let env = &mut *guard;
-        let obs = PyArray2::<f64>::zeros(py, [env.num_envs(), env.observation_dim()], false);
+        let obs = PyArray2::<f64>::zeros(py, [self.num_envs, self.observation_dim], false);
         {
             let mut rw = obs.readwrite();
             let out = rw.as_slice_mut()?;
-            py.detach(|| env.reset(seed, out));
+            py.detach(|| self.env().reset(seed, out))
+                .map_err(input_error)?;
         }
         Ok(obs)
     }
 
-    /// Hold `actions` (float64, shape (num_envs, action_dim), C-contiguous) over
-    /// `substeps` steps of every environment; the observations.
+    /// Hold `actions` (float64, shape (num_envs, action_dim), C-contiguous; copied before
+    /// the GIL is released) over `substeps` steps of every environment; the observations.
     #[pyo3(signature = (actions, substeps=1))]
     fn step<'py>(
         &self, py: Python<'py>, actions: PyReadonlyArray2<'py, f64>, substeps: usize,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let mut guard = self.env();
-        let env = &mut *guard;
-        let a = actions.as_slice().map_err(|_| {
-            input_error("actions: not C-contiguous; pass numpy.ascontiguousarray(actions, dtype=numpy.float64)")
-        })?;
-        let obs = PyArray2::<f64>::zeros(py, [env.num_envs(), env.observation_dim()], false);
+        let a: Vec<f64> = actions
+            .as_slice()
+            .map_err(|_| {
+                input_error("actions: not C-contiguous; pass numpy.ascontiguousarray(actions, dtype=numpy.float64)")
+            })?
+            .to_vec();
+        let obs = PyArray2::<f64>::zeros(py, [self.num_envs, self.observation_dim], false);
         {
             let mut rw = obs.readwrite();
             let out = rw.as_slice_mut()?;
-            py.detach(|| env.step(a, substeps, out))
+            py.detach(|| self.env().step(&a, substeps, out))
                 .map_err(input_error)?;
         }
         Ok(obs)
@@ -145,6 +162,10 @@ impl VecEnv {
         let env = self.env();
         let infos: Vec<&EnvInfo> = env.infos().collect();
         let d = PyDict::new(py);
+        d.set_item(
+            "applied",
+            PyArray1::from_iter(py, infos.iter().map(|i| i.applied)),
+        )?;
         let floats = |f: fn(&EnvInfo) -> f64| PyArray1::from_iter(py, infos.iter().map(|i| f(i)));
         let flags = |f: fn(&EnvInfo) -> bool| PyArray1::from_iter(py, infos.iter().map(|i| f(i)));
         d.set_item("t", floats(|i| i.t))?;
@@ -172,7 +193,8 @@ impl VecEnv {
 
     /// The same work as `calls` calls of `step` with zero actions and `substeps` steps,
     /// timed inside Rust (no Python in the loop, the observation buffer reused): the
-    /// seconds per call. The benchmarks compare `step` from Python against it.
+    /// seconds per call. The benchmarks compare `step` from Python against it. It steps
+    /// the environments: their episodes go on.
     fn rust_seconds_per_call(
         &self, py: Python<'_>, substeps: usize, calls: usize,
     ) -> PyResult<f64> {

@@ -7,7 +7,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// `inner` with the generalized force `u` added to its applied forces. `u` is held over
 /// the steps between two [`Actuated::set_force`] calls (zero-order hold, as a policy acts)
-/// and is constant in `q` and `v`, so the force Jacobians (`tangent`) are `inner`'s.
+/// and is constant in `q` and `v`, so the force Jacobians (`tangent`) are `inner`'s. A
+/// changed `u` acts from the next step on once the stepper restarts
+/// (`driftlab_core::Rollout::restart`: a method that carries its last acceleration over,
+/// such as Baumgarte or RATTLE, recomputes it with the new force).
 pub struct Actuated {
     inner: Perturbed,
     /// `u` as bits: set between steps through a shared reference (the stepper borrows the
@@ -25,11 +28,19 @@ impl Actuated {
         }
     }
 
-    /// Hold `u` (of length `n`: the caller checks it) from the next step on.
-    pub fn set_force(&self, u: &[f64]) {
-        for (slot, x) in self.force.iter().zip(u) {
-            slot.store(x.to_bits(), Ordering::Relaxed);
+    /// Hold `u` (of length `n`: the caller checks it) from the next step on; whether it
+    /// differs from the force held so far (by value: a method that carries the old
+    /// force's acceleration over must then restart).
+    pub fn set_force(&self, u: &[f64]) -> bool {
+        let mut changed = false;
+        for (slot, &x) in self.force.iter().zip(u) {
+            #[allow(clippy::float_cmp)] // the same value needs no restart; −0 equals +0
+            if f64::from_bits(slot.load(Ordering::Relaxed)) != x {
+                slot.store(x.to_bits(), Ordering::Relaxed);
+                changed = true;
+            }
         }
+        changed
     }
 
     /// The member's problem without perturbations and without the force.
@@ -46,7 +57,11 @@ impl MechanicalSystem for Actuated {
     fn forces(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
         self.inner.forces(t, q, v, out);
         for (f, u) in out.iter_mut().zip(&self.force) {
-            *f += f64::from_bits(u.load(Ordering::Relaxed));
+            let u = f64::from_bits(u.load(Ordering::Relaxed));
+            // A zero component leaves f as it is, bit for bit (f + 0 would turn −0 into +0).
+            if u != 0.0 {
+                *f += u;
+            }
         }
     }
 }

@@ -63,9 +63,14 @@ impl Member {
         }
     }
 
-    /// Its index in the vector.
-    pub(super) fn index(&self) -> usize {
-        self.index
+    /// Forget the episodes begun (a reset with a new seed starts again at episode 0).
+    pub(super) fn forget_episodes(&mut self) {
+        self.episodes = 0;
+    }
+
+    /// Whether the last episode could not start.
+    pub(super) fn failed_to_start(&self) -> bool {
+        self.episode.is_none()
     }
 
     /// Start the next episode: episode `e` of environment `i` is the ensemble's member
@@ -132,6 +137,7 @@ impl Member {
             return self.begin(shared);
         }
         self.info.reset = false;
+        self.info.fail_reason = None;
         let Some(episode) = self.episode.as_mut() else {
             return;
         };
@@ -142,8 +148,12 @@ impl Member {
             &mut self.projector,
             &mut self.command,
         );
+        self.info.applied = applied.is_ok();
         if let Err(reason) = applied {
-            self.info.fail_reason = Some(format!("env {}: {reason}", self.index));
+            self.info.fail_reason = Some(format!(
+                "env {}: the action was not applied: {reason}",
+                self.index
+            ));
         }
         let remaining = shared
             .episode_steps
@@ -209,8 +219,10 @@ fn apply_action(
 ) -> Result<(), String> {
     match mode {
         ActionMode::Force => {
-            episode.borrow_owner().set_force(action);
-            Ok(())
+            if !episode.borrow_owner().set_force(action) {
+                return Ok(());
+            }
+            episode.with_dependent_mut(|_, rollout| rollout.restart().map_err(|e| e.to_string()))
         }
         ActionMode::Velocity { project } => episode.with_dependent_mut(|sys, rollout| {
             command.clear();

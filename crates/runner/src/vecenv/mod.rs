@@ -60,6 +60,9 @@ pub struct EnvInfo {
     pub episode: usize,
     /// This call started the episode (the action was not applied).
     pub reset: bool,
+    /// The action was applied (false on a reset, or when it could not be: a velocity
+    /// command that cannot be projected, a restart that failed; `fail_reason` says why).
+    pub applied: bool,
     /// The method failed: the episode ended early.
     pub terminated: bool,
     /// The episode reached its end time.
@@ -112,6 +115,15 @@ impl VecEnv {
             return Err("an environment steps at a fixed h: give `h`, not tolerances".into());
         }
         let problem = mechanical_problem(&registry, &cell).map_err(|(_, reason)| reason)?;
+        if problem.dims().n == 0 {
+            return Err(format!("`{}` has no coordinates to act on", cell.problem));
+        }
+        if threads > crate::spec::MAX_THREADS {
+            return Err(format!(
+                "threads = {threads}: give at most {} (0: all cores)",
+                crate::spec::MAX_THREADS
+            ));
+        }
         let episode_steps = (cell.t_end / cell.h).round();
         if !(episode_steps >= 1.0 && episode_steps <= cell.max_steps as f64) {
             return Err(format!(
@@ -145,7 +157,11 @@ impl VecEnv {
             pool,
         };
         let mut obs = vec![0.0; num_envs * env.observation_dim()];
-        env.reset(None, &mut obs);
+        env.reset(None, &mut obs)?;
+        if env.members.iter().all(Member::failed_to_start) {
+            let why = env.members[0].info.fail_reason.clone().unwrap_or_default();
+            return Err(format!("no environment can start: {why}"));
+        }
         Ok(env)
     }
 
@@ -200,10 +216,12 @@ impl VecEnv {
         self.pool.current_num_threads()
     }
 
-    /// Start every environment's first episode, with `seed` (else the current seed), in
-    /// parallel, and write the observations into `obs` (`num_envs × observation_dim`, row
-    /// by row; the caller sizes it).
-    pub fn reset(&mut self, seed: Option<u64>, obs: &mut [f64]) {
+    /// Start every environment's next episode, in parallel, and write the observations
+    /// into `obs` (`num_envs × observation_dim`, row by row). With a `seed`, the episodes
+    /// start again from episode 0 of that seed; without one, they go on (episode `e + 1`
+    /// of each environment, other perturbations), as gymnasium expects of `reset()`.
+    pub fn reset(&mut self, seed: Option<u64>, obs: &mut [f64]) -> Result<(), String> {
+        self.check_observations(obs)?;
         if let Some(seed) = seed {
             self.shared.ensemble.seed = seed;
         }
@@ -213,11 +231,14 @@ impl VecEnv {
                 .par_iter_mut()
                 .zip(obs.par_chunks_mut(d))
                 .for_each(|(m, o)| {
-                    *m = Member::new(m.index());
+                    if seed.is_some() {
+                        m.forget_episodes();
+                    }
                     m.begin(shared);
                     m.observe(shared, o);
                 })
         });
+        Ok(())
     }
 
     /// One call: every environment's action held over `substeps` steps (or its next
