@@ -47,7 +47,7 @@ def test_observations_info_and_autoreset():
     assert (info["drift"] < 1e-3).all() and np.isfinite(info["energy_error"]).all()
     obs, rew, term, trunc, info = env.step(zeros)
     assert info["reset"].all() and (info["steps"] == 0).all()
-    np.testing.assert_array_equal(info["episode"], [4, 5, 6, 7])
+    np.testing.assert_array_equal(info["member"], [4, 5, 6, 7])
 
 
 def test_gymnasium_vector_api():
@@ -61,6 +61,21 @@ def test_gymnasium_vector_api():
     obs, rew, term, trunc, info = env.step(env.action_space.sample())
     assert rew.shape == (3,) and term.dtype == np.bool_ and trunc.dtype == np.bool_
     env.close()
+
+
+def test_a_gymnasium_vector_wrapper_runs_over_it():
+    """gymnasium's own episode statistics wrapper, over whole episodes and their autoresets."""
+    gym = pytest.importorskip("gymnasium")
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    env = RecordEpisodeStatistics(arm(num_envs=3, substeps=10, reward_fn=lambda o, a, i: -i["drift"]))
+    env.reset(seed=0)
+    finished = []
+    for _ in range(12):
+        _, _, term, trunc, info = env.step(np.zeros((3, 4)))
+        if "episode" in info:
+            finished.extend(info["episode"]["l"][info["_episode"]])
+    assert finished and all(length == 5 for length in finished), f"5 calls per episode of 50 steps: {finished}"
 
 
 def test_stepping_releases_the_gil():
@@ -179,10 +194,10 @@ def test_the_curriculum_strength_follows_the_episodes():
                           t_end=0.002, curriculum={"params": {"omega_n": 0.5}, "warmup": 2, "episodes": 6,
                                                    "start": 0.1})
     _, info = env.reset(seed=0)
-    seen = {int(e): s for e, s in zip(info["episode"], info["strength"])}
+    seen = {int(e): s for e, s in zip(info["member"], info["strength"])}
     for _ in range(9):
         *_, info = env.step(np.zeros((2, 2)))
-        seen.update({int(e): s for e, s in zip(info["episode"], info["strength"])})
+        seen.update({int(e): s for e, s in zip(info["member"], info["strength"])})
     assert sorted(seen) == list(range(8))
     assert seen[0] == seen[1] == pytest.approx(0.1)
     assert seen[7] == pytest.approx(1.0)
@@ -193,7 +208,7 @@ def test_reset_without_a_seed_goes_on_and_rewards_are_zero_on_a_reset():
     env = arm(num_envs=2, reward_fn=lambda obs, a, info: np.ones(2), substeps=50)
     first, _ = env.reset(seed=5)
     nxt, info = env.reset()
-    np.testing.assert_array_equal(info["episode"], [2, 3])
+    np.testing.assert_array_equal(info["member"], [2, 3])
     assert not np.array_equal(first, nxt)
     again, _ = env.reset(seed=5)
     np.testing.assert_array_equal(first, again)

@@ -50,7 +50,8 @@ class VecEnv(_Base):  # type: ignore[misc, valid-type]
     at ``t_end`` (``truncated``); the next call starts the next episode instead of stepping
     (``info["reset"]``). ``info`` holds per-environment arrays: ``drift`` (‖Φ‖∞ on the
     unperturbed constraints), ``vel_residual``, ``energy_error`` (it includes the work of
-    the forces applied), ``t``, ``steps``, ``episode``, ``strength``, ``fail_kind``,
+    the forces applied), ``t``, ``steps``, ``member`` (the episode's ensemble member,
+    ``e·num_envs + i``), ``applied``, ``strength``, ``fail_kind``,
     ``fail_reason``. Rewards come from ``reward_fn(obs, actions, info)`` (zeros without).
     """
 
