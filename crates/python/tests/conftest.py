@@ -30,7 +30,8 @@ def _driftlab_binary() -> Path:
     """The CLI: $DRIFTLAB_BIN, else the workspace's experiments or debug build, else built."""
     given = os.environ.get("DRIFTLAB_BIN")
     if given:
-        return Path(given)
+        path = Path(given)
+        return path if path.is_absolute() else ROOT / path
     target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
     if not target.is_absolute():
         target = ROOT / target

@@ -174,7 +174,7 @@ impl VecEnv {
             PyArray1::from_iter(py, infos.iter().map(|i| i.steps as u64)),
         )?;
         d.set_item(
-            "episode",
+            "member",
             PyArray1::from_iter(py, infos.iter().map(|i| i.episode as u64)),
         )?;
         d.set_item("reset", flags(|i| i.reset))?;
