@@ -4,8 +4,8 @@
 # numpy, polars, pytest; with --extras also pandas, pyarrow (DataFrame.to_pandas) and
 # gymnasium (VecEnv's spaces and base class) — builds the extension module with maturin
 # (crates/python: feature `python`, profile `experiments`, an abi3 wheel for CPython ≥ 3.9,
-# in ${CARGO_TARGET_DIR:-target}/wheels; the build shares the workspace's target folder, so
-# after the main command only the module itself compiles) and installs the wheel into the
+# in ${CARGO_TARGET_DIR:-target}/wheels; the build shares the workspace's target folder: the
+# first takes about 3.5 min on 2 cores, later ones 10-40 s) and installs the wheel into the
 # venv. Then, with --test, runs the package's pytest suite; with --bench, its benchmarks.
 # Starts no service. `pip install ./crates/python` also works, into any environment.
 # Exit: 0 done, 1 a test failed, 2 usage or setup errors.
