@@ -11,6 +11,8 @@ two sides several times and takes the median ratio. The measured numbers are wri
   2 threads: ``driftlab.run`` of an ``[ensemble]`` spec, its ``rollout_steps_per_second``).
 * ``VecEnv.step`` with 1 substep, 1024 envs: at most 2× the same calls timed inside Rust
   (``rust_seconds_per_call``): the cost of the Python boundary.
+* Not a target, the cost docs/python.md states: a step of RATTLE on the pendulum written as
+  Python callables (test_problem.pendulum) against the catalog's pendulum.
 """
 
 import json
@@ -107,3 +109,20 @@ def test_one_substep_step_against_rust():
     py, rust, ratios = _alternate(7, python_side, lambda _: env.rust_seconds_per_call(calls))
     ratio = _record("step_1_substep", "python_seconds_per_call", py, "rust_seconds_per_call", rust, ratios, "<= 2")
     assert ratio <= 2.0
+
+
+def test_the_cost_of_a_step_through_python_callables():
+    """Recorded, not a target: callables cost what their calls cost (docs/python.md)."""
+    from test_problem import pendulum
+
+    problem, steps = pendulum(), 200
+
+    def seconds_per_step(which):
+        start = time.perf_counter()
+        driftlab.simulate(which, "rattle", h=1e-3, t_end=steps * 1e-3)
+        return (time.perf_counter() - start) / steps
+
+    py, rust, ratios = _alternate(7, lambda _: seconds_per_step(problem), lambda _: seconds_per_step("pendulum"))
+    ratio = _record("callables_step", "python_callables_seconds_per_step", py, "catalog_seconds_per_step", rust,
+                    ratios, "none (recorded)")
+    assert ratio > 1.0, "a call into Python per model function costs more than none"

@@ -2,8 +2,6 @@
 catalog's, the conformance checks find a wrong Jacobian, and a callable that raises or
 returns the wrong shape is named."""
 
-import time
-
 import numpy as np
 import pytest
 
@@ -59,18 +57,6 @@ def test_a_callable_that_raises_or_returns_the_wrong_shape_is_named():
         pendulum(mass=3)
     with pytest.raises(driftlab.InputError, match="fixed steps"):
         driftlab.simulate(pendulum(), "radau", rtol=1e-6)
-
-
-def test_the_cost_of_a_step_through_python_is_measured():
-    """Not a speed target: the per-step cost the docs state, measured here."""
-    t0 = time.perf_counter()
-    driftlab.simulate(pendulum(), "rattle", h=1e-3, t_end=0.2)
-    python = (time.perf_counter() - t0) / 200
-    t0 = time.perf_counter()
-    driftlab.simulate("pendulum", "rattle", h=1e-3, t_end=0.2)
-    rust = (time.perf_counter() - t0) / 200
-    print(f"rattle on the pendulum: {python * 1e6:.1f} µs per step through Python callables, {rust * 1e6:.2f} µs in Rust")
-    assert python > rust
 
 
 def test_a_keyboard_interrupt_inside_a_callable_is_raised_as_itself():

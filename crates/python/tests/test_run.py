@@ -43,7 +43,13 @@ def test_run_returns_the_parquet_table_and_agrees_with_the_command_line(cli, tmp
     # Traces and orders on demand.
     assert driftlab.traces(tmp_path / "py").height > 0
     orders = driftlab.orders(tmp_path / "py")
-    assert "observed" in orders.columns or orders.width > 3
+    row = orders.filter((pl.col("problem") == "pendulum") & (pl.col("method") == "rattle")
+                        & (pl.col("quantity") == "q"))
+    assert row.height == 1
+    # RATTLE's declared order 2 (driftlab.methods()), observed over h = 1e-2 … 2.5e-3
+    # against the pendulum's exact solution.
+    assert row["expected_order"][0] == 2
+    assert abs(row["observed_order"][0] - 2.0) < 0.2, row
 
 
 def test_run_from_a_file_and_pandas(root, tmp_path):

@@ -152,15 +152,7 @@ struct DriftObserver<'a> {
 impl Observer for DriftObserver<'_> {
     fn observe(&mut self, o: &Observation<'_>) {
         let (s, m, last) = (o.state, o.metrics, o.last);
-        self.inner.constraints(s.t, &s.q, &mut self.phi);
-        let holonomic = self.phi.len() - self.inner.nonholonomic_rows();
-        let drift = self.phi[..holonomic].iter().fold(0.0_f64, |a, x| {
-            if x.is_nan() {
-                f64::NAN
-            } else {
-                a.max(x.abs())
-            }
-        });
+        let drift = holonomic_drift(self.inner, s.t, &s.q, &mut self.phi);
         let r = &mut self.rec;
         r.max_drift = nan_max(r.max_drift, drift);
         r.max_vel_residual = nan_max(r.max_vel_residual, m.vel_residual);
@@ -170,6 +162,24 @@ impl Observer for DriftObserver<'_> {
             r.final_energy = m.energy_rel_error;
         }
     }
+}
+
+/// The drift an ensemble member and an environment report: `‖Φ(t, q)‖∞` over the
+/// holonomic rows of the unperturbed problem `sys` (NaN once any row is NaN); `phi` is
+/// work space.
+pub(crate) fn holonomic_drift(
+    sys: &dyn MechanicalSystem, t: f64, q: &[f64], phi: &mut Vec<f64>,
+) -> f64 {
+    phi.resize(sys.dims().m, 0.0);
+    sys.constraints(t, q, phi);
+    let holonomic = phi.len() - sys.nonholonomic_rows();
+    phi[..holonomic].iter().fold(0.0_f64, |a, x| {
+        if x.is_nan() || a.is_nan() {
+            f64::NAN
+        } else {
+            a.max(x.abs())
+        }
+    })
 }
 
 /// `max` that keeps a NaN (a non-finite state is worse than any number) but starts from

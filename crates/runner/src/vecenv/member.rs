@@ -4,7 +4,7 @@
 
 use super::{ActionMode, EnvInfo, Shared};
 use crate::ensemble::action::ActionProjector;
-use crate::ensemble::member_setup;
+use crate::ensemble::{holonomic_drift, member_setup};
 use crate::vecenv::actuated::Actuated;
 use driftlab_core::{
     FailKind, MechanicalSystem, Metrics, Observation, Observer, Rollout, RunStatus,
@@ -181,7 +181,7 @@ impl Member {
             info.steps = rollout.steps();
             info.vel_residual = m.vel_residual;
             info.energy_error = m.energy_rel_error;
-            info.drift = drift(sys.unperturbed(), s.t, &s.q, phi);
+            info.drift = holonomic_drift(sys.unperturbed(), s.t, &s.q, phi);
             if let RunStatus::Failed { error, .. } = rollout.status() {
                 info.terminated = true;
                 info.fail_kind = Some(error.fail_kind());
@@ -240,18 +240,4 @@ fn apply_action(
             rollout.set_velocity(command).map_err(|e| e.to_string())
         }),
     }
-}
-
-/// `‖Φ(t, q)‖∞` over the holonomic rows of `sys`.
-fn drift(sys: &dyn MechanicalSystem, t: f64, q: &[f64], phi: &mut Vec<f64>) -> f64 {
-    phi.resize(sys.dims().m, 0.0);
-    sys.constraints(t, q, phi);
-    let holonomic = phi.len() - sys.nonholonomic_rows();
-    phi[..holonomic].iter().fold(0.0_f64, |a, x| {
-        if x.is_nan() || a.is_nan() {
-            f64::NAN
-        } else {
-            a.max(x.abs())
-        }
-    })
 }
