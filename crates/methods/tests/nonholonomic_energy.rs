@@ -61,16 +61,20 @@ fn the_unicycle_parks_sideways_and_the_methods_converge_to_the_bessel_displaceme
         2.0 * 2.0 * std::f64::consts::PI * j1 * s,
         -2.0 * 2.0 * std::f64::consts::PI * j1 * c,
     ];
+    // The orders docs/experiments.md states for `parallel-parking` (Gauss s = 1, 2: 2.00,
+    // 4.00; Baumgarte: 1), within 0.05 of the declared ones.
     for (method, params, order) in [
-        ("gauss", "stages = 2", 1.8),
-        ("baumgarte", "xi = 1.0\nomega_n = 10.0", 0.9),
+        ("gauss", "stages = 1", 2.0),
+        ("gauss", "stages = 2", 4.0),
+        ("baumgarte", "xi = 1.0\nomega_n = 10.0", 1.0),
+        ("taylor", "", 1.0),
     ] {
         // Steps that divide the two periods exactly (t_end = 4π).
         let (q, coarse, _) = run(method, params, 4.0 * std::f64::consts::PI / 600.0);
         let (q_fine, fine, vel) = run(method, params, 4.0 * std::f64::consts::PI / 1200.0);
         let observed = (coarse / fine).log2();
         println!("{method}: end ({:.6}, {:.6}) vs ({:.6}, {:.6}); errors {coarse:.2e}, {fine:.2e}, order {observed:.2}; ‖A v‖ {vel:.1e}", q_fine[0], q_fine[1], want[0], want[1]);
-        assert!(observed >= order, "{method}: order {observed}");
+        assert!((observed - order).abs() <= 0.05, "{method} {params}: order {observed}");
         let miss = (q[0] - want[0]).abs().max((q[1] - want[1]).abs());
         assert!(
             miss <= 2.0 * coarse + 1e-12,
@@ -103,7 +107,7 @@ fn the_rolling_disk_keeps_its_first_integrals() {
             "{method}: err_q {:.2e} → {:.2e} (order {observed:.2}); integrals: energy {:.1e}, momenta {:.1e}",
             a.err_q, b.err_q, b.max_energy_rel_error, b.max_momentum_error
         );
-        assert!(observed >= order, "{method}: order {observed}");
+        assert!((observed - order).abs() <= 0.05, "{method} {params}: order {observed}");
         if method == "gauss" {
             assert!(b.max_momentum_error <= 1e-13, "{:e}", b.max_momentum_error);
             assert!(

@@ -6,6 +6,7 @@
 
 mod common;
 use common::Case;
+use driftlab_core::{RunError, RunStatus, StepError};
 
 const CHAIN: &str = "links = 3\ntheta0_deg = 60.0";
 /// The same impulse (2 N s sideways on the last mass at t = 1 s) as a blow and a push.
@@ -51,12 +52,61 @@ fn truncation_linearization_tolerance_and_round_off_scale_as_each_source_predict
     let tol = max_residual("", "taylor", "", Some("tol = 1e-6"), 1e-3);
     println!("solver tolerance 1e-6: {tol:.3e}");
     assert!((1e-7..=1e-6).contains(&tol), "{tol:e}");
-    // Round-off: projection to 1e-14 sits at a few ulps of |q|² ≈ 1, whatever h.
-    for h in [1e-2, 1e-3] {
-        let r = max_residual("", "taylor", "", Some("tol = 1e-14\nmax_iter = 50"), h);
-        println!("round-off, h = {h}: {r:.3e}");
-        assert!(r <= 1e-14, "{r:e}");
+    // Round-off is attributed by a measurement that could show otherwise (below).
+    round_off_is_the_floor_that_more_iterations_cannot_lower();
+}
+
+/// Round-off bound of one chain row `|p_a − p_b|² − ℓ²` at a point of the manifold, to
+/// first order in the unit round-off u (Higham, Accuracy and Stability of Numerical
+/// Algorithms, 2nd ed., 2002, §3.1): evaluating the row in f64 errs by at most
+/// `5u·|d|² + u·ℓ²` (two differences, two squares, a sum, the subtraction), and the
+/// closest floating-point q to the manifold is itself off by `u·|p|` per coordinate, which
+/// moves the row by `2|d|·2u·|p|` (two points, |∂Φ/∂p| = 2|d|). With |d| = ℓ = 1 and
+/// |p| ≤ 3 on the 3-link chain: `(6 + 12)u = 18u = 2.0e-15`.
+fn chain_round_off_bound() -> f64 {
+    let (u, l, p_max) = (f64::EPSILON / 2.0, 1.0_f64, 3.0_f64);
+    6.0 * u * l * l + 2.0 * l * 2.0 * u * p_max
+}
+
+/// The projection's residual is round-off when (a) it sits below the bound of the row's
+/// own f64 evaluation, at every h, and (b) asking Newton for less than it leaves the
+/// residual where it is after 50 iterations — which a residual limited by the stopping
+/// tolerance, the step or the linearization would not survive: (a) fails for the
+/// projection to 1e-14 at h = 1e-2 (its 8.2e-15 is the tolerance, not round-off), and (b)
+/// fails for any floor above round-off, which Newton's quadratic contraction removes.
+fn round_off_is_the_floor_that_more_iterations_cannot_lower() {
+    let bound = chain_round_off_bound();
+    let floor = |tol: &str, h: f64| {
+        let p = format!("tol = {tol}\nmax_iter = 50");
+        Case::new("planar-chain", "taylor", h, 5.0)
+            .problem_params(CHAIN)
+            .projection(&p)
+            .run()
+    };
+    for h in [1e-2, 1e-3, 1e-4] {
+        let r = floor("1e-15", h);
+        let res = r.summary.max_pos_residual;
+        println!("round-off, tol 1e-15, h = {h}: {res:.3e} (bound {bound:.2e})");
+        assert_eq!(r.status, RunStatus::Ok, "h = {h}");
+        assert!(res <= bound, "h = {h}: {res:e} above the round-off bound {bound:e}");
     }
+    let tolerance_limited = floor("1e-14", 1e-2).summary.max_pos_residual;
+    println!("tolerance-limited, tol 1e-14, h = 1e-2: {tolerance_limited:.3e}");
+    assert!(tolerance_limited > bound, "{tolerance_limited:e}");
+    // Below the floor: Newton iterates 50 times and the residual stays at a few u.
+    let r = floor("5e-16", 1e-3);
+    let RunStatus::Failed {
+        error: RunError::Step(StepError::ProjectionFailed { iterations, residual, .. }),
+        ..
+    } = r.status
+    else {
+        panic!("a tolerance of 5e-16 was reached: the floor is lower than round-off");
+    };
+    println!("below the floor: {iterations} iterations leave {residual:.3e}");
+    assert_eq!(iterations, 50);
+    assert!(residual <= bound, "{residual:e}");
+    let stuck = r.summary.max_pos_residual;
+    assert!(stuck <= bound, "{stuck:e}");
 }
 
 /// §3.3.3: "高频约束（如碰撞）需要更大的 β 值，而低频约束（如关节限制）可以使用较小的值".
