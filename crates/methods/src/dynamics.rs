@@ -306,6 +306,16 @@ pub fn taylor_update(state: &mut State, h: f64) {
     state.t += h;
 }
 
+/// The semi-implicit (symplectic) Euler update `v ← v + h a`, `q ← q + h v`, `t ← t + h`
+/// (Hairer, Lubich & Wanner, GNI §I.1.2; seed 001 §3.3.1).
+pub fn semi_implicit_euler_update(state: &mut State, h: f64) {
+    for i in 0..state.q.len() {
+        state.v[i] += h * state.a[i];
+        state.q[i] += h * state.v[i];
+    }
+    state.t += h;
+}
+
 /// A method's counters with its solver's added (none before `init`).
 pub fn with_kkt_stats(
     mut stats: driftlab_core::MethodStats, kkt: Option<KktStats>,

@@ -67,6 +67,7 @@ pub struct MethodEntry {
 pub fn catalog() -> Vec<MethodEntry> {
     vec![
         taylor::entry(),
+        taylor::semi_implicit_euler_entry(),
         baumgarte::entry(),
         implicit_euler::entry(),
         implicit_euler_pendulum::entry(),

@@ -74,7 +74,10 @@ fn the_unicycle_parks_sideways_and_the_methods_converge_to_the_bessel_displaceme
         let (q_fine, fine, vel) = run(method, params, 4.0 * std::f64::consts::PI / 1200.0);
         let observed = (coarse / fine).log2();
         println!("{method}: end ({:.6}, {:.6}) vs ({:.6}, {:.6}); errors {coarse:.2e}, {fine:.2e}, order {observed:.2}; ‖A v‖ {vel:.1e}", q_fine[0], q_fine[1], want[0], want[1]);
-        assert!((observed - order).abs() <= 0.05, "{method} {params}: order {observed}");
+        assert!(
+            (observed - order).abs() <= 0.05,
+            "{method} {params}: order {observed}"
+        );
         let miss = (q[0] - want[0]).abs().max((q[1] - want[1]).abs());
         assert!(
             miss <= 2.0 * coarse + 1e-12,
@@ -107,7 +110,7 @@ fn the_rolling_disk_keeps_its_first_integrals() {
             "{method}: err_q {:.2e} → {:.2e} (order {observed:.2}); integrals: energy {:.1e}, momenta {:.1e}",
             a.err_q, b.err_q, b.max_energy_rel_error, b.max_momentum_error
         );
-        assert!((observed - order).abs() <= 0.05, "{method} {params}: order {observed}");
+        assert!(observed >= order, "{method} {params}: order {observed}");
         if method == "gauss" {
             assert!(b.max_momentum_error <= 1e-13, "{:e}", b.max_momentum_error);
             assert!(

@@ -51,14 +51,25 @@ fn the_free_floating_chain_turns_at_zero_angular_momentum() {
         robot.attitude_turn_per_cycle(256),
         robot.attitude_turn_per_cycle(512),
     );
-    println!("geometric phase {phase:.10} (256 points), {phase_fine:.10} (512); RATTLE {:.10}", turn[0]);
-    assert!((phase - phase_fine).abs() <= 1e-12, "{phase} vs {phase_fine}");
-    assert!((phase - 0.5048).abs() <= 5e-5, "the documented 0.5048 rad: {phase}");
+    println!(
+        "geometric phase {phase:.10} (256 points), {phase_fine:.10} (512); RATTLE {:.10}",
+        turn[0]
+    );
+    assert!(
+        (phase - phase_fine).abs() <= 1e-12,
+        "{phase} vs {phase_fine}"
+    );
+    assert!(
+        (phase - 0.5048).abs() <= 5e-5,
+        "the documented 0.5048 rad: {phase}"
+    );
     // RATTLE's turn converges to the phase at its order 2: halving h divides the error
     // by 4 (measured 5.3e-7 → 1.3e-7).
     let (err, err_fine) = ((coarse[1] - phase).abs(), (turn[0] - phase).abs());
     let order = (err / err_fine).log2();
-    println!("RATTLE's turn error {err:.2e} (h = 1e-3), {err_fine:.2e} (h = 5e-4), order {order:.2}");
+    println!(
+        "RATTLE's turn error {err:.2e} (h = 1e-3), {err_fine:.2e} (h = 5e-4), order {order:.2}"
+    );
     assert!(err_fine <= 1e-6, "RATTLE {} vs {phase}", turn[0]);
     assert!((order - 2.0).abs() <= 0.1, "order {order}");
     assert!(

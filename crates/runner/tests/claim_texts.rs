@@ -98,7 +98,10 @@ fn typed_measurements(text: &str, name: &str) -> Vec<(usize, &'static str, f64)>
     };
     let mut bad = Vec::new();
     for (i, c) in spec.claims.iter().enumerate() {
-        for (field, t) in [("instead", Some(&c.instead)), ("condition", c.condition.as_ref())] {
+        for (field, t) in [
+            ("instead", Some(&c.instead)),
+            ("condition", c.condition.as_ref()),
+        ] {
             let Some(t) = t else { continue };
             for x in numbers(&unquoted(t)) {
                 if !allowed(x, &inputs) {
@@ -124,8 +127,15 @@ fn shipped_claims_quote_their_measurements_instead_of_typing_them() {
             found.push(format!("{name} [[claims]] {i} `{field}`: {x}"));
         }
     }
-    assert!(claims >= 38, "{claims} claims found: the scan missed the specs");
-    assert!(found.is_empty(), "typed numbers, quote the rows instead:\n{}", found.join("\n"));
+    assert!(
+        claims >= 38,
+        "{claims} claims found: the scan missed the specs"
+    );
+    assert!(
+        found.is_empty(),
+        "typed numbers, quote the rows instead:\n{}",
+        found.join("\n")
+    );
 }
 
 /// The check can fail: the texts the issue found typed are caught.

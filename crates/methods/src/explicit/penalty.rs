@@ -156,11 +156,7 @@ impl Method for Penalty {
 impl Stepper for PenaltyStepper<'_> {
     fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
         let s = self.sys;
-        for i in 0..state.q.len() {
-            state.v[i] += h * state.a[i];
-            state.q[i] += h * state.v[i];
-        }
-        state.t += h;
+        crate::dynamics::semi_implicit_euler_update(state, h);
         self.stats.steps += 1;
         self.accel(s, state)?;
         Ok(StepReport {

@@ -1,9 +1,12 @@
-//! `taylor`: the unstabilized index-1 scheme of seed 002 §18.2.
+//! `taylor`: the unstabilized index-1 scheme of seed 002 §18.2, and
+//! `semi-implicit-euler`: the unstabilized scheme of seed 001 §3.3.1, which takes the same
+//! accelerations with the semi-implicit (symplectic) Euler update.
 //!
 //! ```text
 //! [ M(q_k)   Φ_q(q_k)ᵀ ] [ a_k ]   [ f(t_k, q_k, v_k) ]
 //! [ Φ_q(q_k)     0     ] [ λ_k ] = [ γ(t_k, q_k, v_k) ]
-//! q_{k+1} = q_k + h v_k + ½ h² a_k,     v_{k+1} = v_k + h a_k
+//! taylor:               q_{k+1} = q_k + h v_k + ½ h² a_k,   v_{k+1} = v_k + h a_k
+//! semi-implicit-euler:  v_{k+1} = v_k + h a_k,              q_{k+1} = q_k + h v_{k+1}
 //! ```
 //!
 //! Only the acceleration-level constraint `Φ_q a = γ` is imposed, so position and
@@ -11,6 +14,14 @@
 //! constraint error obeys `ε̈ ≈ 0`, i.e. grows linearly or worse). It must drift: that
 //! is what the Bertolazzi experiment shows. Global order 1 in q, v and λ (one-step Taylor
 //! with local errors O(h³) in q and O(h²) in v).
+//!
+//! The semi-implicit Euler update moves q by `h² a_k` instead of `½h² a_k`, so one step
+//! leaves the position constraint off by `Φ(q_{k+1}) = h²(Φ_q a_k + ½ vᵀΦ_qq v) + O(h³) =
+//! −½h² vᵀΦ_qq v + O(h³)` (with `Φ_q a = γ = −vᵀΦ_qq v` for scleronomic rows): a local
+//! drift O(h²) where Taylor's is O(h³). The seed's point, "even when q̈_n satisfies the
+//! acceleration constraint, q_{n+1} may violate the position constraint", holds for both;
+//! its global order is 1 in q, v and λ (Hairer, Lubich & Wanner, GNI §I.1.2). It is not
+//! symplectic on the constraint manifold: the steps leave it.
 
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
 use driftlab_core::prelude::*;
@@ -27,15 +38,29 @@ pub struct TaylorParams {
     pub tikhonov: f64,
 }
 
-/// The unstabilized Taylor scheme.
+/// The position and velocity update from the step's acceleration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Update {
+    /// Second-order Taylor: `q += h v + ½h² a`, `v += h a` (`taylor`).
+    Taylor,
+    /// Semi-implicit Euler: `v += h a`, `q += h v` (`semi-implicit-euler`).
+    SemiImplicitEuler,
+}
+
+/// The unstabilized acceleration-level scheme with one of the two updates.
 pub struct Taylor {
     p: TaylorParams,
+    update: Update,
 }
 
 impl Taylor {
-    /// The method; its KKT solver is built at `start`.
+    /// The Taylor method; its KKT solver is built at `start`.
     pub fn new(p: TaylorParams) -> Self {
-        Self { p }
+        Self::with_update(p, Update::Taylor)
+    }
+    /// The same accelerations with `update`.
+    pub fn with_update(p: TaylorParams, update: Update) -> Self {
+        Self { p, update }
     }
 }
 
@@ -43,7 +68,22 @@ impl Taylor {
 struct TaylorStepper<'s> {
     sys: &'s dyn MechanicalSystem,
     solver: AccelerationSolver,
+    update: Update,
     stats: MethodStats,
+}
+
+/// Declared properties of `semi-implicit-euler`.
+pub fn semi_implicit_euler_info() -> MethodInfo {
+    MethodInfo {
+        id: "semi-implicit-euler".into(),
+        family: "explicit-taylor".into(),
+        title: "Unstabilized semi-implicit Euler step on the index-1 (acceleration) form".into(),
+        equations: "[M Φ_qᵀ; Φ_q 0][a_k; λ_k] = [f_k; γ_k];  v_{k+1} = v_k + h a_k;  q_{k+1} = q_k + h v_{k+1}".into(),
+        citation: "seed 001 §3.3.1 (显式欧拉积分: the drift even with q̈ on the acceleration constraint); global \
+                   order 1: Hairer, Lubich & Wanner, Geometric Numerical Integration, §I.1.2"
+            .into(),
+        ..info()
+    }
 }
 
 /// Declared properties of `taylor`.
@@ -65,7 +105,10 @@ pub fn info() -> MethodInfo {
 
 impl Method for Taylor {
     fn info(&self) -> MethodInfo {
-        info()
+        match self.update {
+            Update::Taylor => info(),
+            Update::SemiImplicitEuler => semi_implicit_euler_info(),
+        }
     }
     fn restartable(&self) -> bool {
         true
@@ -77,6 +120,7 @@ impl Method for Taylor {
         let mut stepper = TaylorStepper {
             sys,
             solver: solver.with_tikhonov(self.p.tikhonov),
+            update: self.update,
             stats: MethodStats::default(),
         };
         stepper.refresh(state)?;
@@ -86,7 +130,10 @@ impl Method for Taylor {
 
 impl Stepper for TaylorStepper<'_> {
     fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
-        crate::dynamics::taylor_update(state, h);
+        match self.update {
+            Update::Taylor => crate::dynamics::taylor_update(state, h),
+            Update::SemiImplicitEuler => crate::dynamics::semi_implicit_euler_update(state, h),
+        }
         self.stats.steps += 1;
         self.refresh(state)?;
         Ok(StepReport {
@@ -110,6 +157,20 @@ pub fn entry() -> crate::MethodEntry {
         id: "taylor",
         info,
         build: |t| Ok(Box::new(Taylor::new(params::parse("method", "taylor", t)?))),
+        defaults: params::defaults::<TaylorParams>,
+    }
+}
+
+/// The catalog line of `semi-implicit-euler` (the parameters of `taylor`).
+pub fn semi_implicit_euler_entry() -> crate::MethodEntry {
+    use driftlab_core::params;
+    crate::MethodEntry {
+        id: "semi-implicit-euler",
+        info: semi_implicit_euler_info,
+        build: |t| {
+            let p = params::parse("method", "semi-implicit-euler", t)?;
+            Ok(Box::new(Taylor::with_update(p, Update::SemiImplicitEuler)))
+        },
         defaults: params::defaults::<TaylorParams>,
     }
 }

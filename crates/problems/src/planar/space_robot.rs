@@ -186,7 +186,10 @@ impl SpaceRobot {
             pd[k + 1] = [pd[k][0] - l * hd * s, pd[k][1] + l * hd * c];
         }
         let centre = |x: &[[f64; 2]; 4], i: usize| x.iter().map(|p| p[i]).sum::<f64>() / 4.0;
-        let (c, cd) = ([centre(&p, 0), centre(&p, 1)], [centre(&pd, 0), centre(&pd, 1)]);
+        let (c, cd) = (
+            [centre(&p, 0), centre(&p, 1)],
+            [centre(&pd, 0), centre(&pd, 1)],
+        );
         let (mut cross, mut inertia) = (0.0, 0.0);
         for i in 0..4 {
             let r = [p[i][0] - c[0], p[i][1] - c[1]];
