@@ -270,6 +270,10 @@ fn print_info(i: &MethodInfo) {
         i.enforces.position, i.enforces.velocity, i.enforces.acceleration, i.implicit, i.symmetric, i.symplectic
     );
     out!(
+        "  symplectic on the constraint manifold: {}",
+        i.symplectic_reason
+    );
+    out!(
         "  forms: {}",
         i.forms
             .iter()

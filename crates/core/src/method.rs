@@ -50,8 +50,12 @@ pub struct MethodInfo {
     pub implicit: bool,
     /// Symmetric (time-reversible).
     pub symmetric: bool,
-    /// Symplectic.
+    /// Symplectic: the step preserves the canonical form on the constraint manifold
+    /// `{Φ = 0, Φ_q M⁻¹p = 0}` (Hairer, Lubich & Wanner, GNI §VII.1.3). Measured for the
+    /// catalog by `crates/methods/tests/symplecticity.rs`.
     pub symplectic: bool,
+    /// Why the method is or is not symplectic, with its source.
+    pub symplectic_reason: String,
     /// System forms the method accepts.
     pub forms: Vec<SystemForm>,
     /// Whether the method accepts nonholonomic rows `A(q) v = 0`
@@ -88,6 +92,7 @@ impl Default for MethodInfo {
             implicit: false,
             symmetric: false,
             symplectic: false,
+            symplectic_reason: String::new(),
             forms: vec![SystemForm::Mechanical],
             nonholonomic: false,
             unilateral: false,

@@ -38,8 +38,9 @@ pub fn info() -> MethodInfo {
         orders: DeclaredOrders { q: Some(1.0), v: Some(1.0), lambda: Some(1.0) },
         enforces: ConstraintLevels { acceleration: true, ..ConstraintLevels::default() },
         // Symplectic as an ODE step, but Φ drifts: not symplectic on the constraint manifold
-        // (RATTLE is), so it does not claim the property.
+        // (RATTLE is), so it does not claim the property, and says why.
         symplectic: false,
+        symplectic_reason: "no: symplectic for Hamiltonian ODEs, but the steps leave the constraint manifold".into(),
         nonholonomic: true,
         ..MethodInfo::default()
     }

@@ -862,7 +862,21 @@ impl Method for Projected {
         // manifolds (RATTLE: the projection then changes nothing beyond its tolerance);
         // the energy scaling never does.
         i.symmetric &= (p.symmetric || inner_on_manifolds) && !p.energy;
-        i.symplectic = false;
+        // Likewise symplecticity: the projection onto 𝓜 is not a symplectic map (measured
+        // on Gauss + projection in tests/symplecticity.rs); after a method that already
+        // ends on 𝓜 it changes nothing beyond its tolerance.
+        let keeps = i.symplectic && inner_on_manifolds && !p.energy;
+        i.symplectic_reason = if keeps {
+            format!(
+                "{}; the projection changes nothing beyond its tolerance (the method ends on 𝓜)",
+                i.symplectic_reason
+            )
+        } else if i.symplectic {
+            "no: the projection (or the energy scaling) is not a symplectic map, and the method does not already end on 𝓜; measured in tests/symplecticity.rs".into()
+        } else {
+            format!("{}; projecting onto 𝓜 does not make it symplectic (the projection is not a symplectic map)", i.symplectic_reason)
+        };
+        i.symplectic = keeps;
         i.forms = vec![SystemForm::Mechanical];
         i
     }

@@ -439,6 +439,8 @@ impl Method for Recovered {
         // rollback changes the step sequence.
         i.symmetric = false;
         i.symplectic = false;
+        i.symplectic_reason =
+            "no: rollback, reset and relax change the state or the steps between steps".into();
         i.error_estimate = None;
         i
     }

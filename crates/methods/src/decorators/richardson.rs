@@ -97,6 +97,12 @@ impl Method for Richardson {
         let p = self.order().unwrap_or(1);
         info.id = format!("{}+richardson", info.id);
         info.title = format!("{} with Richardson step control", info.title);
+        info.symplectic_reason = format!(
+            "{}; each step continues from two half steps of it, so each step map is as \
+             symplectic as the method's (the variable steps do not keep the long-time \
+             behaviour of fixed steps: GNI §VIII.1)",
+            info.symplectic_reason
+        );
         info.citation = format!(
             "{}; step doubling: Hairer, Nørsett & Wanner, Solving ODEs I, 2nd ed. 1993, §II.4",
             info.citation

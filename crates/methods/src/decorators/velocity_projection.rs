@@ -54,6 +54,7 @@ struct VelocityProjectionStepper<'s> {
 pub fn info() -> MethodInfo {
     MethodInfo {
         id: "velocity-projection".into(),
+        symplectic_reason: "no: symplectic Euler with the velocity projected at q_n: the position drifts off {Φ = 0} and the projection is not a symplectic map".into(),
         family: "explicit-symplectic".into(),
         title: "Velocity-level projection: unconstrained velocity update projected onto Φ_q v + Φ_t = 0, then q += h v".into(),
         equations: "[M Φ_qᵀ; Φ_q 0](q_n) [v_{n+1}; μ] = [M v_n + h f_n; −Φ_t];  q_{n+1} = q_n + h v_{n+1};  λ_n = μ/h".into(),

@@ -477,6 +477,7 @@ fn group_gains(
 pub fn info() -> MethodInfo {
     MethodInfo {
         id: "baumgarte".into(),
+        symplectic_reason: "no: the feedback −2αΦ̇ − β²Φ is not Hamiltonian (it damps the constraint error), and the explicit Taylor update leaves the constraint manifold".into(),
         family: "baumgarte".into(),
         title: "Baumgarte stabilization (ξ, ω_n) on the Taylor scheme".into(),
         equations: "Φ_q a = γ − 2ξω_n(Φ_q v + Φ_t) − ω_n²Φ  (α = ξω_n, β = ω_n);  q += h v + ½h² a;  v += h a".into(),

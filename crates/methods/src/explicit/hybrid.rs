@@ -141,6 +141,7 @@ impl Hybrid {
 pub fn info() -> MethodInfo {
     MethodInfo {
         id: "hybrid".into(),
+        symplectic_reason: "no: it switches between penalty, Baumgarte and projection, none symplectic on the constraint manifold".into(),
         family: "switching".into(),
         title: "Hybrid switching: soft (penalty) → Baumgarte → projection by the size of ‖Φ‖".into(),
         equations: "‖Φ‖ < ε_s: a = M⁻¹(f − Φ_qᵀ(k_pΦ + k_dΦ̇));  ε_s ≤ ‖Φ‖ < ε_p: Baumgarte KKT;  ‖Φ‖ ≥ ε_p: Baumgarte + projection;  \

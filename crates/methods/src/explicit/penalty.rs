@@ -109,6 +109,7 @@ impl PenaltyStepper<'_> {
 pub fn info() -> MethodInfo {
     MethodInfo {
         id: "penalty".into(),
+        symplectic_reason: "no on the constraint manifold: symplectic Euler is symplectic for the penalized Hamiltonian H + ½k_p‖Φ‖² in ℝ²ⁿ when k_d = 0 (Hairer, Lubich & Wanner, GNI Thm. VI.3.3), but its steps leave {Φ = 0}; k_d > 0 dissipates".into(),
         family: "penalty".into(),
         title: "Penalty (soft) constraints, F = −Φ_qᵀ(k_p Φ + k_d Φ̇), symplectic Euler".into(),
         equations: "M a = f − Φ_qᵀ(k_p Φ + k_d Φ̇);  v⁺ = v + h a;  q⁺ = q + h v⁺".into(),

@@ -278,6 +278,7 @@ fn multipliers(
 pub fn info() -> MethodInfo {
     MethodInfo {
         id: "priority".into(),
+        symplectic_reason: "no: Baumgarte feedback and damped least squares per priority level, then symplectic Euler off the constraint manifold".into(),
         family: "stabilization".into(),
         title: "Prioritized constraints: task-priority least squares at acceleration level, Baumgarte feedback, symplectic Euler".into(),
         equations: "y = Lᵀa, y₀ = L⁻¹f;  per level k: Ã = A_kP, y += Ã⁺(b_k − A_k y), P −= Ã⁺Ã;  b = γ − 2ξω_nΦ̇ − ω_n²Φ;  \

@@ -76,6 +76,7 @@ struct TaylorStepper<'s> {
 pub fn semi_implicit_euler_info() -> MethodInfo {
     MethodInfo {
         id: "semi-implicit-euler".into(),
+        symplectic_reason: "no: symplectic Euler is symplectic for Hamiltonian ODEs in ℝ²ⁿ (GNI Thm. VI.3.3), but the acceleration-level ODE is not Hamiltonian there and the steps leave the constraint manifold (local position drift O(h²)); measured in tests/symplecticity.rs".into(),
         family: "explicit-taylor".into(),
         title: "Unstabilized semi-implicit Euler step on the index-1 (acceleration) form".into(),
         equations: "[M Φ_qᵀ; Φ_q 0][a_k; λ_k] = [f_k; γ_k];  v_{k+1} = v_k + h a_k;  q_{k+1} = q_k + h v_{k+1}".into(),
@@ -90,6 +91,7 @@ pub fn semi_implicit_euler_info() -> MethodInfo {
 pub fn info() -> MethodInfo {
     MethodInfo {
         id: "taylor".into(),
+        symplectic_reason: "no: an explicit Taylor update of the acceleration-level ODE, which leaves the constraint manifold; measured in tests/symplecticity.rs".into(),
         family: "explicit-taylor".into(),
         title: "Unstabilized second-order Taylor step on the index-1 (acceleration) form".into(),
         equations: "[M Φ_qᵀ; Φ_q 0][a_k; λ_k] = [f_k; γ_k];  q_{k+1} = q_k + h v_k + ½h² a_k;  v_{k+1} = v_k + h a_k".into(),

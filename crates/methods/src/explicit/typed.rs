@@ -138,6 +138,7 @@ impl Typed {
 pub fn info() -> MethodInfo {
     MethodInfo {
         id: "typed".into(),
+        symplectic_reason: "no: per row kind it combines Baumgarte feedback, projection and penalty forces, none of which preserves the canonical form on the constraint manifold".into(),
         family: "stabilized".into(),
         title: "Typed constraint solver: per kind of row, KKT + Baumgarte, projection, or penalty (seed 001 exercise 8)".into(),
         equations: "kkt rows: Φ̈ = −2ξω_nΦ̇ − ω_n²Φ;  projection rows: Φ̈ = 0, then (q, v) projected;  \

@@ -93,6 +93,7 @@ fn info_for(p: &IdaParams) -> MethodInfo {
     };
     MethodInfo {
         id: "ida".into(),
+        symplectic_reason: "no: BDF methods are not symplectic (their one-step map is not even defined on the phase space alone: they carry a history)".into(),
         family: "bdf".into(),
         title: format!("SUNDIALS IDA (variable-order BDF) on the {form}"),
         equations: "Σ_j α_{n,j} y_{n−j} / h_n = y'_n, F(t_n, y_n, y'_n) = 0, orders 1–5, \

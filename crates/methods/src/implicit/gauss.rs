@@ -98,6 +98,7 @@ fn info_for(s: usize) -> MethodInfo {
     let p = 2.0 * s as f64;
     MethodInfo {
         id: "gauss".into(),
+        symplectic_reason: "no: Gauss is symplectic for Hamiltonian ODEs (GNI Thm. VI.4.2), but here it integrates the acceleration-level ODE, whose flow is not symplectic off the constraint manifold, and its steps leave 𝓜; measured in tests/symplecticity.rs".into(),
         family: "implicit-runge-kutta".into(),
         title: format!("Gauss–Legendre collocation, s = {s} (order {p}), on the acceleration-level formulation"),
         equations: "Q_i = q + hΣa_ij V_j, V_i = v + hΣa_ij a(Q_j, V_j), [M Φ_qᵀ; Φ_q 0][a; λ] = [f; γ];  q⁺ = q + hΣb_i V_i, v⁺ = v + hΣb_i a_i".into(),

@@ -212,6 +212,7 @@ impl Coefficients<'_> {
 pub fn info() -> MethodInfo {
     MethodInfo {
         id: "gauss-index3".into(),
+        symplectic_reason: "no: only the stage positions satisfy Φ(Q_i) = 0, the end point leaves the hidden constraint Φ_q v = 0; on 𝓜 symplecticity needs the partitioned Lobatto IIIA–IIIB pair (Jay, SIAM J. Numer. Anal. 33, 1996); measured in tests/symplecticity.rs".into(),
         family: "implicit-runge-kutta".into(),
         title: "Gauss–Legendre collocation applied to the index-3 system directly (stage constraints Φ(Q_i) = 0)".into(),
         equations: "Q_i = q + hΣa_ij V_j, V_i = v + hΣa_ij W_j, M W_i = f_i − Φ_q(Q_i)ᵀΛ_i, Φ(Q_i) = 0;  q⁺ = q + hΣb_i V_i, v⁺ = v + hΣb_i W_i".into(),

@@ -165,6 +165,7 @@ impl GeneralizedAlpha {
 pub fn info() -> MethodInfo {
     MethodInfo {
         id: "generalized-alpha".into(),
+        symplectic_reason: "no: ρ∞ < 1 dissipates; at ρ∞ = 1 (trapezoidal Newmark) the scheme preserves at best a non-canonical form (Kane, Marsden, Ortiz & West, Int. J. Numer. Meth. Eng. 49, 2000); measured in tests/symplecticity.rs".into(),
         family: "generalized-alpha".into(),
         title: "Generalized-α (Chung & Hulbert) on the index-3 form, spectral radius ρ∞".into(),
         equations: "q⁺ = q + hv + h²(½−β)a + h²βa⁺;  v⁺ = v + h(1−γ)a + hγa⁺;  (1−α_m)a⁺ + α_m a = (1−α_f)v̇⁺ + α_f v̇;  \

@@ -75,6 +75,7 @@ impl Ggl {
 pub fn info() -> MethodInfo {
     MethodInfo {
         id: "ggl".into(),
+        symplectic_reason: "no: backward Euler on the stabilized index-2 form damps (GNI §VI.4)".into(),
         family: "stabilized-index-2".into(),
         title: "Gear–Gupta–Leimkuhler stabilized index-2 formulation, implicit Euler".into(),
         equations: "q' = v − Φ_qᵀμ, M v' = f − Φ_qᵀλ, Φ = 0, Φ_q v + Φ_t = 0;  implicit Euler, dense Newton".into(),

@@ -222,6 +222,7 @@ struct ImplicitEulerIndex1Stepper<'s> {
 pub fn info() -> MethodInfo {
     MethodInfo {
         id: "implicit-euler".into(),
+        symplectic_reason: "no: backward Euler is not symplectic even for ODEs (it damps: R(z) = 1/(1 − z); GNI §VI.4); measured in tests/symplecticity.rs".into(),
         family: "implicit-runge-kutta".into(),
         title: "Implicit (backward) Euler with the constraint imposed at t_{n+1} (index 1 and index 3)".into(),
         equations: "index 1: (x_{n+1} − x_n)/h = f_{n+1}, 0 = g_{n+1};  index 3: q_{n+1} = q_n + h v_{n+1}, \

@@ -233,6 +233,7 @@ fn info_for(s: usize) -> MethodInfo {
     let p = 2.0 * s as f64 - 2.0;
     MethodInfo {
         id: "lobatto".into(),
+        symplectic_reason: "yes: the Lobatto IIIA–IIIB pair is symplectic on the constraint manifold (Jay, SIAM J. Numer. Anal. 33, 1996; GNI §VII.1.4); measured in tests/symplecticity.rs".into(),
         family: "symplectic-partitioned-rk".into(),
         title: format!("Lobatto IIIA–IIIB, s = {s} (order {p}), for constrained mechanical systems"),
         equations: "Q_i = q + hΣa_ij V_j;  M(V_i − v) = hΣâ_ij(f_j − Φ_q(Q_j)ᵀΛ_j);  Φ(Q_i) = 0;  M(v⁺ − v) = hΣb_i(f_i − Φ_qᵀΛ_i), Φ_q(q⁺)v⁺ = 0".into(),

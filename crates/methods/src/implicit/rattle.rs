@@ -78,6 +78,7 @@ impl Rattle {
 pub fn info() -> MethodInfo {
     MethodInfo {
         id: "rattle".into(),
+        symplectic_reason: "yes: RATTLE is symplectic on the constraint manifold 𝓜 = {Φ = 0, Φ_q M⁻¹p = 0} (Leimkuhler & Skeel, J. Comput. Phys. 112, 1994; GNI Thm. VII.1.3); measured in tests/symplecticity.rs".into(),
         family: "symplectic-partitioned-rk".into(),
         title: "SHAKE/RATTLE (constrained Störmer–Verlet, Lobatto IIIA–IIIB s = 2)".into(),
         equations: "v½ = v + ½hM⁻¹(f − Φ_qᵀλ);  q⁺ = q + h v½, Φ(q⁺) = 0;  v⁺ = v½ + ½hM⁻¹(f⁺ − Φ_q⁺ᵀμ), Φ_q⁺ v⁺ + Φ_t = 0".into(),

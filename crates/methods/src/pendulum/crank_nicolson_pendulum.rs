@@ -111,6 +111,7 @@ impl CrankNicolsonPendulumStepper {
 pub fn info() -> MethodInfo {
     MethodInfo {
         id: "crank-nicolson-pendulum".into(),
+        symplectic_reason: "no: the trapezoidal rule is applied to the pendulum's third-order index-0 ODE, not to a Hamiltonian system".into(),
         family: "implicit-runge-kutta".into(),
         title: "Crank–Nicolson on the pendulum's index-0 form, optional third-order constraint stabilization".into(),
         equations: "y⁺ = y + ½h(F(y) + F(y⁺)),  y = (x, y, u, v, μ),  μ' = [3gv − 4μ(xu + yv) − ½(aV'' + bV' + cV)]/(x² + y²)".into(),

@@ -44,6 +44,7 @@ struct ImplicitEulerMuOdeStepper {
 pub fn info() -> MethodInfo {
     MethodInfo {
         id: "implicit-euler-mu-ode".into(),
+        symplectic_reason: "no: backward Euler (GNI §VI.4), on an ODE that also drifts off the constraint".into(),
         family: "implicit-runge-kutta".into(),
         title: "Implicit Euler on the pendulum with the constraint replaced by μ' = 3gv/r² (seed 002's failing variant)".into(),
         equations: "r²h²δ² + (3gh²y + r²(h²μ − 1))δ + 3gh(v + yμh − gh) = 0,  μ⁺ = μ + δ,  then x⁺, y⁺, u⁺, v⁺ as implicit Euler".into(),

@@ -146,6 +146,7 @@ struct ImplicitEulerPendulumStepper {
 pub fn info() -> MethodInfo {
     MethodInfo {
         id: "implicit-euler-pendulum".into(),
+        symplectic_reason: "no: backward Euler damps (GNI §VI.4)".into(),
         family: "implicit-runge-kutta".into(),
         title: "Implicit Euler on the Cartesian pendulum, seed 002's closed form (cancellation-free root)".into(),
         equations: "c = 1 − h²μ;  x⁺ = (x + hu)/c, y⁺ = (y + hv − gh²)/c, u⁺ = (u + hμx)/c, v⁺ = (v + hμy − gh)/c;  \

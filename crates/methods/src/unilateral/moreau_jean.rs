@@ -109,6 +109,7 @@ impl MoreauJean {
 pub fn info() -> MethodInfo {
     MethodInfo {
         id: "moreau-jean".into(),
+        symplectic_reason: "no: the θ-method with impacts and restitution is not symplectic, and inelastic impacts dissipate by design".into(),
         family: "nonsmooth".into(),
         title: "Moreau–Jean event-capturing time stepping (θ = ½), unilateral rows by LCP (projected Gauss–Seidel)".into(),
         equations: "q_m = q + ½hv;  M(v⁺ − v) = hf − Φ_qᵀΛ + GᵀP, Φ_q v⁺ + Φ_t = 0;  0 ≤ P ⊥ Gv⁺ + eGv ≥ 0 (active rows);  \

@@ -162,6 +162,7 @@ fn info_for(s: usize, variable: bool) -> MethodInfo {
     };
     MethodInfo {
         id: "radau".into(),
+        symplectic_reason: "no: Radau IIA is algebraically stable but not symplectic (its coefficients violate b_i a_ij + b_j a_ji = b_i b_j; GNI Thm. VI.4.3)".into(),
         family: "implicit-rk".into(),
         title,
         equations:
