@@ -141,6 +141,65 @@ pub struct SummaryMetrics {
     /// solution at every evaluated state, a published reference at its time).
     #[serde(default)]
     pub reference: RefResiduals,
+    /// The 2 % settling time of a start off the constraints ([`Settling`]).
+    #[serde(default = "nan")]
+    pub settle_time: f64,
+    /// Local maxima of ‖Φ‖∞ outside the settling band: how often the constraint error
+    /// swung back ([`Settling`]).
+    #[serde(default = "nan")]
+    pub residual_peaks: f64,
+}
+
+/// How a constraint violation present at the start decays: the settling time and the
+/// peaks of the time response of control engineering (Ogata, Modern Control Engineering,
+/// 5th ed., 2010, §5-3), applied to `e(t) = ‖Φ(t, q)‖∞`, the error whose dynamics
+/// Baumgarte's feedback shapes into `ë + 2αė + β²e = 0` (seed 001 §3.3.2).
+///
+/// The band is 2 % of `e(t₀)`. `settle_time` is the time of the last observed state with
+/// `e` above the band (t₀ if none), measured from t₀. `residual_peaks` counts the strict
+/// local maxima of `e` above the band among the observed states. A critically damped or
+/// over-damped error decays monotonically and has none, and an under-damped one
+/// (α < β) has one each half period, since `|e|` peaks at every swing. Both stay NaN for
+/// a start within 1e-8 of the constraints: there is nothing to settle.
+#[derive(Clone, Copy, Debug)]
+struct Settling {
+    t0: f64,
+    band: f64,
+    last_above: f64,
+    /// The two previous values of e, for the local-maximum test.
+    previous: [f64; 2],
+    peaks: usize,
+}
+
+/// Starts whose ‖Φ‖∞ is at most this count as consistent for [`Settling`].
+const SETTLING_START: f64 = 1e-8;
+
+impl Settling {
+    fn start(t: f64, e: f64) -> Option<Self> {
+        (e > SETTLING_START).then_some(Self {
+            t0: t,
+            band: 0.02 * e,
+            last_above: t,
+            previous: [f64::NAN, e],
+            peaks: 0,
+        })
+    }
+
+    fn observe(&mut self, t: f64, e: f64) {
+        if e > self.band || e.is_nan() {
+            self.last_above = t;
+        }
+        let [before, middle] = self.previous;
+        if middle > before && middle > e && middle > self.band {
+            self.peaks += 1;
+        }
+        self.previous = [middle, e];
+    }
+
+    fn write(&self, s: &mut SummaryMetrics) {
+        s.settle_time = self.last_above - self.t0;
+        s.residual_peaks = self.peaks as f64;
+    }
 }
 
 fn nan_max(a: f64, b: f64) -> f64 {
@@ -174,6 +233,8 @@ impl Default for SummaryMetrics {
             final_deferred_residual: n,
             scd: n,
             reference: RefResiduals::default(),
+            settle_time: n,
+            residual_peaks: n,
         }
     }
 }
@@ -223,6 +284,10 @@ pub struct MetricsObserver {
     allowed: Option<AllowedViolation>,
     /// What the violation monitor saw (all zero without an allowance).
     pub warnings: ViolationWarnings,
+    /// The decay of the start's violation (`None` before the first state and for a
+    /// consistent start).
+    settling: Option<Settling>,
+    started: bool,
 }
 
 fn nan() -> f64 {
@@ -238,6 +303,8 @@ impl MetricsObserver {
             trace: Vec::new(),
             allowed: None,
             warnings: ViolationWarnings::default(),
+            settling: None,
+            started: false,
         }
     }
 
@@ -245,6 +312,19 @@ impl MetricsObserver {
     pub fn with_allowed_violation(mut self, allowed: Option<AllowedViolation>) -> Self {
         self.allowed = allowed;
         self
+    }
+
+    /// Follow the decay of the start's violation.
+    fn settle(&mut self, t: f64, e: f64) {
+        if !self.started {
+            self.started = true;
+            self.settling = Settling::start(t, e);
+        } else if let Some(s) = &mut self.settling {
+            s.observe(t, e);
+        }
+        if let Some(s) = &self.settling {
+            s.write(&mut self.summary);
+        }
     }
 
     /// Compare the rows of `Φ(t, q)` (index-1: `g`) at time `t` with their allowances.
@@ -294,6 +374,7 @@ impl Observer for MetricsObserver {
         s.max_deferred_residual = nan_max(s.max_deferred_residual, m.deferred_residual);
         s.final_deferred_residual = m.deferred_residual;
         self.monitor(o.state.t, o.rows);
+        self.settle(m.t, m.pos_residual);
         let dp = o.momentum_error;
         let s = &mut self.summary;
         s.max_momentum_error = nan_max(s.max_momentum_error, dp);

@@ -145,6 +145,8 @@ pub fn runs_row(r: &RunRecord) -> runs::Row {
         max_vel_residual: opt(r.summary.max_vel_residual),
         max_acc_residual: opt(r.summary.max_acc_residual),
         final_pos_residual: opt(r.summary.final_pos_residual),
+        settle_time: opt(r.summary.settle_time),
+        residual_peaks: opt(r.summary.residual_peaks),
         final_vel_residual: opt(r.summary.final_vel_residual),
         max_energy_rel_error: opt(r.summary.max_energy_rel_error),
         final_energy_rel_error: opt(r.summary.final_energy_rel_error),

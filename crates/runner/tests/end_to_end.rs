@@ -260,7 +260,7 @@ id = "taylor"
     .unwrap_err()
     .to_string();
     assert!(
-        e.contains("tailor") && e.contains("taylor, baumgarte"),
+        e.contains("tailor") && e.contains("known: taylor, semi-implicit-euler, baumgarte"),
         "{e}"
     );
 }
