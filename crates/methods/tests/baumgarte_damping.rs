@@ -70,6 +70,10 @@ fn settling_time_and_swings_follow_the_damping_regime() {
             "ξ = {xi}: {}",
             s.settle_time
         );
-        assert_eq!(s.residual_peaks as usize, peaks, "ξ = {xi}: {}", s.residual_peaks);
+        assert_eq!(
+            s.residual_peaks as usize, peaks,
+            "ξ = {xi}: {}",
+            s.residual_peaks
+        );
     }
 }
