@@ -43,7 +43,7 @@ use driftlab_core::params;
 use driftlab_core::prelude::*;
 use explicit::{baumgarte, hybrid, penalty, priority, taylor, typed};
 use implicit::{
-    gauss, gauss_index3, generalized_alpha, ggl, implicit_euler, lobatto, radau, rattle,
+    alf, gauss, gauss_index3, generalized_alpha, ggl, implicit_euler, lobatto, radau, rattle,
 };
 use pendulum::{crank_nicolson_pendulum, implicit_euler_mu_ode, implicit_euler_pendulum};
 use unilateral::moreau_jean;
@@ -86,6 +86,7 @@ pub fn catalog() -> Vec<MethodEntry> {
         gauss_index3::entry(),
         velocity_projection::entry(),
         typed::entry(),
+        alf::entry(),
         #[cfg(feature = "ida")]
         ida::entry(),
     ]

@@ -175,6 +175,7 @@ fn the_symplectic_declarations_match_the_measured_symplectic_form() {
         ("lobatto", "stages = 2", None),
         ("baumgarte", "xi = 1.0\nomega_n = 10.0", None),
         ("radau", "", None),
+        ("alf", "", None),
         ("implicit-euler", "", None),
         ("generalized-alpha", "rho_inf = 1.0", None),
     ];

@@ -2,6 +2,7 @@
 //! Lobatto IIIA–B, Radau IIA (RADAU5's algorithm), GGL, generalized-α, implicit Euler and
 //! RATTLE, with the Butcher tableaux they share (`tableau`).
 
+pub mod alf;
 pub mod gauss;
 pub mod gauss_index3;
 pub mod generalized_alpha;
