@@ -43,7 +43,7 @@ use driftlab_core::params;
 use driftlab_core::prelude::*;
 use explicit::{baumgarte, hybrid, penalty, priority, taylor, typed};
 use implicit::{
-    alf, gauss, gauss_index3, generalized_alpha, ggl, implicit_euler, lobatto, radau, rattle,
+    alf, bdf, gauss, gauss_index3, generalized_alpha, ggl, implicit_euler, lobatto, radau, rattle,
 };
 use pendulum::{crank_nicolson_pendulum, implicit_euler_mu_ode, implicit_euler_pendulum};
 use unilateral::moreau_jean;
@@ -87,6 +87,7 @@ pub fn catalog() -> Vec<MethodEntry> {
         velocity_projection::entry(),
         typed::entry(),
         alf::entry(),
+        bdf::entry(),
         #[cfg(feature = "ida")]
         ida::entry(),
     ]

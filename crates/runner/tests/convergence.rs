@@ -79,9 +79,15 @@ const PROBLEMS: &[(&str, &str, SystemForm, &str, f64, bool)] = &[
 /// - Generalized-α: an O(h) λ transient decaying like ρ∞ⁿ (Arnold, Brüls & Cardona 2015,
 ///   Numer. Math. 129, 149–179, the start-up perturbation of a₀ and λ₀). Measured on the
 ///   rotating rod: max error 2.6e-2 … 2.6e-4 (order 1.00), final error order 2.
+/// - BDF2 (`bdf`, the catalog default order) on index 3: the same start-up result for
+///   k = 2 — λ of the first BDF step after the Radau start is O(h) wrong on the rotating
+///   rod (v₀ ≠ 0 in the inertial frame). Measured: max error 1.0e-3 at h = 1e-3 and
+///   1.0e-4 at h = 1e-4 (order 1.00), final error at t = 4 order 2 (3.6e-2 → 3.6e-4 for
+///   h = 1e-2 → 1e-3).
 const STARTUP_LAYERS: &[(&str, &str, &str, f64)] = &[
     ("implicit-euler", "circle-rotor", "lambda", 0.0),
     ("generalized-alpha", "rotating-rod", "lambda", 1.0),
+    ("bdf", "rotating-rod", "lambda", 1.0),
 ];
 
 /// Extra parameter variants beyond the catalog defaults.

@@ -92,7 +92,7 @@ impl Default for ImplicitEulerParams {
 }
 
 /// Work space of the index-3 Newton iteration.
-struct Index3 {
+pub(crate) struct Index3 {
     kkt: KktSolver,
     terms: IterationTerms,
     a_vals: Vec<f64>,
@@ -241,7 +241,7 @@ pub fn info() -> MethodInfo {
 
 impl ImplicitEuler {
     /// The index-3 work space, with consistent `λ` and `a` at `state`.
-    fn init_index3(
+    pub(crate) fn init_index3(
         &self, s: &dyn MechanicalSystem, state: &mut State, opts: &StartOptions,
     ) -> Result<Index3, MethodError> {
         let d = s.dims();
@@ -267,27 +267,49 @@ impl ImplicitEuler {
     }
 }
 
-impl Stepper for ImplicitEulerStepper<'_> {
-    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
-        let (s, w) = (self.sys, &mut self.index3);
-        let d = s.dims();
-        let (n, m) = (d.n, d.m);
-        let t1 = state.t + h;
-        let (qn, vn) = (state.q.clone(), state.v.clone());
+/// The start of one backward step on the index-3 form: with the effective step `h`,
+/// `q⁺ = q̄ + h v⁺` and `M(v⁺ − v̄) = h(f⁺ − Φ_qᵀλ⁺)` at `t⁺`, `Φ(t⁺, q⁺) = 0`. Backward
+/// Euler has `(q̄, v̄, h) = (q_n, v_n, h_n)`; BDF-k the combination of its history
+/// (`crate::implicit::bdf`). Then `a⁺ = (v⁺ − v̄)/h`.
+pub(crate) struct Backward {
+    pub qbar: Vec<f64>,
+    pub vbar: Vec<f64>,
+    pub h: f64,
+    pub t1: f64,
+}
+
+impl Index3 {
+    /// One backward step from `from` (Newton on `(v⁺, Λ = hλ⁺)` with the sparse KKT
+    /// matrix); the predictor is `v_n + h a_n` and `λ_n` from `state`, which the step
+    /// overwrites with `(t⁺, q⁺, v⁺, a⁺, λ⁺)`.
+    pub(crate) fn backward_step(
+        &mut self, s: &dyn MechanicalSystem, p: &ImplicitEulerParams, from: &Backward,
+        state: &mut State,
+    ) -> Result<StepReport, StepError> {
+        let w = self;
+        let m = state.lambda.len();
+        let Backward { qbar, vbar, h, t1 } = from;
+        let (h, t1, n) = (*h, *t1, qbar.len());
         // Predictor: explicit Euler velocity, previous multiplier.
-        let mut v: Vec<f64> = (0..n).map(|i| vn[i] + h * state.a[i]).collect();
+        let mut v: Vec<f64> = (0..n).map(|i| state.v[i] + h * state.a[i]).collect();
         let mut big_l: Vec<f64> = state.lambda.iter().map(|l| h * l).collect();
         let mut q = vec![0.0; n];
         let jp = s.jacobian_pattern();
         let mp = s.mass_pattern();
         let mut previous_dv = f64::INFINITY;
-        let mut kernel = NewtonKernel::new(NewtonOptions::full(self.p.max_iter));
+        let mut kernel = NewtonKernel::new(NewtonOptions::full(p.max_iter));
         let solved = kernel.solve(|_| {
             for i in 0..n {
-                q[i] = qn[i] + h * v[i];
+                q[i] = qbar[i] + h * v[i];
             }
-            let form = self.p.formulation;
-            w.assemble(s, (&mp, &jp), (t1, h), (&q, &v, &vn), &big_l, form);
+            w.assemble(
+                s,
+                (&mp, &jp),
+                (t1, h),
+                (&q, &v, vbar),
+                &big_l,
+                p.formulation,
+            );
             w.kkt
                 .factorize(&w.a_vals, &w.jac, None)
                 .map_err(|e| kkt_failure(s, state.t, &q, e))?;
@@ -302,35 +324,50 @@ impl Stepper for ImplicitEulerStepper<'_> {
                 return Ok(0.0);
             }
             previous_dv = dv;
-            Ok(dv / (self.p.tol * (1.0 + size)))
+            Ok(dv / (p.tol * (1.0 + size)))
         });
         let iterations = kernel.counters.iterations;
-        let report = newton_outcome(solved, iterations, state.t, self.p.tol, || {
+        let report = newton_outcome(solved, iterations, state.t, p.tol, || {
             for i in 0..n {
-                q[i] = qn[i] + h * v[i];
+                q[i] = qbar[i] + h * v[i];
             }
             s.constraints(t1, &q, &mut w.phi);
             let res = w.phi.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
             res
         })?;
         for i in 0..n {
-            state.q[i] = qn[i] + h * v[i];
-            state.a[i] = (v[i] - vn[i]) / h;
+            state.q[i] = qbar[i] + h * v[i];
+            state.a[i] = (v[i] - vbar[i]) / h;
         }
         state.v = v;
         for r in 0..m {
             state.lambda[r] = big_l[r] / h;
         }
         state.t = t1;
+        Ok(report)
+    }
+
+    /// The solver's counters and the start's, added to `stats`.
+    pub(crate) fn add_stats(&self, mut stats: MethodStats) -> MethodStats {
+        crate::dynamics::add_kkt_stats(&mut stats, self.kkt.stats());
+        stats.merged(self.init_stats)
+    }
+}
+
+impl Stepper for ImplicitEulerStepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let from = Backward {
+            qbar: state.q.clone(),
+            vbar: state.v.clone(),
+            h,
+            t1: state.t + h,
+        };
+        let report = self.index3.backward_step(self.sys, &self.p, &from, state)?;
         Ok(count_step(&mut self.stats, report))
     }
 
     fn stats(&self) -> MethodStats {
-        let mut s = self.stats;
-        let w = &self.index3;
-        crate::dynamics::add_kkt_stats(&mut s, w.kkt.stats());
-        s = s.merged(w.init_stats);
-        s
+        self.index3.add_stats(self.stats)
     }
 }
 

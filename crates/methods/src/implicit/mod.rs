@@ -3,6 +3,7 @@
 //! RATTLE, with the Butcher tableaux they share (`tableau`).
 
 pub mod alf;
+pub mod bdf;
 pub mod gauss;
 pub mod gauss_index3;
 pub mod generalized_alpha;
