@@ -26,7 +26,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The measures a claim may use.
-pub const CLAIM_MEASURES: [&str; 23] = [
+pub const CLAIM_MEASURES: [&str; 24] = [
     "err_q",
     "final_err_q",
     "err_v",
@@ -36,6 +36,7 @@ pub const CLAIM_MEASURES: [&str; 23] = [
     "max_vel_residual",
     "max_acc_residual",
     "max_energy_rel_error",
+    "max_momentum_error",
     "final_pos_residual",
     "settle_time",
     "residual_peaks",

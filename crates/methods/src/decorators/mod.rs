@@ -50,6 +50,7 @@ macro_rules! forward_stepper {
     };
 }
 
+pub mod momentum_projection;
 pub mod projection;
 pub mod recovery;
 pub mod richardson;

@@ -110,6 +110,12 @@ pub struct ProjectionParams {
     /// `U = H(q, 0)`, `T = H(q, v) − U`. A tangent velocity stays tangent (scleronomic
     /// constraints), so the velocity level is kept; skipped where `T` vanishes.
     pub energy: bool,
+    /// Keep the problem's conserved momenta (`MechanicalSystem::momentum`, e.g. linear
+    /// and angular momentum) at their initial values: the velocity projection also
+    /// imposes `A(q) v = p₀` ([`crate::decorators::momentum_projection`]; dense, small
+    /// models). Needs `velocity` and the simultaneous, non-coupled, non-symmetric
+    /// projection.
+    pub momentum: bool,
     /// How the energy projection is done: `sequential` (velocity scaling after the
     /// constraint projections, default) or `coupled` (seed 004's coupled strategy: one
     /// Newton iteration for q and v together onto {Φ = 0, Φ_q v + Φ_t = 0, H = H₀} in the
@@ -147,6 +153,7 @@ impl Default for ProjectionParams {
             coupled: false,
             coupled_position_update: false,
             energy: false,
+            momentum: false,
             energy_strategy: EnergyStrategy::Sequential,
             symmetric: false,
             order: RowOrder::Simultaneous,
@@ -191,6 +198,19 @@ impl ProjectionParams {
                     .into(),
             });
         }
+        if self.momentum
+            && (!self.velocity
+                || self.coupled
+                || self.symmetric
+                || self.order != RowOrder::Simultaneous)
+        {
+            return Err(ParamError::Invalid {
+                kind: "method",
+                id: "projection".into(),
+                message: "`momentum = true` adds the momenta to the velocity projection: keep                           `velocity = true` and drop `coupled`, `symmetric` and a sequential                           `order`"
+                    .into(),
+            });
+        }
         if self.symmetric && !self.exact_position() {
             return Err(ParamError::Invalid {
                 kind: "method",
@@ -230,6 +250,8 @@ enum Part {
     Position,
     /// Velocity onto `Φ_q v + Φ_t = 0` in the chosen metric.
     Velocity,
+    /// Velocity onto `{Φ_q v + Φ_t = 0, A(q) v = p₀}` (conserved momenta kept).
+    Momentum,
     /// Energy by scaling the velocity, `s = √((H₀ − U)/T)` (sequential strategy).
     EnergyScaling,
     /// q and v together onto `{Φ = 0, Φ_q v + Φ_t = 0, H = H₀}` (coupled strategy).
@@ -254,6 +276,9 @@ impl Part {
             parts = vec![Part::Sequential];
         } else if p.velocity {
             parts.push(Part::Velocity);
+            if p.momentum {
+                parts.push(Part::Momentum);
+            }
         }
         if p.energy {
             parts.push(match p.energy_strategy {
@@ -311,6 +336,8 @@ struct ProjectedStepper<'s> {
     steps: usize,
     steps_at_start: usize,
     h0: Option<f64>,
+    /// The conserved momenta at the start (`momentum = true`).
+    p0: Option<Vec<f64>>,
 }
 
 impl ProjectedStepper<'_> {
@@ -379,6 +406,17 @@ impl ProjectedStepper<'_> {
                 project_velocity(kkt, &self.metric_vals, &state.q, &mut state.v, &mut eval)
                     .map_err(|e| projection_error(t, e))?;
                 report.factorizations += 1;
+            }
+            Part::Momentum => {
+                if let Some(p0) = &self.p0 {
+                    crate::decorators::momentum_projection::project_momenta(
+                        s,
+                        state,
+                        p0,
+                        self.p.metric,
+                    )?;
+                    report.factorizations += 2;
+                }
             }
             Part::EnergyScaling => {
                 if let Some(h0) = self.h0 {
@@ -533,6 +571,26 @@ fn adaptive_tolerance(p: &ProjectionParams, s: &dyn MechanicalSystem, state: &St
         0.0
     };
     p.tol * (1.0 + p.tol_alpha * inf(&state.v) + p.tol_beta * f_norm)
+}
+
+/// The momenta `p₀` a `momentum = true` projection keeps, read at the start: refused
+/// with the reason when the problem defines none, they are not linear in v, or the model
+/// is too large for the dense projection.
+fn initial_momenta(s: &dyn MechanicalSystem, state: &State) -> Result<Vec<f64>, MethodError> {
+    use crate::decorators::momentum_projection::{momentum_matrix, MAX_DENSE};
+    let refuse = |reason: String| MethodError::Incompatible {
+        method: "projection".into(),
+        problem: s.info().id,
+        reason: format!("momentum = true: {reason}"),
+    };
+    if state.q.len() > MAX_DENSE {
+        return Err(refuse(format!(
+            "the dense momentum projection is limited to n ≤ {MAX_DENSE}; drop `momentum`"
+        )));
+    }
+    momentum_matrix(s, state.t, &state.q).map_err(refuse)?;
+    s.momentum(state.t, &state.q, &state.v)
+        .ok_or_else(|| refuse("the problem defines no momenta".into()))
 }
 
 /// Values of the block `[M entries…, diagonal…]` for the mass metric (`[M, 0]`) and the
@@ -794,6 +852,9 @@ impl ProjectionParams {
         if p.energy {
             opts.push("energy".into());
         }
+        if p.momentum {
+            opts.push("momentum".into());
+        }
         if p.symmetric {
             opts.push("symmetric".into());
         }
@@ -827,6 +888,9 @@ impl ProjectionParams {
                 }
             )
         };
+        if p.momentum {
+            e.push_str(";  v ← argmin ½‖v − ṽ‖²_W s.t. Φ_q v + Φ_t = 0, A(q) v = p₀ (momenta)");
+        }
         if p.energy {
             e.push_str(";  v ← s v with H(q, s v) = H₀ (energy)");
         }
@@ -924,7 +988,11 @@ impl Method for Projected {
             steps: 0,
             steps_at_start: 0,
             h0: sys.energy(state.t, &state.q, &state.v),
+            p0: None,
         };
+        if self.p.momentum {
+            stepper.p0 = Some(initial_momenta(sys, state)?);
+        }
         if self.p.energy && stepper.h0.is_none() {
             return Err(MethodError::Incompatible {
                 method: "projection".into(),
