@@ -397,6 +397,9 @@ pub struct TrajectoryRecorder {
     stride: usize,
     /// Recorded `(state, metrics)` pairs.
     pub points: Vec<(State, Metrics)>,
+    /// The rows of `Φ(t, q)` (index-1: `g`) at each recorded state, in the order of
+    /// `points`: the per-row violation seed 001 §3.12 asks to visualize.
+    pub rows: Vec<Vec<f64>>,
 }
 
 impl TrajectoryRecorder {
@@ -405,6 +408,7 @@ impl TrajectoryRecorder {
         Self {
             stride: stride.max(1),
             points: Vec::new(),
+            rows: Vec::new(),
         }
     }
 }
@@ -415,6 +419,7 @@ impl Observer for TrajectoryRecorder {
             && self.points.last().map(|p| p.1.t) != Some(o.metrics.t)
         {
             self.points.push((o.state.clone(), *o.metrics));
+            self.rows.push(o.rows.to_vec());
         }
     }
 

@@ -192,6 +192,10 @@ pub struct Trace {
     pub err: [Vec<Option<f64>>; 3],
     /// Positions (when stored).
     pub q: Vec<Vec<f64>>,
+    /// Multipliers λ (when stored).
+    pub lambda: Vec<Vec<f64>>,
+    /// The constraint rows Φ_i (when stored).
+    pub phi: Vec<Vec<f64>>,
 }
 
 /// One line of `orders.csv`.
@@ -421,6 +425,32 @@ impl EnsembleStats {
     }
 }
 
+/// The list column `name` of a traces table, one list per row (a missing value NaN), or
+/// `None` when the table has no such column (states not traced, or a folder older than
+/// the column).
+fn list_column(
+    df: &DataFrame, name: &str, path: &Path,
+) -> Result<Option<Vec<Vec<f64>>>, ReportError> {
+    let Ok(col) = df.column(name) else {
+        return Ok(None);
+    };
+    let l = col.list().map_err(|e| derr(path, e))?;
+    let mut v = Vec::with_capacity(l.len());
+    for i in 0..l.len() {
+        let row = match l.get_as_series(i) {
+            Some(s) => s
+                .f64()
+                .map_err(|e| derr(path, e))?
+                .iter()
+                .map(|x| x.unwrap_or(f64::NAN))
+                .collect(),
+            None => Vec::new(),
+        };
+        v.push(row);
+    }
+    Ok(Some(v))
+}
+
 /// The sampled traces of an experiment folder (empty without `traces.parquet`), read
 /// through [`traces`].
 fn load_traces(dir: &Path) -> Result<BTreeMap<u64, Trace>, ReportError> {
@@ -429,26 +459,9 @@ fn load_traces(dir: &Path) -> Result<BTreeMap<u64, Trace>, ReportError> {
     if crate::folders::belongs(dir, "traces.parquet") {
         let df = read_parquet(&tp)?;
         let samples = table::rows(&df, traces::COLUMNS).map_err(|e| derr(&tp, e))?;
-        let qs: Option<Vec<Vec<f64>>> = match df.column(traces::Q.name) {
-            Ok(col) => {
-                let l = col.list().map_err(|e| derr(&tp, e))?;
-                let mut v = Vec::with_capacity(l.len());
-                for i in 0..l.len() {
-                    let row = match l.get_as_series(i) {
-                        Some(s) => s
-                            .f64()
-                            .map_err(|e| derr(&tp, e))?
-                            .iter()
-                            .map(|x| x.unwrap_or(f64::NAN))
-                            .collect(),
-                        None => Vec::new(),
-                    };
-                    v.push(row);
-                }
-                Some(v)
-            }
-            Err(_) => None,
-        };
+        let qs = list_column(&df, traces::Q.name, &tp)?;
+        let lambdas = list_column(&df, traces::LAMBDA.name, &tp)?;
+        let phis = list_column(&df, traces::PHI.name, &tp)?;
         for (i, r) in samples.into_iter().enumerate() {
             let tr: &mut Trace = traces.entry(r.cell).or_default();
             tr.t.push(r.t.unwrap_or(f64::NAN));
@@ -459,8 +472,14 @@ fn load_traces(dir: &Path) -> Result<BTreeMap<u64, Trace>, ReportError> {
             tr.err[0].push(r.err_q);
             tr.err[1].push(r.err_v);
             tr.err[2].push(r.err_lambda);
-            if let Some(q) = &qs {
-                tr.q.push(q[i].clone());
+            for (list, into) in [
+                (&qs, &mut tr.q),
+                (&lambdas, &mut tr.lambda),
+                (&phis, &mut tr.phi),
+            ] {
+                if let Some(x) = list {
+                    into.push(x[i].clone());
+                }
             }
         }
     }

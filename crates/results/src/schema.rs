@@ -356,6 +356,13 @@ pub mod traces {
         unit: "problem",
         meaning: "Lagrange multipliers at the sample as the method computed them (index-1: algebraic variables z; only with `trace_states`)",
     };
+    /// The rows of `Φ` at each sample (only with `trace_states`).
+    pub const PHI: ColumnDef = ColumnDef {
+        name: "phi",
+        kind: Kind::RealList,
+        unit: "problem",
+        meaning: "the constraint rows Φ_i(t, q) at the sample, signed (index-1: g_i; only with `trace_states`): the per-row violation",
+    };
 }
 
 /// `members.parquet` / `members.csv`: one row per rollout of an ensemble (a spec with

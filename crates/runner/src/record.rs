@@ -105,6 +105,9 @@ pub struct CellTrace {
     /// `λ` at each sample (when `trace_states`).
     #[serde(default)]
     pub lambda: Option<Vec<Vec<f64>>>,
+    /// The rows of `Φ` at each sample (when `trace_states`).
+    #[serde(default)]
+    pub phi: Option<Vec<Vec<f64>>>,
 }
 
 fn opt(x: f64) -> Option<f64> {
@@ -267,6 +270,7 @@ struct StateLists {
     q: Vec<Series>,
     v: Vec<Series>,
     lambda: Vec<Series>,
+    phi: Vec<Series>,
 }
 
 impl StateLists {
@@ -280,13 +284,15 @@ impl StateLists {
         self.q.push(Series::new("".into(), at(&tr.q)));
         self.v.push(Series::new("".into(), at(&tr.v)));
         self.lambda.push(Series::new("".into(), at(&tr.lambda)));
+        self.phi.push(Series::new("".into(), at(&tr.phi)));
     }
 
-    fn columns(self) -> [Column; 3] {
+    fn columns(self) -> [Column; 4] {
         [
             Series::new(traces::Q.name.into(), self.q).into(),
             Series::new(traces::V.name.into(), self.v).into(),
             Series::new(traces::LAMBDA.name.into(), self.lambda).into(),
+            Series::new(traces::PHI.name.into(), self.phi).into(),
         ]
     }
 }

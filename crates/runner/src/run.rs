@@ -333,6 +333,7 @@ fn empty_trace(cell: &Cell) -> CellTrace {
         q: None,
         v: None,
         lambda: None,
+        phi: None,
     }
 }
 
@@ -396,29 +397,33 @@ fn cell_trace(cell: &Cell, metrics: &MetricsObserver, states: &TrajectoryRecorde
             samples[(i, j)] = *x;
         }
     }
-    let (q, v, lambda) = if cell.trace_states && !states.points.is_empty() {
+    let (q, v, lambda, phi) = if cell.trace_states && !states.points.is_empty() {
         // Align states with metric samples by time.
-        let pick = |f: &dyn Fn(&driftlab_core::State) -> Vec<f64>| {
-            metrics
-                .trace
+        let index: Vec<Option<usize>> = metrics
+            .trace
+            .iter()
+            .map(|m| {
+                states
+                    .points
+                    .iter()
+                    .position(|(s, _)| s.t.to_bits() == m.t.to_bits())
+            })
+            .collect();
+        let pick = |f: &dyn Fn(usize) -> Vec<f64>| {
+            index
                 .iter()
-                .map(|m| {
-                    states
-                        .points
-                        .iter()
-                        .find(|(s, _)| s.t.to_bits() == m.t.to_bits())
-                        .map(|(s, _)| f(s))
-                        .unwrap_or_default()
-                })
+                .map(|k| k.map(f).unwrap_or_default())
                 .collect::<Vec<_>>()
         };
+        let point = |k: usize| &states.points[k].0;
         (
-            Some(pick(&|s| s.q.clone())),
-            Some(pick(&|s| s.v.clone())),
-            Some(pick(&|s| s.lambda.clone())),
+            Some(pick(&|k| point(k).q.clone())),
+            Some(pick(&|k| point(k).v.clone())),
+            Some(pick(&|k| point(k).lambda.clone())),
+            Some(pick(&|k| states.rows.get(k).cloned().unwrap_or_default())),
         )
     } else {
-        (None, None, None)
+        (None, None, None, None)
     };
     CellTrace {
         cell: cell.index,
@@ -426,6 +431,7 @@ fn cell_trace(cell: &Cell, metrics: &MetricsObserver, states: &TrajectoryRecorde
         q,
         v,
         lambda,
+        phi,
     }
 }
 

@@ -400,6 +400,41 @@ id = "rattle"
             "t = {tk}: λ {got} vs exact {exact} (err_lambda {err_lambda:e})"
         );
     }
+    // The per-row violation (`phi`, seed 001 §3.12's debug view) is Φ at the stored q,
+    // signed, and its largest |Φ_i| is the sample's position residual.
+    let (q, phi) = (
+        traces.column("q").unwrap().list().unwrap().clone(),
+        traces.column("phi").unwrap().list().unwrap().clone(),
+    );
+    let pos = traces
+        .column("pos_residual")
+        .unwrap()
+        .f64()
+        .unwrap()
+        .clone();
+    let mut out = [0.0];
+    for k in 0..t.len() {
+        let qk: Vec<f64> = q
+            .get_as_series(k)
+            .unwrap()
+            .f64()
+            .unwrap()
+            .into_no_null_iter()
+            .collect();
+        let row = phi.get_as_series(k).unwrap().f64().unwrap().get(0).unwrap();
+        sys.constraints(t.get(k).unwrap(), &qk, &mut out);
+        assert_eq!(
+            row.to_bits(),
+            out[0].to_bits(),
+            "sample {k}: Φ {row:e} vs {:e}",
+            out[0]
+        );
+        assert_eq!(
+            row.abs().to_bits(),
+            pos.get(k).unwrap().to_bits(),
+            "sample {k}"
+        );
+    }
 }
 
 /// `[monitor]` (issue 14 item 8; seed 001 §3.12): the warn columns equal what the trace of

@@ -13,6 +13,7 @@ mod convergence;
 mod engine;
 mod maps;
 mod positions;
+mod rows;
 mod scaling;
 mod sweeps;
 mod threads;
@@ -80,6 +81,10 @@ pub const KINDS: &[FigureKind] = &[
     FigureKind {
         id: "positions",
         draw: Draw::AtStep(positions::at_step),
+    },
+    FigureKind {
+        id: "rows",
+        draw: Draw::AtStep(rows::at_step),
     },
     FigureKind {
         id: "convergence",
