@@ -45,8 +45,8 @@ use driftlab_core::{MechanicalSystem, ParamError, SemiExplicitDae, SystemRef};
 use index1::seed003_dae;
 use nonholonomic::{knife_edge, parallel_parking, rolling_disk, snake_robot};
 use planar::{
-    ball_stack, circle_rotor, pendulum, pendulum_limits, planar_chain, planar_chain_angles,
-    priority_conflict, rotating_rod, space_robot,
+    ball_stack, circle_rotor, elastic_rod, pendulum, pendulum_limits, planar_chain,
+    planar_chain_angles, priority_conflict, rotating_rod, space_robot,
 };
 use spatial::{
     heavy_top, natural_body, prismatic_slider, quaternion_body, spatial_chain,
@@ -142,6 +142,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         ball_stack::entry(),
         priority_conflict::entry(),
         planar_chain::entry(),
+        elastic_rod::entry(),
         planar_chain_angles::entry(),
         space_robot::entry(),
         snake_robot::entry(),

@@ -17,8 +17,9 @@
 //!   J q̈ = M q̈* + (h²/4) Φ_qᵀ(α γ − σ),     σ ← σ + α(Φ_q q̈ − γ)
 //! ```
 //!
-//! The Newton matrix leaves out `∂(M q̈)/∂q`, `Σ(λ* + αΦ)_i ∇²Φ_i` and the force
-//! derivatives, which are O(h²) against M. The iteration therefore converges linearly,
+//! The Newton matrix adds the problem's tangent matrices of the applied forces,
+//! `(h/2)C_t + (h²/4)K_t`, where it provides them (as ALI3-P's matrix has them), and leaves
+//! out `∂(M q̈)/∂q` and `Σ(λ* + αΦ)_i ∇²Φ_i`, which are O(h²) against M. The iteration therefore converges linearly,
 //! with the λ* update's rate: each update leaves about `1/(1 + κ)` of the multiplier
 //! error, where `κ = (h²/4) α ‖Φ_qᵀΦ_q‖ / ‖M‖`. `alpha = 0`, the default, chooses α per
 //! step so that κ = 1e6, which makes the method independent of the model's units; Cuadrado
@@ -113,6 +114,8 @@ struct Matrices {
     m: usize,
     mass: Vec<f64>,
     jac: Vec<f64>,
+    /// `(h/2) C_t + (h²/4) K_t` of the applied forces, when the problem provides them.
+    tangent: Option<Vec<f64>>,
 }
 
 /// The model's fixed sparsity patterns, read once at the start.
@@ -122,7 +125,7 @@ struct Patterns {
 }
 
 impl Matrices {
-    fn at(s: &dyn MechanicalSystem, pat: &Patterns, t: f64, q: &[f64]) -> Self {
+    fn at(s: &dyn MechanicalSystem, pat: &Patterns, t: f64, q: &[f64], v: &[f64], h: f64) -> Self {
         let d = s.dims();
         let (n, m) = (d.n, d.m);
         let (mp, jp) = (&pat.mass, &pat.jac);
@@ -138,7 +141,25 @@ impl Matrices {
         for (&(r, c), &x) in jp.entries.iter().zip(&jv) {
             jac[r * n + c] += x;
         }
-        Self { n, m, mass, jac }
+        let tangent = s.tangent().map(|tm| {
+            let tp = tm.pattern();
+            let (mut k, mut d) = (vec![0.0; tp.nnz()], vec![0.0; tp.nnz()]);
+            tm.values(t, q, v, &mut k, &mut d);
+            let mut dense = vec![0.0; n * n];
+            for ((&(r, c), &kx), &dx) in tp.entries.iter().zip(&k).zip(&d) {
+                let x = h * h / 4.0 * kx + h / 2.0 * dx;
+                dense[r * n + c] = x;
+                dense[c * n + r] = x;
+            }
+            dense
+        });
+        Self {
+            n,
+            m,
+            mass,
+            jac,
+            tangent,
+        }
     }
 
     fn mass_times(&self, x: &[f64]) -> Vec<f64> {
@@ -174,13 +195,15 @@ impl Matrices {
         AUTO_KAPPA * inf(&self.mass).max(f64::MIN_POSITIVE) / (c * j2)
     }
 
-    /// Factor `J = M + c α Φ_qᵀΦ_q` into `lu`.
+    /// Factor `J = M + (h/2)C_t + (h²/4)K_t + c α Φ_qᵀΦ_q` into `lu` (the tangent terms
+    /// where the problem provides them; `c = h²/4`).
     fn factor(&self, lu: &mut DenseLu, c: f64, alpha: f64) -> Result<(), StepError> {
         let (n, m) = (self.n, self.m);
         let jac = &self.jac;
         lu.refactor(|i, j| {
             let jtj: f64 = (0..m).map(|r| jac[r * n + i] * jac[r * n + j]).sum();
-            self.mass[i * n + j] + c * alpha * jtj
+            let tangent = self.tangent.as_ref().map_or(0.0, |k| k[i * n + j]);
+            self.mass[i * n + j] + tangent + c * alpha * jtj
         })
         .map_err(|e| StepError::LinearSolve {
             t: f64::NAN,
@@ -274,9 +297,9 @@ impl AlfStepper<'_> {
         let mut lam = state.lambda.clone();
         let (mut f, mut phi) = (vec![0.0; n], vec![0.0; lam.len()]);
         for k in 1..=self.p.max_iter {
-            let mats = Matrices::at(s, &self.patterns, t1, &q);
-            let alpha = mats.alpha(self.p.alpha, c);
             let (v, a) = (hats.velocity(&q), hats.acceleration(&q));
+            let mats = Matrices::at(s, &self.patterns, t1, &q, &v, h);
+            let alpha = mats.alpha(self.p.alpha, c);
             s.forces(t1, &q, &v, &mut f);
             s.constraints(t1, &q, &mut phi);
             let force: Vec<f64> = (0..lam.len()).map(|r| lam[r] + alpha * phi[r]).collect();
@@ -357,7 +380,7 @@ impl Stepper for AlfStepper<'_> {
         let hats = Hats { h, state: &start };
         let (q, alpha, iterations) = self.positions(state, &hats, t1)?;
         let c = h * h / 4.0;
-        let mats = Matrices::at(s, &self.patterns, t1, &q);
+        let mats = Matrices::at(s, &self.patterns, t1, &q, &hats.velocity(&q), h);
         mats.factor(&mut self.lu, c, alpha)?;
         let m = state.lambda.len();
         let mut phit = vec![0.0; m];
