@@ -141,11 +141,13 @@ pub struct SummaryMetrics {
     /// solution at every evaluated state, a published reference at its time).
     #[serde(default)]
     pub reference: RefResiduals,
-    /// The 2 % settling time of a start off the constraints ([`Settling`]).
+    /// The 2 % settling time of a start off the constraints: the time, from t₀, of the last
+    /// observed state with ‖Φ‖∞ above 2 % of its start (Ogata, Modern Control Engineering,
+    /// §5-3); NaN for a start within 1e-8 of the constraints.
     #[serde(default = "nan")]
     pub settle_time: f64,
-    /// Local maxima of ‖Φ‖∞ outside the settling band: how often the constraint error
-    /// swung back ([`Settling`]).
+    /// Local maxima of ‖Φ‖∞ above that 2 % band among the observed states: how often the
+    /// constraint error swung back (0 when it decays monotonically); NaN as `settle_time`.
     #[serde(default = "nan")]
     pub residual_peaks: f64,
 }
