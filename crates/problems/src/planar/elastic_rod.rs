@@ -334,18 +334,24 @@ impl TangentMatrices for ElasticRod {
 mod tests {
     use super::*;
 
-    /// The applied forces are −∇(gravity + bending energy), against central differences
-    /// of `energy` at v = 0 on a bent, off-manifold configuration.
-    #[test]
-    fn forces_are_the_negative_energy_gradient() -> Result<(), ParamError> {
+    /// A 5-segment rod at a bent configuration off the constraint manifold.
+    fn bent_rod() -> Result<(ElasticRod, Vec<f64>), ParamError> {
         let rod = ElasticRod::new(ElasticRodParams {
             segments: 5,
             ..ElasticRodParams::default()
         })?;
-        let n = 10;
-        let q: Vec<f64> = (0..n)
+        let q = (0..10)
             .map(|k| 0.2 * (k / 2 + 1) as f64 + 0.07 * ((3 * k) as f64).sin())
             .collect();
+        Ok((rod, q))
+    }
+
+    /// The applied forces are −∇(gravity + bending energy), against central differences
+    /// of `energy` at v = 0 on a bent, off-manifold configuration.
+    #[test]
+    fn forces_are_the_negative_energy_gradient() -> Result<(), ParamError> {
+        let (rod, q) = bent_rod()?;
+        let n = q.len();
         let mut f = vec![0.0; n];
         rod.forces(0.0, &q, &[0.0; 10], &mut f);
         let energy = |x: &[f64]| rod.energy(0.0, x, &[0.0; 10]).unwrap_or(f64::NAN);
@@ -366,14 +372,8 @@ mod tests {
     /// `K_t` is −∂f/∂q, against central differences of the forces.
     #[test]
     fn the_tangent_stiffness_is_the_force_jacobian() -> Result<(), ParamError> {
-        let rod = ElasticRod::new(ElasticRodParams {
-            segments: 5,
-            ..ElasticRodParams::default()
-        })?;
-        let n = 10;
-        let q: Vec<f64> = (0..n)
-            .map(|k| 0.2 * (k / 2 + 1) as f64 + 0.07 * ((3 * k) as f64).sin())
-            .collect();
+        let (rod, q) = bent_rod()?;
+        let n = q.len();
         let pattern = rod.tangent.clone();
         let (mut k, mut c) = (vec![0.0; pattern.nnz()], vec![0.0; pattern.nnz()]);
         rod.values(0.0, &q, &[0.0; 10], &mut k, &mut c);
