@@ -143,7 +143,8 @@ pub struct SummaryMetrics {
     pub reference: RefResiduals,
     /// The 2 % settling time of a start off the constraints: the time, from t₀, of the last
     /// observed state with ‖Φ‖∞ above 2 % of its start (Ogata, Modern Control Engineering,
-    /// §5-3); NaN for a start within 1e-8 of the constraints.
+    /// §5-3); NaN for a start within 1e-8 of the constraints, or when the last observed
+    /// state is still above the band.
     #[serde(default = "nan")]
     pub settle_time: f64,
     /// Local maxima of ‖Φ‖∞ above that 2 % band among the observed states: how often the
@@ -158,7 +159,8 @@ pub struct SummaryMetrics {
 /// Baumgarte's feedback shapes into `ë + 2αė + β²e = 0` (seed 001 §3.3.2).
 ///
 /// The band is 2 % of `e(t₀)`. `settle_time` is the time of the last observed state with
-/// `e` above the band (t₀ if none), measured from t₀. `residual_peaks` counts the strict
+/// `e` above the band (t₀ if none), measured from t₀ — NaN when the last observed state is
+/// still above it (the error has not settled within the run). `residual_peaks` counts the strict
 /// local maxima of `e` above the band among the observed states. A critically damped or
 /// over-damped error decays monotonically and has none, and an under-damped one
 /// (α < β) has one each half period, since `|e|` peaks at every swing. Both stay NaN for
@@ -171,6 +173,8 @@ struct Settling {
     /// The two previous values of e, for the local-maximum test.
     previous: [f64; 2],
     peaks: usize,
+    /// Whether the last observed state is above the band.
+    above_now: bool,
 }
 
 /// Starts whose ‖Φ‖∞ is at most this count as consistent for [`Settling`].
@@ -184,11 +188,13 @@ impl Settling {
             last_above: t,
             previous: [f64::NAN, e],
             peaks: 0,
+            above_now: false,
         })
     }
 
     fn observe(&mut self, t: f64, e: f64) {
-        if e > self.band || e.is_nan() {
+        self.above_now = e > self.band || e.is_nan();
+        if self.above_now {
             self.last_above = t;
         }
         let [before, middle] = self.previous;
@@ -199,7 +205,11 @@ impl Settling {
     }
 
     fn write(&self, s: &mut SummaryMetrics) {
-        s.settle_time = self.last_above - self.t0;
+        s.settle_time = if self.above_now {
+            f64::NAN
+        } else {
+            self.last_above - self.t0
+        };
         s.residual_peaks = self.peaks as f64;
     }
 }

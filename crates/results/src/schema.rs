@@ -213,7 +213,7 @@ pub mod runs {
         MAX_ACC_RESIDUAL max_acc_residual: OptReal, "problem", "max over all steps of ‖Φ_q a − γ‖∞ with the method's own a";
         FINAL_POS_RESIDUAL final_pos_residual: OptReal, "problem", "‖Φ‖∞ at the last state";
         FINAL_VEL_RESIDUAL final_vel_residual: OptReal, "problem", "‖Φ_q v + Φ_t‖∞ at the last state";
-        SETTLE_TIME settle_time: OptReal, "s", "2 % settling time of a start off the constraints: the time (from t₀) of the last observed state with ‖Φ‖∞ above 2 % of its start (Ogata, Modern Control Engineering, §5-3); null for a start within 1e-8 of them";
+        SETTLE_TIME settle_time: OptReal, "s", "2 % settling time of a start off the constraints: the time (from t₀) of the last observed state with ‖Φ‖∞ above 2 % of its start (Ogata, Modern Control Engineering, §5-3); null for a start within 1e-8 of them, or when the last state is still above the band (not settled)";
         RESIDUAL_PEAKS residual_peaks: OptReal, "1", "local maxima of ‖Φ‖∞ above that 2 % band among the observed states: the swings of an under-damped constraint error (0 when it decays monotonically); null for a start within 1e-8 of the constraints";
         MAX_ENERGY_REL_ERROR max_energy_rel_error: OptReal, "1", "max of |H − H0| / max(|H0|, problem energy scale)";
         FINAL_ENERGY_REL_ERROR final_energy_rel_error: OptReal, "1", "the same at the last state";

@@ -50,6 +50,18 @@ pub(crate) fn momentum_matrix(
             "the momenta at v = 0 are {offset:?}, not 0: p(q, v) is not linear in v"
         ));
     }
+    // Linear: p(q, w) = A w for a test velocity with every component set.
+    let w: Vec<f64> = (0..n).map(|i| 1.0 + i as f64 / n as f64).collect();
+    let pw = s.momentum(t, q, &w).unwrap_or_default();
+    for r in 0..k {
+        let aw: f64 = (0..n).map(|i| a[r * n + i] * w[i]).sum();
+        let got = pw.get(r).copied().unwrap_or(f64::NAN);
+        if !((got - aw).abs() <= 1e-9 * (1.0 + aw.abs())) {
+            return Err(format!(
+                "momentum {r} is {got} at a test velocity where the linear map gives {aw}: p(q, v) is not linear in v"
+            ));
+        }
+    }
     Ok(a)
 }
 
@@ -64,8 +76,10 @@ fn metric_matrix(s: &dyn MechanicalSystem, q: &[f64], metric: Metric) -> Vec<f64
             let mut vals = vec![0.0; mp.nnz()];
             s.mass(q, &mut vals);
             for (&(r, c), &x) in mp.entries.iter().zip(&vals) {
-                w[r * n + c] = x;
-                w[c * n + r] = x;
+                w[r * n + c] += x;
+                if r != c {
+                    w[c * n + r] += x;
+                }
             }
         }
     }
@@ -123,7 +137,8 @@ pub(crate) fn project_momenta(
         .collect();
     let solved = DenseLu::factor(k, &schur).and_then(|lu| lu.solve(&mut mu));
     if solved.is_err() {
-        let (pinv, _) = pseudo_inverse(k, k, &schur).map_err(|e| fail(e.to_string()))?;
+        let (pinv, _) = pseudo_inverse(k, k, &schur)
+            .map_err(|e| fail(format!("momentum projection, C W⁻¹ Cᵀ: {e}")))?;
         let b = mu.clone();
         mu = (0..k)
             .map(|r| (0..k).map(|j| pinv[r * k + j] * b[j]).sum())

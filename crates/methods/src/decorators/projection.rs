@@ -200,6 +200,7 @@ impl ProjectionParams {
         }
         if self.momentum
             && (!self.velocity
+                || self.energy
                 || self.coupled
                 || self.symmetric
                 || self.order != RowOrder::Simultaneous)
@@ -207,7 +208,9 @@ impl ProjectionParams {
             return Err(ParamError::Invalid {
                 kind: "method",
                 id: "projection".into(),
-                message: "`momentum = true` adds the momenta to the velocity projection: keep                           `velocity = true` and drop `coupled`, `symmetric` and a sequential                           `order`"
+                message: "`momentum = true` adds the momenta to the velocity projection: keep \
+                          `velocity = true` and drop `coupled`, `symmetric`, `energy` (its \
+                          velocity scaling would move the momenta again) and a sequential `order`"
                     .into(),
             });
         }

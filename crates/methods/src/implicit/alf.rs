@@ -13,8 +13,9 @@
 //! Newton on r(q) = (h²/4)(M q̈ − f + Φ_qᵀ(λ* + αΦ)) with the matrix J = M + (h²/4) α Φ_qᵀΦ_q,
 //!   λ* updated after every iteration
 //! projections, iterated with their own multipliers σ until the level holds:
-//!   J q̇ = M q̇* − (h²/4) Φ_qᵀ(α Φ_t + σ),    σ ← σ + α(Φ_q q̇ + Φ_t)
-//!   J q̈ = M q̈* + (h²/4) Φ_qᵀ(α γ − σ),     σ ← σ + α(Φ_q q̈ − γ)
+//!   J q̇ = W q̇* − (h²/4) Φ_qᵀ(α Φ_t + σ),    σ ← σ + α(Φ_q q̇ + Φ_t)
+//!   J q̈ = W q̈* + (h²/4) Φ_qᵀ(α γ − σ),     σ ← σ + α(Φ_q q̈ − γ)
+//!   with J = W + (h²/4)αΦ_qᵀΦ_q, W = M (+ (h/2)C_t + (h²/4)K_t where the problem gives them)
 //! ```
 //!
 //! The Newton matrix adds the problem's tangent matrices of the applied forces,
@@ -22,7 +23,7 @@
 //! out `∂(M q̈)/∂q` and `Σ(λ* + αΦ)_i ∇²Φ_i`, which are O(h²) against M. The iteration therefore converges linearly,
 //! with the λ* update's rate: each update leaves about `1/(1 + κ)` of the multiplier
 //! error, where `κ = (h²/4) α ‖Φ_qᵀΦ_q‖ / ‖M‖`. `alpha = 0`, the default, chooses α per
-//! step so that κ = 1e6, which makes the method independent of the model's units; Cuadrado
+//! step so that κ = 1e3, which makes the method independent of the model's units; Cuadrado
 //! et al. give α = 1e7 … 1e9 for SI models at h ≈ 1e-2. The penalty never needs to be
 //! stiff: the multipliers carry the force. J is dense: small models only.
 //!
@@ -50,7 +51,7 @@ const AUTO_KAPPA: f64 = 1e3;
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AlfParams {
-    /// Penalty factor α; 0 chooses it per step so that κ = 1e6 (see the module).
+    /// Penalty factor α; 0 chooses it per step so that κ = 1e3 (see the module).
     pub alpha: f64,
     /// The iterations stop when `‖Δq‖∞ ≤ tol (1 + ‖q‖∞)` and `‖Φ‖∞ ≤ tol (1 + ‖q‖∞)`;
     /// the projections when their level's residual is below `tol` times its scale.
@@ -97,7 +98,7 @@ pub fn info() -> MethodInfo {
         symplectic_reason: "no: the trapezoidal rule is not symplectic for nonlinear systems, and the penalty-based projections are not symplectic maps".into(),
         family: "augmented-lagrangian".into(),
         title: "Index-3 augmented Lagrangian with mass-orthogonal projections, trapezoidal rule (ALI3-P)".into(),
-        equations: "M q̈ + Φ_qᵀ(λ* + αΦ) = f, λ* ← λ* + αΦ per iteration;  trapezoidal rule;  [M + (h²/4)αΦ_qᵀΦ_q] q̇ = M q̇* − (h²/4)Φ_qᵀ(αΦ_t + σ), same for q̈ with γ".into(),
+        equations: "M q̈ + Φ_qᵀ(λ* + αΦ) = f, λ* ← λ* + αΦ per iteration;  trapezoidal rule;  [W + (h²/4)αΦ_qᵀΦ_q] q̇ = W q̇* − (h²/4)Φ_qᵀ(αΦ_t + σ), same for q̈ with γ".into(),
         citation: "Bayo & Ledesma, Nonlinear Dyn. 9 (1996) 113–130; Cuadrado, Cardenal, Morer & Bayo, Multibody Syst. Dyn. 4 \
                    (2000) 55–73 (ALI3-P, trapezoidal rule, order 2)"
             .into(),
@@ -134,8 +135,10 @@ impl Matrices {
         s.jacobian(t, q, &mut jv);
         let mut mass = vec![0.0; n * n];
         for (&(r, c), &x) in mp.entries.iter().zip(&mv) {
-            mass[r * n + c] = x;
-            mass[c * n + r] = x;
+            mass[r * n + c] += x;
+            if r != c {
+                mass[c * n + r] += x;
+            }
         }
         let mut jac = vec![0.0; m * n];
         for (&(r, c), &x) in jp.entries.iter().zip(&jv) {
@@ -148,8 +151,10 @@ impl Matrices {
             let mut dense = vec![0.0; n * n];
             for ((&(r, c), &kx), &dx) in tp.entries.iter().zip(&k).zip(&d) {
                 let x = h * h / 4.0 * kx + h / 2.0 * dx;
-                dense[r * n + c] = x;
-                dense[c * n + r] = x;
+                dense[r * n + c] += x;
+                if r != c {
+                    dense[c * n + r] += x;
+                }
             }
             dense
         });
@@ -167,6 +172,19 @@ impl Matrices {
         (0..n)
             .map(|i| (0..n).map(|j| self.mass[i * n + j] * x[j]).sum())
             .collect()
+    }
+
+    /// `W x` with `W = M + (h/2)C_t + (h²/4)K_t`, the matrix the projections factor
+    /// besides the penalty: `x* = W⁻¹(W x*)` keeps an `x*` that already meets its level.
+    fn metric_times(&self, x: &[f64]) -> Vec<f64> {
+        let mut y = self.mass_times(x);
+        if let Some(k) = &self.tangent {
+            let n = self.n;
+            for (i, yi) in y.iter_mut().enumerate() {
+                *yi += (0..n).map(|j| k[i * n + j] * x[j]).sum::<f64>();
+            }
+        }
+        y
     }
 
     /// `Φ_q x`.
@@ -197,7 +215,7 @@ impl Matrices {
 
     /// Factor `J = M + (h/2)C_t + (h²/4)K_t + c α Φ_qᵀΦ_q` into `lu` (the tangent terms
     /// where the problem provides them; `c = h²/4`).
-    fn factor(&self, lu: &mut DenseLu, c: f64, alpha: f64) -> Result<(), StepError> {
+    fn factor(&self, lu: &mut DenseLu, c: f64, alpha: f64, t: f64) -> Result<(), StepError> {
         let (n, m) = (self.n, self.m);
         let jac = &self.jac;
         lu.refactor(|i, j| {
@@ -206,7 +224,7 @@ impl Matrices {
             self.mass[i * n + j] + tangent + c * alpha * jtj
         })
         .map_err(|e| StepError::LinearSolve {
-            t: f64::NAN,
+            t,
             detail: format!("ALF matrix M + (h²/4)αΦ_qᵀΦ_q: {e}"),
         })
     }
@@ -305,7 +323,7 @@ impl AlfStepper<'_> {
             let force: Vec<f64> = (0..lam.len()).map(|r| lam[r] + alpha * phi[r]).collect();
             let (ma, jf) = (mats.mass_times(&a), mats.jac_t_times(&force));
             let mut rhs: Vec<f64> = (0..n).map(|i| -c * (ma[i] - f[i] + jf[i])).collect();
-            mats.factor(&mut self.lu, c, alpha)?;
+            mats.factor(&mut self.lu, c, alpha, state.t)?;
             self.lu
                 .solve(&mut rhs)
                 .map_err(|e| StepError::LinearSolve {
@@ -328,13 +346,13 @@ impl AlfStepper<'_> {
         })
     }
 
-    /// One projection `J x = M x* + c Φ_qᵀ(α target − σ)` iterated with σ ← σ + α(Φ_q x −
+    /// One projection `J x = W x* + c Φ_qᵀ(α target − σ)` iterated with σ ← σ + α(Φ_q x −
     /// target) until `‖Φ_q x − target‖∞ ≤ tol · (1 + ‖target‖∞ + ‖Φ_q x*‖∞)`; `lu` holds J.
     /// Returns the projected x and the solves it took.
     fn project(
         &self, mats: &Matrices, star: &[f64], target: &[f64], c: f64, alpha: f64, t: f64,
     ) -> Result<(Vec<f64>, usize), StepError> {
-        let m_star = mats.mass_times(star);
+        let m_star = mats.metric_times(star);
         let scale = self.p.tol * (1.0 + inf(target) + inf(&mats.jac_times(star)));
         let mut sigma = vec![0.0; target.len()];
         let mut residual = f64::NAN;
@@ -381,7 +399,7 @@ impl Stepper for AlfStepper<'_> {
         let (q, alpha, iterations) = self.positions(state, &hats, t1)?;
         let c = h * h / 4.0;
         let mats = Matrices::at(s, &self.patterns, t1, &q, &hats.velocity(&q), h);
-        mats.factor(&mut self.lu, c, alpha)?;
+        mats.factor(&mut self.lu, c, alpha, state.t)?;
         let m = state.lambda.len();
         let mut phit = vec![0.0; m];
         s.phi_t(t1, &q, &mut phit);

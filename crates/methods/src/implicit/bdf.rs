@@ -12,10 +12,11 @@
 //! KKT matrix from that start (`implicit_euler::Backward`).
 //!
 //! The history is read from the state each step begins with, so the projection decorator
-//! around `bdf` projects the values the formula uses next ("BDF with projection"). The
-//! first k − 1 steps are taken by Radau IIA (s = 3), whose local errors O(h⁶) in q and
-//! O(h⁴) in v are below BDF-k's for k ≤ 3 and equal to them for k = 4; a lower-order BDF
-//! start would cost the global order.
+//! around `bdf` projects the values the formula uses next ("BDF with projection"); a
+//! rejected step takes its start back out of the history, and a restart empties it. The
+//! first k − 1 steps are taken by Radau IIA (s = 3): global order k needs start values
+//! accurate to O(h^k), and Radau's local errors are O(h⁶) in q and O(h⁴) in v (k ≤ 4); a
+//! lower-order BDF start would cost the global order.
 //!
 //! Orders: k in q, v and λ at fixed t > 0 with constant steps (BDF-k on index-3 Hessenberg
 //! systems, k < 7: Lötstedt & Petzold, Math. Comp. 46 (1986) 491–516; Brenan, Campbell &
@@ -140,7 +141,16 @@ struct BdfStepper<'s> {
     starter: Option<Box<dyn Stepper + 's>>,
     /// The KKT options of the acceleration-level solve after each start step.
     kkt: driftlab_solver::KktOptions,
+    /// Whether the last step pushed its start into the history (and took it by Radau).
+    pushed: Option<Taken>,
     stats: MethodStats,
+}
+
+/// How the last step was taken, for [`Stepper::reject`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Taken {
+    Start,
+    Formula,
 }
 
 impl BdfStepper<'_> {
@@ -169,10 +179,12 @@ impl Stepper for BdfStepper<'_> {
     fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
         self.history.push_front((state.q.clone(), state.v.clone()));
         self.history.truncate(self.order);
+        self.pushed = Some(Taken::Formula);
         // The first order − 1 steps: Radau IIA (present whenever order > 1).
         // Radau's λ converges only at order s − 1 = 2: the start's (a, λ) are replaced by
         // the acceleration-level ones at its (q, v), accurate to O(h⁴).
         if let (true, Some(starter)) = (self.history.len() < self.order, self.starter.as_mut()) {
+            self.pushed = Some(Taken::Start);
             let report = starter.step(state, h)?;
             let solve = consistent_start(self.sys, self.kkt, state)?;
             self.stats = self.stats.merged(solve);
@@ -182,6 +194,29 @@ impl Stepper for BdfStepper<'_> {
         let from = self.backward(state.t, h);
         let report = self.index3.backward_step(self.sys, &self.p, &from, state)?;
         Ok(crate::dynamics::count_step(&mut self.stats, report))
+    }
+    /// The rejected step's start leaves the history (the state of that start is restored
+    /// and will be pushed again by the retry); a Radau start step is rejected in Radau too.
+    fn reject(&mut self) {
+        if let Some(taken) = self.pushed.take() {
+            self.history.pop_front();
+            if let (Taken::Start, Some(starter)) = (taken, self.starter.as_mut()) {
+                starter.reject();
+            }
+        }
+    }
+    /// Velocities or forces changed between steps: the history no longer belongs to this
+    /// motion. It is emptied (the next k − 1 steps are Radau's again) and (a, λ) are made
+    /// consistent with the state.
+    fn restart(&mut self, state: &mut State) -> Result<(), StepError> {
+        self.history.clear();
+        self.pushed = None;
+        if let Some(starter) = self.starter.as_mut() {
+            starter.restart(state)?;
+        }
+        let solve = consistent_start(self.sys, self.kkt, state)?;
+        self.stats = self.stats.merged(solve);
+        Ok(())
     }
     fn stats(&self) -> MethodStats {
         let started = self.starter.as_ref().map(|s| s.stats()).unwrap_or_default();
@@ -213,6 +248,7 @@ impl Method for Bdf {
             history: VecDeque::with_capacity(self.p.order),
             starter,
             kkt: self.p.kkt.options(opts),
+            pushed: None,
             stats: MethodStats::default(),
         }))
     }

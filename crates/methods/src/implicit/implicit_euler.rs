@@ -106,10 +106,11 @@ pub(crate) struct Index3 {
 }
 
 impl Index3 {
-    /// Assemble the Newton system at `v⁺` (with `q⁺ = q_n + h v⁺` already in `q`): the
-    /// iteration block `∂R_v/∂v = M + h²(K_Φ + K_t) + h C_t` (lower values) in `a_vals`,
-    /// `Φ_q(q⁺)` in `jac`, and the right-hand side `−R` in `rhs`, with
-    /// `R_v = M(v⁺ − v_n) − h f⁺ + Φ_qᵀ Λ` and the constraint rows of
+    /// Assemble the Newton system at `v⁺` (with `q⁺ = q̄ + h v⁺` already in `q`; backward
+    /// Euler's q̄ = q_n, see [`Backward`]): the iteration block
+    /// `∂R_v/∂v = M + h²(K_Φ + K_t) + h C_t` (lower values) in `a_vals`, `Φ_q(q⁺)` in
+    /// `jac`, and the right-hand side `−R` in `rhs`, with `R_v = M(v⁺ − v̄) − h f⁺ + Φ_qᵀ Λ`
+    /// (`vn` holds v̄) and the constraint rows of
     /// [`Index3::constraint_rows`].
     fn assemble(
         &mut self, s: &dyn MechanicalSystem, (mp, jp): (&SparsityPattern, &SparsityPattern),
