@@ -56,7 +56,8 @@ pub(crate) fn momentum_matrix(
     for r in 0..k {
         let aw: f64 = (0..n).map(|i| a[r * n + i] * w[i]).sum();
         let got = pw.get(r).copied().unwrap_or(f64::NAN);
-        if !((got - aw).abs() <= 1e-9 * (1.0 + aw.abs())) {
+        let linear = (got - aw).abs() <= 1e-9 * (1.0 + aw.abs());
+        if !linear {
             return Err(format!(
                 "momentum {r} is {got} at a test velocity where the linear map gives {aw}: p(q, v) is not linear in v"
             ));
