@@ -14,7 +14,8 @@ use crate::style::{Colours, FIG_W};
 const MAX_ROWS: usize = 8;
 /// Most runs drawn (two panels each).
 const MAX_RUNS: usize = 6;
-/// Violations below this are drawn at it (round-off zero on a log axis).
+/// Violations at or below this (exact zeros of round-off) have no place on the log axis
+/// and are left out of the curve.
 const FLOOR: f64 = 1e-18;
 
 /// Row `i` of `lists` against time, as `f` of the value, finite points only.
@@ -37,7 +38,7 @@ fn panel(
     let rows = lists.iter().map(Vec::len).max().unwrap_or(0).min(MAX_ROWS);
     let f: fn(f64) -> f64 = match what {
         Quantity::Forces => |x| x,
-        Quantity::Violations => |x: f64| x.abs().max(FLOOR),
+        Quantity::Violations => |x: f64| if x.abs() > FLOOR { x.abs() } else { f64::NAN },
     };
     let lines = (0..rows)
         .map(|i| {
