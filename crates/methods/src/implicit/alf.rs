@@ -39,6 +39,7 @@
 use crate::dynamics::{consistent_start, KktChoice};
 use driftlab_core::prelude::*;
 use driftlab_solver::dense::DenseLu;
+use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
 use serde::{Deserialize, Serialize};
 
 /// Largest n the dense matrix J is built for.
@@ -79,6 +80,14 @@ impl Alf {
     /// ALF with `alpha ≥ 0`, `tol > 0`; `ParamError` naming the field otherwise.
     pub fn new(p: AlfParams) -> Result<Self, ParamError> {
         driftlab_core::params::positive("alf", "tol", p.tol)?;
+        if p.max_iter == 0 {
+            return Err(ParamError::OutOfRange {
+                id: "alf".into(),
+                field: "max_iter",
+                value: 0.0,
+                fix: "give max_iter ≥ 1".into(),
+            });
+        }
         if !(p.alpha >= 0.0 && p.alpha.is_finite()) {
             return Err(ParamError::OutOfRange {
                 id: "alf".into(),
@@ -314,10 +323,14 @@ impl AlfStepper<'_> {
             .collect();
         let mut lam = state.lambda.clone();
         let (mut f, mut phi) = (vec![0.0; n], vec![0.0; lam.len()]);
-        for k in 1..=self.p.max_iter {
+        let mut alpha = 0.0;
+        // The shared kernel counts and stops; each call is one update of q and λ*, and
+        // reports 0 once both the update and Φ are within the tolerance.
+        let mut kernel = NewtonKernel::new(NewtonOptions::residual_stop(self.p.max_iter - 1));
+        let solved = kernel.solve(|_| {
             let (v, a) = (hats.velocity(&q), hats.acceleration(&q));
             let mats = Matrices::at(s, &self.patterns, t1, &q, &v, h);
-            let alpha = mats.alpha(self.p.alpha, c);
+            alpha = mats.alpha(self.p.alpha, c);
             s.forces(t1, &q, &v, &mut f);
             s.constraints(t1, &q, &mut phi);
             let force: Vec<f64> = (0..lam.len()).map(|r| lam[r] + alpha * phi[r]).collect();
@@ -334,16 +347,20 @@ impl AlfStepper<'_> {
             s.constraints(t1, &q, &mut phi);
             lam.iter_mut().zip(&phi).for_each(|(l, p)| *l += alpha * p);
             let scale = self.p.tol * (1.0 + inf(&q));
-            if inf(&rhs) <= scale && inf(&phi) <= scale {
-                return Ok((q, alpha, k));
-            }
+            let worst = inf(&rhs).max(inf(&phi)) / scale;
+            Ok(if worst <= 1.0 { 0.0 } else { worst })
+        });
+        let iterations = kernel.counters.iterations;
+        match solved {
+            Ok(_) => Ok((q, alpha, iterations)),
+            Err(NewtonFailure::Iteration(e)) => Err(e),
+            Err(_) => Err(StepError::NewtonDiverged {
+                t: state.t,
+                iterations,
+                residual: inf(&phi),
+                tol: self.p.tol,
+            }),
         }
-        Err(StepError::NewtonDiverged {
-            t: state.t,
-            iterations: self.p.max_iter,
-            residual: inf(&phi),
-            tol: self.p.tol,
-        })
     }
 
     /// One projection `J x = W x* + c Φ_qᵀ(α target − σ)` iterated with σ ← σ + α(Φ_q x −
@@ -356,12 +373,15 @@ impl AlfStepper<'_> {
         let scale = self.p.tol * (1.0 + inf(target) + inf(&mats.jac_times(star)));
         let mut sigma = vec![0.0; target.len()];
         let mut residual = f64::NAN;
-        for k in 1..=self.p.max_iter {
+        let mut x = Vec::new();
+        // One solve per call of the shared kernel; 0 once the level holds.
+        let mut kernel = NewtonKernel::new(NewtonOptions::residual_stop(self.p.max_iter - 1));
+        let solved = kernel.solve(|_| {
             let y: Vec<f64> = (0..sigma.len())
                 .map(|r| alpha * target[r] - sigma[r])
                 .collect();
             let jy = mats.jac_t_times(&y);
-            let mut x: Vec<f64> = (0..star.len()).map(|i| m_star[i] + c * jy[i]).collect();
+            x = (0..star.len()).map(|i| m_star[i] + c * jy[i]).collect();
             self.lu.solve(&mut x).map_err(|e| StepError::LinearSolve {
                 t,
                 detail: format!("ALF projection: {e}"),
@@ -374,19 +394,25 @@ impl AlfStepper<'_> {
                 .collect();
             residual = inf(&gap);
             if residual <= scale {
-                return Ok((x, k));
+                return Ok(0.0);
             }
             sigma
                 .iter_mut()
                 .zip(&gap)
                 .for_each(|(s, g)| *s += alpha * g);
+            Ok(residual / scale)
+        });
+        let iterations = kernel.counters.iterations;
+        match solved {
+            Ok(_) => Ok((x, iterations)),
+            Err(NewtonFailure::Iteration(e)) => Err(e),
+            Err(_) => Err(StepError::ProjectionFailed {
+                t,
+                iterations,
+                residual,
+                tol: scale,
+            }),
         }
-        Err(StepError::ProjectionFailed {
-            t,
-            iterations: self.p.max_iter,
-            residual,
-            tol: scale,
-        })
     }
 }
 
