@@ -26,7 +26,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The measures a claim may use.
-pub const CLAIM_MEASURES: [&str; 24] = [
+pub const CLAIM_MEASURES: [&str; 26] = [
     "err_q",
     "final_err_q",
     "err_v",
@@ -48,6 +48,8 @@ pub const CLAIM_MEASURES: [&str; 24] = [
     "step_seconds",
     "wall_seconds",
     "failed_rows",
+    "member_failures",
+    "drift_median",
     "order_q",
     "order_v",
     "order_lambda",

@@ -252,7 +252,7 @@ impl Expansion<'_> {
                     max_steps: spec.max_steps,
                     cell_seconds: spec.cell_seconds,
                     repeat: spec.repeat,
-                    ensemble: spec.ensemble.clone(),
+                    ensemble: ensemble_of(spec, ms),
                     reference: problem.reference.clone(),
                 });
                 let last = self.cells.last().map(|c: &Cell| (key_of(c), describe(c)));
@@ -286,8 +286,12 @@ fn key_of(c: &Cell) -> String {
     let tol = c
         .adaptive
         .map(|a| (a.tol.rtol.to_bits(), a.tol.atol.to_bits()));
+    let curriculum = c
+        .ensemble
+        .as_ref()
+        .map(|e| json_of_curriculum(e.curriculum.as_ref()));
     format!(
-        "{}|{}|{}|{}|{:?}|{:?}|{}|{:x}|{:?}|{}",
+        "{}|{}|{}|{}|{:?}|{:?}|{}|{:x}|{:?}|{}|{:?}",
         c.problem,
         json_of(&c.problem_params),
         c.method_id,
@@ -297,8 +301,25 @@ fn key_of(c: &Cell) -> String {
         c.richardson,
         c.h.to_bits(),
         tol,
-        c.threads
+        c.threads,
+        curriculum
     )
+}
+
+/// The spec's ensemble for the cells of method entry `ms`, with the entry's own
+/// curriculum in place of the ensemble's where it gives one.
+fn ensemble_of(spec: &Spec, ms: &MethodSpec) -> Option<crate::ensemble::EnsembleSpec> {
+    let mut e = spec.ensemble.clone()?;
+    if let Some(c) = &ms.curriculum {
+        e.curriculum = Some(c.clone());
+    }
+    Some(e)
+}
+
+/// A curriculum as JSON (part of a cell's identity).
+fn json_of_curriculum(c: Option<&crate::ensemble::noise::Curriculum>) -> String {
+    c.map(|c| serde_json::to_string(c).unwrap_or_default())
+        .unwrap_or_default()
 }
 
 /// A cell as a message names it.

@@ -386,6 +386,9 @@ pub struct MethodSpec {
     /// whose errors stay above the round-off floor (a sixth-order method's errors reach
     /// 1e-13 at steps where a first-order method's are still 1e-3).
     pub steps: Option<Steps>,
+    /// This entry's own constraint-strength curriculum, replacing `ensemble.curriculum`
+    /// for its cells: two curricula side by side on one method (give each entry a label).
+    pub curriculum: Option<crate::ensemble::noise::Curriculum>,
 }
 
 impl MethodSpec {
@@ -522,6 +525,28 @@ impl Spec {
         }
         if let Some(e) = &self.ensemble {
             self.validate_ensemble(e)?;
+        }
+        self.validate_method_curricula()
+    }
+
+    /// A `[[methods]]` entry's own curriculum: inside an ensemble, valid, and scaling a
+    /// parameter the entry gives.
+    fn validate_method_curricula(&self) -> Result<(), String> {
+        for (i, m) in self.methods.iter().enumerate() {
+            let Some(c) = &m.curriculum else { continue };
+            let at = format!("[[methods]] entry {} (`{}`): `curriculum`", i + 1, m.id);
+            if self.ensemble.is_none() {
+                return Err(format!(
+                    "{at} applies to ensemble members: add an `[ensemble]` table or remove it"
+                ));
+            }
+            c.validate().map_err(|e| format!("{at}: {e}"))?;
+            if !c.params.keys().any(|k| m.params.contains_key(k)) {
+                return Err(format!(
+                    "{at}.params = {:?} names no parameter of this entry's params; give the stiffness it scales (e.g. penalty `k_p`)",
+                    c.params.keys().collect::<Vec<_>>()
+                ));
+            }
         }
         Ok(())
     }

@@ -65,7 +65,7 @@ fn vecenv_episodes_are_ensemble_members() {
     let problem = mechanical_problem(&registry, &cell).expect("problem");
     let n = e.action_dim();
     for i in 0..envs {
-        let setup = member_setup(&registry, &cell, &ens, &problem, i).expect("member");
+        let setup = member_setup(&registry, &cell, &ens, &problem, i, None).expect("member");
         let sys: &dyn MechanicalSystem = &setup.system;
         let schedule = driftlab_core::Schedule::fixed(cell.h, cell.t_end);
         let out = drive(sys.into(), setup.method.as_ref(), &schedule, &mut []);
@@ -197,6 +197,26 @@ fn bad_actions_are_refused_by_name() {
     assert!(err.contains("substeps = 0"), "{err}");
 }
 
+/// A performance-driven curriculum (the ensemble's or the method entry's own) is refused:
+/// its strengths come from generations of rollouts, which a policy drives here.
+#[test]
+fn performance_curricula_are_refused_by_name() {
+    let perf = "curriculum = { params = { omega_n = 0.5 }, ramp = \"performance\", feedback = { generation = 2 } }";
+    let entry = format!("{BAUMGARTE}\n{perf}");
+    let err = VecEnv::from_spec(
+        Registry::default(),
+        &spec(CHAIN, &entry, 3, 0.05, 1e-3),
+        ActionMode::Force,
+        1,
+    )
+    .err()
+    .expect("refused");
+    assert!(
+        err.contains("ramp") && err.contains("\"performance\""),
+        "{err}"
+    );
+}
+
 /// A method that fails ends its episode as terminated, with the failure's kind; the next
 /// call begins the next episode.
 #[test]
@@ -242,7 +262,7 @@ fn a_changed_force_acts_from_the_next_step() {
         let cell = expand(&sized, "vecenv", &registry).expect("cell").remove(0);
         let ens = spec.ensemble.clone().expect("ensemble");
         let problem = mechanical_problem(&registry, &cell).expect("problem");
-        let setup = member_setup(&registry, &cell, &ens, &problem, 0).expect("member");
+        let setup = member_setup(&registry, &cell, &ens, &problem, 0, None).expect("member");
         let sys = driftlab_runner::vecenv::Actuated::new(setup.system);
         sys.set_force(&u);
         let sys: &dyn MechanicalSystem = &sys;

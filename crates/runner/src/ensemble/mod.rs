@@ -11,7 +11,8 @@
 //! * constraint noise `C + N(0, σ²)`, `σ(x) = σ₀ e^{−x/τ}` over time or episodes
 //!   ([`noise::NoiseSchedule`], [`perturbed::Perturbed`]);
 //! * a constraint-strength curriculum over episodes for the soft methods (penalty,
-//!   Baumgarte, hybrid), as the seed's listing writes it ([`noise::Curriculum`]).
+//!   Baumgarte, hybrid), as the seed's listing writes it ([`noise::Curriculum`]), or
+//!   driven by the rollouts' performance, generation by generation ([`feedback`]).
 //!
 //! [`action`] projects a raw command onto the feasible velocities (seed 001 §3.6.3).
 //!
@@ -22,6 +23,7 @@
 //! enforces, not the mechanism.
 
 pub mod action;
+pub mod feedback;
 pub mod noise;
 pub mod perturbed;
 mod table;
@@ -246,18 +248,20 @@ pub fn mechanical_problem(
 
 /// Member (episode) `member` of `cell`'s ensemble on `problem`: the curriculum's
 /// parameters, the method, the perturbed initial state and the constraint noise, each a
-/// pure function of `(ens.seed, member)`.
+/// pure function of `(ens.seed, member)` — and, under a performance ramp, of its
+/// generation's strength `generation` ([`feedback`]; `None`: the index ramp's `s(member)`).
 pub fn member_setup(
     registry: &Registry, cell: &Cell, ens: &EnsembleSpec, problem: &Arc<dyn MechanicalSystem>,
-    member: usize,
+    member: usize, generation: Option<f64>,
 ) -> Result<MemberSetup, (FailKind, String)> {
     let mut params = cell.method_params.clone();
     let mut strength = None;
     if let Some(c) = &ens.curriculum {
-        match c.apply(&cell.method_params, member) {
+        let s = generation.unwrap_or_else(|| c.strength(member));
+        match c.scale(&cell.method_params, s) {
             Ok((p, true)) => {
                 params = p;
-                strength = Some(c.strength(member));
+                strength = Some(s);
             }
             Ok((_, false)) => {}
             Err(e) => return Err((FailKind::Build, e)),
@@ -285,18 +289,19 @@ pub fn member_setup(
 /// Run member `member` of `cell`'s ensemble: build, perturb, drive, measure.
 ///
 /// `deadline` is the ensemble's time budget, shared by all its members (started when the
-/// ensemble started).
+/// ensemble started); `generation` the strength of the member's generation under a
+/// performance ramp.
 pub fn run_member(
     registry: &Registry, cell: &Cell, ens: &EnsembleSpec, member: usize,
-    deadline: Option<driftlab_core::Deadline>,
+    (generation, deadline): (Option<f64>, Option<driftlab_core::Deadline>),
 ) -> MemberRecord {
     let mut rec = member_base(cell, ens, member);
     let setup = mechanical_problem(registry, cell)
-        .and_then(|problem| member_setup(registry, cell, ens, &problem, member));
+        .and_then(|problem| member_setup(registry, cell, ens, &problem, member, generation));
     let setup = match setup {
         Ok(s) => s,
         Err((kind, reason)) => {
-            rec.strength = curriculum_strength(cell, ens, member);
+            rec.strength = curriculum_strength(cell, ens, member, generation);
             return member_failed(rec, kind, reason);
         }
     };
@@ -328,24 +333,30 @@ pub fn run_member(
     rec
 }
 
-/// The curriculum's strength for `member`, where the curriculum applies to the method.
-fn curriculum_strength(cell: &Cell, ens: &EnsembleSpec, member: usize) -> Option<f64> {
+/// The curriculum's strength for `member` (its generation's, where given), where the
+/// curriculum applies to the method.
+fn curriculum_strength(
+    cell: &Cell, ens: &EnsembleSpec, member: usize, generation: Option<f64>,
+) -> Option<f64> {
     let c = ens.curriculum.as_ref()?;
-    matches!(c.apply(&cell.method_params, member), Ok((_, true))).then(|| c.strength(member))
+    let s = generation.unwrap_or_else(|| c.strength(member));
+    matches!(c.scale(&cell.method_params, s), Ok((_, true))).then_some(s)
 }
 
 /// Run member `member`, a panic becoming its failed row.
 fn run_member_caught(
     registry: &Registry, cell: &Cell, ens: &EnsembleSpec, member: usize,
-    deadline: Option<driftlab_core::Deadline>,
+    at: (Option<f64>, Option<driftlab_core::Deadline>),
 ) -> MemberRecord {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run_member(registry, cell, ens, member, deadline)
+        run_member(registry, cell, ens, member, at)
     }))
     .unwrap_or_else(|panic| {
         let msg = crate::run::panic_message(&panic);
+        let mut rec = member_base(cell, ens, member);
+        rec.strength = curriculum_strength(cell, ens, member, at.0);
         member_failed(
-            member_base(cell, ens, member),
+            rec,
             FailKind::Panic,
             format!("member {member}: internal error (panic): {msg}"),
         )
@@ -353,15 +364,45 @@ fn run_member_caught(
 }
 
 /// Every member of `cell`'s ensemble on the current rayon pool, in member order, and
-/// the wall time of the whole.
+/// the wall time of the whole: all at once, or generation by generation under a
+/// performance ramp that applies to the method.
 fn run_members(registry: &Registry, cell: &Cell, ens: &EnsembleSpec) -> (Vec<MemberRecord>, f64) {
     let clock = Instant::now();
     let deadline = cell.cell_seconds.map(driftlab_core::Deadline::from_now);
-    let members: Vec<MemberRecord> = (0..ens.members)
-        .into_par_iter()
-        .map(|i| run_member_caught(registry, cell, ens, i, deadline))
-        .collect();
+    let members = match performance_ramp(cell, ens) {
+        Some(mut generations) => {
+            let size = ens
+                .curriculum
+                .as_ref()
+                .and_then(|c| c.feedback)
+                .map_or(ens.members, |f| f.generation);
+            let mut members = Vec::with_capacity(ens.members);
+            for first in (0..ens.members).step_by(size.max(1)) {
+                let s = Some(generations.strength());
+                let generation: Vec<MemberRecord> = (first..(first + size).min(ens.members))
+                    .into_par_iter()
+                    .map(|i| run_member_caught(registry, cell, ens, i, (s, deadline)))
+                    .collect();
+                let succeeded = generation.iter().filter(|m| m.ok).count();
+                generations.record(succeeded, generation.len());
+                members.extend(generation);
+            }
+            members
+        }
+        None => (0..ens.members)
+            .into_par_iter()
+            .map(|i| run_member_caught(registry, cell, ens, i, (None, deadline)))
+            .collect(),
+    };
     (members, clock.elapsed().as_secs_f64())
+}
+
+/// The generations of a performance ramp whose parameters the cell's method has.
+fn performance_ramp(cell: &Cell, ens: &EnsembleSpec) -> Option<feedback::Generations> {
+    let c = ens.curriculum.as_ref()?;
+    let f = c.feedback.filter(|_| c.ramp == noise::Ramp::Performance)?;
+    let applies = c.params.keys().any(|k| cell.method_params.contains_key(k));
+    applies.then(|| feedback::Generations::new(f, c.start))
 }
 
 /// Run `cell` as the ensemble `ens`, `cell.repeat` times for the throughput (the members

@@ -5,7 +5,8 @@
 //! * [`Stream`]: a counter-based normal stream keyed by `(seed, member, purpose)`;
 //! * [`NoiseSchedule`]: the constraint noise `C + N(0, σ²)` with `σ(x) = σ₀ e^{−x/τ}`,
 //!   where `x` is the simulated time or the member (episode) index;
-//! * [`Curriculum`]: the constraint-strength curriculum of the seed's listing.
+//! * [`Curriculum`]: the constraint-strength curriculum of the seed's listing, or the
+//!   performance-driven one of §3.6.3 ([`super::feedback`]).
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -112,7 +113,8 @@ impl NoiseSchedule {
     }
 }
 
-/// How the strength ramps between `warmup` and `episodes`.
+/// How the strength ramps: over the episode index between `warmup` and `episodes`, or
+/// with the rollouts' performance.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Ramp {
@@ -122,6 +124,10 @@ pub enum Ramp {
     Seed,
     /// `start + (1 − start)(e − warmup)/(episodes − warmup)`: equal increments up to 1.
     Linear,
+    /// Seed 001 §3.6.3's `k = k_min + (k_max − k_min) σ(performance)`: members run in
+    /// generations, each at the strength the previous generations' performance sets
+    /// ([`super::feedback::Feedback`]).
+    Performance,
 }
 
 /// The constraint-strength curriculum of seed 001 §3.6.2 ("早期训练阶段放松约束"): member
@@ -134,9 +140,12 @@ pub struct Curriculum {
     /// stiffness and Baumgarte's stiffness `ω_n²` both scale with `s`). Methods without
     /// any of these parameters are hard constraints and run without the curriculum.
     pub params: BTreeMap<String, f64>,
-    /// Episodes at the initial strength (the seed's `warmup_episodes`).
+    /// Episodes at the initial strength (the seed's `warmup_episodes`; index ramps).
+    #[serde(default)]
     pub warmup: usize,
-    /// Episode at which the strength reaches 1 (the seed's `curriculum_episodes`).
+    /// Episode at which the strength reaches 1 (the seed's `curriculum_episodes`; index
+    /// ramps).
+    #[serde(default)]
     pub episodes: usize,
     /// Initial strength (the seed's 0.1).
     #[serde(default = "default_start")]
@@ -144,6 +153,9 @@ pub struct Curriculum {
     /// Ramp formula.
     #[serde(default)]
     pub ramp: Ramp,
+    /// The performance feedback (`ramp = "performance"` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<super::feedback::Feedback>,
 }
 
 fn default_start() -> f64 {
@@ -151,7 +163,9 @@ fn default_start() -> f64 {
 }
 
 impl Curriculum {
-    /// Strength `s(e)` of episode `e`.
+    /// Strength `s(e)` of episode `e` under an index ramp (`seed`, `linear`); a
+    /// performance ramp's strength is its generation's ([`super::feedback`]), never asked
+    /// here.
     pub fn strength(&self, e: usize) -> f64 {
         if e < self.warmup {
             return self.start;
@@ -161,7 +175,7 @@ impl Curriculum {
         }
         let span = match self.ramp {
             Ramp::Seed => self.episodes,
-            Ramp::Linear => self.episodes - self.warmup,
+            Ramp::Linear | Ramp::Performance => self.episodes - self.warmup,
         };
         self.start + (1.0 - self.start) * (e - self.warmup) as f64 / span as f64
     }
@@ -171,7 +185,12 @@ impl Curriculum {
     pub fn apply(
         &self, params: &toml::Table, member: usize,
     ) -> Result<(toml::Table, bool), String> {
-        let s = self.strength(member);
+        self.scale(params, self.strength(member))
+    }
+
+    /// `params` with each curriculum parameter present scaled by `s^exponent`, and whether
+    /// any was; `Err` when a scaled parameter is not a number.
+    pub fn scale(&self, params: &toml::Table, s: f64) -> Result<(toml::Table, bool), String> {
         let mut out = params.clone();
         let mut any = false;
         for (key, &exponent) in &self.params {
@@ -202,6 +221,9 @@ impl Curriculum {
                 self.start
             ));
         }
+        if self.ramp == Ramp::Performance || self.feedback.is_some() {
+            return self.validate_performance();
+        }
         if self.episodes == 0 || self.warmup > self.episodes {
             return Err(format!(
                 "`ensemble.curriculum`: warmup = {} and episodes = {} must satisfy 0 ≤ warmup ≤ episodes, episodes ≥ 1",
@@ -212,6 +234,16 @@ impl Curriculum {
             return Err("`ensemble.curriculum`: ramp = \"linear\" needs episodes > warmup".into());
         }
         Ok(())
+    }
+
+    /// A performance ramp has its feedback and no episode counts; an index ramp no feedback.
+    fn validate_performance(&self) -> Result<(), String> {
+        match (&self.feedback, self.ramp) {
+            (Some(f), Ramp::Performance) if self.warmup == 0 && self.episodes == 0 => f.validate(),
+            (Some(_), Ramp::Performance) => Err("`ensemble.curriculum`: warmup and episodes belong to the index ramps; ramp = \"performance\" steps by `feedback.generation` — remove them".into()),
+            (None, _) => Err("`ensemble.curriculum`: ramp = \"performance\" needs its `feedback = { generation = .. }` (members per generation)".into()),
+            (Some(_), _) => Err("`ensemble.curriculum.feedback` belongs to ramp = \"performance\"; set that ramp or remove the feedback".into()),
+        }
     }
 }
 
@@ -277,6 +309,7 @@ mod tests {
             episodes: 50,
             start: 0.1,
             ramp,
+            feedback: None,
         }
     }
 

@@ -92,6 +92,7 @@ impl Member {
             &shared.ensemble,
             &shared.problem,
             global,
+            None,
         );
         let setup = match setup {
             Ok(s) => s,

@@ -111,6 +111,10 @@ impl VecEnv {
         registry: Registry, cell: Cell, ensemble: EnsembleSpec, action: ActionMode, threads: usize,
     ) -> Result<Self, String> {
         ensemble.validate()?;
+        let ramp = ensemble.curriculum.as_ref().map(|c| c.ramp);
+        if ramp == Some(crate::ensemble::noise::Ramp::Performance) {
+            return Err("`ensemble.curriculum.ramp` = \"performance\" sets a generation's strength from the rollouts before it, which in an environment a policy drives: give an index ramp (\"seed\" or \"linear\") for a vector environment".into());
+        }
         if cell.adaptive.is_some() {
             return Err("an environment steps at a fixed h: give `h`, not tolerances".into());
         }
@@ -183,6 +187,8 @@ impl VecEnv {
                 cells.len()
             )
         })?;
+        // The method entry's own curriculum, where it gives one, is in the cell's ensemble.
+        let ensemble = cell.ensemble.clone().unwrap_or(ensemble);
         Self::new(registry, cell, ensemble, action, threads)
     }
 
