@@ -46,7 +46,7 @@ use index1::seed003_dae;
 use nonholonomic::{knife_edge, parallel_parking, rolling_disk, snake_robot};
 use planar::{
     ball_stack, circle_rotor, elastic_rod, pendulum, pendulum_limits, planar_chain,
-    planar_chain_angles, priority_conflict, rotating_rod, space_robot,
+    planar_chain_angles, priority_conflict, rotating_rod, space_robot, tracked_arm,
 };
 use spatial::{
     heavy_top, natural_body, prismatic_slider, quaternion_body, spatial_chain,
@@ -145,6 +145,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         elastic_rod::entry(),
         planar_chain_angles::entry(),
         space_robot::entry(),
+        tracked_arm::entry(),
         snake_robot::entry(),
         seed003_dae::entry(),
         model::entry(),

@@ -1,6 +1,6 @@
 //! Planar mechanisms: the pendulum (with and without stops), point-mass chains in
 //! Cartesian and angle coordinates, the priority conflict, the circle rotor, the bead on a
-//! spinning rod, the free-floating space robot and the ball stack.
+//! spinning rod, the free-floating space robot, the ball stack and the tracked arm.
 
 /// The [`MechanicalSystem`](driftlab_core::MechanicalSystem) functions of a point mass
 /// `self.p.m` in the plane under one constraint row: `dims` (n = 2, m = 1),
@@ -70,6 +70,7 @@ pub mod planar_chain_angles;
 pub mod priority_conflict;
 pub mod rotating_rod;
 pub mod space_robot;
+pub mod tracked_arm;
 
 use driftlab_core::ParamError;
 
