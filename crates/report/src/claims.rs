@@ -67,6 +67,38 @@ fn aggregate(mut values: Vec<f64>, how: Aggregate) -> Option<f64> {
     })
 }
 
+/// The key of an `optima.csv` row: `problem problem_params method params h=<h:e> alpha=<α:e> `.
+fn optimum_key(o: &driftlab_results::schema::optima::Row) -> String {
+    format!(
+        "{} {} {} {} h={:e} alpha={:e} ",
+        o.problem, o.problem_params, o.method, o.params, o.h, o.alpha
+    )
+}
+
+/// `k_opt` aggregated over the selected optima, or `optima_at_edge`: how many of them
+/// have their optimum at an edge of the feasible grid (or none feasible).
+fn measured_optima(
+    res: &Results, measure: &str, how: Aggregate, texts: &[String],
+) -> (Option<f64>, usize) {
+    let rows: Vec<_> = res
+        .optima
+        .iter()
+        .filter(|o| {
+            let key = optimum_key(o);
+            texts.iter().all(|t| key.contains(t.as_str()))
+        })
+        .collect();
+    if measure == "optima_at_edge" {
+        let edge = rows
+            .iter()
+            .filter(|o| o.edge.is_some() || o.k_opt.is_none())
+            .count();
+        return ((!rows.is_empty()).then_some(edge as f64), rows.len());
+    }
+    let values: Vec<f64> = rows.iter().filter_map(|o| o.k_opt).collect();
+    (aggregate(values, how), rows.len())
+}
+
 /// The aggregated measure over one selection, and the rows it came from.
 fn measured(
     res: &Results, measure: &str, how: Aggregate, texts: &[String],
@@ -83,6 +115,9 @@ fn measured(
             .collect();
         let values: Vec<f64> = orders.iter().filter_map(|o| o.observed).collect();
         return (aggregate(values, how), orders.len());
+    }
+    if measure == "k_opt" || measure == "optima_at_edge" {
+        return measured_optima(res, measure, how, texts);
     }
     let rows = selected(&res.runs, texts);
     if measure == "failed_rows" {

@@ -508,6 +508,7 @@ fn experiment_section(b: &mut Book, res: &Results) {
     runs_table(b, res);
     crate::scaling::table(b, res);
     ensemble_table(b, res);
+    optima_table(b, res);
     experiment_figures(b, res);
     b.link_only(
         &format!("Full tables: {}/summary.md", res.name),
@@ -618,6 +619,52 @@ fn ensemble_table(b: &mut Book, res: &Results) {
             "energy p95",
             "energy max",
             "steps/s",
+        ],
+        &rows,
+    );
+}
+
+/// The "Optima" table: per searched group and α, the grid minimum of the expected loss,
+/// its parabolic refinement, and the losses there (`optima.csv`).
+fn optima_table(b: &mut Book, res: &Results) {
+    if res.optima.is_empty() {
+        return;
+    }
+    let rows: Vec<Vec<String>> = res
+        .optima
+        .iter()
+        .map(|o| {
+            vec![
+                format!("{} {}", o.problem, o.method),
+                format!("{:e}", o.h),
+                o.parameter.clone(),
+                format!("{}", o.alpha),
+                format!("{}/{}", o.feasible, o.candidates),
+                o.k_grid.map_or("—".into(), |x| format!("{x:e}")),
+                o.k_opt.map_or("—".into(), |x| format!("{x:.4e}")),
+                o.edge.clone().unwrap_or_default(),
+                e3(o.task),
+                e3(o.constraint),
+            ]
+        })
+        .collect();
+    b.heading(
+        "Optima: the parameter that minimizes E[L_task] + α E[L_c]",
+        3,
+    );
+    b.paragraph("Per group of ensembles that differ only in the searched parameter (seed 001 §3.6.2): the feasible grid values (every member reached t_end), the grid minimum, the minimizer of the parabola in log k through it and its neighbours, whether the minimum sits at an edge of the feasible grid, and the expected task and constraint losses (means over the members) at the grid minimum.");
+    b.table(
+        &[
+            "problem, method",
+            "h",
+            "parameter",
+            "α",
+            "feasible",
+            "k grid",
+            "k opt",
+            "edge",
+            "E[L_task]",
+            "E[L_c]",
         ],
         &rows,
     );

@@ -1,7 +1,7 @@
 //! Stored results, read back from `runs.parquet`, `traces.parquet` and `orders.csv`.
 
 use crate::error::ReportError;
-use driftlab_results::schema::{orders, runs, traces};
+use driftlab_results::schema::{optima, orders, runs, traces};
 use driftlab_results::table;
 use polars::prelude::*;
 use std::collections::BTreeMap;
@@ -258,6 +258,8 @@ pub struct Results {
     pub claims: Vec<driftlab_results::claim_spec::ClaimSpec>,
     /// The experiment's `[[order_notes]]` tables.
     pub order_notes: Vec<driftlab_results::order_note::OrderNote>,
+    /// The searched optima (`optima.csv`, empty without one).
+    pub optima: Vec<optima::Row>,
 }
 
 /// A reference curve `x^x_exp · y^y_exp · h^h_exp = value` (see the runner's spec).
@@ -486,20 +488,31 @@ fn load_traces(dir: &Path) -> Result<BTreeMap<u64, Trace>, ReportError> {
     Ok(traces)
 }
 
+/// The rows of the CSV table `file` of an experiment folder through the schema's
+/// `columns` (empty when the folder has no such file).
+fn csv_rows<R: Default>(
+    dir: &Path, file: &str, columns: &[(driftlab_results::schema::ColumnDef, table::Access<R>)],
+) -> Result<Vec<R>, ReportError> {
+    let path = dir.join(file);
+    if !crate::folders::belongs(dir, file) {
+        return Ok(Vec::new());
+    }
+    let df = CsvReadOptions::default()
+        .with_has_header(true)
+        .try_into_reader_with_file_path(Some(path.clone()))
+        .map_err(|e| derr(&path, e))?
+        .finish()
+        .map_err(|e| derr(&path, e))?;
+    table::rows(&df, columns).map_err(|e| derr(&path, e))
+}
+
 /// The fitted orders of an experiment folder (empty without `orders.csv`), read through
 /// [`orders`].
 fn load_orders(dir: &Path) -> Result<Vec<Order>, ReportError> {
-    let mut orders = Vec::new();
-    let op = dir.join("orders.csv");
-    if crate::folders::belongs(dir, "orders.csv") {
-        let df = CsvReadOptions::default()
-            .with_has_header(true)
-            .try_into_reader_with_file_path(Some(op.clone()))
-            .map_err(|e| derr(&op, e))?
-            .finish()
-            .map_err(|e| derr(&op, e))?;
-        let rows = table::rows(&df, orders::COLUMNS).map_err(|e| derr(&op, e))?;
-        orders.extend(rows.into_iter().map(|r| Order {
+    let rows = csv_rows(dir, "orders.csv", orders::COLUMNS)?;
+    Ok(rows
+        .into_iter()
+        .map(|r| Order {
             problem: r.problem,
             problem_params: r.problem_params,
             method: r.method,
@@ -512,9 +525,8 @@ fn load_orders(dir: &Path) -> Result<Vec<Order>, ReportError> {
             points: r.points,
             r2: r.r2,
             note: r.note,
-        }));
-    }
-    Ok(orders)
+        })
+        .collect())
 }
 
 /// The spec's array of tables `key` (`[[claims]]`, `[[order_notes]]`) read back from the
@@ -531,6 +543,7 @@ impl Results {
         let runs = load_runs(dir)?;
         let traces = load_traces(dir)?;
         let orders = load_orders(dir)?;
+        let optima = csv_rows(dir, "optima.csv", optima::COLUMNS)?;
         let spec_text = std::fs::read_to_string(dir.join("manifest.json"))
             .ok()
             .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
@@ -573,6 +586,7 @@ impl Results {
             report,
             claims,
             order_notes,
+            optima,
         })
     }
 

@@ -21,12 +21,15 @@
 //! whose key contains every text. Measures are runs columns over the selected rows (a
 //! failed row's metrics up to its failure included; `failed_rows` counts the failed
 //! rows), or observed orders from
-//! `orders.csv` (`order_q`, `order_v`, `order_lambda`, keyed `problem problem_params variant`).
+//! `orders.csv` (`order_q`, `order_v`, `order_lambda`, keyed `problem problem_params variant`),
+//! or searched optima from `optima.csv` (`k_opt`; `optima_at_edge` counts the rows whose
+//! optimum is at an edge of the feasible grid; keyed `problem problem_params method params
+//! h=<h:e> alpha=<α:e> `, e.g. `alpha=1e1`).
 
 use serde::{Deserialize, Serialize};
 
 /// The measures a claim may use.
-pub const CLAIM_MEASURES: [&str; 26] = [
+pub const CLAIM_MEASURES: [&str; 28] = [
     "err_q",
     "final_err_q",
     "err_v",
@@ -50,6 +53,8 @@ pub const CLAIM_MEASURES: [&str; 26] = [
     "failed_rows",
     "member_failures",
     "drift_median",
+    "k_opt",
+    "optima_at_edge",
     "order_q",
     "order_v",
     "order_lambda",

@@ -382,6 +382,7 @@ pub mod members {
         STEPS steps: Count, "1", "steps completed";
         MAX_DRIFT max_drift: OptReal, "problem", "max over the evaluated states of ‖Φ(t,q)‖∞, unperturbed constraints";
         FINAL_DRIFT final_drift: OptReal, "problem", "the same at the last state";
+        MAX_ERR_Q max_err_q: OptReal, "problem", "max over the evaluated states of ‖q − q*(t)‖∞ against the unperturbed problem's exact solution q* (for a tracked problem, the plan: the tracking error; with initial-state noise it includes the member's own offset); null without an exact solution";
         MAX_VEL_RESIDUAL max_vel_residual: OptReal, "problem", "max of ‖Φ_q v + Φ_t‖∞";
         MAX_ENERGY_REL_ERROR max_energy_rel_error: OptReal, "1", "max relative energy error against the member's initial energy";
         FINAL_ENERGY_REL_ERROR final_energy_rel_error: OptReal, "1", "the same at the last state";
@@ -412,6 +413,32 @@ pub mod orders {
     }
 }
 
+/// `optima.csv`: the stiffness (or any swept method parameter) that minimizes an
+/// ensemble's expected loss `E[L_task] + α E[L_c]` (seed 001 §3.6.2), per group of cells
+/// that differ only in that parameter and per α of the spec's `[[optima]]` entry.
+pub mod optima {
+    use super::{ColumnDef, Kind};
+    columns! {
+        PROBLEM problem: Text, "—", "problem id";
+        PROBLEM_PARAMS problem_params: Text, "—", "problem parameters (JSON)";
+        METHOD method: Text, "—", "method id";
+        PARAMS params: Text, "—", "the method's other parameters (JSON, without the searched one)";
+        H h: Real, "s", "step size";
+        PARAMETER parameter: Text, "—", "the searched method parameter";
+        TASK_LOSS task_loss: Text, "—", "the members column averaged as E[L_task]";
+        CONSTRAINT_LOSS constraint_loss: Text, "—", "the members column averaged as E[L_c]";
+        ALPHA alpha: Real, "1", "the weight α of the constraint loss";
+        CANDIDATES candidates: Count, "1", "parameter values run (the grid)";
+        FEASIBLE feasible: Count, "1", "values at which every member reached t_end with both losses defined";
+        K_GRID k_grid: OptReal, "param", "the feasible grid value of least loss (null: none feasible)";
+        K_OPT k_opt: OptReal, "param", "the minimizer of the parabola in log k through the grid minimum and its two neighbours (successive parabolic interpolation, one step; the grid value at an edge of the feasible grid)";
+        EDGE edge: OptText, "—", "`lowest` or `highest` when the grid minimum is at an edge of the feasible grid (the optimum may lie beyond it), else null";
+        TASK task: OptReal, "problem", "E[L_task] at k_grid (mean over the members)";
+        CONSTRAINT constraint: OptReal, "problem", "E[L_c] at k_grid";
+        LOSS loss: OptReal, "problem", "E[L_task] + α E[L_c] at k_grid";
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -419,7 +446,13 @@ mod tests {
     /// Names are unique within a table, and the measures are runs columns of a real type.
     #[test]
     fn names_are_unique_and_measures_are_real_columns() {
-        for all in [runs::ALL, traces::ALL, members::ALL, orders::ALL] {
+        for all in [
+            runs::ALL,
+            traces::ALL,
+            members::ALL,
+            orders::ALL,
+            optima::ALL,
+        ] {
             for (i, c) in all.iter().enumerate() {
                 assert!(
                     all[i + 1..].iter().all(|d| d.name != c.name),

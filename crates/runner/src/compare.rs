@@ -40,9 +40,11 @@ pub fn compare(a: &Path, b: &Path) -> Result<Vec<String>, RunnerError> {
             )),
         }
     }
-    let text = |d: &Path| std::fs::read_to_string(d.join("orders.csv")).ok();
-    if text(a) != text(b) {
-        out.push("orders.csv differs".into());
+    for file in ["orders.csv", "optima.csv"] {
+        let text = |d: &Path| std::fs::read_to_string(d.join(file)).ok();
+        if text(a) != text(b) {
+            out.push(format!("{file} differs"));
+        }
     }
     out.truncate(LIMIT);
     Ok(out)

@@ -1,6 +1,6 @@
 //! A result folder's fingerprint: one 64-bit digest per experiment of everything
 //! [`crate::compare::compare`] compares — `runs.parquet` and `members.parquet` without
-//! their measured columns (times, heap), `traces.parquet` and `orders.csv` whole — so that
+//! their measured columns (times, heap), `traces.parquet`, `orders.csv` and (where present) `optima.csv` whole — so that
 //! a refactor that must change no number is checked against a digest stored in the
 //! repository (`tests/fingerprints/quick.txt`, `driftlab fingerprint --check`), not only
 //! against a second run made on the same day.
@@ -110,6 +110,12 @@ pub fn digest(dir: &Path) -> Result<u64, RunnerError> {
     match std::fs::read(dir.join("orders.csv")) {
         Ok(b) => h.bytes(&b),
         Err(_) => h.word(NULL),
+    }
+    // Only where present, so that the fingerprints of folders without optima are those
+    // they had before the table existed.
+    if let Ok(b) = std::fs::read(dir.join("optima.csv")) {
+        h.text("optima.csv");
+        h.bytes(&b);
     }
     Ok(h.0)
 }

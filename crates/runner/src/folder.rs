@@ -22,11 +22,12 @@ use std::path::{Path, PathBuf};
 
 /// The files a run (and its report) writes into its folder; a replaced or forced run
 /// removes them first.
-pub const OWN_FILES: [&str; 10] = [
+pub const OWN_FILES: [&str; 11] = [
     "runs.parquet",
     "runs.csv",
     "traces.parquet",
     "orders.csv",
+    "optima.csv",
     "members.parquet",
     "members.csv",
     "summary.md",

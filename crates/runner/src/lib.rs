@@ -29,6 +29,7 @@ pub mod manifest;
 #[allow(unsafe_code)] // a GlobalAlloc impl forwarding to System; every block justified
 pub mod memory;
 pub mod one_cell;
+pub mod optima;
 pub mod orders;
 pub mod peer;
 pub mod record;

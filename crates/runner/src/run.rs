@@ -446,6 +446,18 @@ fn write_orders(rows: &[OrderRow], path: &Path) -> Result<(), RunnerError> {
     write_csv(&mut df, path)
 }
 
+/// `optima.csv` ([`driftlab_results::schema::optima::COLUMNS`]).
+fn write_optima(
+    rows: &[driftlab_results::schema::optima::Row], path: &Path,
+) -> Result<(), RunnerError> {
+    let columns = driftlab_results::schema::optima::COLUMNS;
+    let mut df = driftlab_results::table::frame(rows, columns).map_err(|e| RunnerError::Write {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    write_csv(&mut df, path)
+}
+
 /// Run `spec` (read from `path`, with `text` its source) and write the result folder.
 ///
 /// The folder is locked for the run and must hold nothing of another run
@@ -541,6 +553,11 @@ pub(crate) fn run_in_folder(
         write_parquet(&mut df, &out_dir.join("members.parquet"))?;
         write_csv(&mut df, &out_dir.join("members.csv"))?;
         files.extend(["members.parquet".to_string(), "members.csv".to_string()]);
+    }
+    if !spec.optima.is_empty() {
+        let optima = crate::optima::find(&spec.optima, &first, &members);
+        write_optima(&optima, &out_dir.join("optima.csv"))?;
+        files.push("optima.csv".into());
     }
     durable.complete(rows.len(), failed, now_rfc3339(), files)?;
     Ok(RunSummary {

@@ -132,6 +132,10 @@ pub struct Spec {
     pub order_notes: Vec<driftlab_results::order_note::OrderNote>,
     /// Run every cell as an ensemble of seeded, perturbed rollouts ([`crate::ensemble`]).
     pub ensemble: Option<crate::ensemble::EnsembleSpec>,
+    /// Swept method parameters optimized against an ensemble's expected task and
+    /// constraint losses ([`crate::optima`]): `optima.csv`.
+    #[serde(default)]
+    pub optima: Vec<crate::optima::OptimumSpec>,
 }
 
 /// A reference curve `x^x_exp · y^y_exp · h^h_exp = value` in the plane of two swept method
@@ -526,7 +530,32 @@ impl Spec {
         if let Some(e) = &self.ensemble {
             self.validate_ensemble(e)?;
         }
-        self.validate_method_curricula()
+        self.validate_method_curricula()?;
+        self.validate_optima()
+    }
+
+    /// `[[optima]]` entries: valid, in an ensemble, searching a parameter some method
+    /// entry sweeps (a list of values).
+    fn validate_optima(&self) -> Result<(), String> {
+        for (i, o) in self.optima.iter().enumerate() {
+            o.validate(i + 1)?;
+            let at = format!("[[optima]] entry {}", i + 1);
+            if self.ensemble.is_none() {
+                return Err(format!("{at}: the losses are expectations over an ensemble's members; add an `[ensemble]` table"));
+            }
+            let swept = self.methods.iter().any(|m| {
+                m.params
+                    .get(&o.parameter)
+                    .is_some_and(|v| v.as_array().is_some_and(|a| a.len() >= 3))
+            });
+            if !swept {
+                return Err(format!(
+                    "{at}: parameter = \"{}\" is not swept over at least 3 values by any [[methods]] entry; give it as a list, e.g. {} = [1e3, 1e4, 1e5]",
+                    o.parameter, o.parameter
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// A `[[methods]]` entry's own curriculum: inside an ensemble, valid, and scaling a

@@ -132,6 +132,8 @@ pub struct MemberRecord {
     pub max_drift: f64,
     /// ‖Φ‖∞ at the last state.
     pub final_drift: f64,
+    /// Max ‖q − q*(t)‖∞ against the unperturbed problem's exact solution (NaN without one).
+    pub max_err_q: f64,
     /// Max ‖Φ_q v + Φ_t‖∞.
     pub max_vel_residual: f64,
     /// Max relative energy error.
@@ -155,8 +157,14 @@ impl Observer for DriftObserver<'_> {
     fn observe(&mut self, o: &Observation<'_>) {
         let (s, m, last) = (o.state, o.metrics, o.last);
         let drift = holonomic_drift(self.inner, s.t, &s.q, &mut self.phi);
+        let err_q = self.inner.exact(s.t).map_or(f64::NAN, |e| {
+            e.q.iter()
+                .zip(&s.q)
+                .fold(0.0_f64, |m, (a, b)| nan_max(m, (a - b).abs()))
+        });
         let r = &mut self.rec;
         r.max_drift = nan_max(r.max_drift, drift);
+        r.max_err_q = nan_max(r.max_err_q, err_q);
         r.max_vel_residual = nan_max(r.max_vel_residual, m.vel_residual);
         r.max_energy = nan_max(r.max_energy, m.energy_rel_error);
         if last {
@@ -202,6 +210,7 @@ fn member_base(cell: &Cell, ens: &EnsembleSpec, member: usize) -> MemberRecord {
         sigma0: ens.constraint_noise.map_or(0.0, |n| n.sigma(0.0, member)),
         max_drift: f64::NAN,
         final_drift: f64::NAN,
+        max_err_q: f64::NAN,
         max_vel_residual: f64::NAN,
         max_energy: f64::NAN,
         final_energy: f64::NAN,

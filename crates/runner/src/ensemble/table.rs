@@ -27,6 +27,7 @@ pub fn member_row(experiment: &str, r: &MemberRecord) -> members::Row {
         steps: r.steps as u64,
         max_drift: opt(r.max_drift),
         final_drift: opt(r.final_drift),
+        max_err_q: opt(r.max_err_q),
         max_vel_residual: opt(r.max_vel_residual),
         max_energy_rel_error: opt(r.max_energy),
         final_energy_rel_error: opt(r.final_energy),

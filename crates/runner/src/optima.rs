@@ -1,0 +1,320 @@
+//! The constraint stiffness optimized against a task loss, seed 001 §3.6.2:
+//!
+//! ```text
+//! k_opt = argmin_k E[L_task] + α E[L_c(k)]
+//! ```
+//!
+//! over ensembles of rollouts. A spec's `[[optima]]` entry names a swept method parameter
+//! (`k_p`, `omega_n`, …) and two members columns, the task loss and the constraint loss;
+//! the expectation over the policy's states is the mean over an ensemble's members (its
+//! seeded initial states and constraint noise). The search is gradient-free: the grid the
+//! spec sweeps, then one step of successive parabolic interpolation in `log k` through the
+//! grid minimum and its two neighbours (Brent, *Algorithms for Minimization without
+//! Derivatives*, 1973, ch. 5). A value at which any member failed, or a loss is undefined,
+//! is not a candidate (its expected loss is infinite: a diverged rollout is no policy
+//! update). Each group of cells that differ only in the parameter gives one row per α of
+//! `optima.csv` ([`driftlab_results::schema::optima`]).
+//!
+//! ```toml
+//! [[optima]]
+//! parameter = "k_p"
+//! task = "max_err_q"          # members column: E[L_task]
+//! constraint = "max_drift"    # members column: E[L_c]
+//! alpha = [0.0, 1.0, 10.0]
+//! ```
+
+use crate::ensemble::MemberRecord;
+use crate::record::RunRecord;
+use driftlab_results::schema::optima;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The members columns a loss may be.
+pub const LOSSES: [&str; 6] = [
+    "max_err_q",
+    "max_drift",
+    "final_drift",
+    "max_vel_residual",
+    "max_energy_rel_error",
+    "final_energy_rel_error",
+];
+
+/// One `[[optima]]` entry.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptimumSpec {
+    /// The swept method parameter searched.
+    pub parameter: String,
+    /// The members column averaged as `E[L_task]` (one of [`LOSSES`]).
+    pub task: String,
+    /// The members column averaged as `E[L_c]` (one of [`LOSSES`]).
+    pub constraint: String,
+    /// The weights α of the constraint loss.
+    pub alpha: Vec<f64>,
+}
+
+impl OptimumSpec {
+    /// Check the fields; the message names the entry, the field and the fix.
+    pub fn validate(&self, index: usize) -> Result<(), String> {
+        let at = format!("[[optima]] entry {index}");
+        for (field, loss) in [("task", &self.task), ("constraint", &self.constraint)] {
+            if !LOSSES.contains(&loss.as_str()) {
+                return Err(format!(
+                    "{at}: {field} = \"{loss}\" is not a members column to average; give one of {}",
+                    LOSSES.join(", ")
+                ));
+            }
+        }
+        if self.alpha.is_empty() || self.alpha.iter().any(|a| !(a.is_finite() && *a >= 0.0)) {
+            return Err(format!(
+                "{at}: alpha = {:?}: give a list of finite weights ≥ 0",
+                self.alpha
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The losses of one grid point: the parameter's value and `(E[L_task], E[L_c])`, `None`
+/// when a member failed or a loss is undefined.
+type Point = (f64, Option<(f64, f64)>);
+
+/// The expected losses over the members of `cell` (see [`Point`]).
+fn expected(members: &[&MemberRecord], spec: &OptimumSpec) -> Option<(f64, f64)> {
+    let pick = |m: &MemberRecord, name: &str| match name {
+        "max_err_q" => m.max_err_q,
+        "max_drift" => m.max_drift,
+        "final_drift" => m.final_drift,
+        "max_vel_residual" => m.max_vel_residual,
+        "max_energy_rel_error" => m.max_energy,
+        _ => m.final_energy,
+    };
+    if members.is_empty() || members.iter().any(|m| !m.ok) {
+        return None;
+    }
+    let mean = |name: &str| {
+        let sum: f64 = members.iter().map(|m| pick(m, name)).sum();
+        Some(sum / members.len() as f64).filter(|x| x.is_finite())
+    };
+    Some((mean(&spec.task)?, mean(&spec.constraint)?))
+}
+
+/// The group key of a row without the searched parameter, and the parameter's value.
+fn split_params(row: &RunRecord, parameter: &str) -> Option<(String, f64)> {
+    let mut params: serde_json::Value = serde_json::from_str(&row.params).ok()?;
+    let value = params["method"]
+        .as_object_mut()?
+        .remove(parameter)?
+        .as_f64()?;
+    Some((params.to_string(), value))
+}
+
+/// Cells that differ only in the searched parameter: problem, problem parameters, method,
+/// the other parameters (JSON) and the step's bits.
+type GroupKey = (String, String, String, String, u64);
+
+/// The grid points of every group of `rows` for `spec`, with the group's first row.
+fn groups<'a>(
+    spec: &OptimumSpec, rows: &'a [RunRecord], by_cell: &BTreeMap<usize, Vec<&MemberRecord>>,
+) -> BTreeMap<GroupKey, (&'a RunRecord, Vec<Point>)> {
+    let mut groups: BTreeMap<GroupKey, (&RunRecord, Vec<Point>)> = BTreeMap::new();
+    for r in rows {
+        let Some((others, value)) = split_params(r, &spec.parameter) else {
+            continue;
+        };
+        let key = (
+            r.problem.clone(),
+            r.problem_params.clone(),
+            r.method.clone(),
+            others,
+            r.h.to_bits(),
+        );
+        let cell = by_cell.get(&r.cell).map_or(&[][..], Vec::as_slice);
+        let entry = groups.entry(key).or_insert((r, Vec::new()));
+        entry.1.push((value, expected(cell, spec)));
+    }
+    groups
+}
+
+/// The rows of `optima.csv` for `specs` over the first thread batch's `rows` and their
+/// `members`.
+pub fn find(
+    specs: &[OptimumSpec], rows: &[RunRecord], members: &[MemberRecord],
+) -> Vec<optima::Row> {
+    let mut by_cell: BTreeMap<usize, Vec<&MemberRecord>> = BTreeMap::new();
+    for m in members {
+        by_cell.entry(m.cell).or_default().push(m);
+    }
+    let mut out = Vec::new();
+    for spec in specs {
+        for ((.., others, _), (first, mut points)) in groups(spec, rows, &by_cell) {
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            for &alpha in &spec.alpha {
+                out.push(optimum_row(spec, first, &others, &points, alpha));
+            }
+        }
+    }
+    out
+}
+
+/// One row: the grid minimum of `E[L_task] + α E[L_c]` over the feasible `points` and
+/// its parabolic refinement.
+fn optimum_row(
+    spec: &OptimumSpec, first: &RunRecord, others: &str, points: &[Point], alpha: f64,
+) -> optima::Row {
+    let feasible: Vec<(f64, f64, f64)> = points
+        .iter()
+        .filter_map(|&(k, l)| l.map(|(task, c)| (k, task, c)))
+        .filter(|(k, ..)| *k > 0.0)
+        .collect();
+    let loss = |p: &(f64, f64, f64)| p.1 + alpha * p.2;
+    let best =
+        (0..feasible.len()).min_by(|&i, &j| loss(&feasible[i]).total_cmp(&loss(&feasible[j])));
+    let mut row = optima::Row {
+        problem: first.problem.clone(),
+        problem_params: first.problem_params.clone(),
+        method: first.method.clone(),
+        params: others.to_string(),
+        h: first.h,
+        parameter: spec.parameter.clone(),
+        task_loss: spec.task.clone(),
+        constraint_loss: spec.constraint.clone(),
+        alpha,
+        candidates: points.len() as u64,
+        feasible: feasible.len() as u64,
+        ..optima::Row::default()
+    };
+    let Some(i) = best else { return row };
+    let p = feasible[i];
+    row.k_grid = Some(p.0);
+    row.task = Some(p.1);
+    row.constraint = Some(p.2);
+    row.loss = Some(loss(&p));
+    row.edge = match i {
+        0 => Some("lowest".into()),
+        _ if i + 1 == feasible.len() => Some("highest".into()),
+        _ => None,
+    };
+    row.k_opt = Some(if row.edge.is_some() {
+        p.0
+    } else {
+        let at = |j: usize| (feasible[j].0.ln(), loss(&feasible[j]));
+        parabola_minimum(at(i - 1), at(i), at(i + 1)).exp()
+    });
+    row
+}
+
+/// The abscissa of the vertex of the parabola through three points `(x, y)` with the
+/// middle one lowest (Brent 1973, ch. 5, eq. 3.4), clamped to `[x₀, x₂]`.
+pub fn parabola_minimum(a: (f64, f64), b: (f64, f64), c: (f64, f64)) -> f64 {
+    let p = (b.0 - a.0).powi(2) * (b.1 - c.1) - (b.0 - c.0).powi(2) * (b.1 - a.1);
+    let q = (b.0 - a.0) * (b.1 - c.1) - (b.0 - c.0) * (b.1 - a.1);
+    if q == 0.0 {
+        return b.0;
+    }
+    (b.0 - 0.5 * p / q).clamp(a.0, c.0)
+}
+
+#[cfg(test)]
+#[allow(clippy::float_cmp)]
+mod tests {
+    use super::*;
+
+    /// The vertex of y = (x − 0.3)² + 1 from any three points, and of a lopsided one.
+    #[test]
+    fn parabola_vertex_is_exact_on_a_parabola() {
+        let f = |x: f64| (x - 0.3) * (x - 0.3) + 1.0;
+        for (a, b, c) in [(-1.0, 0.0, 1.0), (0.0, 0.25, 2.0), (-3.0, 0.5, 0.7)] {
+            let v = parabola_minimum((a, f(a)), (b, f(b)), (c, f(c)));
+            assert!((v - 0.3).abs() < 1e-12, "{v}");
+        }
+        // Collinear points: the middle one.
+        assert_eq!(parabola_minimum((0.0, 0.0), (1.0, 0.0), (2.0, 0.0)), 1.0);
+    }
+
+    fn record(cell: usize, k: f64) -> RunRecord {
+        RunRecord {
+            cell,
+            problem: "p".into(),
+            problem_params: "{}".into(),
+            method: "penalty".into(),
+            params: format!("{{\"method\":{{\"k_d\":1.0,\"k_p\":{k:?}}}}}"),
+            h: 1e-3,
+            ..RunRecord::default()
+        }
+    }
+
+    fn member(cell: usize, task: f64, drift: f64, ok: bool) -> MemberRecord {
+        MemberRecord {
+            cell,
+            ok,
+            max_err_q: task,
+            max_drift: drift,
+            ..MemberRecord::default()
+        }
+    }
+
+    /// A task loss rising as k and a constraint loss falling as 1/k: the optimum of
+    /// k + α/k is √α, found between grid points by the parabola in log k to within the
+    /// parabola's error on a non-quadratic; a failed member removes its grid point, and an
+    /// optimum at the grid's edge is flagged.
+    #[test]
+    fn expected_loss_minimum_follows_alpha() {
+        let grid = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0];
+        let rows: Vec<RunRecord> = grid
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| record(i, k))
+            .collect();
+        let mut members = Vec::new();
+        for (i, &k) in grid.iter().enumerate() {
+            members.push(member(i, k, 1.0 / k, true));
+            members.push(member(i, k, 1.0 / k, i != 5));
+        }
+        let spec = OptimumSpec {
+            parameter: "k_p".into(),
+            task: "max_err_q".into(),
+            constraint: "max_drift".into(),
+            alpha: vec![1.0, 4.0, 100.0],
+        };
+        let out = find(&[spec], &rows, &members);
+        assert_eq!(out.len(), 3);
+        assert!(out.iter().all(|r| r.candidates == 6 && r.feasible == 5));
+        assert_eq!(out[0].k_grid, Some(1.0));
+        assert!(
+            (out[0].k_opt.unwrap_or(0.0) - 1.0).abs() < 0.05,
+            "{:?}",
+            out[0].k_opt
+        );
+        assert!(
+            (out[1].k_opt.unwrap_or(0.0) - 2.0).abs() < 0.1,
+            "{:?}",
+            out[1].k_opt
+        );
+        assert_eq!(out[0].params, "{\"method\":{\"k_d\":1.0}}");
+        // √100 = 10 lies beyond the feasible grid (k = 8 failed): the edge is named.
+        assert_eq!(out[2].k_grid, Some(4.0));
+        assert_eq!(out[2].edge.as_deref(), Some("highest"));
+    }
+
+    #[test]
+    fn bad_entries_name_the_field() {
+        let ok = OptimumSpec {
+            parameter: "k_p".into(),
+            task: "max_err_q".into(),
+            constraint: "max_drift".into(),
+            alpha: vec![1.0],
+        };
+        assert!(ok.validate(1).is_ok());
+        let bad_task = OptimumSpec {
+            task: "err_q".into(),
+            ..ok.clone()
+        };
+        assert!(bad_task.validate(1).unwrap_err().contains("task"));
+        let bad_alpha = OptimumSpec {
+            alpha: vec![-1.0],
+            ..ok
+        };
+        assert!(bad_alpha.validate(1).unwrap_err().contains("alpha"));
+    }
+}
