@@ -163,12 +163,18 @@ mod tests {
     use super::CLAIM_MEASURES;
 
     /// A claim measure is a runs column (defined once, in `schema::runs`), a count of
-    /// failed rows, or an order of `orders.csv`: none is a second definition of a column.
+    /// failed rows, an order of `orders.csv`, or an optimum of `optima.csv` (its `k_opt`
+    /// column, or the count of rows at an edge): none is a second definition of a column.
     #[test]
     fn every_claim_measure_is_a_runs_column_or_a_count_or_an_order() {
         let columns: Vec<&str> = crate::schema::runs::ALL.iter().map(|c| c.name).collect();
+        let optima: Vec<&str> = crate::schema::optima::ALL.iter().map(|c| c.name).collect();
         for m in CLAIM_MEASURES {
-            let known = columns.contains(&m) || m == "failed_rows" || m.starts_with("order_");
+            let known = columns.contains(&m)
+                || m == "failed_rows"
+                || m.starts_with("order_")
+                || optima.contains(&m)
+                || m == "optima_at_edge";
             assert!(known, "claim measure `{m}` is not a runs column");
         }
     }
