@@ -473,6 +473,16 @@ fn refuse_unsupported(
             ),
         );
     }
+    if sys.as_mechanical().is_some_and(|s| s.mass_varies()) && !info.varying_mass {
+        return refuse(
+            "varying-mass",
+            format!(
+                "the problem's mass matrix depends on t or v (M(t, q, v)) and `{}` evaluates M(q) only; \
+                 use taylor, baumgarte or radau, without decorators",
+                info.id
+            ),
+        );
+    }
     if schedule.error_controlled().is_some() && info.error_estimate.is_none() {
         return Err(MethodError::Incompatible {
             method: info.id.clone(),

@@ -32,8 +32,14 @@ macro_rules! forward_mechanical {
     (@one $i:ident mass_pattern) => {
         fn mass_pattern(&self) -> $crate::SparsityPattern { self.$i.mass_pattern() }
     };
+    // The mass matrix is one thing: `mass` forwards `M(q)`, `M(t, q, v)` and whether it
+    // varies together, so that a wrapper cannot forward one and keep another's default.
     (@one $i:ident mass) => {
         fn mass(&self, q: &[f64], out: &mut [f64]) { self.$i.mass(q, out) }
+        fn mass_at(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+            self.$i.mass_at(t, q, v, out)
+        }
+        fn mass_varies(&self) -> bool { self.$i.mass_varies() }
     };
     (@one $i:ident forces) => {
         fn forces(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {

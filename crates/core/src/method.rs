@@ -73,6 +73,10 @@ pub struct MethodInfo {
     /// The local error estimate the method returns with each step, if any: only such
     /// methods can run error-controlled (adaptive) steps in [`crate::drive()`].
     pub error_estimate: Option<ErrorEstimate>,
+    /// Whether every mass matrix the method uses is `M(t, q, v)` at the state it is
+    /// evaluated at ([`crate::MechanicalSystem::mass_at`]), so that it runs a problem whose
+    /// mass varies with time or velocity; the others are refused by [`crate::drive()`].
+    pub varying_mass: bool,
 }
 
 impl Default for MethodInfo {
@@ -98,6 +102,7 @@ impl Default for MethodInfo {
             unilateral: false,
             priorities: false,
             error_estimate: None,
+            varying_mass: false,
         }
     }
 }

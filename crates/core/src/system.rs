@@ -146,8 +146,21 @@ pub trait MechanicalSystem: Send + Sync {
     fn dims(&self) -> Dims;
     /// Lower-triangle pattern of `M` (fixed for the run).
     fn mass_pattern(&self) -> SparsityPattern;
-    /// Values of `M(q)` in the order of [`Self::mass_pattern`].
+    /// Values of `M(q)` in the order of [`Self::mass_pattern`]. For a problem whose mass
+    /// depends on time or velocity ([`Self::mass_varies`]) this is `M(t₀, q, v₀)` at the
+    /// start.
     fn mass(&self, q: &[f64], out: &mut [f64]);
+    /// Values of `M(t, q, v)` (issue 32 B2: a variable-mass or rheonomic inertia); by
+    /// default `M(q)`. Only methods whose [`crate::MethodInfo::varying_mass`] is set call
+    /// it at every state; [`crate::drive()`] refuses the others on a problem whose
+    /// [`Self::mass_varies`].
+    fn mass_at(&self, _t: f64, q: &[f64], _v: &[f64], out: &mut [f64]) {
+        self.mass(q, out);
+    }
+    /// Whether `M` depends on `t` or `v` (so that [`Self::mass`] alone does not give it).
+    fn mass_varies(&self) -> bool {
+        false
+    }
     /// Applied forces `f(t, q, v)` (gravity, springs, torques; not the constraint force).
     fn forces(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
     /// Constraint residual `Φ(t, q)` (length `m`).

@@ -17,7 +17,7 @@
 //! `∂F/∂y` is dense. Only two blocks are differenced (RADAU5's increment
 //! `√(ε max(1e-5, |y_j|))`): `∂r/∂q` of the dynamic rows `r = M a − f + Φ_qᵀλ`, one
 //! evaluation of `M`, `f` and `Φ_q` per column, and `−∂f/∂v`, one force evaluation per
-//! column. The rest is exact: the identities of `q' = v` and `v' = a`, `M` and `Φ_qᵀ` (`F`
+//! column (`∂r/∂v` whole where the mass varies, `M = M(t, q, v)`). The rest is exact: the identities of `q' = v` and `v' = a`, `M` and `Φ_qᵀ` (`F`
 //! is linear in `a` and `λ`), and `Φ_q` in the constraint rows.
 
 use driftlab_core::{MechanicalSystem, State};
@@ -47,9 +47,10 @@ impl MechanicalTerms {
         }
     }
 
-    /// Evaluate `M(q)`, `f(t, q, v)` and `Φ_q(t, q)`, in that order.
+    /// Evaluate `M(t, q, v)` ([`MechanicalSystem::mass_at`]), `f(t, q, v)` and
+    /// `Φ_q(t, q)`, in that order.
     pub fn load(&mut self, sys: &dyn MechanicalSystem, t: f64, q: &[f64], v: &[f64]) {
-        sys.mass(q, &mut self.mass);
+        sys.mass_at(t, q, v, &mut self.mass);
         sys.forces(t, q, v, &mut self.force);
         sys.jacobian(t, q, &mut self.jac);
     }
@@ -59,7 +60,7 @@ impl MechanicalTerms {
     pub fn load_with_constraints(
         &mut self, sys: &dyn MechanicalSystem, t: f64, q: &[f64], v: &[f64], phi: &mut [f64],
     ) {
-        sys.mass(q, &mut self.mass);
+        sys.mass_at(t, q, v, &mut self.mass);
         sys.forces(t, q, v, &mut self.force);
         sys.constraints_and_jacobian(t, q, phi, &mut self.jac);
     }
@@ -212,16 +213,28 @@ impl DaeForm {
                 out[(2 * n + i) * dim + j] = (r[i] - f0[2 * n + i]) / delta;
             }
         }
-        // v columns: only the forces depend on v.
+        // v columns: only the forces depend on v — and M where it varies (M(t, q, v)):
+        // then the dynamic rows are differenced whole, as the q columns are.
         pert[..n].copy_from_slice(v);
-        sys.forces(t, q, v, &mut r[n..2 * n]);
+        let varies = sys.mass_varies();
+        if !varies {
+            sys.forces(t, q, v, &mut r[n..2 * n]);
+        }
         for j in 0..n {
             let delta = (f64::EPSILON * v[j].abs().max(1e-5)).sqrt();
             pert[j] = v[j] + delta;
-            sys.forces(t, q, &pert[..n], &mut r[..n]);
+            if varies {
+                self.dynamics(sys, t, (q, &pert[..n], a, lambda), &mut r[..n]);
+            } else {
+                sys.forces(t, q, &pert[..n], &mut r[..n]);
+            }
             pert[j] = v[j];
             for i in 0..n {
-                out[(2 * n + i) * dim + n + j] = -(r[i] - r[n + i]) / delta;
+                out[(2 * n + i) * dim + n + j] = if varies {
+                    (r[i] - f0[2 * n + i]) / delta
+                } else {
+                    -(r[i] - r[n + i]) / delta
+                };
             }
         }
         self.y_pert = pert;
@@ -229,7 +242,7 @@ impl DaeForm {
         // Exact blocks: q' = v, v' = a, M and Φ_qᵀ in the dynamics, Φ_q in the
         // constraints (at the unperturbed point).
         let terms = &mut self.terms;
-        sys.mass(q, &mut terms.mass);
+        sys.mass_at(t, q, v, &mut terms.mass);
         sys.jacobian(t, q, &mut terms.jac);
         for k in 0..n {
             out[k * dim + n + k] = 1.0;

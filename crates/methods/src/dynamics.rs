@@ -228,11 +228,11 @@ impl AccelerationSolver {
         self.solve_loaded(sys, t, q, bias, a, lambda)
     }
 
-    /// Evaluate `M(q)`, `Φ_q(t, q)`, `f(t, q, v)` and `γ(t, q, v)` for the next
-    /// [`Self::solve_loaded`]; a caller that needs `Φ_q` too reads
-    /// [`Self::jacobian`] instead of evaluating it again.
+    /// Evaluate `M(t, q, v)` ([`MechanicalSystem::mass_at`]), `Φ_q(t, q)`, `f(t, q, v)`
+    /// and `γ(t, q, v)` for the next [`Self::solve_loaded`]; a caller that needs `Φ_q` too
+    /// reads [`Self::jacobian`] instead of evaluating it again.
     pub fn load(&mut self, sys: &dyn MechanicalSystem, t: f64, q: &[f64], v: &[f64]) {
-        sys.mass(q, &mut self.mass);
+        sys.mass_at(t, q, v, &mut self.mass);
         sys.jacobian(t, q, &mut self.jac);
         sys.forces(t, q, v, &mut self.f);
         sys.curvature(t, q, v, &mut self.gamma);

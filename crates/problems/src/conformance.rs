@@ -410,7 +410,7 @@ fn check_mechanical_exact_at(
     jp.mul_transpose_vec(&jv, &e0.lambda, &mut jtl);
     let mp = s.mass_pattern();
     let mut mv = vec![0.0; mp.nnz()];
-    s.mass(&e0.q, &mut mv);
+    s.mass_at(t, &e0.q, &e0.v, &mut mv);
     let mut ma = vec![0.0; d.n];
     mp.mul_vec(&mv, dv, &mut ma, true);
     let mut res: Vec<f64> = (0..d.n).map(|k| ma[k] - f[k] + jtl[k]).collect();

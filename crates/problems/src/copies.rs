@@ -212,6 +212,14 @@ impl MechanicalSystem for Copies {
             self.inner.mass(self.of(q, c), o)
         });
     }
+    fn mass_at(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        each_copy(out, self.sizes.mass, |c, o| {
+            self.inner.mass_at(t, self.of(q, c), self.of(v, c), o)
+        });
+    }
+    fn mass_varies(&self) -> bool {
+        self.inner.mass_varies()
+    }
     fn forces(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
         each_copy(out, self.sizes.dims.n, |c, o| {
             self.inner.forces(t, self.of(q, c), self.of(v, c), o)

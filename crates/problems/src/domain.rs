@@ -84,7 +84,7 @@ pub(crate) fn multiplier_sensitivity(
     s.forces(t, q, v, &mut f);
     let mp = s.mass_pattern();
     let mut mv = vec![0.0; mp.nnz()];
-    s.mass(q, &mut mv);
+    s.mass_at(t, q, v, &mut mv);
     // Lower triangle stored: off-diagonal entries count twice in the Frobenius norm.
     let m_norm = mp
         .entries

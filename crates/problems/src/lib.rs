@@ -45,8 +45,8 @@ use driftlab_core::{MechanicalSystem, ParamError, SemiExplicitDae, SystemRef};
 use index1::seed003_dae;
 use nonholonomic::{knife_edge, parallel_parking, rolling_disk, snake_robot};
 use planar::{
-    ball_stack, circle_rotor, elastic_rod, pendulum, pendulum_limits, planar_chain,
-    planar_chain_angles, priority_conflict, rotating_rod, space_robot, tracked_arm,
+    ball_stack, circle_rotor, elastic_rod, leaking_pendulum, pendulum, pendulum_limits,
+    planar_chain, planar_chain_angles, priority_conflict, rotating_rod, space_robot, tracked_arm,
 };
 use spatial::{
     heavy_top, natural_body, prismatic_slider, quaternion_body, spatial_chain,
@@ -120,6 +120,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         pendulum::bertolazzi_entry(),
         pendulum::a01_entry(),
         rotating_rod::entry(),
+        leaking_pendulum::entry(),
         circle_rotor::entry(),
         andrews::entry(),
         car_axis::entry(),

@@ -904,6 +904,8 @@ impl ProjectionParams {
 impl Method for Projected {
     fn info(&self) -> MethodInfo {
         let mut i = self.inner.info();
+        // Its metric (projection) or restart (recovery) evaluates M(q) only.
+        i.varying_mass = false;
         let inner_on_manifolds = i.enforces.position && (i.enforces.velocity || !self.p.velocity);
         i.nonholonomic = false; // position projection has no Φ to act on for A(q)v = 0 rows
         let p = &self.p;

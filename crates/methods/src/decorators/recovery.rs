@@ -427,6 +427,8 @@ fn recovery_failed(t: f64, strategy: &'static str, attempts: u32, cause: String)
 impl Method for Recovered {
     fn info(&self) -> MethodInfo {
         let mut i = self.inner.info();
+        // Its metric (projection) or restart (recovery) evaluates M(q) only.
+        i.varying_mass = false;
         let name = self.p.strategy.name();
         i.id = format!("{}+{name}", i.id);
         i.title = format!("{} with emergency recovery ({name})", i.title);

@@ -487,6 +487,7 @@ pub fn info() -> MethodInfo {
         orders: DeclaredOrders { q: Some(1.0), v: Some(1.0), lambda: Some(1.0) },
         enforces: ConstraintLevels::default(),
         nonholonomic: true,
+        varying_mass: true,
         ..MethodInfo::default()
     }
 }

@@ -101,6 +101,7 @@ pub fn info() -> MethodInfo {
         orders: DeclaredOrders { q: Some(1.0), v: Some(1.0), lambda: Some(1.0) },
         enforces: ConstraintLevels { position: false, velocity: false, acceleration: true },
         nonholonomic: true,
+        varying_mass: true,
         ..MethodInfo::default()
     }
 }

@@ -248,6 +248,7 @@ fn info_for(s: usize) -> MethodInfo {
         unilateral: false,
         priorities: false,
         error_estimate: None,
+        varying_mass: false,
     }
 }
 

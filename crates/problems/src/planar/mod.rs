@@ -63,6 +63,7 @@ macro_rules! circle_hessian {
 pub mod ball_stack;
 pub mod circle_rotor;
 pub mod elastic_rod;
+pub mod leaking_pendulum;
 pub mod pendulum;
 pub mod pendulum_limits;
 pub mod planar_chain;

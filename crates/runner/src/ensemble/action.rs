@@ -38,11 +38,12 @@ impl ActionProjector {
     }
 
     /// Overwrite the command `u` with its mass-orthogonal projection onto
-    /// `{v : Φ_q(t, q) v + Φ_t = 0}`.
+    /// `{v : Φ_q(t, q) v + Φ_t = 0}`, in the metric `M(t, q, u)` (the mass at the
+    /// command's own velocity, where it varies).
     pub fn project(
         &mut self, sys: &dyn MechanicalSystem, t: f64, q: &[f64], u: &mut [f64],
     ) -> Result<(), SolverError> {
-        sys.mass(q, &mut self.mass);
+        sys.mass_at(t, q, u, &mut self.mass);
         let mut eval = ConstraintsAt { sys, t };
         project_velocity(&mut self.kkt, &self.mass, q, u, &mut eval).map(|_| ())
     }

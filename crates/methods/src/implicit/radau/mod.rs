@@ -200,6 +200,7 @@ fn info_for(s: usize, variable: bool) -> MethodInfo {
                 .into(),
             own_controller: false,
         }),
+        varying_mass: true,
         ..MethodInfo::default()
     }
 }
