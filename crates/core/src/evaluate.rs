@@ -103,6 +103,28 @@ fn non_finite_reference(r: &ExactSolution) -> Option<RefResiduals> {
     })
 }
 
+/// The unilateral rows' penetration `max_i max(0, −g_i)` and the approach velocity of the
+/// closed rows `max over g_i ≤ 0 of max(0, −G_i v)`; NaN without unilateral rows.
+fn contact_residuals(sys: &dyn MechanicalSystem, state: &State) -> (f64, f64) {
+    let Some(u) = sys.unilateral() else {
+        return (f64::NAN, f64::NAN);
+    };
+    let (k, n) = (u.rows(), state.q.len());
+    let (mut g, mut gq) = (vec![0.0; k], vec![0.0; k * n]);
+    u.gaps(state.t, &state.q, &mut g);
+    u.gap_jacobian(state.t, &state.q, &mut gq);
+    let mut penetration = 0.0_f64;
+    let mut approach = 0.0_f64;
+    for (i, gi) in g.iter().enumerate() {
+        penetration = penetration.max(-gi);
+        if *gi <= 0.0 {
+            let rate: f64 = (0..n).map(|c| gq[i * n + c] * state.v[c]).sum();
+            approach = approach.max(-rate);
+        }
+    }
+    (penetration, approach)
+}
+
 /// The metrics of a mechanical system's states.
 pub(crate) struct MechanicalMetrics<'s> {
     sys: &'s dyn MechanicalSystem,
@@ -253,6 +275,7 @@ impl<'s> MechanicalMetrics<'s> {
         let (pos, deferred) = self.position_rows(state);
         self.sys.jacobian(t, &state.q, &mut self.jac);
         let (vel, acc) = self.velocity_acceleration(state);
+        let (penetration, approach_velocity) = contact_residuals(self.sys, state);
         Metrics {
             t,
             pos_residual: pos,
@@ -263,6 +286,8 @@ impl<'s> MechanicalMetrics<'s> {
             err_v,
             err_lambda,
             deferred_residual: deferred,
+            penetration,
+            approach_velocity,
             reference,
         }
     }
@@ -376,6 +401,8 @@ impl Evaluate for Index1Metrics<'_> {
             err_v: f64::NAN,
             err_lambda,
             deferred_residual: f64::NAN,
+            penetration: f64::NAN,
+            approach_velocity: f64::NAN,
             reference,
         };
         Evaluated {

@@ -30,6 +30,11 @@ pub struct Metrics {
     /// `‖Φ‖∞` over the rows of lower priority (problems with priorities only; the three
     /// residuals above then cover the priority-0 rows). NaN without priorities.
     pub deferred_residual: f64,
+    /// Penetration of the unilateral rows, `max_i max(0, −g_i(q))` (NaN without them).
+    pub penetration: f64,
+    /// Approach velocity of the closed unilateral rows, `max over g_i ≤ 0 of max(0, −ġ_i)`
+    /// with `ġ = G v` (NaN without unilateral rows).
+    pub approach_velocity: f64,
     /// The exact solution's own residuals at this time ([`RefResiduals`]; NaN without
     /// an exact solution).
     pub reference: RefResiduals,
@@ -134,6 +139,10 @@ pub struct SummaryMetrics {
     pub max_deferred_residual: f64,
     /// Lower-priority residual at the last state.
     pub final_deferred_residual: f64,
+    /// max over all steps of the unilateral rows' penetration.
+    pub max_penetration: f64,
+    /// max over all steps of the closed unilateral rows' approach velocity.
+    pub max_approach_velocity: f64,
     /// Significant correct digits against the problem's published reference, for a run
     /// that ends at the reference time ([`crate::ReferenceSolution::scd`]).
     pub scd: f64,
@@ -243,6 +252,8 @@ impl Default for SummaryMetrics {
             final_err_lambda: n,
             max_deferred_residual: n,
             final_deferred_residual: n,
+            max_penetration: n,
+            max_approach_velocity: n,
             scd: n,
             reference: RefResiduals::default(),
             settle_time: n,
@@ -385,6 +396,8 @@ impl Observer for MetricsObserver {
         s.final_err_lambda = m.err_lambda;
         s.max_deferred_residual = nan_max(s.max_deferred_residual, m.deferred_residual);
         s.final_deferred_residual = m.deferred_residual;
+        s.max_penetration = nan_max(s.max_penetration, m.penetration);
+        s.max_approach_velocity = nan_max(s.max_approach_velocity, m.approach_velocity);
         self.monitor(o.state.t, o.rows);
         self.settle(m.t, m.pos_residual);
         let dp = o.momentum_error;

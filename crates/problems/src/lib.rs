@@ -45,8 +45,9 @@ use driftlab_core::{MechanicalSystem, ParamError, SemiExplicitDae, SystemRef};
 use index1::seed003_dae;
 use nonholonomic::{knife_edge, parallel_parking, rolling_disk, snake_robot};
 use planar::{
-    ball_stack, circle_rotor, elastic_rod, leaking_pendulum, pendulum, pendulum_limits,
-    planar_chain, planar_chain_angles, priority_conflict, rotating_rod, space_robot, tracked_arm,
+    ball_stack, chain_floor, circle_rotor, elastic_rod, leaking_pendulum, pendulum,
+    pendulum_limits, planar_chain, planar_chain_angles, priority_conflict, rotating_rod,
+    space_robot, tracked_arm,
 };
 use spatial::{
     heavy_top, natural_body, prismatic_slider, quaternion_body, spatial_chain,
@@ -141,6 +142,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         spatial_chain::entry(),
         pendulum_limits::entry(),
         ball_stack::entry(),
+        chain_floor::entry(),
         priority_conflict::entry(),
         planar_chain::entry(),
         elastic_rod::entry(),

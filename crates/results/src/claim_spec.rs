@@ -29,7 +29,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The measures a claim may use.
-pub const CLAIM_MEASURES: [&str; 28] = [
+pub const CLAIM_MEASURES: [&str; 30] = [
     "err_q",
     "final_err_q",
     "err_v",
@@ -44,6 +44,8 @@ pub const CLAIM_MEASURES: [&str; 28] = [
     "settle_time",
     "residual_peaks",
     "final_deferred_residual",
+    "max_penetration",
+    "max_approach_velocity",
     "newton_iterations",
     "projection_iterations",
     "factorizations",

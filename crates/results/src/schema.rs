@@ -227,6 +227,8 @@ pub mod runs {
         FINAL_ERR_LAMBDA final_err_lambda: OptReal, "problem", "‖λ − λ_exact‖∞ at t_end";
         MAX_DEFERRED_RESIDUAL max_deferred_residual: OptReal, "problem", "max over all steps of ‖Φ‖∞ over the lower-priority rows (prioritized problems; the residual columns then cover priority 0); null otherwise";
         FINAL_DEFERRED_RESIDUAL final_deferred_residual: OptReal, "problem", "the same at the last state";
+        MAX_PENETRATION max_penetration: OptReal, "problem", "max over all steps of the unilateral rows' penetration max_i max(0, −g_i(q)) (problems with unilateral rows; null otherwise)";
+        MAX_APPROACH_VELOCITY max_approach_velocity: OptReal, "problem", "max over all steps of the closed unilateral rows' approach velocity, max over g_i ≤ 0 of max(0, −G_i v) (problems with unilateral rows; null otherwise)";
         SCD scd: OptReal, "digits", "significant correct digits at t_end against the published reference (IVP Test Set measure); null without one";
         REFERENCE reference: OptText, "—", "the exact solution or published reference the error columns compare with, judged before they are written: `valid: …` (its declared domain holds here, with the basis of its accuracy), `undeclared` (a problem that declares no domain; only the self-check guards it), `outside its domain: …` or `failed its self-check: …` (then `err_*`, `final_err_*` and `scd` are null, with this reason); null without a reference";
         REFERENCE_ACCURACY reference_accuracy: OptReal, "problem", "the reference's own error bound at these parameters and t_end (`MechanicalSystem::reference_domain`; relative for a published one): errors below about ten times it are not the method's, and the order fit ignores them; null when undeclared or absent";

@@ -163,6 +163,8 @@ pub fn runs_row(r: &RunRecord) -> runs::Row {
         final_err_lambda: opt(r.summary.final_err_lambda),
         max_deferred_residual: opt(r.summary.max_deferred_residual),
         final_deferred_residual: opt(r.summary.final_deferred_residual),
+        max_penetration: opt(r.summary.max_penetration),
+        max_approach_velocity: opt(r.summary.max_approach_velocity),
         scd: opt(r.summary.scd),
         reference: r.reference.clone(),
         reference_accuracy: opt(r.reference_accuracy.unwrap_or(f64::NAN)),

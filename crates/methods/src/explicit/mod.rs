@@ -10,3 +10,4 @@ pub mod penalty;
 pub mod priority;
 pub mod taylor;
 pub mod typed;
+mod typed_contact;

@@ -12,15 +12,26 @@
 //! ```
 //!
 //! A step is a Baumgarte (Taylor) step of the system restricted to the kkt and projection
-//! rows with the penalty forces added, then the projections (driftlab_solver's). Rows of a
-//! kind the parameters do not name are "kkt". The seed's fourth class, contacts by an LCP
-//! ("接触约束：LCP求解器"), is `moreau-jean`'s impulse-level step; `typed` refuses unilateral
-//! rows (and nonholonomic and prioritized ones) rather than ignore them. The reported λ of a
-//! penalty row is its force factor `k_p Φ + k_d Φ̇`. No order is declared: the Taylor step is
-//! first order, and the penalty rows do not converge to the DAE as h → 0 at fixed k_p.
+//! rows with the penalty forces added (the force-level groups), then the correction groups
+//! one at a time in the order `order` gives — the seed's "for each constraint_group in
+//! priority_order":
+//!
+//! ```text
+//! "projection"  q and v projected onto the projection rows (driftlab_solver's)
+//! "contact"     the unilateral rows g(q) ≥ 0 by velocity impulses, an LCP with the mass
+//!               alone ("接触约束：LCP求解器"; typed_contact.rs)
+//! ```
+//!
+//! A later group can undo an earlier one (a contact impulse moves the rods' velocities, a
+//! projection moves the contacts'): the group treated last holds at the end of the step.
+//! Rows of a kind the parameters do not name are "kkt". Nonholonomic and prioritized rows
+//! are refused rather than ignored. The reported λ of a penalty row is its force factor
+//! `k_p Φ + k_d Φ̇`. No order is declared: the Taylor step is first order, the penalty rows
+//! do not converge to the DAE as h → 0 at fixed k_p, and impacts are first order.
 
 use crate::dynamics::{kkt_pattern, linear_error, KktChoice};
 use crate::explicit::baumgarte::{Baumgarte, BaumgarteParams};
+use crate::explicit::typed_contact::{apply_contacts, Lcp};
 use driftlab_core::prelude::*;
 use driftlab_core::row_selection::RowSelection;
 use driftlab_core::{Dims, ProblemInfo};
@@ -43,6 +54,15 @@ pub enum Treatment {
     Penalty,
 }
 
+/// A group treated after the step, in the order of [`TypedParams::order`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    /// The projection rows: q and v projected onto them.
+    Projection,
+    /// The unilateral rows: velocity impulses by an LCP with the mass alone.
+    Contact,
+}
+
 /// Parameters of [`Typed`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -62,6 +82,14 @@ pub struct TypedParams {
     pub projection_tol: f64,
     /// KKT factorization.
     pub kkt: KktChoice,
+    /// The order of the correction groups after the step, each once, comma-separated
+    /// (`"projection, contact"` or `"contact, projection"`; a list of such strings sweeps):
+    /// the group last holds at the end of the step.
+    pub order: String,
+    /// Complementarity tolerance of the contact group's projected Gauss–Seidel.
+    pub lcp_tol: f64,
+    /// PGS sweep cap of the contact group.
+    pub lcp_max_iter: usize,
 }
 
 impl Default for TypedParams {
@@ -74,6 +102,9 @@ impl Default for TypedParams {
             k_d: 2e3,
             projection_tol: 1e-12,
             kkt: KktChoice::Auto,
+            order: "projection, contact".into(),
+            lcp_tol: 1e-12,
+            lcp_max_iter: 10_000,
         }
     }
 }
@@ -94,12 +125,40 @@ struct Split {
 /// The typed solver.
 pub struct Typed {
     p: TypedParams,
+    /// [`TypedParams::order`] parsed.
+    order: Vec<Group>,
+}
+
+/// The correction groups of `text` (`"projection, contact"`); `ParamError` unless each
+/// group is named once.
+fn parse_order(text: &str) -> Result<Vec<Group>, ParamError> {
+    let order: Vec<Option<Group>> = text
+        .split(',')
+        .map(|g| match g.trim() {
+            "projection" => Some(Group::Projection),
+            "contact" => Some(Group::Contact),
+            _ => None,
+        })
+        .collect();
+    let each_once = order.len() == 2
+        && order.contains(&Some(Group::Projection))
+        && order.contains(&Some(Group::Contact));
+    if !each_once {
+        return Err(ParamError::OutOfRange {
+            id: "typed".into(),
+            field: "order",
+            value: order.len() as f64,
+            fix: format!("order = \"{text}\": name each correction group once, \"projection, contact\" or \"contact, projection\""),
+        });
+    }
+    Ok(order.into_iter().flatten().collect())
 }
 
 /// [`Typed`] bound to its system.
 struct TypedStepper<'s> {
     sys: &'s dyn MechanicalSystem,
     p: TypedParams,
+    order: Vec<Group>,
     split: Split,
     /// The inner Baumgarte stepper, bound to the view of the solved rows (penalty forces
     /// added) that it owns.
@@ -130,7 +189,9 @@ impl Typed {
             }
         }
         driftlab_core::params::positive("typed", "projection_tol", p.projection_tol)?;
-        Ok(Self { p })
+        driftlab_core::params::positive("typed", "lcp_tol", p.lcp_tol)?;
+        let order = parse_order(&p.order)?;
+        Ok(Self { p, order })
     }
 }
 
@@ -140,15 +201,17 @@ pub fn info() -> MethodInfo {
         id: "typed".into(),
         symplectic_reason: "no: per row kind it combines Baumgarte feedback, projection and penalty forces, none of which preserves the canonical form on the constraint manifold".into(),
         family: "stabilized".into(),
-        title: "Typed constraint solver: per kind of row, KKT + Baumgarte, projection, or penalty (seed 001 exercise 8)".into(),
+        title: "Typed constraint solver: per kind of row, KKT + Baumgarte, projection, or penalty, and contacts by LCP, groups in a given order (seed 001 exercise 8)".into(),
         equations: "kkt rows: Φ̈ = −2ξω_nΦ̇ − ω_n²Φ;  projection rows: Φ̈ = 0, then (q, v) projected;  \
-                    penalty rows: force −Φ_qᵀ(k_pΦ + k_dΦ̇);  Taylor step"
+                    penalty rows: force −Φ_qᵀ(k_pΦ + k_dΦ̇);  Taylor step;  then in `order`: projection, \
+                    contacts 0 ≤ P ⊥ G v⁺ + eGv_n ≥ 0 with v⁺ = v + M⁻¹GᵀP"
             .into(),
         citation: "seed 001 exercise 8 and §3.12 (根据约束类型选择处理方法); Baumgarte, CMAME 1 (1972); \
                    projection: seed 001 §3.4.2"
             .into(),
         orders: DeclaredOrders { q: None, v: None, lambda: None },
         enforces: ConstraintLevels::default(),
+        unilateral: true,
         ..MethodInfo::default()
     }
 }
@@ -160,9 +223,9 @@ fn split_rows(sys: &dyn MechanicalSystem, p: &TypedParams) -> Result<Split, Meth
         problem: sys.info().id,
         reason,
     };
-    if sys.unilateral().is_some() || sys.nonholonomic_rows() > 0 || sys.prioritized().is_some() {
+    if sys.nonholonomic_rows() > 0 || sys.prioritized().is_some() {
         return Err(incompatible(
-            "typed treats holonomic rows only: contacts belong to `moreau-jean`, nonholonomic and prioritized rows to their own methods".into(),
+            "typed treats holonomic and unilateral rows only: nonholonomic and prioritized rows belong to their own methods".into(),
         ));
     }
     let kinds = sys.row_kinds();
@@ -396,6 +459,7 @@ impl Method for Typed {
         let stepper = TypedStepper {
             sys,
             p: self.p.clone(),
+            order: self.order.clone(),
             split,
             inner,
             inner_state: y,
@@ -418,7 +482,7 @@ impl Stepper for TypedStepper<'_> {
             &self.split,
             (&mut self.inner_state, state),
             h,
-            &self.p,
+            (&self.p, &self.order),
         );
         if let Ok(report) = &result {
             self.stats.steps += 1;
@@ -437,26 +501,46 @@ impl Stepper for TypedStepper<'_> {
     }
 }
 
-/// One step: the inner Baumgarte step on the solved rows (penalty forces added), then the
-/// projections and the accelerations at the projected state.
+/// One step: the inner Baumgarte step on the solved rows (penalty forces added), then
+/// the correction groups in `p.order` (projection, contacts), then the accelerations at the
+/// corrected state.
 fn step_treated(
     inner: &mut dyn Stepper, (projector, mass): (&mut Option<KktSolver>, &mut Vec<f64>),
     sys: &dyn MechanicalSystem, split: &Split, (y, state): (&mut State, &State), h: f64,
-    p: &TypedParams,
+    (p, order): (&TypedParams, &[Group]),
 ) -> Result<StepReport, StepError> {
     y.t = state.t;
     y.q.clone_from(&state.q);
     y.v.clone_from(&state.v);
     let gains = (p.k_p, p.k_d);
     let mut report = inner.step(y, h)?;
-    if let Some(kkt) = projector.as_mut() {
-        let projected = Treated {
-            inner: sys,
-            rows: Cow::Borrowed(&split.projected),
-            penalty: Cow::Borrowed(&[]),
-            gains,
-        };
-        report.projection_iterations += project_rows(kkt, mass, &projected, y, p.projection_tol)?;
+    let mut corrected = false;
+    for group in order {
+        match group {
+            Group::Projection => {
+                let Some(kkt) = projector.as_mut() else {
+                    continue;
+                };
+                let projected = Treated {
+                    inner: sys,
+                    rows: Cow::Borrowed(&split.projected),
+                    penalty: Cow::Borrowed(&[]),
+                    gains,
+                };
+                report.projection_iterations +=
+                    project_rows(kkt, mass, &projected, y, p.projection_tol)?;
+                corrected = true;
+            }
+            Group::Contact => {
+                let lcp = Lcp {
+                    tol: p.lcp_tol,
+                    max_iter: p.lcp_max_iter,
+                };
+                corrected |= apply_contacts(sys, y, &state.v, lcp)? > 0;
+            }
+        }
+    }
+    if corrected {
         inner.refresh(y)?;
     }
     Ok(report)

@@ -61,6 +61,7 @@ macro_rules! circle_hessian {
 }
 
 pub mod ball_stack;
+pub mod chain_floor;
 pub mod circle_rotor;
 pub mod elastic_rod;
 pub mod leaking_pendulum;
