@@ -478,7 +478,7 @@ fn refuse_unsupported(
             "varying-mass",
             format!(
                 "the problem's mass matrix depends on t or v (M(t, q, v)) and `{}` evaluates M(q) only; \
-                 use taylor, baumgarte or radau, without decorators",
+                 use taylor, semi-implicit-euler, baumgarte or radau, without projection or recovery",
                 info.id
             ),
         );

@@ -285,7 +285,7 @@ fn check_balance(s: &dyn MechanicalSystem, t: f64, tau: f64, a: f64) -> Result<(
     let (a1, a2) = central(|t| exact(s, t).map(|e| e.v), t, h)?;
     let mp = s.mass_pattern();
     let mut mv = vec![0.0; mp.nnz()];
-    s.mass(&e.q, &mut mv);
+    s.mass_at(t, &e.q, &e.v, &mut mv);
     let mut ma = vec![0.0; d.n];
     mp.mul_vec(&mv, &a1, &mut ma, true);
     let mut dense_m = vec![0.0; d.n * d.n];

@@ -110,8 +110,9 @@ fn split_params(row: &RunRecord, parameter: &str) -> Option<(String, f64)> {
 }
 
 /// Cells that differ only in the searched parameter: problem, problem parameters, method,
-/// the other parameters (JSON) and the step's bits.
-type GroupKey = (String, String, String, String, u64);
+/// the other parameters (JSON), the step's bits and the ensemble's settings (an entry's
+/// own curriculum makes another group).
+type GroupKey = (String, String, String, String, u64, String);
 
 /// The grid points of every group of `rows` for `spec`, with the group's first row.
 fn groups<'a>(
@@ -128,6 +129,9 @@ fn groups<'a>(
             r.method.clone(),
             others,
             r.h.to_bits(),
+            r.ensemble
+                .as_ref()
+                .map_or_else(String::new, |e| e.settings.clone()),
         );
         let cell = by_cell.get(&r.cell).map_or(&[][..], Vec::as_slice);
         let entry = groups.entry(key).or_insert((r, Vec::new()));
@@ -147,7 +151,7 @@ pub fn find(
     }
     let mut out = Vec::new();
     for spec in specs {
-        for ((.., others, _), (first, mut points)) in groups(spec, rows, &by_cell) {
+        for ((_, _, _, others, _, _), (first, mut points)) in groups(spec, rows, &by_cell) {
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
             for &alpha in &spec.alpha {
                 out.push(optimum_row(spec, first, &others, &points, alpha));
@@ -162,12 +166,14 @@ pub fn find(
 fn optimum_row(
     spec: &OptimumSpec, first: &RunRecord, others: &str, points: &[Point], alpha: f64,
 ) -> optima::Row {
-    let feasible: Vec<(f64, f64, f64)> = points
+    // (grid index, k, E[L_task], E[L_c]) of the feasible points.
+    let feasible: Vec<(usize, f64, f64, f64)> = points
         .iter()
-        .filter_map(|&(k, l)| l.map(|(task, c)| (k, task, c)))
-        .filter(|(k, ..)| *k > 0.0)
+        .enumerate()
+        .filter_map(|(g, &(k, l))| l.map(|(task, c)| (g, k, task, c)))
+        .filter(|p| p.1 > 0.0)
         .collect();
-    let loss = |p: &(f64, f64, f64)| p.1 + alpha * p.2;
+    let loss = |p: &(usize, f64, f64, f64)| p.2 + alpha * p.3;
     let best =
         (0..feasible.len()).min_by(|&i, &j| loss(&feasible[i]).total_cmp(&loss(&feasible[j])));
     let mut row = optima::Row {
@@ -186,22 +192,32 @@ fn optimum_row(
     };
     let Some(i) = best else { return row };
     let p = feasible[i];
-    row.k_grid = Some(p.0);
-    row.task = Some(p.1);
-    row.constraint = Some(p.2);
+    row.k_grid = Some(p.1);
+    row.task = Some(p.2);
+    row.constraint = Some(p.3);
     row.loss = Some(loss(&p));
-    row.edge = match i {
-        0 => Some("lowest".into()),
-        _ if i + 1 == feasible.len() => Some("highest".into()),
-        _ => None,
-    };
+    row.edge = edge_of(&feasible, i);
     row.k_opt = Some(if row.edge.is_some() {
-        p.0
+        p.1
     } else {
-        let at = |j: usize| (feasible[j].0.ln(), loss(&feasible[j]));
+        let at = |j: usize| (feasible[j].1.ln(), loss(&feasible[j]));
         parabola_minimum(at(i - 1), at(i), at(i + 1)).exp()
     });
     row
+}
+
+/// Where the grid minimum `i` of the feasible points sits: `lowest` or `highest` at an end
+/// of the feasible grid, `gap` when a neighbour on the grid was not feasible (a failed
+/// member: the parabola would span a value that is no candidate), else `None`.
+fn edge_of(feasible: &[(usize, f64, f64, f64)], i: usize) -> Option<String> {
+    if i == 0 {
+        return Some("lowest".into());
+    }
+    if i + 1 == feasible.len() {
+        return Some("highest".into());
+    }
+    let adjacent = feasible[i - 1].0 + 1 == feasible[i].0 && feasible[i].0 + 1 == feasible[i + 1].0;
+    (!adjacent).then(|| "gap".into())
 }
 
 /// The abscissa of the vertex of the parabola through three points `(x, y)` with the
@@ -295,6 +311,20 @@ mod tests {
         // √100 = 10 lies beyond the feasible grid (k = 8 failed): the edge is named.
         assert_eq!(out[2].k_grid, Some(4.0));
         assert_eq!(out[2].edge.as_deref(), Some("highest"));
+        // A failed member at k = 0.5, next to the minimum k = 1 of α = 1: no parabola
+        // across the gap, the grid value stands.
+        for m in members.iter_mut().filter(|m| m.cell == 1) {
+            m.ok = false;
+        }
+        let spec = OptimumSpec {
+            parameter: "k_p".into(),
+            task: "max_err_q".into(),
+            constraint: "max_drift".into(),
+            alpha: vec![1.0],
+        };
+        let gap = find(&[spec], &rows, &members);
+        assert_eq!(gap[0].edge.as_deref(), Some("gap"));
+        assert_eq!(gap[0].k_opt, Some(1.0));
     }
 
     #[test]

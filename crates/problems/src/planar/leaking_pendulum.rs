@@ -14,8 +14,8 @@
 //! Dividing by m(t) leaves the constant-mass pendulum's equations for `(q, v)` with the
 //! multiplier `λ/m(t)`: the motion is the pendulum's exact elliptic solution, whatever the
 //! leak, and `λ(t) = (m(t)/m₀) λ_pendulum(t)`. A method that takes M(q) — the mass at
-//! the start — instead of M(t) is wrong by the factor `m(t)/m₀` in λ and in the inertia the
-//! constraint force acts on; [`crate::MechanicalSystem`]'s `mass_varies` makes
+//! the start, m₀ I — instead of M(t) integrates a wrong motion: its weight m(t) g acting on
+//! the inertia m₀ is an effective gravity g·m(t)/m₀; `mass_varies` makes
 //! `driftlab_core::drive` refuse such methods. The energy is not conserved (the leaking
 //! mass carries its share away); the specific energy `½|v|² + g y` is, and
 //! [`MechanicalSystem::energy`] returns it times m₀.

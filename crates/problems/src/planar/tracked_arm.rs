@@ -501,29 +501,45 @@ mod tests {
     }
 
     /// The exact solution satisfies the DAE: Φ = 0, Φ_q v = 0, and M q̈ = f − Φ_qᵀλ with
-    /// the controlled forces evaluated on it (residual at round-off).
+    /// the controlled forces evaluated on it (residual at round-off), for unit and other
+    /// masses and lengths.
     #[test]
     fn exact_solution_satisfies_the_closed_loop_dae() {
-        let arm = arm();
-        for &t in &[0.0, 0.4, 1.0, 1.7, 3.3] {
-            let e = arm.exact(t).expect("exact");
-            let a = arm.forward(&arm.joint_plan(t))[2];
-            let mut phi = [0.0; 2];
-            arm.constraints(t, &e.q, &mut phi);
-            assert!(phi.iter().all(|x| x.abs() < 1e-14), "Φ = {phi:?}");
-            let mut f = [0.0; 4];
-            arm.forces(t, &e.q, &e.v, &mut f);
-            let mut jv = [0.0; 6];
-            arm.jacobian(t, &e.q, &mut jv);
-            let jt_lambda = [
-                jv[0] * e.lambda[0] + jv[4] * e.lambda[1],
-                jv[1] * e.lambda[0] + jv[5] * e.lambda[1],
-                jv[2] * e.lambda[1],
-                jv[3] * e.lambda[1],
-            ];
-            for k in 0..4 {
-                let r = a[k] - (f[k] - jt_lambda[k]);
-                assert!(r.abs() < 1e-11, "t = {t}, row {k}: residual {r}");
+        for p in [
+            TrackedArmParams::default(),
+            TrackedArmParams {
+                m: 2.5,
+                length: 0.8,
+                a: [0.5, -0.9],
+                b: [-0.4, -1.0],
+                ..TrackedArmParams::default()
+            },
+        ] {
+            let arm = TrackedArm::new(p).expect("arm");
+            for &t in &[0.0, 0.4, 1.0, 1.7, 3.3] {
+                let e = arm.exact(t).expect("exact");
+                let a = arm.forward(&arm.joint_plan(t))[2];
+                let mut phi = [0.0; 2];
+                arm.constraints(t, &e.q, &mut phi);
+                assert!(phi.iter().all(|x| x.abs() < 1e-14), "Φ = {phi:?}");
+                let mut f = [0.0; 4];
+                arm.forces(t, &e.q, &e.v, &mut f);
+                let mut jv = [0.0; 6];
+                arm.jacobian(t, &e.q, &mut jv);
+                let jt_lambda = [
+                    jv[0] * e.lambda[0] + jv[4] * e.lambda[1],
+                    jv[1] * e.lambda[0] + jv[5] * e.lambda[1],
+                    jv[2] * e.lambda[1],
+                    jv[3] * e.lambda[1],
+                ];
+                for k in 0..4 {
+                    let r = p.m * a[k] - (f[k] - jt_lambda[k]);
+                    assert!(
+                        r.abs() < 1e-11,
+                        "m = {}, t = {t}, row {k}: residual {r}",
+                        p.m
+                    );
+                }
             }
         }
     }
