@@ -104,6 +104,9 @@ macro_rules! forward_mechanical {
     (@one $i:ident unilateral) => {
         fn unilateral(&self) -> Option<&dyn $crate::Unilateral> { self.$i.unilateral() }
     };
+    (@one $i:ident attitude) => {
+        fn attitude(&self) -> Option<&dyn $crate::Attitude> { self.$i.attitude() }
+    };
     (@one $i:ident reference) => {
         fn reference(&self) -> Option<$crate::ReferenceSolution> { self.$i.reference() }
     };

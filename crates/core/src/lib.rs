@@ -67,7 +67,7 @@ pub use observe::{
 pub use pattern::SparsityPattern;
 pub use state::State;
 pub use system::{
-    ConstraintHessian, Dims, ExactSolution, Index1Jacobians, MechanicalSystem, Prioritized,
-    ProblemInfo, ReferenceDomain, ReferenceSolution, ScdComponents, SemiExplicitDae, SystemForm,
-    SystemRef, TangentMatrices, Unilateral,
+    Attitude, ConstraintHessian, Dims, ExactSolution, Index1Jacobians, MechanicalSystem,
+    Prioritized, ProblemInfo, ReferenceDomain, ReferenceSolution, ScdComponents, SemiExplicitDae,
+    SystemForm, SystemRef, TangentMatrices, Unilateral,
 };

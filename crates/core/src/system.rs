@@ -237,6 +237,11 @@ pub trait MechanicalSystem: Send + Sync {
     fn prioritized(&self) -> Option<&dyn Prioritized> {
         None
     }
+    /// The rigid-body attitude structure a Lie-group integrator works on ([`Attitude`]),
+    /// for a problem whose configuration is one body's unit quaternion.
+    fn attitude(&self) -> Option<&dyn Attitude> {
+        None
+    }
     /// Unilateral rows `g(t, q) ≥ 0` ([`Unilateral`]: joint limits, contacts; seed 001
     /// §3.6.1), kept apart from Φ. Methods that do not enforce them are refused by
     /// [`crate::drive()`].
@@ -283,6 +288,20 @@ pub trait TangentMatrices {
     fn pattern(&self) -> SparsityPattern;
     /// Values of `K_t` and `C_t` in the order of [`Self::pattern`].
     fn values(&self, t: f64, q: &[f64], v: &[f64], k: &mut [f64], c: &mut [f64]);
+}
+
+/// Opt-in capability of a [`MechanicalSystem`] (issue 32 W17): the configuration `q = p`
+/// is one rigid body's attitude as a unit quaternion (n = 4, the row `pᵀp = 1`), its
+/// velocity `ṗ = ½ p ⊗ (0, ω')` with the body angular velocity ω', and the motion Euler's
+/// equations `J'ω̇' + ω' × J'ω' = n'(t, p, ω')` in the principal body frame — the structure
+/// on which a Lie-group integrator steps the attitude on SO(3) (through its double cover
+/// S³) instead of in ℝ⁴ with a constraint (Iserles, Munthe-Kaas, Nørsett & Zanna, Acta
+/// Numerica 9, 2000, §8).
+pub trait Attitude: Send + Sync {
+    /// Principal moments of inertia `(J₁, J₂, J₃)` of the body frame.
+    fn principal_inertia(&self) -> [f64; 3];
+    /// Applied torque `n'(t, p, ω')` in the body frame.
+    fn body_torque(&self, t: f64, p: &[f64], w: &[f64; 3]) -> [f64; 3];
 }
 
 /// Opt-in capability of a [`MechanicalSystem`]: unilateral rows `g(t, q) ≥ 0` (joint

@@ -41,7 +41,7 @@ pub use driftlab_solver::sequential_dense_kernels;
 use decorators::{projection, recovery, richardson, velocity_projection};
 use driftlab_core::params;
 use driftlab_core::prelude::*;
-use explicit::{baumgarte, hybrid, penalty, priority, taylor, typed};
+use explicit::{baumgarte, hybrid, lie_rkmk, penalty, priority, taylor, typed};
 use implicit::{
     alf, bdf, gauss, gauss_index3, generalized_alpha, ggl, implicit_euler, lobatto, radau, rattle,
 };
@@ -69,6 +69,7 @@ pub fn catalog() -> Vec<MethodEntry> {
         taylor::entry(),
         taylor::semi_implicit_euler_entry(),
         baumgarte::entry(),
+        lie_rkmk::entry(),
         implicit_euler::entry(),
         implicit_euler_pendulum::entry(),
         implicit_euler_mu_ode::entry(),

@@ -6,6 +6,7 @@
 pub mod baumgarte;
 pub mod baumgarte_history;
 pub mod hybrid;
+pub mod lie_rkmk;
 pub mod penalty;
 pub mod priority;
 pub mod taylor;

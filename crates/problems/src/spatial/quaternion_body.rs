@@ -245,6 +245,9 @@ impl MechanicalSystem for QuaternionBody {
     fn curvature(&self, _t: f64, _q: &[f64], v: &[f64], out: &mut [f64]) {
         out[0] = -2.0 * v.iter().map(|x| x * x).sum::<f64>();
     }
+    fn attitude(&self) -> Option<&dyn driftlab_core::Attitude> {
+        Some(self)
+    }
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
         let w = self.omega(q, v);
         let j = self.inertia();
@@ -295,4 +298,15 @@ pub(crate) fn precession_phase(p: &QuaternionBodyParams, t_end: f64) -> (f64, f6
     let nu = (p.c - p.a) * p.w3 / p.a;
     let l = (p.a * p.w1).hypot(p.c * p.w3);
     ((l / p.a + nu.abs()) * t_end, p.w1.hypot(p.w3))
+}
+
+impl driftlab_core::Attitude for QuaternionBody {
+    fn principal_inertia(&self) -> [f64; 3] {
+        let j = self.inertia();
+        [j[0], j[1], j[2]]
+    }
+    /// Torque-free.
+    fn body_torque(&self, _t: f64, _p: &[f64], _w: &[f64; 3]) -> [f64; 3] {
+        [0.0; 3]
+    }
 }
