@@ -57,8 +57,9 @@ fn every_method_starts_on_its_declared_forms_and_refuses_the_others() {
     // Both forms were offered to every method: each start either bound it or was refused.
     let n = catalog().len();
     assert_eq!(started + refused + incompatible, 2 * n);
-    // Measured: typed needs row kinds the pendulum does not name; of the index-1 DAE only
-    // implicit Euler (and IDA, with its feature) takes the form.
-    assert!(incompatible <= 1, "{incompatible} incompatible");
+    // Measured: typed needs row kinds the pendulum does not name, lie-rkmk4 an attitude
+    // quaternion it does not have; of the index-1 DAE only implicit Euler (and IDA, with
+    // its feature) takes the form.
+    assert!(incompatible <= 2, "{incompatible} incompatible");
     assert!(refused >= n - 2, "{refused} refusals of {n} methods");
 }
