@@ -86,7 +86,7 @@ impl ChainFloor {
                 field: "depth",
                 value: p.depth,
                 fix: format!(
-                    "the chain of {} links of {} m never reaches a floor {} m down; give depth < links·length",
+                    "the chain of {} links of {} m never reaches a floor {} m down; give `depth` < `links`·`length`",
                     p.links, p.length, p.depth
                 ),
             });
