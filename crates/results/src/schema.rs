@@ -427,17 +427,17 @@ pub mod optima {
         PARAMS params: Text, "—", "the method's other parameters (JSON, without the searched one)";
         H h: Real, "s", "step size";
         PARAMETER parameter: Text, "—", "the searched method parameter";
-        TASK_LOSS task_loss: Text, "—", "the members column averaged as E[L_task]";
-        CONSTRAINT_LOSS constraint_loss: Text, "—", "the members column averaged as E[L_c]";
+        TASK_LOSS task_loss: Text, "—", "the members column averaged as E(L_task)";
+        CONSTRAINT_LOSS constraint_loss: Text, "—", "the members column averaged as E(L_c)";
         ALPHA alpha: Real, "1", "the weight α of the constraint loss";
         CANDIDATES candidates: Count, "1", "parameter values run (the grid)";
         FEASIBLE feasible: Count, "1", "values at which every member reached t_end with both losses defined";
         K_GRID k_grid: OptReal, "param", "the feasible grid value of least loss (null: none feasible)";
         K_OPT k_opt: OptReal, "param", "the minimizer of the parabola in log k through the grid minimum and its two grid neighbours (successive parabolic interpolation, one step; the grid value where `edge` is set)";
         EDGE edge: OptText, "—", "`lowest` or `highest` when the grid minimum is at an end of the feasible grid (the optimum may lie beyond it), `gap` when a grid neighbour of it had a failed member (no parabolic step across it), else null";
-        TASK task: OptReal, "problem", "E[L_task] at k_grid (mean over the members)";
-        CONSTRAINT constraint: OptReal, "problem", "E[L_c] at k_grid";
-        LOSS loss: OptReal, "problem", "E[L_task] + α E[L_c] at k_grid";
+        TASK task: OptReal, "problem", "E(L_task) at k_grid (mean over the members)";
+        CONSTRAINT constraint: OptReal, "problem", "E(L_c) at k_grid";
+        LOSS loss: OptReal, "problem", "E(L_task) + α E(L_c) at k_grid";
     }
 }
 
