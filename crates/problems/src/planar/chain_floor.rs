@@ -18,10 +18,7 @@
 use crate::planar::planar_chain::{PlanarChain, PlanarChainParams};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
-use driftlab_core::{
-    ConstraintHessian, Dims, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,
-    Unilateral,
-};
+use driftlab_core::{MechanicalSystem, ParamError, ProblemInfo, Unilateral};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of [`ChainFloor`].
@@ -138,45 +135,10 @@ impl MechanicalSystem for ChainFloor {
             reference: "none (impacts); energy is lost at inelastic impacts only".into(),
         }
     }
-    fn dims(&self) -> Dims {
-        self.chain.dims()
-    }
-    fn mass_pattern(&self) -> SparsityPattern {
-        self.chain.mass_pattern()
-    }
-    fn mass(&self, q: &[f64], out: &mut [f64]) {
-        self.chain.mass(q, out);
-    }
-    fn forces(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        self.chain.forces(t, q, v, out);
-    }
-    fn constraints(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        self.chain.constraints(t, q, out);
-    }
-    fn jacobian_pattern(&self) -> SparsityPattern {
-        self.chain.jacobian_pattern()
-    }
-    fn jacobian(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        self.chain.jacobian(t, q, out);
-    }
-    fn curvature(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        self.chain.curvature(t, q, v, out);
-    }
-    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
-        self.chain.constraint_hessian()
-    }
-    fn row_kinds(&self) -> Vec<&'static str> {
-        self.chain.row_kinds()
-    }
-    fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
-        self.chain.energy(t, q, v)
-    }
-    fn energy_scale(&self) -> f64 {
-        self.chain.energy_scale()
-    }
-    fn initial_state(&self) -> State {
-        self.chain.initial_state()
-    }
+    driftlab_core::forward_mechanical!(chain;
+        dims, mass_pattern, mass, forces, constraints, jacobian_pattern, jacobian,
+        curvature, constraint_hessian, row_kinds, energy, energy_scale, initial_state
+    );
     fn unilateral(&self) -> Option<&dyn Unilateral> {
         Some(self)
     }

@@ -23,10 +23,7 @@
 use crate::planar::pendulum::{Pendulum, PendulumParams};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
-use driftlab_core::{
-    ConstraintHessian, Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo,
-    ReferenceDomain, SparsityPattern, State,
-};
+use driftlab_core::{ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of [`LeakingPendulum`].
@@ -134,12 +131,10 @@ impl MechanicalSystem for LeakingPendulum {
             reference: "exact: the constant-mass pendulum's elliptic solution, λ scaled by m(t)/m₀".into(),
         }
     }
-    fn dims(&self) -> Dims {
-        self.pendulum.dims()
-    }
-    fn mass_pattern(&self) -> SparsityPattern {
-        self.pendulum.mass_pattern()
-    }
+    driftlab_core::forward_mechanical!(pendulum;
+        dims, mass_pattern, constraints, jacobian_pattern, jacobian, curvature,
+        constraint_hessian, row_kinds, energy_scale, initial_state
+    );
     /// M at the start, m₀ I (see [`Self::mass_at`]).
     fn mass(&self, q: &[f64], out: &mut [f64]) {
         self.pendulum.mass(q, out);
@@ -154,33 +149,9 @@ impl MechanicalSystem for LeakingPendulum {
         out[0] = 0.0;
         out[1] = -self.mass_of(t) * self.p.g;
     }
-    fn constraints(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        self.pendulum.constraints(t, q, out);
-    }
-    fn jacobian_pattern(&self) -> SparsityPattern {
-        self.pendulum.jacobian_pattern()
-    }
-    fn jacobian(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        self.pendulum.jacobian(t, q, out);
-    }
-    fn curvature(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        self.pendulum.curvature(t, q, v, out);
-    }
-    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
-        self.pendulum.constraint_hessian()
-    }
-    fn row_kinds(&self) -> Vec<&'static str> {
-        self.pendulum.row_kinds()
-    }
     /// m₀ (½|v|² + g y): the conserved specific energy, in the units of the start's energy.
     fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
         self.pendulum.energy(t, q, v)
-    }
-    fn energy_scale(&self) -> f64 {
-        self.pendulum.energy_scale()
-    }
-    fn initial_state(&self) -> State {
-        self.pendulum.initial_state()
     }
     fn exact(&self, t: f64) -> Option<ExactSolution> {
         let mut e = self.pendulum.exact(t)?;

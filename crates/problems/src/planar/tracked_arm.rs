@@ -31,8 +31,7 @@ use crate::planar::planar_chain::{PlanarChain, PlanarChainParams};
 use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
-    ConstraintHessian, Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo,
-    ReferenceDomain, SparsityPattern, State,
+    ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain, State,
 };
 use serde::{Deserialize, Serialize};
 
@@ -376,15 +375,10 @@ impl MechanicalSystem for TrackedArm {
             reference: "exact: the plan (forward kinematics of the inverse kinematics of x_d(t))".into(),
         }
     }
-    fn dims(&self) -> Dims {
-        self.chain.dims()
-    }
-    fn mass_pattern(&self) -> SparsityPattern {
-        self.chain.mass_pattern()
-    }
-    fn mass(&self, q: &[f64], out: &mut [f64]) {
-        self.chain.mass(q, out);
-    }
+    driftlab_core::forward_mechanical!(chain;
+        dims, mass_pattern, mass, constraints, jacobian_pattern, jacobian, curvature,
+        row_kinds, constraint_hessian
+    );
     fn forces(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
         self.chain.forces(t, q, v, out);
         let (phi, rate, grad) = measured_angles(q, v);
@@ -394,24 +388,6 @@ impl MechanicalSystem for TrackedArm {
             out[k] += force[0] * grad[0][k] - force[1] * grad[1][k];
             out[2 + k] += force[1] * grad[1][k];
         }
-    }
-    fn constraints(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        self.chain.constraints(t, q, out);
-    }
-    fn jacobian_pattern(&self) -> SparsityPattern {
-        self.chain.jacobian_pattern()
-    }
-    fn jacobian(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        self.chain.jacobian(t, q, out);
-    }
-    fn curvature(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        self.chain.curvature(t, q, v, out);
-    }
-    fn row_kinds(&self) -> Vec<&'static str> {
-        self.chain.row_kinds()
-    }
-    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
-        self.chain.constraint_hessian()
     }
     fn initial_state(&self) -> State {
         let [q, v, _] = self.forward(&self.joint_plan(0.0));
