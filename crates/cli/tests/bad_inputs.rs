@@ -167,6 +167,9 @@ fn cases() -> Vec<Case> {
         c("unknown key in a `[[methods]]` entry", spec(with("id = \"rattle\"", "id = \"rattle\"\nparamz = {}")), Refused("unknown field `paramz`, expected one of `id`, `params`, `projection`")),
         c("unknown key in `projection`", spec(with("id = \"rattle\"", "id = \"rattle\"\nprojection = { tool = 1e-9 }")), Refused("unknown field `tool`, expected one of `tol`")),
         c("unknown perturbation in `[ensemble]`", spec(ensemble("members = 4\ninitial = { sigma_q = 1.0 }")), Refused("unknown field `sigma_q`, expected `q_sigma` or `v_sigma`")),
+        c("a performance ramp without its feedback", spec(ensemble("members = 4\ncurriculum = { params = { k_p = 1.0 }, ramp = \"performance\" }")), Refused("ramp = \"performance\" needs its `feedback = { generation = .. }`")),
+        c("`[[optima]]` on a parameter no method sweeps", spec(format!("{}[[optima]]\nparameter = \"k_p\"\ntask = \"max_err_q\"\nconstraint = \"max_drift\"\nalpha = [1.0]\n", ensemble("members = 4"))), Refused("parameter = \"k_p\" is not swept over at least 3 values")),
+        c("typed's group order naming a group twice", spec(with("id = \"rattle\"", "id = \"typed\"\nparams = { order = \"contact, contact\" }")), Refused("name each correction group once")),
         // Unknown ids and parameters.
         c("unknown problem", spec(with("\"pendulum\"", "\"pendulm\"")), Refused("[[problems]] entry 1 (`pendulm`): unknown problem `pendulm`; known: pendulum")),
         c("unknown method", spec(with("\"rattle\"", "\"ratle\"")), Refused("[[methods]] entry 1 (`ratle`): unknown method `ratle`; known: taylor")),
@@ -231,6 +234,8 @@ fn cases() -> Vec<Case> {
         c("Newton divergence (Radau IIA, h = 2.5 on the pendulum)", spec(with("h = [1e-2]", "h = [2.5]").replace("t_end = 0.1", "t_end = 10").replace("\"rattle\"", "\"radau\"")), FailedRow(FailKind::NewtonDiverged, "Newton did not converge at t = 0")),
         c("step-size underflow (h_min above the step the error test needs)", spec(with("h = [1e-2]", "adaptive = { rtol = [1e-12], atol = 1e-12, h0 = 0.1, h_min = 0.05 }").replace("t_end = 0.1", "t_end = 10").replace("\"rattle\"", "\"radau\"")), FailedRow(FailKind::StepSizeUnderflow, "< h_min = 5e-2")),
         c("a method that does not support the problem's form", spec(with("\"pendulum\"", "\"seed003-dae\"").replace("\"rattle\"", "\"taylor\"")), FailedRow(FailKind::UnsupportedForm, "does not support semi-explicit index-1 systems")),
+        c("a method that evaluates M(q) on a problem whose mass varies (leaking pendulum)", spec(with("\"pendulum\"", "\"leaking-pendulum\"")), FailedRow(FailKind::UnsupportedForm, "does not support varying-mass systems")),
+        c("lie-rkmk4 on a problem without an attitude quaternion", spec(with("\"rattle\"", "\"lie-rkmk4\"")), FailedRow(FailKind::Incompatible, "must offer `MechanicalSystem::attitude`")),
         c("an unstable explicit scheme (penalty on Bricard)", spec(with("\"pendulum\"", "\"bricard\"").replace("h = [1e-2]", "h = [1e-3]").replace("\"rattle\"", "\"penalty\"")), FailedRow(FailKind::Diverged, "exceeds the bound")),
         // simulate.
         c("simulate --t-end 1e300", Given::Args(&["simulate", "--problem", "pendulum", "--method", "rattle", "--h", "1e-2", "--t-end", "1e300"]), Refused("needs 1e302 steps, beyond max_steps = 50000000")),
