@@ -3,7 +3,7 @@
 //! round-off with no projection, and a problem without the attitude structure refused
 //! with the reason.
 
-use driftlab_runner::{run_spec, RunOptions, Spec};
+mod common;
 
 const SPEC: &str = r#"
 schema_version = 1
@@ -26,15 +26,7 @@ id = "lie-rkmk4"
 
 #[test]
 fn rkmk4_keeps_the_group_at_order_four() {
-    let dir = std::env::temp_dir().join(format!("driftlab-test-lie-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let spec = Spec::parse(SPEC, "lie-group.toml").expect("valid spec");
-    let opts = RunOptions {
-        out_dir: Some(dir),
-        threads: Some(2),
-        ..RunOptions::default()
-    };
-    let sum = run_spec(&spec, SPEC, "lie-group.toml", &opts).expect("run");
+    let (sum, _) = common::run_text(SPEC, "lie-group", 2);
     for quantity in ["q", "v"] {
         let o = sum
             .orders

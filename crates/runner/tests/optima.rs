@@ -5,7 +5,9 @@
 #![allow(clippy::float_cmp)] // the grid minimum is one of the swept values, bit for bit
 
 use driftlab_results::schema::{members, optima};
-use driftlab_runner::{run_spec, RunOptions, Spec};
+mod common;
+
+use driftlab_runner::Spec;
 use polars::prelude::*;
 
 const SPEC: &str = r#"
@@ -51,15 +53,7 @@ fn column(df: &DataFrame, name: &str) -> Vec<Option<f64>> {
 
 #[test]
 fn optima_are_the_grid_minima_of_the_member_means() {
-    let dir = std::env::temp_dir().join(format!("driftlab-test-optima-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let spec = Spec::parse(SPEC, "optima.toml").expect("valid spec");
-    let opts = RunOptions {
-        out_dir: Some(dir.clone()),
-        threads: Some(2),
-        ..RunOptions::default()
-    };
-    run_spec(&spec, SPEC, "optima.toml", &opts).expect("run");
+    let (_, dir) = common::run_text(SPEC, "optima", 2);
     let opt = CsvReadOptions::default()
         .with_has_header(true)
         .try_into_reader_with_file_path(Some(dir.join("optima.csv")))

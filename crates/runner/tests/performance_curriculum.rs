@@ -7,7 +7,9 @@
 
 use driftlab_results::schema::members;
 use driftlab_runner::ensemble::feedback::{Feedback, Generations};
-use driftlab_runner::{run_spec, RunOptions, Spec};
+mod common;
+
+use driftlab_runner::Spec;
 use polars::prelude::*;
 
 /// Penalty on the pendulum at h = 1e-2, where strengths above about 0.75 of k_p = 1e4
@@ -56,18 +58,7 @@ const FEEDBACK: Feedback = Feedback {
 };
 
 fn members_table(text: &str, threads: usize) -> DataFrame {
-    let dir = std::env::temp_dir().join(format!(
-        "driftlab-test-performance-{threads}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    let spec = Spec::parse(text, "performance.toml").expect("valid spec");
-    let opts = RunOptions {
-        out_dir: Some(dir.clone()),
-        threads: Some(threads),
-        ..RunOptions::default()
-    };
-    run_spec(&spec, text, "performance.toml", &opts).expect("run");
+    let (_, dir) = common::run_text(text, &format!("performance-{threads}"), threads);
     let f = std::fs::File::open(dir.join("members.parquet")).expect("members");
     let df = ParquetReader::new(f).finish().expect("parquet");
     df.drop(members::STEP_SECONDS.name).expect("step_seconds")

@@ -3,7 +3,7 @@
 //! every state run at their declared orders in q and λ, and the methods that evaluate
 //! M(q) only are refused before their first step with the reason, as failed rows.
 
-use driftlab_runner::{run_spec, RunOptions, Spec};
+mod common;
 
 const SPEC: &str = r#"
 schema_version = 1
@@ -45,16 +45,7 @@ steps = { h = [1e-2] }
 
 #[test]
 fn time_dependent_mass_runs_at_the_declared_orders_or_is_refused() {
-    let dir =
-        std::env::temp_dir().join(format!("driftlab-test-varying-mass-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let spec = Spec::parse(SPEC, "varying-mass.toml").expect("valid spec");
-    let opts = RunOptions {
-        out_dir: Some(dir),
-        threads: Some(2),
-        ..RunOptions::default()
-    };
-    let sum = run_spec(&spec, SPEC, "varying-mass.toml", &opts).expect("run");
+    let (sum, _) = common::run_text(SPEC, "varying-mass", 2);
     // Declared orders (taylor and baumgarte 1; radau 2s − 1 = 5 in q; λ for the first
     // order methods 1), ±0.15 as the convergence suite checks them.
     for (variant, quantity, want) in [
