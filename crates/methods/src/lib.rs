@@ -43,7 +43,8 @@ use driftlab_core::params;
 use driftlab_core::prelude::*;
 use explicit::{baumgarte, hybrid, lie_rkmk, penalty, priority, taylor, typed};
 use implicit::{
-    alf, bdf, gauss, gauss_index3, generalized_alpha, ggl, implicit_euler, lobatto, radau, rattle,
+    alf, bdf, gauss, gauss_index2, gauss_index3, generalized_alpha, ggl, implicit_euler, lobatto,
+    radau, rattle,
 };
 use pendulum::{crank_nicolson_pendulum, implicit_euler_mu_ode, implicit_euler_pendulum};
 use unilateral::moreau_jean;
@@ -85,6 +86,7 @@ pub fn catalog() -> Vec<MethodEntry> {
         lobatto::entry(),
         radau::entry(),
         gauss_index3::entry(),
+        gauss_index2::entry(),
         velocity_projection::entry(),
         typed::entry(),
         alf::entry(),

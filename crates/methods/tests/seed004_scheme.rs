@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
 mod common;
-use common::Case;
+use common::{slope, Case};
 use driftlab_core::SummaryMetrics;
 
 /// The period-2 pendulum of seed 004's experiment (g chosen so that the 90° swing has
@@ -27,17 +27,6 @@ fn run(
         panic!("{id} {projection:?} h = {h}: {error}");
     }
     r.summary
-}
-
-/// Least-squares slope of log e against log h.
-fn slope(hs: &[f64], es: &[f64]) -> f64 {
-    let x: Vec<f64> = hs.iter().map(|h| h.ln()).collect();
-    let y: Vec<f64> = es.iter().map(|e| e.ln()).collect();
-    let n = x.len() as f64;
-    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
-    let sxy: f64 = x.iter().zip(&y).map(|(a, b)| (a - mx) * (b - my)).sum();
-    let sxx: f64 = x.iter().map(|a| (a - mx) * (a - mx)).sum();
-    sxy / sxx
 }
 
 /// Gauss s = 3 on the index-3 system directly: the global orders of collocation methods

@@ -90,10 +90,21 @@ const STARTUP_LAYERS: &[(&str, &str, &str, f64)] = &[
     ("bdf", "rotating-rod", "lambda", 1.0),
 ];
 
+/// Methods whose step ends in a projection of their own: at order ≥ 5 the 90° pendulum
+/// exception below treats them as the decorator's (s = 1, 2 are checked there). Measured for `gauss-index2` (Ascher–Petzold's
+/// projection), s = 3, t_end = 20: the local slopes of the max v error rise monotonically
+/// towards 2s = 6 as h falls — 4.89 at h = 0.12, 5.34 at 0.05, 5.58 at 0.0375, 5.80 at
+/// 0.021, 5.89 at 0.012 — and the round-off floor (1e-11) arrives before they pass 5.85,
+/// so the fit over the window above the floor gives 5.78. On the 30° pendulum the same
+/// method's slopes are 5.96–6.00 over h = 0.012 … 0.09 and the check holds there.
+const PROJECTS_INTERNALLY: &[&str] = &["gauss-index2"];
+
 /// Extra parameter variants beyond the catalog defaults.
 const VARIANTS: &[(&str, &str)] = &[
     ("gauss", "stages = 1"),
     ("gauss", "stages = 2"),
+    ("gauss-index2", "stages = 1"),
+    ("gauss-index2", "stages = 2"),
     ("implicit-euler", "formulation = \"index-2\""),
     ("implicit-euler", "formulation = \"index-1\""),
 ];
@@ -156,7 +167,8 @@ fn every_method_meets_its_declared_orders_on_every_exact_problem() {
                 // floor (reproduce: gauss stages = 2 ± projection, t_end = 20, h = 1e-3…4e-2).
                 // No asymptotic window exists to fit there; the same methods are checked on
                 // the 30° pendulum, where it does.
-                if projection && order >= 3.0 && params.contains("90.0") {
+                let internal = PROJECTS_INTERNALLY.contains(&id) && order >= 5.0;
+                if (projection && order >= 3.0 || internal) && params.contains("90.0") {
                     continue;
                 }
                 // High orders: a longer horizon lifts the errors of the small steps above the

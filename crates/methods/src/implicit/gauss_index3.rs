@@ -26,11 +26,15 @@
 //! (pendulum 30°, h = 2.5e-3 … 2e-2, max error over [0, 2]): q/v/λ orders 2/2/1 (s = 1),
 //! 2/0/−1 (s = 2), 4/2/1 (s = 3); with the mass-orthogonal projection 1/1/1, 2/2/2, 3/3/3.
 
-use crate::dynamics::{count_step_and_factorizations, KktChoice};
+use crate::dynamics::{
+    add_kkt_stats, count_step_and_factorizations, kkt_pattern, linear_error, ConstraintsAt,
+    KktChoice,
+};
 use crate::fd_newton::{ModelBuffers, StepData};
 use crate::implicit::tableau::Tableau;
 use driftlab_core::prelude::*;
 use driftlab_solver::dense::solve_dense;
+use driftlab_solver::{project_velocity, KktSolver};
 use serde::{Deserialize, Serialize};
 
 /// Largest number of unknowns `s(n + m)` of the dense Newton matrix.
@@ -61,19 +65,60 @@ impl Default for GaussIndex3Params {
 /// Gauss collocation on the index-3 form.
 pub struct GaussIndex3 {
     p: GaussIndex3Params,
-    t: Tableau,
-    ainv: Vec<f64>,
+    c: Collocation,
 }
 
-/// [`GaussIndex3`] bound to its system.
-struct GaussIndex3Stepper<'s> {
-    sys: &'s dyn MechanicalSystem,
-    p: GaussIndex3Params,
+/// A Gauss collocation run shared by `gauss-index3` and `gauss-index2`: the tableau and
+/// the inverse of its `A`, the stage constraint, the Newton settings, and whether the
+/// end-of-step velocity is projected (Ascher–Petzold, index 2).
+#[derive(Clone)]
+pub(crate) struct Collocation {
+    id: &'static str,
     t: Tableau,
     ainv: Vec<f64>,
+    level: StageLevel,
+    tol: f64,
+    max_iter: usize,
+    project_velocity: bool,
+}
+
+/// [`Collocation`] bound to its system.
+struct CollocationStepper<'s> {
+    sys: &'s dyn MechanicalSystem,
+    c: Collocation,
     work: StageWork,
     newton: crate::fd_newton::FdNewton,
+    projector: Option<VelocityProjector>,
     stats: MethodStats,
+}
+
+/// The Ascher–Petzold projection of an index-2 step's end: `v ← ṽ − M⁻¹Φ_qᵀμ` with
+/// `Φ_q(q̃) v + Φ_t = 0`, all at `q̃` (one KKT solve, the mass metric).
+struct VelocityProjector {
+    kkt: KktSolver,
+    mass: Vec<f64>,
+}
+
+impl VelocityProjector {
+    fn new(sys: &dyn MechanicalSystem, opts: &StartOptions) -> Result<Self, StepError> {
+        let pattern = kkt_pattern(sys);
+        let kkt = KktSolver::new(&pattern, KktChoice::Auto.options(opts))
+            .map_err(|e| linear_error(0.0, e))?;
+        Ok(Self {
+            kkt,
+            mass: vec![0.0; pattern.a_lower.len()],
+        })
+    }
+
+    /// Project `state.v` at `(state.t, state.q)`.
+    fn apply(&mut self, sys: &dyn MechanicalSystem, state: &mut State) -> Result<(), StepError> {
+        let t = state.t;
+        sys.mass_at(t, &state.q, &state.v, &mut self.mass);
+        let mut eval = ConstraintsAt { sys, t };
+        project_velocity(&mut self.kkt, &self.mass, &state.q, &mut state.v, &mut eval)
+            .map_err(|e| linear_error(t, e))?;
+        Ok(())
+    }
 }
 
 /// Inverse of a small dense row-major matrix (Gauss–Jordan through `solve_dense`).
@@ -102,24 +147,75 @@ fn lagrange_at(c: &[f64], tau: f64) -> Vec<f64> {
         .collect()
 }
 
+impl Collocation {
+    /// Gauss with `stages` = 1, 2 or 3 for method `id`; `ParamError` naming the field
+    /// otherwise.
+    pub(crate) fn new(
+        id: &'static str, stages: usize, level: StageLevel, (tol, max_iter): (f64, usize),
+        project_velocity: bool,
+    ) -> Result<Self, ParamError> {
+        let out_of_range = |fix: &str| ParamError::OutOfRange {
+            id: id.into(),
+            field: "stages",
+            value: stages as f64,
+            fix: fix.into(),
+        };
+        let t = Tableau::gauss(stages).ok_or_else(|| out_of_range("give stages = 1, 2 or 3"))?;
+        let ainv = invert(t.s, &t.a).ok_or_else(|| out_of_range("singular A"))?;
+        driftlab_core::params::positive(id, "tol", tol)?;
+        Ok(Self {
+            id,
+            t,
+            ainv,
+            level,
+            tol,
+            max_iter,
+            project_velocity,
+        })
+    }
+
+    /// Bind to `sys`: refuse models whose dense Newton matrix is too large, start from
+    /// the consistent `(a, λ)`.
+    pub(crate) fn start<'s>(
+        &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
+    ) -> Started<'s> {
+        let d = sys.dims();
+        let dim = self.t.s * (d.n + d.m);
+        if dim > MAX_DENSE {
+            return Err(MethodError::Incompatible {
+                method: self.id.into(),
+                problem: sys.info().id,
+                reason: format!("the dense Newton matrix would exceed {MAX_DENSE} unknowns; use gauss (acceleration-level) instead"),
+            });
+        }
+        let st = crate::dynamics::consistent_start(sys, KktChoice::Auto.options(opts), state)?;
+        let projector = match self.project_velocity {
+            true => Some(VelocityProjector::new(sys, opts)?),
+            false => None,
+        };
+        Ok(Box::new(CollocationStepper {
+            sys,
+            c: self.clone(),
+            work: StageWork::new(sys),
+            newton: crate::fd_newton::FdNewton::new(dim),
+            projector,
+            stats: MethodStats::default().merged(st),
+        }))
+    }
+}
+
 impl GaussIndex3 {
     /// Gauss with `stages` = 1, 2 or 3 on the index-3 form; `ParamError` naming the field
     /// otherwise.
     pub fn new(p: GaussIndex3Params) -> Result<Self, ParamError> {
-        let t = Tableau::gauss(p.stages).ok_or_else(|| ParamError::OutOfRange {
-            id: "gauss-index3".into(),
-            field: "stages",
-            value: p.stages as f64,
-            fix: "give stages = 1, 2 or 3".into(),
-        })?;
-        let ainv = invert(t.s, &t.a).ok_or_else(|| ParamError::OutOfRange {
-            id: "gauss-index3".into(),
-            field: "stages",
-            value: p.stages as f64,
-            fix: "singular A".into(),
-        })?;
-        driftlab_core::params::positive("gauss-index3", "tol", p.tol)?;
-        Ok(Self { p, t, ainv })
+        let c = Collocation::new(
+            "gauss-index3",
+            p.stages,
+            StageLevel::Position,
+            (p.tol, p.max_iter),
+            false,
+        )?;
+        Ok(Self { p, c })
     }
 }
 
@@ -151,10 +247,21 @@ impl StageWork {
     }
 }
 
-/// The Gauss tableau and the inverse of its `A`.
+/// The constraint the stage values satisfy: the index-3 form's position constraint, or
+/// the index-2 form's velocity constraint ([`crate::implicit::gauss_index2`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StageLevel {
+    /// `Φ(t_i, Q_i) = 0`, rows divided by h so that the Newton matrix stays O(1).
+    Position,
+    /// `Φ_q(t_i, Q_i) V_i + Φ_t(t_i, Q_i) = 0` (already O(1) in the unknowns).
+    Velocity,
+}
+
+/// The Gauss tableau, the inverse of its `A`, and the stage constraint.
 struct Coefficients<'a> {
     t: &'a Tableau,
     ainv: &'a [f64],
+    level: StageLevel,
 }
 
 impl Coefficients<'_> {
@@ -170,7 +277,7 @@ impl Coefficients<'_> {
     }
 
     /// Residual of the stage system at unknowns `x = (V_1…V_s, hΛ_1…hΛ_s)`:
-    /// `h(M W_i − f_i) + Φ_qᵀ hΛ_i` and `Φ(Q_i)/h`.
+    /// `h(M W_i − f_i) + Φ_qᵀ hΛ_i` and the stage constraint ([`StageLevel`]).
     fn residual(&self, wk: &mut StageWork, d: &StepData, x: &[f64], out: &mut [f64]) {
         let (s, n, m) = (self.t.s, d.qn.len(), wk.phi.len());
         let sy = d.sys;
@@ -199,10 +306,34 @@ impl Coefficients<'_> {
             for k in 0..n {
                 out[i * n + k] = d.h * (wk.mw[k] - wk.f[k]) + wk.gtl[k];
             }
-            wk.phi.fill(0.0);
-            sy.constraints(ti, &wk.q, &mut wk.phi);
-            for r in 0..m {
-                out[s * n + i * m + r] = wk.phi[r] / d.h;
+            let rows = &mut out[s * n + i * m..s * n + (i + 1) * m];
+            self.constraint_rows(sy, wk, (ti, d.h), v, rows);
+        }
+    }
+}
+
+impl Coefficients<'_> {
+    /// Stage `i`'s constraint rows at `Q_i` (in `wk.q`, with `Φ_q(Q_i)` in `wk.model.jac`)
+    /// and `V_i`: `Φ(Q_i)/h` or `Φ_q V_i + Φ_t`.
+    fn constraint_rows(
+        &self, sy: &dyn MechanicalSystem, wk: &mut StageWork, (ti, h): (f64, f64), v: &[f64],
+        rows: &mut [f64],
+    ) {
+        match self.level {
+            StageLevel::Position => {
+                wk.phi.fill(0.0);
+                sy.constraints(ti, &wk.q, &mut wk.phi);
+                for (r, p) in rows.iter_mut().zip(&wk.phi) {
+                    *r = p / h;
+                }
+            }
+            StageLevel::Velocity => {
+                wk.model.jac_pattern.mul_vec(&wk.model.jac, v, rows, false);
+                wk.phi.fill(0.0);
+                sy.phi_t(ti, &wk.q, &mut wk.phi);
+                for (r, p) in rows.iter_mut().zip(&wk.phi) {
+                    *r += p;
+                }
             }
         }
     }
@@ -234,79 +365,82 @@ impl Method for GaussIndex3 {
     fn start<'s>(
         &self, sys: Mechanical<'s>, state: &mut State, opts: &StartOptions,
     ) -> Started<'s> {
-        let s = sys;
-        let d = s.dims();
-        if self.t.s * (d.n + d.m) > MAX_DENSE {
-            return Err(MethodError::Incompatible {
-                method: "gauss-index3".into(),
-                problem: s.info().id,
-                reason: format!("the dense Newton matrix would exceed {MAX_DENSE} unknowns; use gauss (acceleration-level) instead"),
-            });
-        }
-        let st = crate::dynamics::consistent_start(s, KktChoice::Auto.options(opts), state)?;
-        Ok(Box::new(GaussIndex3Stepper {
-            sys,
-            p: self.p,
-            t: self.t.clone(),
-            ainv: self.ainv.clone(),
-            work: StageWork::new(s),
-            newton: crate::fd_newton::FdNewton::new(self.t.s * (d.n + d.m)),
-            stats: MethodStats::default().merged(st),
-        }))
+        self.c.start(sys, state, opts)
     }
     fn restartable(&self) -> bool {
         true
     }
 }
 
-impl Stepper for GaussIndex3Stepper<'_> {
-    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
-        let sy = self.sys;
-        let d = sy.dims();
-        let (n, m, s) = (d.n, d.m, self.t.s);
-        let dim = s * (n + m);
-        let t0 = state.t;
-        let (qn, vn) = (state.q.clone(), state.v.clone());
-        let mut x = vec![0.0; dim];
-        crate::fd_newton::stage_guess(&mut x, state, &self.t.c, h);
-        let coefficients = Coefficients {
-            t: &self.t,
-            ainv: &self.ainv,
-        };
+impl CollocationStepper<'_> {
+    /// Solve the stage system of the step from `state` (`x = (V_i, hΛ_i)`), with the
+    /// Newton report.
+    fn solve_stages(&mut self, state: &State, h: f64) -> Result<(Vec<f64>, StepReport), StepError> {
+        let d = self.sys.dims();
+        let mut x = vec![0.0; self.c.t.s * (d.n + d.m)];
+        crate::fd_newton::stage_guess(&mut x, state, &self.c.t.c, h);
+        let coefficients = self.c.coefficients();
         let data = StepData {
-            sys: sy,
-            t0,
+            sys: self.sys,
+            t0: state.t,
             h,
-            qn: &qn,
-            vn: &vn,
+            qn: &state.q,
+            vn: &state.v,
         };
         let work = &mut self.work;
-        let (tol, max_iter) = (self.p.tol, self.p.max_iter);
-        let report = self.newton.solve(&mut x, tol, max_iter, t0, |x, out| {
-            coefficients.residual(work, &data, x, out)
-        })?;
+        let report =
+            self.newton
+                .solve(&mut x, self.c.tol, self.c.max_iter, state.t, |x, out| {
+                    coefficients.residual(work, &data, x, out)
+                })?;
+        Ok((x, report))
+    }
+}
+
+impl Collocation {
+    fn coefficients(&self) -> Coefficients<'_> {
+        Coefficients {
+            t: &self.t,
+            ainv: &self.ainv,
+            level: self.level,
+        }
+    }
+}
+
+impl Stepper for CollocationStepper<'_> {
+    fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError> {
+        let (x, report) = self.solve_stages(state, h)?;
+        let (n, m, s) = (state.q.len(), state.lambda.len(), self.c.t.s);
+        let coefficients = self.c.coefficients();
         let ws: Vec<Vec<f64>> = (0..s)
             .map(|i| {
                 let mut w = vec![0.0; n];
-                coefficients.stage_w(h, &vn, &x, i, &mut w);
+                coefficients.stage_w(h, &state.v, &x, i, &mut w);
                 w
             })
             .collect();
-        let ell = lagrange_at(&self.t.c, 1.0);
+        let (b, ell) = (&self.c.t.b, lagrange_at(&self.c.t.c, 1.0));
         for k in 0..n {
-            state.q[k] = qn[k] + h * (0..s).map(|i| self.t.b[i] * x[i * n + k]).sum::<f64>();
-            state.v[k] = vn[k] + h * (0..s).map(|i| self.t.b[i] * ws[i][k]).sum::<f64>();
+            state.q[k] += h * (0..s).map(|i| b[i] * x[i * n + k]).sum::<f64>();
+            state.v[k] += h * (0..s).map(|i| b[i] * ws[i][k]).sum::<f64>();
             state.a[k] = (0..s).map(|i| ell[i] * ws[i][k]).sum::<f64>();
         }
         for r in 0..m {
             state.lambda[r] = (0..s).map(|i| ell[i] * x[s * n + i * m + r]).sum::<f64>() / h;
         }
-        state.t = t0 + h;
+        state.t += h;
+        if let Some(p) = &mut self.projector {
+            p.apply(self.sys, state)?;
+        }
         Ok(count_step_and_factorizations(&mut self.stats, report))
     }
 
     fn stats(&self) -> MethodStats {
-        self.stats
+        let mut s = self.stats;
+        if let Some(p) = &self.projector {
+            add_kkt_stats(&mut s, p.kkt.stats());
+        }
+        s
     }
 }
 

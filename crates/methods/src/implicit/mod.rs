@@ -5,6 +5,7 @@
 pub mod alf;
 pub mod bdf;
 pub mod gauss;
+pub mod gauss_index2;
 pub mod gauss_index3;
 pub mod generalized_alpha;
 pub mod ggl;

@@ -112,3 +112,14 @@ impl<'a> Case<'a> {
         r.summary
     }
 }
+
+/// Least-squares slope of log e against log h (an observed order).
+pub fn slope(hs: &[f64], es: &[f64]) -> f64 {
+    let x: Vec<f64> = hs.iter().map(|h| h.ln()).collect();
+    let y: Vec<f64> = es.iter().map(|e| e.ln()).collect();
+    let n = x.len() as f64;
+    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+    let sxy: f64 = x.iter().zip(&y).map(|(a, b)| (a - mx) * (b - my)).sum();
+    let sxx: f64 = x.iter().map(|a| (a - mx) * (a - mx)).sum();
+    sxy / sxx
+}
