@@ -46,7 +46,7 @@ pub mod prelude {
     };
     pub use crate::pattern::SparsityPattern;
     pub use crate::state::State;
-    pub use crate::system::{MechanicalSystem, SemiExplicitDae, SystemForm};
+    pub use crate::system::{ImplicitDae, MechanicalSystem, SemiExplicitDae, SystemForm};
 }
 
 pub use control::{ControllerKind, StepController, Tolerances};
@@ -67,7 +67,7 @@ pub use observe::{
 pub use pattern::SparsityPattern;
 pub use state::State;
 pub use system::{
-    Attitude, ConstraintHessian, Dims, ExactSolution, Index1Jacobians, MechanicalSystem,
-    Prioritized, ProblemInfo, ReferenceDomain, ReferenceSolution, ScdComponents, SemiExplicitDae,
-    SystemForm, SystemRef, TangentMatrices, Unilateral,
+    Attitude, ConstraintHessian, Dims, ExactSolution, ImplicitDae, Index1Jacobians,
+    MechanicalSystem, Prioritized, ProblemInfo, ReferenceDomain, ReferenceSolution, ScdComponents,
+    SemiExplicitDae, SystemForm, SystemRef, TangentMatrices, Unilateral,
 };

@@ -2,7 +2,7 @@
 
 use crate::error::{MethodError, StepError};
 use crate::state::State;
-use crate::system::{MechanicalSystem, SemiExplicitDae, SystemForm};
+use crate::system::{ImplicitDae, MechanicalSystem, SemiExplicitDae, SystemForm};
 use serde::{Deserialize, Serialize};
 
 /// Declared global convergence orders (of the error at fixed `t` as `h → 0`), each with
@@ -244,6 +244,13 @@ pub trait Method: Send + Sync {
         &self, _sys: &'s dyn SemiExplicitDae, _state: &mut State, _opts: &StartOptions,
     ) -> Result<Box<dyn Stepper + 's>, MethodError> {
         Err(unsupported(&self.info(), SystemForm::SemiExplicit))
+    }
+    /// Bind to a fully implicit system `F(t, y, y′) = 0`. Default: refused with the
+    /// forms it accepts.
+    fn start_implicit<'s>(
+        &self, _sys: &'s dyn ImplicitDae, _state: &mut State, _opts: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        Err(unsupported(&self.info(), SystemForm::Implicit))
     }
     /// Whether its stepper's next step depends on `State` alone (caches and counters
     /// aside), so that a decorator may take a step from a copy of the state and discard

@@ -1,7 +1,7 @@
 //! The system traits: what a problem must provide so that any method can step it.
 
 use crate::error::MethodError;
-use crate::evaluate::{Evaluate, Index1Metrics, MechanicalMetrics};
+use crate::evaluate::{Evaluate, ImplicitMetrics, Index1Metrics, MechanicalMetrics};
 use crate::method::{Method, StartOptions, Stepper};
 use crate::pattern::SparsityPattern;
 use crate::state::State;
@@ -363,6 +363,32 @@ pub trait SemiExplicitDae: Send + Sync {
     }
 }
 
+/// A fully implicit system `F(t, y, y′) = 0` with `F_{y′}` invertible near the solution
+/// (an implicit ODE), the general form of DASSL and IDA (Brenan, Campbell & Petzold,
+/// *Numerical Solution of Initial-Value Problems in DAEs*, SIAM 1996, §1.1; Hindmarsh et
+/// al., ACM TOMS 31 (2005) 363–396) — e.g. a mechanism in joint coordinates left as
+/// `M(θ) ω′ + c(θ, ω) = τ` without solving for `ω′`. A state holds `y` in `q` and `y′` in
+/// `v`; `λ` is empty. The methods that run it difference `F` themselves (dense; these
+/// systems are small).
+pub trait ImplicitDae: Send + Sync {
+    /// What the problem is.
+    fn info(&self) -> ProblemInfo;
+    /// `dim y`.
+    fn dim(&self) -> usize;
+    /// `F(t, y, y′)`.
+    fn residual(&self, t: f64, y: &[f64], yp: &[f64], out: &mut [f64]);
+    /// Consistent initial state: `q = y₀`, `v = y′₀` with `F(t₀, y₀, y′₀) = 0`.
+    fn initial_state(&self) -> State;
+    /// Exact solution at `t`, where known (`q` = y, `v` = y′).
+    fn exact(&self, _t: f64) -> Option<ExactSolution> {
+        None
+    }
+    /// Where [`Self::exact`] holds ([`MechanicalSystem::reference_domain`]).
+    fn reference_domain(&self, _t_end: f64) -> ReferenceDomain {
+        undeclared_domain(self.exact(0.0).is_some(), false)
+    }
+}
+
 /// Dense row-major Jacobians of a semi-explicit index-1 DAE.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Index1Jacobians {
@@ -395,6 +421,8 @@ pub enum SystemForm {
     Mechanical,
     /// Semi-explicit index-1 DAE.
     SemiExplicit,
+    /// Fully implicit `F(t, y, y′) = 0`.
+    Implicit,
 }
 
 impl SystemForm {
@@ -403,6 +431,7 @@ impl SystemForm {
         match self {
             SystemForm::Mechanical => "mechanical (index-3)",
             SystemForm::SemiExplicit => "semi-explicit index-1",
+            SystemForm::Implicit => "fully implicit F(t, y, y′) = 0",
         }
     }
 }
@@ -414,6 +443,14 @@ pub enum SystemRef<'a> {
     Mechanical(&'a dyn MechanicalSystem),
     /// Semi-explicit index-1 DAE.
     SemiExplicit(&'a dyn SemiExplicitDae),
+    /// Fully implicit system.
+    Implicit(&'a dyn ImplicitDae),
+}
+
+impl<'a> From<&'a dyn ImplicitDae> for SystemRef<'a> {
+    fn from(s: &'a dyn ImplicitDae) -> Self {
+        Self::Implicit(s)
+    }
 }
 
 impl<'a> From<&'a dyn MechanicalSystem> for SystemRef<'a> {
@@ -428,18 +465,19 @@ impl<'a> From<&'a dyn SemiExplicitDae> for SystemRef<'a> {
     }
 }
 
-/// The start module: the one place where the two system forms are told apart. A run
+/// The start module: the one place where the system forms are told apart. A run
 /// binds its method ([`Self::start`]) and its metrics (`Self::evaluator`) here once;
 /// what comes after holds a stepper and an evaluator and never asks for the form again.
 impl<'a> SystemRef<'a> {
     /// Bind `method` to this system at `state`: the two forms meet the two start
-    /// functions ([`Method::start`], [`Method::start_index1`]).
+    /// functions ([`Method::start`], [`Method::start_index1`], [`Method::start_implicit`]).
     pub fn start(
         self, method: &dyn Method, state: &mut State, opts: &StartOptions,
     ) -> Result<Box<dyn Stepper + 'a>, MethodError> {
         match self {
             Self::Mechanical(s) => method.start(s, state, opts),
             Self::SemiExplicit(s) => method.start_index1(s, state, opts),
+            Self::Implicit(s) => method.start_implicit(s, state, opts),
         }
     }
     /// The metrics evaluator of this system's form, with its reference energy from
@@ -448,6 +486,7 @@ impl<'a> SystemRef<'a> {
         match self {
             Self::Mechanical(s) => Box::new(MechanicalMetrics::new(s, initial)),
             Self::SemiExplicit(s) => Box::new(Index1Metrics::new(s)),
+            Self::Implicit(s) => Box::new(ImplicitMetrics::new(s)),
         }
     }
     /// The mechanical system, if this is one (the capabilities only it has: momenta,
@@ -455,7 +494,7 @@ impl<'a> SystemRef<'a> {
     pub fn as_mechanical(self) -> Option<&'a dyn MechanicalSystem> {
         match self {
             Self::Mechanical(s) => Some(s),
-            Self::SemiExplicit(_) => None,
+            Self::SemiExplicit(_) | Self::Implicit(_) => None,
         }
     }
     /// Coordinates and constraint rows: `(n, m)` of a mechanical system, `(nx, nz)` of
@@ -467,6 +506,7 @@ impl<'a> SystemRef<'a> {
                 let (n, m) = s.dims();
                 Dims { n, m }
             }
+            Self::Implicit(s) => Dims { n: s.dim(), m: 0 },
         }
     }
     /// The form.
@@ -474,6 +514,7 @@ impl<'a> SystemRef<'a> {
         match self {
             Self::Mechanical(_) => SystemForm::Mechanical,
             Self::SemiExplicit(_) => SystemForm::SemiExplicit,
+            Self::Implicit(_) => SystemForm::Implicit,
         }
     }
     /// Problem metadata.
@@ -481,6 +522,7 @@ impl<'a> SystemRef<'a> {
         match self {
             Self::Mechanical(s) => s.info(),
             Self::SemiExplicit(s) => s.info(),
+            Self::Implicit(s) => s.info(),
         }
     }
     /// Initial state.
@@ -488,6 +530,7 @@ impl<'a> SystemRef<'a> {
         match self {
             Self::Mechanical(s) => s.initial_state(),
             Self::SemiExplicit(s) => s.initial_state(),
+            Self::Implicit(s) => s.initial_state(),
         }
     }
     /// Published reference state, where one exists (mechanical systems only).
@@ -499,6 +542,7 @@ impl<'a> SystemRef<'a> {
         match self {
             Self::Mechanical(s) => s.exact(t),
             Self::SemiExplicit(s) => s.exact(t),
+            Self::Implicit(s) => s.exact(t),
         }
     }
     /// Where the exact solution or published reference holds over `[t₀, t_end]`.
@@ -506,6 +550,7 @@ impl<'a> SystemRef<'a> {
         match self {
             Self::Mechanical(s) => s.reference_domain(t_end),
             Self::SemiExplicit(s) => s.reference_domain(t_end),
+            Self::Implicit(s) => s.reference_domain(t_end),
         }
     }
 }

@@ -12,7 +12,7 @@ use driftlab_solver::numerical_rank;
 fn mech(id: &str, params: &str) -> Box<dyn MechanicalSystem> {
     match build(id, &params.parse().unwrap()).unwrap() {
         Problem::Mechanical(s) => s,
-        Problem::SemiExplicit(_) => panic!("{id} is not mechanical"),
+        _ => panic!("{id} is not mechanical"),
     }
 }
 

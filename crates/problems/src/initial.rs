@@ -110,6 +110,11 @@ pub fn apply(id: &str, problem: Problem, initial: &InitialParams) -> Result<Prob
                 pulse: None,
             })))
         }
+        Problem::Implicit(_) => Err(ParamError::Invalid {
+            kind: "problem",
+            id: id.to_string(),
+            message: "`initial` is not supported for fully implicit problems (F(t, y, y′) = 0): set the start through the problem's own parameters".into(),
+        }),
         Problem::SemiExplicit(s) => {
             let state = index1_start(id, s.as_ref(), initial, tol)?;
             let keep_exact = same_state(&state, &s.initial_state());

@@ -58,6 +58,16 @@ pub fn structure(problem: &Problem) -> Result<Structure, SolverError> {
     match problem {
         Problem::Mechanical(s) => mechanical(s.as_ref()),
         Problem::SemiExplicit(s) => semi_explicit(s.as_ref()),
+        // No constraint rows: F_y′ is invertible by the form's assumption.
+        Problem::Implicit(s) => Ok(Structure {
+            n: s.dim(),
+            m: 0,
+            nonholonomic: 0,
+            unilateral: 0,
+            mass_nonzeros: 0,
+            jacobian_nonzeros: 0,
+            rank: None,
+        }),
     }
 }
 

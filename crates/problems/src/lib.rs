@@ -29,6 +29,7 @@ pub mod disturbance;
 mod domain;
 pub mod elliptic;
 pub mod frobenius;
+pub mod implicit;
 pub mod independent_rows;
 pub mod index1;
 pub mod initial;
@@ -41,7 +42,7 @@ pub mod spatial;
 pub mod testset;
 
 use benchmarks::{andrews, bricard, car_axis, n_four_bar, n_four_bar_angle, slider_crank};
-use driftlab_core::{MechanicalSystem, ParamError, SemiExplicitDae, SystemRef};
+use driftlab_core::{ImplicitDae, MechanicalSystem, ParamError, SemiExplicitDae, SystemRef};
 use index1::seed003_dae;
 use nonholonomic::{knife_edge, parallel_parking, rolling_disk, snake_robot};
 use planar::{
@@ -60,6 +61,8 @@ pub enum Problem {
     Mechanical(Box<dyn MechanicalSystem>),
     /// Semi-explicit index-1 DAE.
     SemiExplicit(Box<dyn SemiExplicitDae>),
+    /// Fully implicit `F(t, y, y′) = 0`.
+    Implicit(Box<dyn ImplicitDae>),
 }
 
 impl Problem {
@@ -68,6 +71,7 @@ impl Problem {
         match self {
             Problem::Mechanical(s) => s.as_ref().into(),
             Problem::SemiExplicit(s) => s.as_ref().into(),
+            Problem::Implicit(s) => s.as_ref().into(),
         }
     }
 }
@@ -151,6 +155,7 @@ pub fn catalog() -> Vec<ProblemEntry> {
         tracked_arm::entry(),
         snake_robot::entry(),
         seed003_dae::entry(),
+        implicit::chain_angles_implicit::entry(),
         model::entry(),
     ]
 }

@@ -44,6 +44,14 @@ const PROBLEMS: &[(&str, &str, SystemForm, &str, f64, bool)] = &[
         false,
     ),
     (
+        "chain-angles-implicit",
+        "links = 1\ntheta0_deg = 90.0",
+        SystemForm::Implicit,
+        "log_range = { from = 1e-4, to = 1e-2, per_decade = 4 }",
+        20.0,
+        false,
+    ),
+    (
         "rotating-rod",
         "omega = 1.0",
         SystemForm::Mechanical,

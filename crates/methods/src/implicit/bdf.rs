@@ -26,6 +26,7 @@
 
 use crate::dynamics::{consistent_start, KktChoice};
 use crate::implicit::implicit_euler::{Backward, ImplicitEuler, ImplicitEulerParams, Index3};
+use crate::implicit::implicit_form::{ImplicitBdf, NewtonSettings};
 use crate::implicit::radau::{Radau, RadauParams};
 use driftlab_core::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -120,6 +121,7 @@ fn info_for(k: usize) -> MethodInfo {
         orders: DeclaredOrders { q: order, v: order, lambda: order },
         enforces: ConstraintLevels { position: true, velocity: false, acceleration: false },
         implicit: true,
+        forms: vec![SystemForm::Mechanical, SystemForm::Implicit],
         ..MethodInfo::default()
     }
 }
@@ -251,6 +253,20 @@ impl Method for Bdf {
             pushed: None,
             stats: MethodStats::default(),
         }))
+    }
+    /// The fully implicit form: BDF-k on `F(t, y, y′) = 0` ([`crate::implicit::implicit_form`]).
+    fn start_implicit<'s>(
+        &self, sys: &'s dyn ImplicitDae, _state: &mut State, _opts: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        let settings = NewtonSettings {
+            tol: self.p.tol,
+            max_iter: self.p.max_iter,
+        };
+        Ok(Box::new(ImplicitBdf::new(
+            sys,
+            coefficients(self.p.order),
+            settings,
+        )?))
     }
 }
 

@@ -39,6 +39,7 @@
 
 use crate::dynamics::{consistent_start, kkt_failure, linear_error, IterationTerms, KktChoice};
 use crate::dynamics::{count_step, newton_outcome};
+use crate::implicit::implicit_form::{ImplicitRk, NewtonSettings};
 use driftlab_core::prelude::*;
 
 use driftlab_core::Index1Jacobians;
@@ -235,7 +236,7 @@ pub fn info() -> MethodInfo {
         orders: DeclaredOrders { q: Some(1.0), v: Some(1.0), lambda: Some(1.0) },
         enforces: ConstraintLevels { position: true, velocity: false, acceleration: false },
         implicit: true,
-        forms: vec![SystemForm::SemiExplicit, SystemForm::Mechanical],
+        forms: vec![SystemForm::SemiExplicit, SystemForm::Mechanical, SystemForm::Implicit],
         ..MethodInfo::default()
     }
 }
@@ -468,6 +469,22 @@ impl Method for ImplicitEuler {
             p: self.p,
             stats: MethodStats::default(),
         }))
+    }
+    /// The fully implicit form: Radau IIA with one stage, `F(t_{n+1}, y_n + h y′, y′) = 0`
+    /// ([`crate::implicit::implicit_form`]).
+    fn start_implicit<'s>(
+        &self, sys: &'s dyn ImplicitDae, _state: &mut State, _: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        let settings = NewtonSettings {
+            tol: self.p.tol,
+            max_iter: self.p.max_iter,
+        };
+        Ok(Box::new(ImplicitRk::new(
+            "implicit-euler",
+            sys,
+            1,
+            settings,
+        )?))
     }
     fn restartable(&self) -> bool {
         true

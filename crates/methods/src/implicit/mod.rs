@@ -10,6 +10,7 @@ pub mod gauss_index3;
 pub mod generalized_alpha;
 pub mod ggl;
 pub mod implicit_euler;
+pub mod implicit_form;
 pub mod lobatto;
 pub mod radau;
 pub mod rattle;

@@ -95,6 +95,50 @@ impl Tableau {
         }
     }
 
+    /// Radau IIA with `s = 1, 2, 3` stages (order 2s − 1, stiffly accurate: `b` is the
+    /// last row of `A`, `c_s = 1`; s = 1 is implicit Euler): Hairer & Wanner, Solving ODEs
+    /// II, §IV.5, Table 5.5 (s = 2) and Table 5.6 (s = 3).
+    pub fn radau_iia(s: usize) -> Option<Tableau> {
+        let r6 = 6f64.sqrt();
+        let citation = "Ehle (1969); Hairer & Wanner, Solving ODEs II, §IV.5, Tables 5.5 and 5.6";
+        let (name, a, c, order) = match s {
+            1 => ("Radau IIA s=1 (implicit Euler)", vec![1.0], vec![1.0], 1),
+            2 => (
+                "Radau IIA s=2",
+                vec![5.0 / 12.0, -1.0 / 12.0, 0.75, 0.25],
+                vec![1.0 / 3.0, 1.0],
+                3,
+            ),
+            3 => (
+                "Radau IIA s=3",
+                vec![
+                    (88.0 - 7.0 * r6) / 360.0,
+                    (296.0 - 169.0 * r6) / 1800.0,
+                    (-2.0 + 3.0 * r6) / 225.0,
+                    (296.0 + 169.0 * r6) / 1800.0,
+                    (88.0 + 7.0 * r6) / 360.0,
+                    (-2.0 - 3.0 * r6) / 225.0,
+                    (16.0 - r6) / 36.0,
+                    (16.0 + r6) / 36.0,
+                    1.0 / 9.0,
+                ],
+                vec![(4.0 - r6) / 10.0, (4.0 + r6) / 10.0, 1.0],
+                5,
+            ),
+            _ => return None,
+        };
+        let b = a[(s - 1) * s..].to_vec();
+        Some(Tableau {
+            name,
+            s,
+            a,
+            b,
+            c,
+            order,
+            citation,
+        })
+    }
+
     /// Lobatto IIIA with `s = 2, 3` stages (order 2s − 2; stiffly accurate, `a_1j = 0`):
     /// Hairer, Nørsett & Wanner, Solving ODEs I, §II.7 / Hairer & Wanner II, §IV.5,
     /// Table 5.7; Jay, SIAM J. Numer. Anal. 33 (1996).
@@ -233,6 +277,36 @@ mod tests {
             assert!((t.b.iter().sum::<f64>() - 1.0).abs() < 1e-15);
         }
         assert!(Tableau::gauss(4).is_none());
+    }
+
+    /// Radau IIA: B(2s−1), C(s), D(s−1), hence order 2s − 1 (HW II, §IV.5), and not
+    /// B(2s).
+    #[test]
+    fn radau_iia_order_conditions() {
+        for s in 1..=3 {
+            let t = Tableau::radau_iia(s).unwrap();
+            let p = 2 * s as u32 - 1;
+            assert!(
+                t.b_condition(p, 1e-15)
+                    && t.c_condition(s as u32, 1e-15)
+                    && t.d_condition(s as u32 - 1, 1e-15),
+                "{}",
+                t.name
+            );
+            assert!(
+                !t.b_condition(p + 1, 1e-12),
+                "{} would have order > {p}",
+                t.name
+            );
+            assert_eq!(t.order, p);
+            assert!(
+                (t.c[s - 1] - 1.0).abs() < 1e-15,
+                "{}: c_s = {}",
+                t.name,
+                t.c[s - 1]
+            );
+        }
+        assert!(Tableau::radau_iia(4).is_none());
     }
 
     /// Lobatto IIIA: B(2s−2), C(s), D(s−2); IIIB: B(2s−2), C(s−2), D(s) (Hairer & Wanner

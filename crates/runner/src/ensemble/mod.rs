@@ -244,11 +244,12 @@ pub fn mechanical_problem(
 ) -> Result<Arc<dyn MechanicalSystem>, (FailKind, String)> {
     match registry.build_problem(&cell.problem, &cell.problem_params) {
         Ok(driftlab_problems::Problem::Mechanical(sys)) => Ok(Arc::from(sys)),
-        Ok(driftlab_problems::Problem::SemiExplicit(_)) => Err((
+        Ok(other) => Err((
             FailKind::UnsupportedForm,
             format!(
-                "ensembles perturb mechanical problems (q, v, Φ); `{}` is an index-1 DAE",
-                cell.problem
+                "ensembles perturb mechanical problems (q, v, Φ); `{}` is a {} system",
+                cell.problem,
+                other.as_system().form().name()
             ),
         )),
         Err(e) => Err((FailKind::Build, e.to_string())),

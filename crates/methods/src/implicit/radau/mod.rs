@@ -201,6 +201,7 @@ fn info_for(s: usize, variable: bool) -> MethodInfo {
             own_controller: false,
         }),
         varying_mass: true,
+        forms: vec![SystemForm::Mechanical, SystemForm::Implicit],
         ..MethodInfo::default()
     }
 }
@@ -471,6 +472,33 @@ impl Method for Radau {
             Some(tol) => stepper.apply_tolerances(tol, true),
             None => stepper.apply_tolerances(tol, false),
         }
+        Ok(Box::new(stepper))
+    }
+
+    /// The fully implicit form: Radau IIA with s = 3 stages at fixed steps, on
+    /// `F(t, y, y′) = 0` directly ([`crate::implicit::implicit_form`]; not RADAU5's
+    /// algorithm: full Newton, no error estimate). Refused for s = 5, 7 and the variable
+    /// order.
+    fn start_implicit<'s>(
+        &self, sys: &'s dyn ImplicitDae, _state: &mut State, _opts: &StartOptions,
+    ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        if self.params.variable_order {
+            return Err(MethodError::Incompatible {
+                method: "radau".into(),
+                problem: sys.info().id,
+                reason: "the fully implicit form runs fixed stages (s = 3) at fixed steps; set variable_order = false".into(),
+            });
+        }
+        let settings = crate::implicit::implicit_form::NewtonSettings {
+            tol: self.params.rtol,
+            max_iter: self.params.max_newton,
+        };
+        let stepper = crate::implicit::implicit_form::ImplicitRk::new(
+            "radau",
+            sys,
+            self.params.stages,
+            settings,
+        )?;
         Ok(Box::new(stepper))
     }
 }
