@@ -15,9 +15,11 @@
 //! f_z(x̃) μ` with `g(x_{n+1}) = 0`, here `f_z = (0, −M⁻¹Φ_qᵀ)`, so only the velocity moves
 //! (U. M. Ascher & L. R. Petzold, *Projected implicit Runge–Kutta methods for
 //! differential-algebraic equations*, SIAM J. Numer. Anal. 28 (1991) 1097–1120). Gauss is
-//! not stiffly accurate: without the projection `ṽ` leaves `g = 0` and the order drops
-//! below the classical 2s; the projection restores the superconvergence of collocation at
-//! Gauss points in `x` (ibid., and Hairer & Wanner, *Solving ODEs II*, §VII.4).
+//! not stiffly accurate: without the projection `ṽ` leaves `g = 0` and the velocity error
+//! is of order s + 1 for odd s and s for even s (`R(∞) = (−1)^s`), below the classical 2s
+//! for s ≥ 2, while `q` keeps 2s; the projection restores the superconvergence of
+//! collocation at Gauss points in `x` (ibid., and Hairer & Wanner, *Solving ODEs II*,
+//! §VII.4).
 //!
 //! The projection is **internal**: it belongs to the discretization, acts only on the
 //! formulation's own constraint (the velocity level), and the next step starts from it.
