@@ -229,9 +229,10 @@ pub type Started<'s> = Result<Box<dyn Stepper + 's>, MethodError>;
 /// bound to one by `start`, which returns the [`Stepper`] that owns the run's work
 /// buffers. The time loop is [`crate::drive()`], never the method.
 ///
-/// The two system forms are two start functions: a method for index-3 mechanical
-/// systems implements [`Method::start`]; one that also runs semi-explicit index-1 DAEs
-/// overrides [`Method::start_index1`] (and lists both forms in [`MethodInfo::forms`]).
+/// The system forms are three start functions: a method for index-3 mechanical systems
+/// implements [`Method::start`]; one that also runs semi-explicit index-1 DAEs overrides
+/// [`Method::start_index1`], one that runs fully implicit systems
+/// [`Method::start_implicit`] (and lists the forms in [`MethodInfo::forms`]).
 pub trait Method: Send + Sync {
     /// Declared properties.
     fn info(&self) -> MethodInfo;

@@ -469,7 +469,7 @@ impl<'a> From<&'a dyn SemiExplicitDae> for SystemRef<'a> {
 /// binds its method ([`Self::start`]) and its metrics (`Self::evaluator`) here once;
 /// what comes after holds a stepper and an evaluator and never asks for the form again.
 impl<'a> SystemRef<'a> {
-    /// Bind `method` to this system at `state`: the two forms meet the two start
+    /// Bind `method` to this system at `state`: each form meets its start
     /// functions ([`Method::start`], [`Method::start_index1`], [`Method::start_implicit`]).
     pub fn start(
         self, method: &dyn Method, state: &mut State, opts: &StartOptions,

@@ -17,8 +17,9 @@ fn implicit(method: &str, params: &str, h: f64) -> SummaryMetrics {
         .ok()
 }
 
-/// BDF-k on F(t, y, (1/h)Σα_j y_{n+1−j}) = 0 has order k (Brenan, Campbell & Petzold
-/// 1996, §3.1); Radau IIA with s stages 2s − 1 on an implicit ODE (HW II §VI.1, §IV.5).
+/// BDF-k on F(t, y, (1/h)Σα_j y_{n+1−j}) = 0 has order k, k = 1 … 4 (Brenan, Campbell &
+/// Petzold 1996, §3.1); implicit Euler (Radau IIA s = 1) order 1 and Radau IIA s = 3
+/// order 5 on an implicit ODE (HW II §VI.1, §IV.5).
 #[test]
 fn bdf_and_radau_keep_their_orders_on_the_implicit_form() {
     let hs = [2.5e-3, 5e-3, 1e-2, 2e-2];
@@ -33,6 +34,15 @@ fn bdf_and_radau_keep_their_orders_on_the_implicit_form() {
             "BDF{k}: order {p:.3} ({errs:?})"
         );
     }
+    let errs: Vec<f64> = hs
+        .iter()
+        .map(|&h| implicit("implicit-euler", "", h).err_q)
+        .collect();
+    let p = slope(&hs, &errs);
+    assert!(
+        (p - 1.0).abs() < 0.15,
+        "implicit Euler: order {p:.3} ({errs:?})"
+    );
     let hs = [2e-2, 3e-2, 4.5e-2, 7e-2];
     let errs: Vec<f64> = hs.iter().map(|&h| implicit("radau", "", h).err_q).collect();
     let p = slope(&hs, &errs);

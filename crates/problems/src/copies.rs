@@ -60,8 +60,9 @@ pub fn apply(id: &str, problem: Problem, k: usize) -> Result<Problem, ParamError
             "`copies` stacks holonomic systems only; this problem has {why} (remove `copies`)"
         ),
     };
+    let problem_form = |p: &Problem| p.as_system().form().name();
     let Problem::Mechanical(inner) = problem else {
-        return Err(refuse("the index-1 (semi-explicit) form"));
+        return Err(refuse(&format!("the {} form", problem_form(&problem))));
     };
     if inner.nonholonomic_rows() > 0 {
         return Err(refuse("nonholonomic rows"));

@@ -21,7 +21,9 @@ fn instances() -> Vec<(String, Problem)> {
             (e.build)(&toml::Table::new()).expect("defaults build"),
         ));
     }
-    let variants: [(&str, &str); 30] = [
+    let variants: [(&str, &str); 31] = [
+        // N = 1: the exact solution (pendulum) and its ω′ are checked.
+        ("chain-angles-implicit", "links = 1\ntheta0_deg = 90.0"),
         ("spatial-chain", "links = 12\nspin = 0.3"),
         ("planar-chain", "links = 1"),
         ("planar-chain", "links = 7\ntheta0_deg = 30.0"),

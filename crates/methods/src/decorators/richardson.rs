@@ -96,6 +96,8 @@ impl Method for Richardson {
         let mut info = self.inner.info();
         let p = self.order().unwrap_or(1);
         info.id = format!("{}+richardson", info.id);
+        // Step doubling runs mechanical and index-1 systems only (no `start_implicit`).
+        info.forms.retain(|f| *f != SystemForm::Implicit);
         info.title = format!("{} with Richardson step control", info.title);
         info.symplectic_reason = format!(
             "{}; each step continues from two half steps of it, so each step map is as \

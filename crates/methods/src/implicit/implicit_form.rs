@@ -27,9 +27,9 @@
 //!
 //! Both solve their equations by Newton with a forward-difference Jacobian and dense LU
 //! ([`crate::fd_newton`]), so `F` alone is needed; `F_{y′}`'s invertibility is what
-//! makes the Newton matrix `∂F/∂y′ + h a_ii ∂F/∂y` (or `α₀/h ∂F/∂y′ + ∂F/∂y`) regular for
-//! small h. No error estimate: an error-controlled schedule fails the run with a missing
-//! estimate.
+//! makes the Newton matrix `I ⊗ ∂F/∂y′ + h A ⊗ ∂F/∂y` (or `α₀/h ∂F/∂y′ + ∂F/∂y`)
+//! regular for small h. No error estimate: `radau` refuses an error-controlled schedule on
+//! this form.
 
 use crate::dynamics::count_step_and_factorizations;
 use crate::fd_newton::FdNewton;

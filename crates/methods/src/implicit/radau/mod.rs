@@ -201,7 +201,12 @@ fn info_for(s: usize, variable: bool) -> MethodInfo {
             own_controller: false,
         }),
         varying_mass: true,
-        forms: vec![SystemForm::Mechanical, SystemForm::Implicit],
+        // The fully implicit form runs s = 3 at fixed steps only (`start_implicit`).
+        forms: if s == 3 && !variable {
+            vec![SystemForm::Mechanical, SystemForm::Implicit]
+        } else {
+            vec![SystemForm::Mechanical]
+        },
         ..MethodInfo::default()
     }
 }
@@ -480,8 +485,15 @@ impl Method for Radau {
     /// algorithm: full Newton, no error estimate). Refused for s = 5, 7 and the variable
     /// order.
     fn start_implicit<'s>(
-        &self, sys: &'s dyn ImplicitDae, _state: &mut State, _opts: &StartOptions,
+        &self, sys: &'s dyn ImplicitDae, _state: &mut State, opts: &StartOptions,
     ) -> Result<Box<dyn Stepper + 's>, MethodError> {
+        if opts.tolerances.is_some() {
+            return Err(MethodError::Incompatible {
+                method: "radau".into(),
+                problem: sys.info().id,
+                reason: "on the fully implicit form radau runs fixed steps (no error estimate there); give `[steps] h` instead of `adaptive`".into(),
+            });
+        }
         if self.params.variable_order {
             return Err(MethodError::Incompatible {
                 method: "radau".into(),
