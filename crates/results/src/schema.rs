@@ -208,7 +208,7 @@ pub mod runs {
         NEWTON_FAILURES newton_failures: Count, "1", "step attempts whose Newton iteration or linear solve failed and were retried with a smaller h (0 for fixed steps)";
         H_MIN_USED h_min_used: OptReal, "s", "smallest accepted step (h for fixed steps)";
         H_MAX_USED h_max_used: OptReal, "s", "largest accepted step (h for fixed steps)";
-        MAX_POS_RESIDUAL max_pos_residual: OptReal, "problem", "max over all steps of ‖Φ(t,q)‖∞ (index-1: ‖g‖∞)";
+        MAX_POS_RESIDUAL max_pos_residual: OptReal, "problem", "max over all steps of ‖Φ(t,q)‖∞ (index-1: ‖g‖∞; fully implicit F(t, y, y′) = 0: ‖F‖∞ of the stored pair)";
         MAX_VEL_RESIDUAL max_vel_residual: OptReal, "problem", "max over all steps of ‖Φ_q v + Φ_t‖∞";
         MAX_ACC_RESIDUAL max_acc_residual: OptReal, "problem", "max over all steps of ‖Φ_q a − γ‖∞ with the method's own a";
         FINAL_POS_RESIDUAL final_pos_residual: OptReal, "problem", "‖Φ‖∞ at the last state";
@@ -219,8 +219,8 @@ pub mod runs {
         FINAL_ENERGY_REL_ERROR final_energy_rel_error: OptReal, "1", "the same at the last state";
         MAX_MOMENTUM_ERROR max_momentum_error: OptReal, "problem", "max over all steps of ‖p − p₀‖∞ of the momenta the problem conserves (linear, angular; `MechanicalSystem::momentum`); null where it defines none";
         FINAL_MOMENTUM_ERROR final_momentum_error: OptReal, "problem", "the same at the last state";
-        ERR_Q err_q: OptReal, "problem", "max over all steps of ‖q − q_exact‖∞ (index-1: differential variables x); null without reference";
-        ERR_V err_v: OptReal, "problem", "max over all steps of ‖v − v_exact‖∞";
+        ERR_Q err_q: OptReal, "problem", "max over all steps of ‖q − q_exact‖∞ (index-1: differential variables x; fully implicit: y, whose q and v columns of traces and states hold y and y′); null without reference";
+        ERR_V err_v: OptReal, "problem", "max over all steps of ‖v − v_exact‖∞ (fully implicit: y′)";
         ERR_LAMBDA err_lambda: OptReal, "problem", "max over all steps of ‖λ − λ_exact‖∞ (index-1: algebraic variables z)";
         FINAL_ERR_Q final_err_q: OptReal, "problem", "‖q − q_exact‖∞ at t_end";
         FINAL_ERR_V final_err_v: OptReal, "problem", "‖v − v_exact‖∞ at t_end";
@@ -232,10 +232,10 @@ pub mod runs {
         SCD scd: OptReal, "digits", "significant correct digits at t_end against the published reference (IVP Test Set measure); null without one";
         REFERENCE reference: OptText, "—", "the exact solution or published reference the error columns compare with, judged before they are written: `valid: …` (its declared domain holds here, with the basis of its accuracy), `undeclared` (a problem that declares no domain; only the self-check guards it), `outside its domain: …` or `failed its self-check: …` (then `err_*`, `final_err_*` and `scd` are null, with this reason); null without a reference";
         REFERENCE_ACCURACY reference_accuracy: OptReal, "problem", "the reference's own error bound at these parameters and t_end (`MechanicalSystem::reference_domain`; relative for a published one): errors below about ten times it are not the method's, and the order fit ignores them; null when undeclared or absent";
-        REF_POS_RESIDUAL ref_pos_residual: OptReal, "problem", "the reference's own ‖Φ(t, q_ref)‖∞ (index-1: ‖g‖∞), max over the compared points (every evaluated state of an exact solution; a published reference at its time): the self-check";
+        REF_POS_RESIDUAL ref_pos_residual: OptReal, "problem", "the reference's own ‖Φ(t, q_ref)‖∞ (index-1: ‖g‖∞; fully implicit: ‖F‖∞ on the exact pair), max over the compared points (every evaluated state of an exact solution; a published reference at its time): the self-check";
         REF_VEL_RESIDUAL ref_vel_residual: OptReal, "problem", "the reference's own ‖Φ_q v_ref + Φ_t‖∞, max over the compared points";
         REF_ENERGY_REL_ERROR ref_energy_rel_error: OptReal, "1", "the exact solution's own relative energy error against the run's initial energy, max over the compared points (null for published references and problems without energy)";
-        WARN_TIME warn_time: OptReal, "s", "first time some row of Φ (index-1: g) exceeded its allowed violation (spec `[monitor]`, seed 001 §3.12); null if never or without a monitor";
+        WARN_TIME warn_time: OptReal, "s", "first time some row of Φ (index-1: g; fully implicit: F) exceeded its allowed violation (spec `[monitor]`, seed 001 §3.12); null if never or without a monitor";
         WARN_STATES warn_states: Count, "1", "evaluated states with some row beyond its allowed violation (0 without a monitor)";
         WARN_RATIO warn_ratio: OptReal, "1", "max over the evaluated states and rows of |Φ_i| / allowed_i (null without a monitor)";
         WARN_ROW warn_row: OptReal, "1", "the row of Φ (index from 0) where `warn_ratio` was reached (null without a monitor)";
