@@ -234,6 +234,13 @@ impl Stepper for ImplicitBdf<'_> {
     fn reject(&mut self) {
         self.pending = None;
     }
+    /// `(y, y′)` changed from outside (a rollout's new start): the stored history no
+    /// longer leads to them, so the next steps start again with Radau IIA.
+    fn refresh(&mut self, _state: &mut State) -> Result<(), StepError> {
+        self.past.clear();
+        self.pending = None;
+        Ok(())
+    }
     fn stats(&self) -> MethodStats {
         self.stats
     }
