@@ -477,57 +477,70 @@ impl Book {
         self.html.push_str("</div>\n");
     }
 
+    /// The height a `heading` of `level` takes on paper: the space above, its wrapped
+    /// lines and the space below (as `heading` advances `y`).
+    fn heading_height(text: &str, level: usize) -> f64 {
+        let size = if level == 2 { 12.5 } else { 10.5 };
+        let lines = wrap(text, ((PAGE_W - 2.0 * MARGIN) / (SANS_EM * size)) as usize).len();
+        4.0 + lines as f64 * size * 1.35 + 3.0
+    }
+
+    /// `figure_beside` on paper: the figure in the left column; the text, then the
+    /// figure's caption, in the right one. The block's height is the taller column's.
+    fn paper_figure_beside(&mut self, heading: &str, fig: &FigureRef, text: &str) {
+        const GAP: f64 = 12.0;
+        const SIZE: f64 = 8.5;
+        const CAPTION: f64 = 7.0;
+        let col_w = (PAGE_W - 2.0 * MARGIN - GAP) / 2.0;
+        let svg = std::fs::read_to_string(fig.svg)
+            .ok()
+            .and_then(|t| split_svg(&t));
+        let max_h = (BOTTOM - MARGIN) * 0.5;
+        let (dw, dh) = svg.as_ref().map_or((col_w, 20.0), |(w, h, _)| {
+            let scale = (col_w / w).min(max_h / h);
+            (w * scale, h * scale)
+        });
+        let lines = wrap(text, (col_w / (SANS_EM * SIZE)) as usize);
+        let caption = wrap(&fig.caption, (col_w / (SANS_EM * CAPTION)) as usize);
+        let text_h = lines.len() as f64 * SIZE * 1.35 + 4.0 + caption.len() as f64 * CAPTION * 1.35;
+        let block_h = dh.max(text_h);
+        // The heading stays on the page of its figure.
+        self.ensure(Self::heading_height(heading, 2) + block_h);
+        self.heading(heading, 2);
+        let top = self.y;
+        match &svg {
+            Some((w, h, inner)) => {
+                let _ = write!(
+                    self.body,
+                    r#"<svg x="{MARGIN:.1}" y="{top:.1}" width="{dw:.1}" height="{dh:.1}" viewBox="0 0 {w} {h}">{inner}</svg>"#
+                );
+            }
+            None => self.line(
+                MARGIN,
+                CAPTION,
+                false,
+                false,
+                "#a00",
+                &format!("({} could not be read)", fig.svg.display()),
+            ),
+        }
+        for l in &lines {
+            self.line(MARGIN + col_w + GAP, SIZE, false, false, "#111", l);
+        }
+        self.y += 4.0;
+        for l in &caption {
+            self.line(MARGIN + col_w + GAP, CAPTION, false, false, "#333", l);
+        }
+        self.y = top + block_h + 6.0;
+    }
+
     /// A level-2 `heading`, then a figure in the left column with `text` wrapped beside
     /// it in the right one (on paper, kept on one page with the heading; on screen a
     /// two-column block; in the Markdown the text, then the image).
     pub fn figure_beside(&mut self, heading: &str, fig: &FigureRef, text: &str) {
-        const GAP: f64 = 12.0;
-        const SIZE: f64 = 8.5;
         if self.paper {
-            let col_w = (PAGE_W - 2.0 * MARGIN - GAP) / 2.0;
-            let svg = std::fs::read_to_string(fig.svg)
-                .ok()
-                .and_then(|t| split_svg(&t));
-            let max_h = (BOTTOM - MARGIN) * 0.5;
-            let (dw, dh) = svg.as_ref().map_or((col_w, 20.0), |(w, h, _)| {
-                let scale = (col_w / w).min(max_h / h);
-                (w * scale, h * scale)
-            });
-            let lines = wrap(text, (col_w / (SANS_EM * SIZE)) as usize);
-            let caption = wrap(&fig.caption, (col_w / (SANS_EM * 7.0)) as usize);
-            let fig_h = dh + 6.0 + caption.len() as f64 * 7.0 * 1.35;
-            let text_h = lines.len() as f64 * SIZE * 1.35;
-            // The heading stays on the page of its figure.
-            self.ensure(fig_h.max(text_h) + 6.0 + 12.5 * 3.0 + 7.0);
-            self.heading(heading, 2);
-            let top = self.y;
-            match &svg {
-                Some((w, h, inner)) => {
-                    let _ = write!(
-                        self.body,
-                        r#"<svg x="{MARGIN:.1}" y="{top:.1}" width="{dw:.1}" height="{dh:.1}" viewBox="0 0 {w} {h}">{inner}</svg>"#
-                    );
-                }
-                None => self.line(
-                    MARGIN,
-                    7.0,
-                    false,
-                    false,
-                    "#a00",
-                    &format!("({} could not be read)", fig.svg.display()),
-                ),
-            }
-            self.y = top + dh + 4.0;
-            for l in &caption {
-                self.line(MARGIN, 7.0, false, false, "#333", l);
-            }
-            self.y = top;
-            for l in &lines {
-                self.line(MARGIN + col_w + GAP, SIZE, false, false, "#111", l);
-            }
-            self.y = top + fig_h.max(text_h) + 6.0;
-        }
-        if !self.paper {
+            self.paper_figure_beside(heading, fig, text);
+        } else {
             self.heading(heading, 2);
         }
         let _ = writeln!(
