@@ -431,11 +431,18 @@ fn fingerprint(dir: &Path, check: Option<&Path>, write: Option<&Path>) -> Result
     })?;
     let c = fp::check(&entries, &stored);
     if c.differences.is_empty() {
+        let checked = entries.len() - c.unlisted.len();
         out!(
-            "{} result folders agree with `{}` bit for bit",
-            entries.len(),
+            "{checked} result folders agree with `{}` bit for bit",
             path.display()
         );
+        if !c.unlisted.is_empty() {
+            out!(
+                "{} not checked, the stored file does not list them: {} (add them with --write)",
+                c.unlisted.len(),
+                c.unlisted.join(", ")
+            );
+        }
         return Ok(());
     }
     let level = fp::simd_level();

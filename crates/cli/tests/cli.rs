@@ -421,8 +421,8 @@ fn manifest_records_the_source_revision_not_the_folders() {
 }
 
 /// `fingerprint`: two runs of one spec have the same digest (`--check` passes against the
-/// other's `--write`), a changed number is found and named (exit 1), a folder without
-/// results is refused (exit 2).
+/// other's `--write`), a folder the file does not list is named as not checked, a changed
+/// number is found and named (exit 1), a folder without results is refused (exit 2).
 #[test]
 fn fingerprints_agree_on_reruns_and_name_a_changed_folder() {
     let d = tmp("fingerprint");
@@ -479,6 +479,27 @@ fn fingerprints_agree_on_reruns_and_name_a_changed_folder() {
     let o = check(&d.join("b"));
     assert!(
         o.status.success() && text(&o).contains("1 result folders agree"),
+        "{}",
+        text(&o)
+    );
+    // A folder the stored file does not list is named as not checked, not counted.
+    let extra = d.join("c");
+    for name in ["seed003-index1", "unlisted-copy"] {
+        let to = extra.join(name);
+        std::fs::create_dir_all(&to).unwrap();
+        for f in std::fs::read_dir(d.join("b/seed003-index1")).unwrap() {
+            let f = f.unwrap().path();
+            if f.is_file() {
+                std::fs::copy(&f, to.join(f.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    let o = check(&extra);
+    assert!(
+        o.status.success()
+            && text(&o).contains("1 result folders agree")
+            && text(&o).contains("1 not checked")
+            && text(&o).contains("unlisted-copy"),
         "{}",
         text(&o)
     );
