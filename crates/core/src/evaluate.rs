@@ -392,18 +392,11 @@ impl Evaluate for Index1Metrics<'_> {
         };
         let (err_q, _, err_lambda) = exact_errors(state, exact.as_ref());
         let metrics = Metrics {
-            t: state.t,
             pos_residual: self.g_norm(state.t, &state.q, &state.lambda),
-            vel_residual: f64::NAN,
-            acc_residual: f64::NAN,
-            energy_rel_error: f64::NAN,
             err_q,
-            err_v: f64::NAN,
             err_lambda,
-            deferred_residual: f64::NAN,
-            penetration: f64::NAN,
-            approach_velocity: f64::NAN,
             reference,
+            ..Metrics::undefined(state.t)
         };
         Evaluated {
             metrics,
@@ -454,18 +447,11 @@ impl Evaluate for ImplicitMetrics<'_> {
         };
         let (err_q, err_v, _) = exact_errors(state, exact.as_ref());
         let metrics = Metrics {
-            t: state.t,
             pos_residual: self.residual_norm(state.t, &state.q, &state.v),
-            vel_residual: f64::NAN,
-            acc_residual: f64::NAN,
-            energy_rel_error: f64::NAN,
             err_q,
             err_v,
-            err_lambda: f64::NAN,
-            deferred_residual: f64::NAN,
-            penetration: f64::NAN,
-            approach_velocity: f64::NAN,
             reference,
+            ..Metrics::undefined(state.t)
         };
         Evaluated {
             metrics,

@@ -40,6 +40,27 @@ pub struct Metrics {
     pub reference: RefResiduals,
 }
 
+impl Metrics {
+    /// Every metric undefined (`NaN`) at time `t`: the base a system kind that measures
+    /// only some columns fills in (`Metrics { err_q, ..Metrics::undefined(t) }`).
+    pub fn undefined(t: f64) -> Self {
+        Self {
+            t,
+            pos_residual: f64::NAN,
+            vel_residual: f64::NAN,
+            acc_residual: f64::NAN,
+            energy_rel_error: f64::NAN,
+            err_q: f64::NAN,
+            err_v: f64::NAN,
+            err_lambda: f64::NAN,
+            deferred_residual: f64::NAN,
+            penetration: f64::NAN,
+            approach_velocity: f64::NAN,
+            reference: RefResiduals::default(),
+        }
+    }
+}
+
 /// A reference state's own residuals, the run-time self-check that keeps a broken
 /// reference from passing as a method's error: `‖Φ(t, q_ref)‖∞`,
 /// `‖Φ_q v_ref + Φ_t‖∞` and `|H(q_ref, v_ref) − H0| / max(|H0|, scale)` against the run's
