@@ -10,8 +10,9 @@ use common::Case;
 
 /// The error in q at t = 2 s (h = 0.02, 0.01, 0.005) — measured: Gauss s = 2 2.8e-4 →
 /// 1.7e-5 → 1.1e-6 (orders 3.99, 4.00), s = 1 0.19 → 0.049 → 0.012 (1.98, 2.00); the
-/// s = 2 energy error 2.3e-15 at h = 0.005. RATTLE, written for a constant M, reaches only
-/// 1.66 / 1.60 here (M(p)); explicit Baumgarte diverges at every h (the top spins at
+/// s = 2 energy error 2.3e-15 at h = 0.005. RATTLE is second order here too since its
+/// first kick is implicit in the velocity (`tests/rattle_velocity_forces.rs`; with the kick
+/// at v_n, M(p)'s velocity forces made it 1.66 / 1.60); explicit Baumgarte diverges at every h (the top spins at
 /// ω₃ = 29.7 rad/s, and an explicit step amplifies a rotation by √(1 + (ωh)²) per step).
 #[test]
 fn gauss_keeps_its_orders_on_the_top_in_body_coordinates() {

@@ -51,8 +51,8 @@ fn the_body_in_euler_parameters_converges_to_the_exact_precession() {
 /// The same body in natural coordinates (`natural-body`: three unit axes, six rows,
 /// constant M) beside Euler parameters (one row, M(p)): both converge at Gauss's order 4
 /// to the exact precession, and the natural form's angular momentum (its `momentum()`)
-/// stays at the solver's tolerance under RATTLE, whose order is 2 there (constant M) but
-/// drops to 1 in Euler parameters.
+/// stays at the solver's tolerance under RATTLE (order 2 in both forms:
+/// `tests/rattle_velocity_forces.rs`).
 #[test]
 fn natural_coordinates_and_euler_parameters_give_the_same_body() {
     for pid in ["natural-body", "quaternion-body"] {

@@ -14,8 +14,10 @@
 //! matrix is O(1) as h → 0): since `â_is = 0`, `Λ_s` enters only the update
 //! of `v_{n+1}` and is fixed by the velocity constraint. The system is solved by Newton
 //! with a forward-difference Jacobian and dense LU — written for the small models of the
-//! method comparisons (refused above [`MAX_DENSE`] unknowns). Forces are taken at
-//! positions only (velocity-dependent forces would need the stage velocities). The
+//! method comparisons (refused above [`MAX_DENSE`] unknowns). Forces are taken at the
+//! stages, `f(t_i, Q_i, V_i)`, so velocity-dependent forces enter as the pair prescribes
+//! (for s = 2 as in `rattle`: test `rattle_equals_lobatto_s2_under_velocity_feedback`);
+//! `M` is `M(q_n)` for the whole step, exact for a constant mass matrix only. The
 //! reported `(a, λ)` at `t_{n+1}` are the KKT values at `(q_{n+1}, v_{n+1})`.
 
 use crate::dynamics::{

@@ -14,4 +14,5 @@ pub mod implicit_form;
 pub mod lobatto;
 pub mod radau;
 pub mod rattle;
+mod rattle_kick;
 pub mod tableau;

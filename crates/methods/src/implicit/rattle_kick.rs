@@ -1,0 +1,267 @@
+//! RATTLE's first half kick, implicit in the velocity as the Lobatto IIIA–IIIB pair
+//! prescribes (its velocity stage is `V₁ = v_{n+½}`; GNI 2nd ed. §II.2.2):
+//!
+//! ```text
+//! M (v_{n+½} − v_n) = ½h (f(t_n, q_n, v_{n+½}) − Φ_q(q_n)ᵀ λ_n),   q_{n+1} = q_n + h v_{n+½},
+//! Φ(t_{n+1}, q_{n+1}) = 0
+//! ```
+//!
+//! SHAKE (in `rattle.rs`) first solves these with the force `b = f(t_n, q_n, v_n)` of the
+//! predictor. If `f(t_n, q_n, v_{n+½})` at its result has the same bits, the force does not
+//! depend on the velocity and the step goes on unchanged. Otherwise a simplified Newton
+//! iteration in `q_{n+1}` (`v_{n+½} = (q_{n+1} − q_n)/h`) solves the coupled system with the
+//! matrix
+//!
+//! ```text
+//! [M + ½h D   Φ_q(q_n)ᵀ] [δq]   [½h² (f(v_{n+½}) − b)]
+//! [Φ_q(q_n)   0        ] [μ ] = [−Φ(t_{n+1}, q_{n+1}) ],   D = −sym(∂f/∂v) in M's pattern,
+//! ```
+//!
+//! where `b` is the force the current `q_{n+1}` carries (`M(q_{n+1} − q_n − h v_n) − ½h² b`
+//! lies in the range of `Φ_q(q_n)ᵀ`, as SHAKE leaves it); after the update
+//! `b ← f − D δq / h`, the force linearized at the new velocity, which keeps that so. At
+//! `δq = 0`, `b = f(v_{n+½})` and the kick's equation holds exactly: `D` sets the speed of
+//! the iteration, not its solution. `D` is a forward difference at the first `v_{n+½}`,
+//! one force evaluation per coordinate (n per step, only on problems whose force depends
+//! on the velocity); the skew part of `∂f/∂v` (gyroscopic terms) and its entries outside
+//! M's pattern are left out, which slows the contraction. A fixed point without `D` needs
+//! `½h ‖M⁻¹ ∂f/∂v‖ < 1`, which the light links of a robot with joint damping break at
+//! h = 1e-3 (Cassie, `tests/redundancy.rs`).
+
+use crate::dynamics::kkt_failure;
+use driftlab_core::prelude::*;
+use driftlab_core::SparsityPattern;
+use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
+use driftlab_solver::KktSolver;
+
+/// The entry map of `D = −sym(∂f/∂v)` in M's pattern, built once per run, at the first
+/// step that needs it.
+pub(super) struct DampingColumns {
+    /// Per column `j`: the pattern entries it feeds, as (row `i`, entry index `k`, weight).
+    /// Off-diagonal entries take half of `∂f_i/∂v_j` and half of `∂f_j/∂v_i`.
+    feeds: Vec<Vec<(usize, usize, f64)>>,
+}
+
+impl DampingColumns {
+    /// The map of the columns of `mp` (symmetric, one triangle) to its entries.
+    pub(super) fn new(mp: &SparsityPattern) -> Self {
+        let mut feeds = vec![Vec::new(); mp.nrows];
+        for (k, &(i, j)) in mp.entries.iter().enumerate() {
+            if i == j {
+                feeds[j].push((i, k, 1.0));
+            } else {
+                feeds[j].push((i, k, 0.5));
+                feeds[i].push((j, k, 0.5));
+            }
+        }
+        Self { feeds }
+    }
+
+    /// `D = −sym(∂f/∂v)` at `(t, q, v)` in M's pattern into `d`, by forward differences
+    /// from `f = f(t, q, v)`, one force evaluation per column: columns cannot share an
+    /// evaluation, since `∂f/∂v` may couple coordinates that M does not (a diagonal M
+    /// with velocity feedback between links), and perturbing them together would add
+    /// those couplings into M's entries. `v_pert` and `f_pert` are work space of length n.
+    fn fill(
+        &self, s: &dyn MechanicalSystem, (t, q, v, f): (f64, &[f64], &[f64], &[f64]),
+        (v_pert, f_pert): (&mut [f64], &mut [f64]), d: &mut [f64],
+    ) {
+        d.iter_mut().for_each(|x| *x = 0.0);
+        v_pert.copy_from_slice(v);
+        for (j, feeds) in self.feeds.iter().enumerate() {
+            let dv = f64::EPSILON.sqrt() * v[j].abs().max(1.0);
+            v_pert[j] = v[j] + dv;
+            let dv = v_pert[j] - v[j];
+            s.forces(t, q, v_pert, f_pert);
+            v_pert[j] = v[j];
+            for &(i, k, weight) in feeds {
+                d[k] -= weight * (f_pert[i] - f[i]) / dv;
+            }
+        }
+    }
+}
+
+/// Work space of the kick, allocated at `start`.
+pub(super) struct KickWork {
+    /// The force the current `q_{n+1}` carries (`b` above).
+    pub(super) carried: Vec<f64>,
+    v: Vec<f64>,
+    f: Vec<f64>,
+    v_pert: Vec<f64>,
+    f_pert: Vec<f64>,
+    dq: Vec<f64>,
+    /// `D` and `M + ½h D` in M's pattern.
+    damping: Vec<f64>,
+    matrix: Vec<f64>,
+}
+
+impl KickWork {
+    /// Buffers for `n` coordinates and `nnz` entries of M.
+    pub(super) fn new(n: usize, nnz: usize) -> Self {
+        Self {
+            carried: vec![0.0; n],
+            v: vec![0.0; n],
+            f: vec![0.0; n],
+            v_pert: vec![0.0; n],
+            f_pert: vec![0.0; n],
+            dq: vec![0.0; n],
+            damping: vec![0.0; nnz],
+            matrix: vec![0.0; nnz],
+        }
+    }
+}
+
+impl KickWork {
+    /// `v_{n+½} = (q − q_n)/h` into `v`.
+    fn set_v_half(&mut self, q: &[f64], state: &State, h: f64) {
+        for ((v, a), b) in self.v.iter_mut().zip(q).zip(&state.q) {
+            *v = (a - b) / h;
+        }
+    }
+}
+
+/// The step's data the kick reads: system, `q_n` at `t_n`, `h`, `M(q_n)` and `Φ_q(q_n)`
+/// values with M's pattern, the Newton tolerance and iteration cap.
+pub(super) struct KickStep<'a> {
+    pub(super) sys: &'a dyn MechanicalSystem,
+    pub(super) mass_pattern: &'a SparsityPattern,
+    pub(super) state: &'a State,
+    pub(super) h: f64,
+    pub(super) mass: &'a [f64],
+    pub(super) jac: &'a [f64],
+    pub(super) tol: f64,
+    pub(super) max_iter: usize,
+}
+
+/// What the kick did: Newton iterations and factorizations (both 0 for forces of the
+/// positions only).
+#[derive(Default)]
+pub(super) struct KickCount {
+    pub(super) iterations: usize,
+    pub(super) factorizations: usize,
+}
+
+/// Make SHAKE's `q` (in `q`) solve the implicit kick (module documentation). `phi` and
+/// `rhs` are work space of lengths m and n + m; `kkt` is refactored with `M + ½h D` when
+/// the force depends on the velocity (the caller refactors it for the velocity step).
+/// The iteration runs in the workspace's Newton kernel and stops on its own test: the
+/// update `‖δq‖∞` and `‖Φ(t_{n+1}, q)‖∞` at the updated `q` both within `tol`, or their
+/// maximum at the round-off floor and no longer decreasing at all
+/// (`crate::roundoff::FIXED_POINT`: a slow contraction goes on); it fails as
+/// `NewtonDiverged` when that maximum grows (θ ≥ 0.99) or at `max_iter` updates.
+pub(super) fn implicit_half_kick(
+    step: &KickStep, cols: &mut Option<DampingColumns>, kkt: &mut KktSolver, w: &mut KickWork,
+    q: &mut [f64], (phi, rhs): (&mut [f64], &mut [f64]),
+) -> Result<KickCount, StepError> {
+    let (s, state) = (step.sys, step.state);
+    let (t0, t1) = (state.t, state.t + step.h);
+    w.set_v_half(q, state, step.h);
+    s.forces(t0, &state.q, &w.v, &mut w.f);
+    if w.f == w.carried {
+        return Ok(KickCount::default());
+    }
+    if let Some(index) = w.f.iter().position(|x| !x.is_finite()) {
+        return Err(StepError::NonFinite {
+            t: t0,
+            field: "f(t_n, q_n, v_{n+½})",
+            index,
+        });
+    }
+    let cols = cols.get_or_insert_with(|| DampingColumns::new(step.mass_pattern));
+    cols.fill(
+        s,
+        (t0, &state.q, &w.v, &w.f),
+        (&mut w.v_pert, &mut w.f_pert),
+        &mut w.damping,
+    );
+    for ((k, m), d) in w.matrix.iter_mut().zip(step.mass).zip(&w.damping) {
+        *k = m + 0.5 * step.h * d;
+    }
+    kkt.factorize(&w.matrix, step.jac, None)
+        .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
+    s.constraints(t1, q, phi);
+    let qscale = 1.0 + q.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+    let mut kernel = NewtonKernel::new(NewtonOptions {
+        tol: 0.0,
+        max_iter: step.max_iter,
+        floor: 0.0,
+        predict: false,
+        carry_eta: false,
+        stop_on_growth: true,
+    });
+    let (mut previous, mut last) = (f64::INFINITY, f64::NAN);
+    let solved = kernel.solve(|k| {
+        if k > 1 {
+            w.set_v_half(q, state, step.h);
+            s.forces(t0, &state.q, &w.v, &mut w.f);
+        }
+        let dq = newton_update(step, kkt, w, q, (phi, rhs))?;
+        s.constraints(t1, q, phi);
+        last = phi.iter().fold(dq, |a, x| a.max(x.abs()));
+        let floor = crate::roundoff::stalled(last, previous, qscale, crate::roundoff::FIXED_POINT);
+        if (dq <= step.tol && last <= step.tol) || floor {
+            return Ok(0.0);
+        }
+        previous = last;
+        Ok(last)
+    });
+    match solved {
+        Ok(r) => Ok(KickCount {
+            iterations: r.iterations,
+            factorizations: 1,
+        }),
+        Err(NewtonFailure::Iteration(e)) => Err(e),
+        Err(_) => Err(StepError::NewtonDiverged {
+            t: t0,
+            iterations: kernel.counters.iterations,
+            residual: last,
+            tol: step.tol,
+        }),
+    }
+}
+
+/// One simplified Newton update of `q` from the force `w.f` at its current `v_{n+½}` and
+/// `Φ(q)` in `phi`; updates the carried force and returns `‖δq‖∞`.
+fn newton_update(
+    step: &KickStep, kkt: &mut KktSolver, w: &mut KickWork, q: &mut [f64],
+    (phi, rhs): (&mut [f64], &mut [f64]),
+) -> Result<f64, StepError> {
+    let (n, h) = (q.len(), step.h);
+    for i in 0..n {
+        rhs[i] = 0.5 * h * h * (w.f[i] - w.carried[i]);
+    }
+    for (r, p) in rhs[n..].iter_mut().zip(phi.iter()) {
+        *r = -p;
+    }
+    kkt.solve(rhs)
+        .map_err(|e| kkt_failure(step.sys, step.state.t, &step.state.q, e))?;
+    w.dq.copy_from_slice(&rhs[..n]);
+    let mut norm = 0.0_f64;
+    for i in 0..n {
+        q[i] += w.dq[i];
+        norm = norm.max(w.dq[i].abs());
+    }
+    // b ← f − D δq / h: the force linearized at the updated velocity.
+    step.mass_pattern
+        .mul_vec(&w.damping, &w.dq, &mut w.f_pert, true);
+    for i in 0..n {
+        w.carried[i] = w.f[i] - w.f_pert[i] / h;
+    }
+    Ok(norm)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A diagonal entry takes all of ∂f_i/∂v_i; an off-diagonal entry (i, j) half of
+    /// ∂f_i/∂v_j (column j) and half of ∂f_j/∂v_i (column i).
+    #[test]
+    fn every_entry_of_m_is_fed_by_both_of_its_columns() {
+        let lower = vec![(0, 0), (1, 0), (1, 1), (2, 2)];
+        let cols = DampingColumns::new(&SparsityPattern::new(3, 3, lower));
+        assert_eq!(cols.feeds[0], vec![(0, 0, 1.0), (1, 1, 0.5)]);
+        assert_eq!(cols.feeds[1], vec![(0, 1, 0.5), (1, 2, 1.0)]);
+        assert_eq!(cols.feeds[2], vec![(2, 3, 1.0)]);
+    }
+}
