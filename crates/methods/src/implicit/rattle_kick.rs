@@ -21,9 +21,9 @@
 //! lies in the range of `Φ_q(q_n)ᵀ`, as SHAKE leaves it); after the update
 //! `b ← f − D δq / h`, the force linearized at the new velocity, which keeps that so. At
 //! `δq = 0`, `b = f(v_{n+½})` and the kick's equation holds exactly: `D` sets the speed of
-//! the iteration, not its solution. `D` is a forward difference at the first `v_{n+½}`,
-//! one force evaluation per coordinate (n per step, only on problems whose force depends
-//! on the velocity); the skew part of `∂f/∂v` (gyroscopic terms) and its entries outside
+//! the iteration, not its solution. `D` is a forward difference at SHAKE's `v_{n+½}`, one
+//! force evaluation per coordinate, kept from step to step while the iteration contracts
+//! well (`implicit_half_kick`); the skew part of `∂f/∂v` (gyroscopic terms) and its entries outside
 //! M's pattern are left out, which slows the contraction. A fixed point without `D` needs
 //! `½h ‖M⁻¹ ∂f/∂v‖ < 1`, which the light links of a robot with joint damping break at
 //! h = 1e-3 (Cassie, `tests/redundancy.rs`).
@@ -93,6 +93,13 @@ pub(super) struct KickWork {
     /// `D` and `M + ½h D` in M's pattern.
     damping: Vec<f64>,
     matrix: Vec<f64>,
+    /// Whether `damping` holds a `D` from an earlier step that still contracted well.
+    damping_usable: bool,
+    /// SHAKE's `q_{n+1}` and carried force, to start over from with a fresh `D`.
+    q_shake: Vec<f64>,
+    carried_shake: Vec<f64>,
+    /// Updates and factorizations of this step's kick, failed attempts included.
+    count: KickCount,
 }
 
 impl KickWork {
@@ -107,6 +114,10 @@ impl KickWork {
             dq: vec![0.0; n],
             damping: vec![0.0; nnz],
             matrix: vec![0.0; nnz],
+            damping_usable: false,
+            q_shake: vec![0.0; n],
+            carried_shake: vec![0.0; n],
+            count: KickCount::default(),
         }
     }
 }
@@ -135,26 +146,30 @@ pub(super) struct KickStep<'a> {
 
 /// What the kick did: Newton iterations and factorizations (both 0 for forces of the
 /// positions only).
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 pub(super) struct KickCount {
     pub(super) iterations: usize,
     pub(super) factorizations: usize,
 }
 
+/// Contraction above which a reused `D` is computed afresh at the next step.
+const THETA_REFRESH: f64 = 0.1;
+
 /// Make SHAKE's `q` (in `q`) solve the implicit kick (module documentation). `phi` and
 /// `rhs` are work space of lengths m and n + m; `kkt` is refactored with `M + ½h D` when
 /// the force depends on the velocity (the caller refactors it for the velocity step).
-/// The iteration runs in the workspace's Newton kernel and stops on its own test: the
-/// update `‖δq‖∞` and `‖Φ(t_{n+1}, q)‖∞` at the updated `q` both within `tol`, or their
-/// maximum at the round-off floor and no longer decreasing at all
-/// (`crate::roundoff::FIXED_POINT`: a slow contraction goes on); it fails as
-/// `NewtonDiverged` when that maximum grows (θ ≥ 0.99) or at `max_iter` updates.
+///
+/// `D` is kept from step to step, as RADAU5 keeps its Jacobian (Hairer & Wanner II,
+/// §IV.8): a step first tries the last `D`; if that iteration fails it starts over from
+/// SHAKE's point with a fresh `D`, and a contraction above `THETA_REFRESH` marks `D` for
+/// renewal at the next step. The answer is the same to `tol` either way: `D` only sets
+/// the iteration's speed.
 pub(super) fn implicit_half_kick(
     step: &KickStep, cols: &mut Option<DampingColumns>, kkt: &mut KktSolver, w: &mut KickWork,
     q: &mut [f64], (phi, rhs): (&mut [f64], &mut [f64]),
 ) -> Result<KickCount, StepError> {
     let (s, state) = (step.sys, step.state);
-    let (t0, t1) = (state.t, state.t + step.h);
+    let t0 = state.t;
     w.set_v_half(q, state, step.h);
     s.forces(t0, &state.q, &w.v, &mut w.f);
     if w.f == w.carried {
@@ -168,15 +183,56 @@ pub(super) fn implicit_half_kick(
         });
     }
     let cols = cols.get_or_insert_with(|| DampingColumns::new(step.mass_pattern));
+    w.count = KickCount::default();
+    if w.damping_usable {
+        w.q_shake.copy_from_slice(q);
+        w.carried_shake.copy_from_slice(&w.carried);
+        if newton_with_damping(step, kkt, w, q, (phi, rhs)).is_ok() {
+            return Ok(w.count);
+        }
+        q.copy_from_slice(&w.q_shake);
+        w.carried.copy_from_slice(&w.carried_shake);
+        w.set_v_half(q, state, step.h);
+        s.forces(t0, &state.q, &w.v, &mut w.f);
+    }
+    fresh_damping(step, cols, kkt, w, q, (phi, rhs))?;
+    Ok(w.count)
+}
+
+/// The kick with `D` computed at SHAKE's `v_{n+½}` (in `w.v`, its force in `w.f`).
+fn fresh_damping(
+    step: &KickStep, cols: &DampingColumns, kkt: &mut KktSolver, w: &mut KickWork, q: &mut [f64],
+    (phi, rhs): (&mut [f64], &mut [f64]),
+) -> Result<(), StepError> {
+    let t0 = step.state.t;
     cols.fill(
-        s,
-        (t0, &state.q, &w.v, &w.f),
+        step.sys,
+        (t0, &step.state.q, &w.v, &w.f),
         (&mut w.v_pert, &mut w.f_pert),
         &mut w.damping,
     );
+    newton_with_damping(step, kkt, w, q, (phi, rhs))
+}
+
+/// The simplified Newton iteration of the kick with the `D` in `w.damping`, from the
+/// force `w.f` at the current `v_{n+½}`. It runs in the workspace's Newton kernel and
+/// stops on its own test: the update `‖δq‖∞` and `‖Φ(t_{n+1}, q)‖∞` at the updated `q` both
+/// within `tol`, or their maximum at the round-off floor and no longer halving (the rule
+/// SHAKE stops by, `crate::roundoff`: Cassie's rows leave ‖Φ‖ ≈ 2e-13 that no update
+/// removes); it fails as
+/// `NewtonDiverged` when that maximum grows (θ ≥ 0.99) or at `max_iter` updates. Sets
+/// `w.damping_usable` by the contraction it saw; counts into `w.count`.
+fn newton_with_damping(
+    step: &KickStep, kkt: &mut KktSolver, w: &mut KickWork, q: &mut [f64],
+    (phi, rhs): (&mut [f64], &mut [f64]),
+) -> Result<(), StepError> {
+    let (s, state) = (step.sys, step.state);
+    let (t0, t1) = (state.t, state.t + step.h);
+    w.damping_usable = false;
     for ((k, m), d) in w.matrix.iter_mut().zip(step.mass).zip(&w.damping) {
         *k = m + 0.5 * step.h * d;
     }
+    w.count.factorizations += 1;
     kkt.factorize(&w.matrix, step.jac, None)
         .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
     s.constraints(t1, q, phi);
@@ -196,9 +252,10 @@ pub(super) fn implicit_half_kick(
             s.forces(t0, &state.q, &w.v, &mut w.f);
         }
         let dq = newton_update(step, kkt, w, q, (phi, rhs))?;
+        w.count.iterations += 1;
         s.constraints(t1, q, phi);
-        last = phi.iter().fold(dq, |a, x| a.max(x.abs()));
-        let floor = crate::roundoff::stalled(last, previous, qscale, crate::roundoff::FIXED_POINT);
+        last = phi.iter().fold(dq, |a, x| worse(a, x.abs()));
+        let floor = crate::roundoff::stalled(last, previous, qscale, crate::roundoff::NEWTON);
         if (dq <= step.tol && last <= step.tol) || floor {
             return Ok(0.0);
         }
@@ -206,10 +263,11 @@ pub(super) fn implicit_half_kick(
         Ok(last)
     });
     match solved {
-        Ok(r) => Ok(KickCount {
-            iterations: r.iterations,
-            factorizations: 1,
-        }),
+        Ok(r) => {
+            // θ is NaN after a single iteration: the contraction was too fast to measure.
+            w.damping_usable = !(r.theta > THETA_REFRESH);
+            Ok(())
+        }
         Err(NewtonFailure::Iteration(e)) => Err(e),
         Err(_) => Err(StepError::NewtonDiverged {
             t: t0,
@@ -239,7 +297,7 @@ fn newton_update(
     let mut norm = 0.0_f64;
     for i in 0..n {
         q[i] += w.dq[i];
-        norm = norm.max(w.dq[i].abs());
+        norm = worse(norm, w.dq[i].abs());
     }
     // b ← f − D δq / h: the force linearized at the updated velocity.
     step.mass_pattern
@@ -248,6 +306,16 @@ fn newton_update(
         w.carried[i] = w.f[i] - w.f_pert[i] / h;
     }
     Ok(norm)
+}
+
+/// The larger of two norms, NaN if either is (`f64::max` would drop a NaN, and a NaN
+/// update would pass for a converged one; the kernel fails on a non-finite norm).
+fn worse(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
 }
 
 #[cfg(test)]
@@ -263,5 +331,13 @@ mod tests {
         assert_eq!(cols.feeds[0], vec![(0, 0, 1.0), (1, 1, 0.5)]);
         assert_eq!(cols.feeds[1], vec![(0, 1, 0.5), (1, 2, 1.0)]);
         assert_eq!(cols.feeds[2], vec![(2, 3, 1.0)]);
+    }
+
+    /// A NaN update or residual is never taken for a small one.
+    #[test]
+    fn a_nan_norm_stays_nan() {
+        assert!(worse(1e-20, f64::NAN).is_nan());
+        assert!(worse(f64::NAN, 1e-20).is_nan());
+        assert_eq!(worse(1e-3, 2e-3).to_bits(), 2e-3_f64.to_bits());
     }
 }
