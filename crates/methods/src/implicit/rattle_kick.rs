@@ -265,7 +265,7 @@ fn newton_with_damping(
     match solved {
         Ok(r) => {
             // θ is NaN after a single iteration: the contraction was too fast to measure.
-            w.damping_usable = !(r.theta > THETA_REFRESH);
+            w.damping_usable = r.theta.is_nan() || r.theta <= THETA_REFRESH;
             Ok(())
         }
         Err(NewtonFailure::Iteration(e)) => Err(e),
