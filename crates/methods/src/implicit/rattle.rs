@@ -15,7 +15,9 @@
 //! (for forces of the positions only) by a simplified Newton iteration whose matrix
 //! `[[M, Φ_q(q_n)ᵀ], [Φ_q(q_n), 0]]` is factored **once per step** (convergence factor
 //! O(h), since Φ_q(q_{n+1}) − Φ_q(q_n) = O(h)); a velocity-dependent force adds the
-//! kick's Newton iteration with one more factorization; the velocity multiplier is one linear KKT solve at `q_{n+1}`. The multiplier
+//! kick's Newton iteration (one factorization, two when a kept `D` is abandoned, and n
+//! force evaluations whenever `D` is computed afresh; `rattle_kick.rs`); the velocity
+//! multiplier is one linear KKT solve at `q_{n+1}`. The multiplier
 //! and acceleration reported at `t_{n+1}` solve the acceleration-level KKT system at
 //! `(q_{n+1}, v_{n+1})` with the factorization already made for the velocity step (one
 //! extra solve): λ_n and μ_n themselves approximate λ(t) only to O(h).
@@ -46,9 +48,10 @@ pub struct RattleParams {
     /// The SHAKE iteration stops when `‖Φ(q_{n+1})‖∞ ≤ tol`, or at the round-off floor
     /// (below `1e-9 (1 + ‖q‖∞)` and no longer halving); the implicit kick of a
     /// velocity-dependent force when its update of `q_{n+1}` and `‖Φ‖∞` are both within
-    /// `tol` (positions' units; `rattle_kick.rs`).
+    /// `tol` (positions' units), or at its own round-off floor (`rattle_kick.rs`).
     pub tol: f64,
-    /// Iteration cap of SHAKE and of the kick, each (exceeding it fails the run).
+    /// Iteration cap of SHAKE and of each kick attempt (a step may make one attempt with
+    /// a kept `D` and one with a fresh `D`); exceeding it fails the run.
     pub max_iter: usize,
     /// KKT factorization.
     pub kkt: KktChoice,
@@ -130,6 +133,8 @@ impl Method for Rattle {
             stats: MethodStats::default(),
         }))
     }
+    /// The next step depends on the state alone, except for the kick's kept `D` (a cache
+    /// that sets the speed of its iteration and moves its answer within `tol`).
     fn restartable(&self) -> bool {
         true
     }
@@ -222,6 +227,7 @@ impl Stepper for RattleStepper<'_> {
     /// of `v` or of the forces, `a` and `λ` consistent with the state, as at the start.
     fn restart(&mut self, state: &mut State) -> Result<(), StepError> {
         let (s, kkt, w) = (self.sys, &mut self.kkt, &mut self.work);
+        w.kick.forget_damping();
         s.mass(&state.q, &mut w.mass);
         s.jacobian(state.t, &state.q, &mut w.jac);
         kkt.factorize(&w.mass, &w.jac, None)

@@ -7,8 +7,9 @@
 //! ```
 //!
 //! SHAKE (in `rattle.rs`) first solves these with the force `b = f(t_n, q_n, v_n)` of the
-//! predictor. If `f(t_n, q_n, v_{n+½})` at its result has the same bits, the force does not
-//! depend on the velocity and the step goes on unchanged. Otherwise a simplified Newton
+//! predictor. If `f(t_n, q_n, v_{n+½})` at its result compares equal to it component by
+//! component, SHAKE's point already solves the kick and the step goes on unchanged (a
+//! force of the positions only always ends here, with the same bits as before). Otherwise a simplified Newton
 //! iteration in `q_{n+1}` (`v_{n+½} = (q_{n+1} − q_n)/h`) solves the coupled system with the
 //! matrix
 //!
@@ -123,6 +124,12 @@ impl KickWork {
 }
 
 impl KickWork {
+    /// Drop the kept `D` (the velocities or the forces were changed from outside: the
+    /// next kick computes it afresh).
+    pub(super) fn forget_damping(&mut self) {
+        self.damping_usable = false;
+    }
+
     /// `v_{n+½} = (q − q_n)/h` into `v`.
     fn set_v_half(&mut self, q: &[f64], state: &State, h: f64) {
         for ((v, a), b) in self.v.iter_mut().zip(q).zip(&state.q) {
@@ -152,18 +159,30 @@ pub(super) struct KickCount {
     pub(super) factorizations: usize,
 }
 
-/// Contraction above which a reused `D` is computed afresh at the next step.
+/// Contraction (ratio of successive updates) above which `D` is computed afresh at the
+/// next step; this project's choice (RADAU5 reuses its Jacobian below θ = 0.001, but
+/// recomputing it there costs less than n force evaluations here).
 const THETA_REFRESH: f64 = 0.1;
+
+/// Contraction above which an attempt with a kept `D` is abandoned for a fresh one.
+const THETA_ABANDON: f64 = 0.5;
+
+/// The kick's round-off floor, relative to `1 + ‖q‖∞`: an update-and-residual norm below
+/// it that no longer halves has stopped at the rounding of Φ (Cassie's rows leave
+/// ‖Φ‖ ≈ 2e-13 that no update removes). Two decades below SHAKE's 1e-9 (`crate::roundoff`),
+/// since the kick's contraction is not O(h): a slow one (θ ≤ 0.9) stopped here leaves at
+/// most θ/(1 − θ) · 1e-11 ≤ 1e-10 in q.
+const KICK_FLOOR: f64 = 1e-11;
 
 /// Make SHAKE's `q` (in `q`) solve the implicit kick (module documentation). `phi` and
 /// `rhs` are work space of lengths m and n + m; `kkt` is refactored with `M + ½h D` when
 /// the force depends on the velocity (the caller refactors it for the velocity step).
 ///
 /// `D` is kept from step to step, as RADAU5 keeps its Jacobian (Hairer & Wanner II,
-/// §IV.8): a step first tries the last `D`; if that iteration fails it starts over from
-/// SHAKE's point with a fresh `D`, and a contraction above `THETA_REFRESH` marks `D` for
-/// renewal at the next step. The answer is the same to `tol` either way: `D` only sets
-/// the iteration's speed.
+/// §IV.8): a step first tries the last `D`, abandons it for a fresh one computed at
+/// SHAKE's point when it contracts worse than `THETA_ABANDON` or fails, and a contraction
+/// above `THETA_REFRESH` marks `D` for renewal at the next step. The iteration stops on
+/// the same test either way; `D` sets its speed.
 pub(super) fn implicit_half_kick(
     step: &KickStep, cols: &mut Option<DampingColumns>, kkt: &mut KktSolver, w: &mut KickWork,
     q: &mut [f64], (phi, rhs): (&mut [f64], &mut [f64]),
@@ -187,7 +206,7 @@ pub(super) fn implicit_half_kick(
     if w.damping_usable {
         w.q_shake.copy_from_slice(q);
         w.carried_shake.copy_from_slice(&w.carried);
-        if newton_with_damping(step, kkt, w, q, (phi, rhs)).is_ok() {
+        if newton_with_damping(step, kkt, w, q, (phi, rhs), true).is_ok() {
             return Ok(w.count);
         }
         q.copy_from_slice(&w.q_shake);
@@ -211,20 +230,18 @@ fn fresh_damping(
         (&mut w.v_pert, &mut w.f_pert),
         &mut w.damping,
     );
-    newton_with_damping(step, kkt, w, q, (phi, rhs))
+    newton_with_damping(step, kkt, w, q, (phi, rhs), false)
 }
 
 /// The simplified Newton iteration of the kick with the `D` in `w.damping`, from the
 /// force `w.f` at the current `v_{n+½}`. It runs in the workspace's Newton kernel and
-/// stops on its own test: the update `‖δq‖∞` and `‖Φ(t_{n+1}, q)‖∞` at the updated `q` both
-/// within `tol`, or their maximum at the round-off floor and no longer halving (the rule
-/// SHAKE stops by, `crate::roundoff`: Cassie's rows leave ‖Φ‖ ≈ 2e-13 that no update
-/// removes); it fails as
-/// `NewtonDiverged` when that maximum grows (θ ≥ 0.99) or at `max_iter` updates. Sets
-/// `w.damping_usable` by the contraction it saw; counts into `w.count`.
+/// stops on its own test ([`Progress::judge`]); it fails as `NewtonDiverged` when the
+/// norm grows (θ ≥ 0.99), at `max_iter` updates, or, with `abandon_slow` (a kept `D`),
+/// once an update shrinks by less than `THETA_ABANDON`. Sets `w.damping_usable` by the
+/// worst contraction it saw; counts into `w.count`.
 fn newton_with_damping(
     step: &KickStep, kkt: &mut KktSolver, w: &mut KickWork, q: &mut [f64],
-    (phi, rhs): (&mut [f64], &mut [f64]),
+    (phi, rhs): (&mut [f64], &mut [f64]), abandon_slow: bool,
 ) -> Result<(), StepError> {
     let (s, state) = (step.sys, step.state);
     let (t0, t1) = (state.t, state.t + step.h);
@@ -236,7 +253,7 @@ fn newton_with_damping(
     kkt.factorize(&w.matrix, step.jac, None)
         .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
     s.constraints(t1, q, phi);
-    let qscale = 1.0 + q.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+    let mut progress = Progress::new(step.tol, q);
     let mut kernel = NewtonKernel::new(NewtonOptions {
         tol: 0.0,
         max_iter: step.max_iter,
@@ -245,7 +262,12 @@ fn newton_with_damping(
         carry_eta: false,
         stop_on_growth: true,
     });
-    let (mut previous, mut last) = (f64::INFINITY, f64::NAN);
+    let diverged = |iterations, residual| StepError::NewtonDiverged {
+        t: t0,
+        iterations,
+        residual,
+        tol: step.tol,
+    };
     let solved = kernel.solve(|k| {
         if k > 1 {
             w.set_v_half(q, state, step.h);
@@ -254,27 +276,69 @@ fn newton_with_damping(
         let dq = newton_update(step, kkt, w, q, (phi, rhs))?;
         w.count.iterations += 1;
         s.constraints(t1, q, phi);
-        last = phi.iter().fold(dq, |a, x| worse(a, x.abs()));
-        let floor = crate::roundoff::stalled(last, previous, qscale, crate::roundoff::NEWTON);
-        if (dq <= step.tol && last <= step.tol) || floor {
-            return Ok(0.0);
+        let norm = phi.iter().fold(dq, |a, x| worse(a, x.abs()));
+        match progress.judge(dq, norm) {
+            Verdict::Converged => Ok(0.0),
+            Verdict::Slow if abandon_slow => Err(diverged(k, norm)),
+            _ => Ok(norm),
         }
-        previous = last;
-        Ok(last)
     });
     match solved {
-        Ok(r) => {
-            // θ is NaN after a single iteration: the contraction was too fast to measure.
-            w.damping_usable = r.theta.is_nan() || r.theta <= THETA_REFRESH;
+        Ok(_) => {
+            w.damping_usable = progress.worst_ratio <= THETA_REFRESH;
             Ok(())
         }
         Err(NewtonFailure::Iteration(e)) => Err(e),
-        Err(_) => Err(StepError::NewtonDiverged {
-            t: t0,
-            iterations: kernel.counters.iterations,
-            residual: last,
-            tol: step.tol,
-        }),
+        Err(_) => Err(diverged(kernel.counters.iterations, progress.previous)),
+    }
+}
+
+/// What one update of the kick says about its iteration.
+#[derive(PartialEq)]
+enum Verdict {
+    Converged,
+    /// Contracting by less than `THETA_ABANDON`.
+    Slow,
+    Going,
+}
+
+/// The kick iteration's norms so far: the stopping test and the contraction.
+struct Progress {
+    tol: f64,
+    floor: f64,
+    previous: f64,
+    /// Largest ratio of successive norms (0 before the second update).
+    worst_ratio: f64,
+}
+
+impl Progress {
+    fn new(tol: f64, q: &[f64]) -> Self {
+        let qscale = 1.0 + q.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+        Self {
+            tol,
+            floor: KICK_FLOOR * qscale,
+            previous: f64::INFINITY,
+            worst_ratio: 0.0,
+        }
+    }
+
+    /// Converged when the update `dq` and `norm = max(dq, ‖Φ‖∞)` are within `tol`, or when
+    /// `norm` is below the round-off floor and no longer halves.
+    fn judge(&mut self, dq: f64, norm: f64) -> Verdict {
+        let ratio = norm / self.previous;
+        let stalled = norm < self.floor && ratio >= 0.5;
+        if (dq <= self.tol && norm <= self.tol) || stalled {
+            return Verdict::Converged;
+        }
+        self.previous = norm;
+        if ratio.is_finite() {
+            self.worst_ratio = worse(self.worst_ratio, ratio);
+        }
+        if ratio > THETA_ABANDON {
+            Verdict::Slow
+        } else {
+            Verdict::Going
+        }
     }
 }
 
@@ -339,5 +403,32 @@ mod tests {
         assert!(worse(1e-20, f64::NAN).is_nan());
         assert!(worse(f64::NAN, 1e-20).is_nan());
         assert_eq!(worse(1e-3, 2e-3).to_bits(), 2e-3_f64.to_bits());
+    }
+
+    /// A steady slow contraction is flagged slow and runs on down to the floor
+    /// (1e-11 · (1 + ‖q‖∞)), where it stops; a norm stuck at the floor after a fast
+    /// contraction has converged; within `tol` it has converged.
+    #[test]
+    fn the_floor_ends_only_a_stalled_iteration() {
+        let mut slow = Progress::new(1e-13, &[0.5]);
+        assert!(slow.judge(1e-10, 1e-10) == Verdict::Going);
+        // 6e-11, 3.6e-11, 2.2e-11: slow above the floor; 1.3e-11 < 1.5e-11: stopped.
+        for k in 1..=4 {
+            let norm = 1e-10 * 0.6_f64.powi(k);
+            let want = if k < 4 {
+                Verdict::Slow
+            } else {
+                Verdict::Converged
+            };
+            assert!(slow.judge(norm, norm) == want, "at {norm:e}");
+        }
+        let mut stuck = Progress::new(1e-13, &[0.5]);
+        for norm in [1e-7, 1e-10, 2.2e-13] {
+            assert!(stuck.judge(norm, norm) == Verdict::Going);
+        }
+        assert!(stuck.judge(2.1e-13, 2.2e-13) == Verdict::Converged);
+        assert!(stuck.worst_ratio <= THETA_REFRESH);
+        let mut done = Progress::new(1e-13, &[0.5]);
+        assert!(done.judge(5e-14, 8e-14) == Verdict::Converged);
     }
 }
