@@ -524,6 +524,8 @@ impl Book {
                 &format!("({} could not be read)", fig.svg.display()),
             ),
         }
+        // The text column starts at the figure's top (the error line above moved `y`).
+        self.y = top;
         for l in &lines {
             self.line(MARGIN + col_w + GAP, SIZE, false, false, "#111", l);
         }

@@ -134,7 +134,8 @@ impl Method for Rattle {
         }))
     }
     /// The next step depends on the state alone, except for the kick's kept `D` (a cache
-    /// that sets the speed of its iteration and moves its answer within `tol`).
+    /// that sets the speed of its iteration and moves its answer within the kick's
+    /// stopping test: `tol`, or its round-off floor, `rattle_kick.rs`).
     fn restartable(&self) -> bool {
         true
     }
@@ -189,27 +190,8 @@ impl Stepper for RattleStepper<'_> {
         )?;
         report.newton_iterations += kick.iterations;
         report.factorizations += kick.factorizations;
-        for i in 0..n {
-            w.v_half[i] = (w.q[i] - state.q[i]) / h;
-        }
-        // Velocity: [M G⁺ᵀ; G⁺ 0][v⁺; ½h μ] = [M v½ + ½h f⁺; −Φ_t].
-        s.mass(&w.q, &mut w.mass);
-        s.jacobian(t1, &w.q, &mut w.jac);
-        s.forces(t1, &w.q, &w.v_half, &mut w.f);
-        w.mp.mul_vec(&w.mass, &w.v_half, &mut w.mv, true);
-        for i in 0..n {
-            w.rhs[i] = w.mv[i] + 0.5 * h * w.f[i];
-        }
-        s.phi_t(t1, &w.q, &mut w.phi);
-        for (r, p) in w.rhs[n..].iter_mut().zip(&w.phi) {
-            *r = -p;
-        }
-        kkt.factorize(&w.mass, &w.jac, None)
-            .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
-        kkt.solve(&mut w.rhs)
-            .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
+        velocity_half_kick(kkt, s, state, h, w)?;
         report.factorizations += 1;
-        state.v.copy_from_slice(&w.rhs[..n]);
         // The multiplier and acceleration consistent with (q_{n+1}, v_{n+1}).
         consistent_acceleration(
             kkt,
@@ -240,6 +222,35 @@ impl Stepper for RattleStepper<'_> {
     fn stats(&self) -> MethodStats {
         with_kkt_stats(self.stats.merged(self.init_stats), Some(self.kkt.stats()))
     }
+}
+
+/// RATTLE's second half kick, from `q_{n+1}` in `w.q` (with `state` still at `t_n`): `v_{n+½}`,
+/// then `[M⁺ G⁺ᵀ; G⁺ 0][v_{n+1}; ½h μ] = [M⁺ v_{n+½} + ½h f(t_{n+1}, q_{n+1}, v_{n+½}); −Φ_t]`
+/// with a fresh factorization at `q_{n+1}`; writes `v_{n+1}` into `state.v`.
+fn velocity_half_kick(
+    kkt: &mut KktSolver, s: &dyn MechanicalSystem, state: &mut State, h: f64, w: &mut Work,
+) -> Result<(), StepError> {
+    let (n, t0, t1) = (state.q.len(), state.t, state.t + h);
+    for i in 0..n {
+        w.v_half[i] = (w.q[i] - state.q[i]) / h;
+    }
+    s.mass(&w.q, &mut w.mass);
+    s.jacobian(t1, &w.q, &mut w.jac);
+    s.forces(t1, &w.q, &w.v_half, &mut w.f);
+    w.mp.mul_vec(&w.mass, &w.v_half, &mut w.mv, true);
+    for i in 0..n {
+        w.rhs[i] = w.mv[i] + 0.5 * h * w.f[i];
+    }
+    s.phi_t(t1, &w.q, &mut w.phi);
+    for (r, p) in w.rhs[n..].iter_mut().zip(&w.phi) {
+        *r = -p;
+    }
+    kkt.factorize(&w.mass, &w.jac, None)
+        .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
+    kkt.solve(&mut w.rhs)
+        .map_err(|e| kkt_failure(s, t0, &state.q, e))?;
+    state.v.copy_from_slice(&w.rhs[..n]);
+    Ok(())
 }
 
 /// Work space of a step, allocated once at `start` with the patterns of `M` and `Φ_q`.

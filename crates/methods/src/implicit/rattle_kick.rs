@@ -160,8 +160,8 @@ pub(super) struct KickCount {
 }
 
 /// Contraction (ratio of successive updates) above which `D` is computed afresh at the
-/// next step; this project's choice (RADAU5 reuses its Jacobian below θ = 0.001, but
-/// recomputing it there costs less than n force evaluations here).
+/// next step; this project's choice, not measured against others (RADAU5's own
+/// threshold for recomputing its Jacobian is θ = 0.001).
 const THETA_REFRESH: f64 = 0.1;
 
 /// Contraction above which an attempt with a kept `D` is abandoned for a fresh one.
@@ -170,8 +170,9 @@ const THETA_ABANDON: f64 = 0.5;
 /// The kick's round-off floor, relative to `1 + ‖q‖∞`: an update-and-residual norm below
 /// it that no longer halves has stopped at the rounding of Φ (Cassie's rows leave
 /// ‖Φ‖ ≈ 2e-13 that no update removes). Two decades below SHAKE's 1e-9 (`crate::roundoff`),
-/// since the kick's contraction is not O(h): a slow one (θ ≤ 0.9) stopped here leaves at
-/// most θ/(1 − θ) · 1e-11 ≤ 1e-10 in q.
+/// since the kick's contraction is not O(h): an iteration contracting by θ stopped here
+/// leaves up to θ/(1 − θ) · 1e-11 (1 + ‖q‖∞) in q — 1e-10 for θ = 0.9, 1e-9 at the
+/// kernel's divergence limit θ = 0.99 (a fresh `D` is not abandoned for being slow).
 const KICK_FLOOR: f64 = 1e-11;
 
 /// Make SHAKE's `q` (in `q`) solve the implicit kick (module documentation). `phi` and

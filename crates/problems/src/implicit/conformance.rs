@@ -98,6 +98,24 @@ fn dfdyp(s: &dyn ImplicitDae, t: f64, y: &[f64], yp: &[f64]) -> Vec<f64> {
     jac
 }
 
+/// `‖x‖∞`, NaN when any entry is (a NaN residual must fail the checks, and `f64::max`
+/// would drop it).
 fn inf_norm(x: &[f64]) -> f64 {
-    x.iter().fold(0.0_f64, |m, v| m.max(v.abs()))
+    x.iter().fold(0.0_f64, |m, v| {
+        if m.is_nan() || v.is_nan() {
+            f64::NAN
+        } else {
+            m.max(v.abs())
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    /// A NaN residual is not a small one (the checks compare `inf_norm(r) <= tol`).
+    #[test]
+    fn a_nan_entry_makes_the_norm_nan() {
+        assert!(super::inf_norm(&[1e-20, f64::NAN, 0.0]).is_nan());
+        assert_eq!(super::inf_norm(&[-3.0, 2.0]).to_bits(), 3.0_f64.to_bits());
+    }
 }
