@@ -176,7 +176,7 @@ def measured_run(problem, links, h, t_end, setting, solref, solimp, repeat):
     data = mujoco.MjData(model)
     system.start(data)
     r0, h0 = system.measure(data)
-    max_res, max_energy, ok, fail_time, reason = r0, 0.0, True, None, None
+    max_res, max_energy, ok, fail_time, reason, kind = r0, 0.0, True, None, None, None
     t0 = time.perf_counter()
     stepping = 0.0
     for k in range(steps):
@@ -186,13 +186,14 @@ def measured_run(problem, links, h, t_end, setting, solref, solimp, repeat):
         if data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number > 0:
             # MuJoCo found a non-finite or huge acceleration and reset the state to the
             # model's start: the run failed there.
-            ok, fail_time = False, k * h
+            ok, fail_time, kind = False, k * h, "non-finite"
             reason = f"MuJoCo reported an unstable simulation (bad acceleration) at t = {k * h:.4g} and reset its state"
             break
         r, hk = system.measure(data)
         e = abs(hk - h0) / max(abs(h0), scale)
         if not (math.isfinite(r) and math.isfinite(e)) or r > 1e6:
             ok, fail_time = False, k * h
+            kind = "diverged" if math.isfinite(r) and math.isfinite(e) else "non-finite"
             reason = f"the MuJoCo state diverged at t = {k * h:.4g} (‖Φ‖∞ = {r:.3e})"
             break
         max_res, max_energy = max(max_res, r), max(max_energy, e)
@@ -212,6 +213,7 @@ def measured_run(problem, links, h, t_end, setting, solref, solimp, repeat):
         "steps": steps if ok else k,
         "ok": ok,
         "fail_time": fail_time,
+        "fail_kind": kind,
         "fail_reason": reason,
         "max_pos_residual": max_res,
         "max_energy_rel_error": max_energy,
@@ -270,7 +272,7 @@ def guarded_run(problem, links, h, t_end, setting, solref, solimp, repeat):
             "params": {"solref": list(solref), "solimp": list(solimp), "integrator": "Euler",
                        "mujoco": mujoco.__version__},
             "h": h, "t_end": t_end, "steps": 0, "ok": False, "fail_time": 0.0,
-            "fail_reason": f"MuJoCo raised {type(e).__name__}: {e}",
+            "fail_kind": "external", "fail_reason": f"MuJoCo raised {type(e).__name__}: {e}",
             "max_pos_residual": None, "max_energy_rel_error": None,
             "wall_seconds": 0.0, "step_seconds": 0.0,
         }

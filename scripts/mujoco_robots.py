@@ -163,23 +163,23 @@ def run_robot(binary, params, h, t_end, repeat):
     e0 = energy(model, data)
     scale = max(abs(e0), float(np.sum(model.body_mass)) * float(np.linalg.norm(model.opt.gravity)), 1.0)
     steps = int(round(t_end / h))
-    worst_e, worst_q, ok, reason, fail_time = 0.0, quat_drift(model, data), True, None, None
+    worst_e, worst_q, ok, reason, fail_time, kind = 0.0, quat_drift(model, data), True, None, None, None
     t0 = time.perf_counter()
     for k in range(steps):
         mujoco.mj_step(model, data)
         if data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number > 0:
-            ok, fail_time = False, k * h
+            ok, fail_time, kind = False, k * h, "non-finite"
             reason = f"MuJoCo reported a bad acceleration at t = {k * h:.4g} and reset its state"
             break
         e = abs(energy(model, data) - e0) / scale
         if not math.isfinite(e):
-            ok, fail_time, reason = False, k * h, f"non-finite energy at t = {k * h:.4g}"
+            ok, fail_time, kind, reason = False, k * h, "non-finite", f"non-finite energy at t = {k * h:.4g}"
             break
         worst_e, worst_q = max(worst_e, e), max(worst_q, quat_drift(model, data))
     wall = time.perf_counter() - t0
     per_step = timed(model, layout, q, v, steps, repeat) if ok else wall / max(k, 1)
     return {
-        "steps": steps if ok else k, "ok": ok, "fail_time": fail_time, "fail_reason": reason,
+        "steps": steps if ok else k, "ok": ok, "fail_time": fail_time, "fail_kind": kind, "fail_reason": reason,
         "max_pos_residual": worst_q, "max_energy_rel_error": worst_e, "wall_seconds": wall,
         "step_seconds": per_step * steps, "start_check": gap,
     }
@@ -219,7 +219,8 @@ def main():
                     detail = str(e)
                 else:
                     detail = f"the peer script failed on this robot: {type(e).__name__}: {e}"
-                row.update({"steps": 0, "ok": False, "fail_time": 0.0, "fail_reason": detail,
+                kind = "unsupported-form" if isinstance(e, Refused) else "external"
+                row.update({"steps": 0, "ok": False, "fail_time": 0.0, "fail_kind": kind, "fail_reason": detail,
                             "max_pos_residual": None, "max_energy_rel_error": None,
                             "wall_seconds": 0.0, "step_seconds": 0.0})
             rows.append(row)

@@ -137,21 +137,22 @@ def run_cell(sys_, scheme, xi, wn, h, t_end):
             q, v = step(sys_, q, v, h)
         except Exception as e:  # noqa: BLE001 — any failure of a step is the row's failure
             return q, failed(k, h, f"Pinocchio raised at t = {k * h:.4g}: {type(e).__name__}: {e}",
-                             max_res, max_e, t0, stepping)
+                             max_res, max_e, t0, stepping, kind="external")
         stepping += time.perf_counter() - ts
         r = sys_.residual(q)
         e = abs(sys_.energy(q, v) - h0) / max(abs(h0), sys_.scale)
         if not (np.isfinite(q).all() and np.isfinite(v).all() and r <= DIVERGED and math.isfinite(e)):
+            finite = np.isfinite(q).all() and np.isfinite(v).all() and math.isfinite(e)
             return q, failed(k + 1, h, f"diverged at t = {(k + 1) * h:.4g}: ‖Φ‖∞ = {r:.3e} (bound {DIVERGED:g} m)",
-                             max_res, max_e, t0, stepping)
+                             max_res, max_e, t0, stepping, kind="diverged" if finite else "non-finite")
         max_res, max_e = max(max_res, r), max(max_e, e)
-    return q, {"steps": steps, "ok": True, "fail_time": None, "fail_reason": None,
+    return q, {"steps": steps, "ok": True, "fail_time": None, "fail_kind": None, "fail_reason": None,
                "max_pos_residual": max_res, "max_energy_rel_error": max_e,
                "wall_seconds": time.perf_counter() - t0, "step_seconds": stepping}
 
 
-def failed(k, h, reason, max_res, max_e, t0, stepping):
-    return {"steps": k, "ok": False, "fail_time": k * h, "fail_reason": reason,
+def failed(k, h, reason, max_res, max_e, t0, stepping, kind="diverged"):
+    return {"steps": k, "ok": False, "fail_time": k * h, "fail_kind": kind, "fail_reason": reason,
             "max_pos_residual": max_res, "max_energy_rel_error": max_e,
             "wall_seconds": time.perf_counter() - t0, "step_seconds": stepping}
 
@@ -225,7 +226,8 @@ def main():
         for scheme in SCHEMES:
             for xi, wn in gains:
                 if setup_failure:
-                    measured = {"steps": 0, "ok": False, "fail_time": 0.0, "fail_reason": setup_failure,
+                    measured = {"steps": 0, "ok": False, "fail_time": 0.0, "fail_kind": "external",
+                                "fail_reason": setup_failure,
                                 "max_pos_residual": None, "max_energy_rel_error": None,
                                 "wall_seconds": 0.0, "step_seconds": 0.0}
                 else:

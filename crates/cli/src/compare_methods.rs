@@ -1,9 +1,17 @@
 //! `compare-methods FILE`: the whole comparison on a user's own mechanism in one command.
-//! The model is read and checked first (a bad file exits 2 before anything runs); then a
-//! spec is written beside the results — the robots-coordinates experiment's six
-//! stabilizations on this model, in every coordinate choice the model allows — run like
-//! any experiment, and the report of the output root rebuilt. The spec stays, so the run
-//! can be repeated, resumed or edited with `driftlab run`.
+//! The model is read and checked first (a bad file exits 2 before anything is written);
+//! then everything goes into one folder of its own, `OUT/mechanism-STEM` — the spec
+//! (`mechanism-STEM.toml`: the robots-coordinates experiment's six stabilizations on this
+//! model, in every coordinate choice the model allows), the results
+//! (`mechanism-STEM/`), and their report (`report.pdf`, `index.md`, `index.html`,
+//! `tables/`). The spec stays, so the run can be repeated or edited with `driftlab run`.
+//!
+//! The folder is the command's own: `compare-methods.json` in it names the model file
+//! (canonical path and SHA-256) and every entry the command wrote. A folder of that name
+//! that is not the command's, or that belongs to another model with the same file stem,
+//! is left alone and the next free name (`mechanism-STEM-2`, …) is taken; an entry the
+//! command did not write inside its own folder stops it before anything is written. So
+//! nothing the user wrote is overwritten, and two models never share a folder.
 
 use crate::{bad, run_one, Failure, RunArgs};
 use driftlab_problems::model::{self, ModelParams};
@@ -18,7 +26,7 @@ pub struct CompareMethodsArgs {
     /// How a URDF's base is held: `fixed` or `floating`.
     #[arg(long, default_value = "fixed")]
     root: String,
-    /// Output root: the spec and the results go to OUT/NAME, the report to OUT.
+    /// Output root: the spec, the results and their report go to OUT/mechanism-STEM.
     #[arg(long, default_value = "reports")]
     out: PathBuf,
     /// `quick` (0.1 s, one step size: a minute on a laptop for a 30-joint robot) or
@@ -28,9 +36,12 @@ pub struct CompareMethodsArgs {
     /// Cells run side by side.
     #[arg(long)]
     threads: Option<usize>,
-    /// Replace results already in OUT/NAME (driftlab's own files only).
-    #[arg(long)]
+    /// Replace an interrupted run's results in the folder (driftlab's own files only).
+    #[arg(long, conflicts_with = "resume")]
     force: bool,
+    /// Continue the interrupted run in the folder (the spec must be unchanged).
+    #[arg(long)]
+    resume: bool,
 }
 
 /// The coordinate choices this model can be stated in: body and natural coordinates
@@ -120,6 +131,7 @@ fn name_of(file: &Path) -> String {
     let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
     let clean: String = stem
         .chars()
+        .take(64)
         .map(|c| {
             if c.is_ascii_alphanumeric() {
                 c.to_ascii_lowercase()
@@ -128,7 +140,96 @@ fn name_of(file: &Path) -> String {
             }
         })
         .collect();
-    format!("mechanism-{}", clean.trim_matches('-'))
+    let clean = clean.trim_matches('-');
+    format!(
+        "mechanism-{}",
+        if clean.is_empty() { "model" } else { clean }
+    )
+}
+
+/// The marker of a folder the command owns.
+const MARKER: &str = "compare-methods.json";
+
+/// What `compare-methods.json` records: the model and every entry the command wrote.
+#[derive(serde::Serialize, serde::Deserialize, Default)]
+struct Marker {
+    /// The model file's canonical path.
+    model: String,
+    /// Its SHA-256 when the folder was written.
+    model_sha256: String,
+    /// SHA-256 of the spec as the command wrote it (an edited spec is the user's).
+    #[serde(default)]
+    spec_sha256: String,
+    /// The folder's entries the command wrote (top level).
+    entries: Vec<String>,
+}
+
+/// The folder for `file` under `out`: the one whose marker names this model, else the
+/// first free `base`, `base-2`, … (a name taken by another model or by files the command
+/// did not write is skipped, never touched).
+fn own_folder(out: &Path, base: &str, file: &str) -> Result<(String, Option<Marker>), Failure> {
+    for k in 1..=1000 {
+        let name = if k == 1 {
+            base.to_string()
+        } else {
+            format!("{base}-{k}")
+        };
+        let dir = out.join(&name);
+        if !dir.exists() {
+            return Ok((name, None));
+        }
+        let marker = std::fs::read_to_string(dir.join(MARKER))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Marker>(&t).ok());
+        if let Some(m) = marker.filter(|m| m.model == file) {
+            return Ok((name, Some(m)));
+        }
+    }
+    Err(bad(format!(
+        "`{}` holds 1000 folders named {base}…: choose another --out",
+        out.display()
+    )))
+}
+
+/// Refuse an entry of the folder that the command did not write (a user's file).
+fn only_own_entries(dir: &Path, marker: &Marker) -> Result<(), Failure> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| bad(format!("cannot read `{}`: {e}", dir.display())))?;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name != MARKER && !name.starts_with(".driftlab") && !marker.entries.contains(&name) {
+            return Err(bad(format!(
+                "`{}` holds `{name}`, which compare-methods did not write; move it out of the folder (compare-methods writes only its own files there)",
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Record the folder's entries (all the command's: foreign ones were refused before).
+fn write_marker(dir: &Path, file: &str, sha: &str, spec: &str) -> Result<(), Failure> {
+    let mut entries: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| bad(format!("cannot read `{}`: {e}", dir.display())))?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != MARKER && !n.starts_with(".driftlab"))
+        .collect();
+    entries.sort();
+    let marker = Marker {
+        model: file.to_string(),
+        model_sha256: sha.to_string(),
+        spec_sha256: driftlab_runner::manifest::sha256_hex(spec),
+        entries,
+    };
+    let text = serde_json::to_string_pretty(&marker)
+        .map_err(|e| Failure(format!("cannot encode {MARKER}: {e}"), 1))?;
+    std::fs::write(dir.join(MARKER), text).map_err(|e| {
+        Failure(
+            format!("cannot write `{}`: {e}", dir.join(MARKER).display()),
+            1,
+        )
+    })
 }
 
 /// Run `compare-methods`.
@@ -138,7 +239,7 @@ pub fn compare_methods(registry: &Registry, args: &CompareMethodsArgs) -> Result
     }
     let file = std::fs::canonicalize(&args.file).map_err(|e| {
         bad(format!(
-            "model file `{}`: {e}; give the path of a .urdf or .toml model",
+            "model file `{}`: {e}; give the path of a .urdf, .sdf or .toml model",
             args.file.display()
         ))
     })?;
@@ -150,37 +251,76 @@ pub fn compare_methods(registry: &Registry, args: &CompareMethodsArgs) -> Result
         ..ModelParams::default()
     };
     let coords = coordinates(&p)?;
-    let name = name_of(&file);
-    let dir = args.out.join(&name);
+    let (_, model_text) = model::source(&p).map_err(bad)?;
+    let sha = driftlab_runner::manifest::sha256_hex(&model_text);
     std::fs::create_dir_all(&args.out).map_err(|e| {
         bad(format!(
             "cannot create `{}`: {e}; choose a writable --out",
             args.out.display()
         ))
     })?;
-    let spec = args.out.join(format!("{name}.toml"));
-    std::fs::write(&spec, spec_text(&name, &file_text, &args.root, &coords)).map_err(|e| {
+    let (name, marker) = own_folder(&args.out, &name_of(&file), &file_text)?;
+    let root = args.out.join(&name);
+    if let Some(m) = &marker {
+        only_own_entries(&root, m)?;
+    }
+    std::fs::create_dir_all(&root).map_err(|e| {
+        bad(format!(
+            "cannot create `{}`: {e}; choose a writable --out",
+            root.display()
+        ))
+    })?;
+    let spec = root.join(format!("{name}.toml"));
+    let text = spec_text(&name, &file_text, &args.root, &coords);
+    let on_disk = std::fs::read_to_string(&spec).ok();
+    if let (Some(m), Some(t)) = (&marker, &on_disk) {
+        if driftlab_runner::manifest::sha256_hex(t) != m.spec_sha256 {
+            return Err(bad(format!(
+                "`{}` was edited since compare-methods wrote it; run your edit with `driftlab run {} --out {}`, or move the spec out to let compare-methods write its own",
+                spec.display(),
+                spec.display(),
+                root.join(&name).display()
+            )));
+        }
+    }
+    let same_spec = on_disk.is_some_and(|t| t == text);
+    if args.resume && !same_spec {
+        return Err(bad(format!(
+            "--resume: `{}` is not the spec this command writes now (the model's coordinate choices or --root changed); rerun without --resume",
+            spec.display()
+        )));
+    }
+    std::fs::write(&spec, &text).map_err(|e| {
         bad(format!(
             "cannot write `{}`: {e}; choose a writable --out",
             spec.display()
         ))
     })?;
+    write_marker(&root, &file_text, &sha, &text)?;
     let run = RunArgs {
         spec: spec.clone(),
-        out: Some(dir),
+        out: Some(root.join(&name)),
         threads: args.threads,
         size: (args.size == "quick").then(|| "quick".into()),
-        resume: false,
+        resume: args.resume,
         force: args.force,
         cell_seconds: None,
         shard: None,
     };
-    run_one(registry, run)?;
-    crate::report(&args.out)?;
+    let result = run_one(registry, run).map_err(|Failure(m, c)| {
+        Failure(
+            m.replace("rerun with --force", "rerun compare-methods with --force"),
+            c,
+        )
+    });
+    write_marker(&root, &file_text, &sha, &text)?;
+    result?;
+    crate::report(&root)?;
+    write_marker(&root, &file_text, &sha, &text)?;
     out!(
-        "spec {} (rerun or edit it with `driftlab run`); report in {}",
+        "spec {} (rerun or edit it with `driftlab run`); results and report in {}",
         spec.display(),
-        args.out.display()
+        root.display()
     );
     Ok(())
 }

@@ -74,13 +74,18 @@ enum Cmd {
         out: PathBuf,
     },
     /// Add another simulator's measured runs (one JSON object per run, e.g. from
-    /// scripts/mujoco_peer.py) to an experiment folder's runs table, beside its own rows.
+    /// scripts/mujoco_peer.py) to an experiment folder's runs table, beside its own rows
+    /// and the peer rows imported before (a run imported twice is refused).
     ImportPeer {
         /// The peer's rows.
         file: PathBuf,
         /// The experiment folder whose cells the peer ran.
         #[arg(long)]
         into: PathBuf,
+        /// Replace the rows imported before of this file's simulators (the first word of
+        /// each label; other simulators' rows stay), instead of adding to them.
+        #[arg(long)]
+        replace: bool,
     },
     /// Compare two result folders in every column except the measured ones (times,
     /// heap): exit 0 when they agree, 1 listing the differences.
@@ -335,9 +340,24 @@ fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
             fingerprint(&dir, check.as_deref(), write.as_deref())
         }
         Cmd::Merge { dirs, out } => merge(registry, &dirs, &out),
-        Cmd::ImportPeer { file, into } => {
-            let n = driftlab_runner::peer::import(&file, &into).map_err(bad)?;
-            out!("{n} peer runs from {} → {}", file.display(), into.display());
+        Cmd::ImportPeer {
+            file,
+            into,
+            replace,
+        } => {
+            let n = driftlab_runner::peer::import(&file, &into, replace).map_err(bad)?;
+            let replaced = if n.replaced > 0 {
+                format!(", {} earlier ones replaced", n.replaced)
+            } else {
+                String::new()
+            };
+            out!(
+                "{} peer runs from {} → {} ({} peer runs there now{replaced})",
+                n.added,
+                file.display(),
+                into.display(),
+                n.total
+            );
             Ok(())
         }
         Cmd::Slurm(args) => slurm(args),
@@ -429,7 +449,15 @@ fn fingerprint(dir: &Path, check: Option<&Path>, write: Option<&Path>) -> Result
             2,
         )
     })?;
-    let c = fp::check(&entries, &stored);
+    let c = fp::check(&entries, &stored).map_err(|e| {
+        Failure(
+            format!(
+                "the stored fingerprint `{}` is malformed: {e}; write it anew with --write",
+                path.display()
+            ),
+            2,
+        )
+    })?;
     if c.differences.is_empty() {
         let checked = entries.len() - c.unlisted.len();
         out!(
@@ -559,6 +587,10 @@ fn describe(registry: &Registry, id: &str, set: &[String]) -> Result<(), Failure
             out!("    {k} = {v}");
         }
         print_structure(&p);
+        print_notes(&driftlab_problems::testset::input_notes(
+            id,
+            &set_table(set)?,
+        ));
         return Ok(());
     }
     if !set.is_empty() {
@@ -637,6 +669,7 @@ fn print_structure(problem: &driftlab_problems::Problem) {
                 s.jacobian_nonzeros
             );
             match (&s.rank, s.condition()) {
+                (None, _) if s.m == 0 => out!("    rank {jac}: no constraint rows (m = 0)"),
                 (Some(r), Some(c)) => out!(
                     "    rank {jac} = {} of {} (σ_max = {:.3e}, σ_min = {:.3e}, threshold {:.1e}; condition {:.3e}){}",
                     r.rank,
@@ -648,12 +681,27 @@ fn print_structure(problem: &driftlab_problems::Problem) {
                     if r.rank < r.rows { " — redundant or singular rows" } else { "" }
                 ),
                 _ => out!(
-                    "    rank {jac}: not computed (m·n > {} for a dense SVD)",
+                    "    rank {jac}: not computed (m·n = {} > {} for a dense SVD)",
+                    s.m.saturating_mul(s.n),
                     driftlab_problems::inspect::MAX_DENSE_RANK_ENTRIES
                 ),
             }
         }
         Err(e) => out!("  structure at t₀: {e}"),
+    }
+}
+
+/// What reading the problem's input (a model file) skipped or kept as published.
+fn print_notes(notes: &[String]) {
+    if notes.is_empty() {
+        return;
+    }
+    out!(
+        "  read with {} note(s) (skipped, or kept as published):",
+        notes.len()
+    );
+    for n in notes {
+        out!("    {n}");
     }
 }
 
@@ -782,6 +830,17 @@ fn report(dir: &Path) -> Result<(), Failure> {
     }
     for u in &made.unfinished {
         eprintln!("not in the report: {}: {}", u.dir.display(), u.why);
+    }
+    let damaged = made
+        .unfinished
+        .iter()
+        .filter(|u| u.why.starts_with("damaged"))
+        .count();
+    if damaged > 0 {
+        return Err(Failure(
+            format!("{damaged} result folder(s) damaged (named above): the report was written without them"),
+            1,
+        ));
     }
     Ok(())
 }

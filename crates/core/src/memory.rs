@@ -2,8 +2,11 @@
 //! allocates, as a failed row (`fail_kind = memory`) with the estimate and the limit,
 //! instead of taking all memory until the kernel kills the process (no row, no message).
 //!
-//! The limit is the smaller of the configured one ([`set_limit`]: `--memory-limit` on the
-//! command line) and the memory available when the cell starts (`MemAvailable`, Linux).
+//! The limit is the tightest of the configured one ([`set_limit`]: `--memory-limit` on the
+//! command line), the memory available when the cell starts (`MemAvailable`, Linux), the
+//! headroom under the process's own `RLIMIT_AS`/`RLIMIT_DATA` (`ulimit -v`, `-d`), and the
+//! headroom of its cgroup (Slurm's `--mem`, a container's limit) — a machine with free
+//! memory still refuses what this process may not take.
 //! Two checks use it:
 //!
 //! 1. before a method's `init`, a **lower bound** from the dimensions alone
@@ -41,14 +44,95 @@ pub fn available_bytes() -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// The limit in force and where it comes from, if any.
-pub fn limit() -> Option<(u64, &'static str)> {
-    let configured = configured_limit().map(|b| (b, "--memory-limit"));
-    let available = available_bytes().map(|b| (b, "memory available (MemAvailable)"));
-    match (configured, available) {
-        (Some(c), Some(a)) => Some(if c.0 <= a.0 { c } else { a }),
-        (c, a) => c.or(a),
+/// The headroom under this process's soft resource limit `name` of `/proc/self/limits`
+/// (`Max address space`: `ulimit -v`; `Max data size`: `ulimit -d`), less what the
+/// process holds of it (`VmSize`, `VmData` of `/proc/self/status`); `None` when unlimited
+/// or unreadable.
+pub fn rlimit_headroom(name: &str, in_use: &str) -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with(name))?;
+    let soft: u64 = line[name.len()..].split_whitespace().next()?.parse().ok()?;
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let used = status
+        .lines()
+        .find(|l| l.starts_with(in_use))?
+        .split_whitespace()
+        .nth(1)?
+        .parse::<u64>()
+        .ok()?
+        * 1024;
+    Some(soft.saturating_sub(used))
+}
+
+/// The headroom under the memory limit of this process's cgroup and its ancestors (v2:
+/// `memory.max` less `memory.current`; v1: `memory.limit_in_bytes` less
+/// `memory.usage_in_bytes`), the reclaimable page cache (`inactive_file` of
+/// `memory.stat`) counted as free: what Slurm's `--mem` or a container's limit leaves.
+/// `None` without a limit, or where it cannot be read.
+pub fn cgroup_headroom() -> Option<u64> {
+    let groups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let mut best: Option<u64> = None;
+    for line in groups.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        let (root, max, current, stat_key) = if controllers.is_empty() {
+            (
+                "/sys/fs/cgroup",
+                "memory.max",
+                "memory.current",
+                "inactive_file",
+            )
+        } else if controllers.split(',').any(|c| c == "memory") {
+            (
+                "/sys/fs/cgroup/memory",
+                "memory.limit_in_bytes",
+                "memory.usage_in_bytes",
+                "total_inactive_file",
+            )
+        } else {
+            continue;
+        };
+        let mut dir = std::path::PathBuf::from(format!("{root}{path}"));
+        loop {
+            let read = |f: &str| std::fs::read_to_string(dir.join(f)).ok();
+            let number = |t: Option<String>| t.and_then(|t| t.trim().parse::<u64>().ok());
+            if let (Some(limit), Some(used)) = (number(read(max)), number(read(current))) {
+                let cache = read("memory.stat")
+                    .and_then(|t| {
+                        t.lines()
+                            .find_map(|l| l.strip_prefix(stat_key)?.trim().parse::<u64>().ok())
+                    })
+                    .unwrap_or(0);
+                // cgroup v1 writes "no limit" as the largest page-aligned i64.
+                if limit < (1 << 62) {
+                    let room = limit.saturating_sub(used.saturating_sub(cache));
+                    best = Some(best.map_or(room, |b| b.min(room)));
+                }
+            }
+            if dir.as_os_str().len() <= root.len() || !dir.pop() {
+                break;
+            }
+        }
     }
+    best
+}
+
+/// The limit in force and where it comes from, if any: the tightest of `--memory-limit`,
+/// the memory available (`MemAvailable`), the headroom under `ulimit -v` and `ulimit -d`,
+/// and the cgroup's.
+pub fn limit() -> Option<(u64, &'static str)> {
+    [
+        configured_limit().map(|b| (b, "--memory-limit")),
+        available_bytes().map(|b| (b, "memory available (MemAvailable)")),
+        rlimit_headroom("Max address space", "VmSize:")
+            .map(|b| (b, "address space left under this process's RLIMIT_AS (ulimit -v)")),
+        rlimit_headroom("Max data size", "VmData:")
+            .map(|b| (b, "data segment left under this process's RLIMIT_DATA (ulimit -d)")),
+        cgroup_headroom().map(|b| (b, "memory left in this process's cgroup (memory.max: Slurm --mem, a container's limit)")),
+    ]
+    .into_iter()
+    .flatten()
+    .min_by_key(|(b, _)| *b)
 }
 
 /// A lower bound of the bytes a run of a mechanical system with `n` coordinates and `m`

@@ -41,11 +41,9 @@ impl Structure {
     /// condition of the rows kept (∞ when rank deficient).
     pub fn condition(&self) -> Option<f64> {
         let r = self.rank.as_ref()?;
-        let (first, last) = (
-            r.singular_values.first()?,
-            r.singular_values.get(r.rows - 1)?,
-        );
-        Some(if *last > r.threshold {
+        // min(m, n) singular values: with more rows than columns the rows are dependent.
+        let (first, last) = (r.singular_values.first()?, r.singular_values.last()?);
+        Some(if r.rank == r.rows && *last > r.threshold {
             first / last
         } else {
             f64::INFINITY

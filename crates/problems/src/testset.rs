@@ -82,23 +82,38 @@ pub fn datasets_read(problem_id: &str, params: &toml::Table) -> Vec<(String, Str
         .map(|(f, t)| (f.to_string(), t.to_string()))
         .collect();
     if problem_id == "model" {
-        let mut p = params.clone();
-        // The reserved keys are not the model's.
-        for key in [
-            crate::independent_rows::KEY,
-            crate::independent_rows::TOL_KEY,
-            "initial",
-            "disturbance",
-        ] {
-            p.remove(key);
-        }
-        let source =
-            driftlab_core::params::parse::<crate::model::ModelParams>("problem", "model", &p)
-                .ok()
-                .and_then(|p| crate::model::source(&p).ok());
-        out.extend(source);
+        out.extend(model_params(params).and_then(|p| crate::model::source(&p).ok()));
     }
     out
+}
+
+/// The `model` problem's own parameters of `params` (the reserved keys removed).
+fn model_params(params: &toml::Table) -> Option<crate::model::ModelParams> {
+    let mut p = params.clone();
+    for key in [
+        crate::independent_rows::KEY,
+        crate::independent_rows::TOL_KEY,
+        "initial",
+        "disturbance",
+    ] {
+        p.remove(key);
+    }
+    driftlab_core::params::parse::<crate::model::ModelParams>("problem", "model", &p).ok()
+}
+
+/// What reading the input of problem `problem_id` with `params` skipped or kept as
+/// published, one line each: the [`crate::model::import::description::ModelNote`]s of a
+/// model file (vendor elements, unphysical inertias, dropped mimics, a singular start).
+/// Empty for the catalog's own problems, and for a model that does not load (its error
+/// is reported where it is built).
+pub fn input_notes(problem_id: &str, params: &toml::Table) -> Vec<String> {
+    if problem_id != "model" {
+        return Vec::new();
+    }
+    model_params(params)
+        .and_then(|p| crate::model::build(&p).ok())
+        .map(|sys| sys.model().notes.iter().map(ToString::to_string).collect())
+        .unwrap_or_default()
 }
 
 /// The Test Set data a problem embeds, as `(file under datasets/, text)`.

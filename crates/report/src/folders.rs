@@ -1,6 +1,8 @@
 //! Which result folders under the report's root hold a finished run (drawn) and which
-//! do not (named in the report, never drawn): a run still being written, or a sweep that
-//! was interrupted. A folder's tables are read only if its manifest lists them among the
+//! do not (named in the report, never drawn): a run still being written, a sweep that
+//! was interrupted, or a folder whose tables are not the ones its run wrote
+//! ([`driftlab_results::folder_check`]: a dropped or retyped column, rows lost or
+//! duplicated, a listed file missing). A folder's tables are read only if its manifest lists them among the
 //! files its run wrote, so a file another run left behind cannot be drawn as this one's.
 
 use crate::error::ReportError;
@@ -52,7 +54,12 @@ pub fn survey(root: &Path) -> Result<Survey, ReportError> {
             }
             Err(LockError::Io(e)) => return Err(ReportError::io(&dir, e)),
         };
-        match unfinished_why(&dir) {
+        let why = unfinished_why(&dir).or_else(|| {
+            driftlab_results::folder_check::check(&dir).err().map(|d| {
+                format!("damaged: {d}; its tables are not the ones its run wrote: run its spec into the folder again (`driftlab run SPEC --out DIR --force`)")
+            })
+        });
+        match why {
             Some(why) => out.unfinished.push(Unfinished { dir, why }),
             None => out.complete.push((dir, lock)),
         }

@@ -11,7 +11,8 @@
 //! * [`fail_kind`]: the closed set of failure tags in `runs.fail_kind`.
 //! * [`claim_spec`], [`report_spec`], [`order_note`]: what a spec says about its report.
 //! * [`fit`]: the least-squares line of the order fits.
-//! * [`folder_lock`]: one run per result folder.
+//! * [`folder_lock`]: one run per result folder; [`folder_check`]: its tables as its run
+//!   wrote them.
 //!
 //! It depends on no other driftlab crate: the numerical crates map their typed errors onto
 //! [`FailKind`], and the report depends on this crate alone.
@@ -19,6 +20,7 @@
 pub mod claim_spec;
 pub mod fail_kind;
 pub mod fit;
+pub mod folder_check;
 pub mod folder_lock;
 pub mod order_note;
 pub mod report_spec;

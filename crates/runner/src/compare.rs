@@ -78,6 +78,11 @@ fn comparable(dir: &Path, side: &str) -> Result<(), RunnerError> {
             "it holds no runs.parquet; give a folder written by `driftlab run` or `merge`".into(),
         ));
     }
+    driftlab_results::folder_check::check(dir).map_err(|d| {
+        refuse(format!(
+            "damaged: {d}; its tables are not the ones its run wrote"
+        ))
+    })?;
     Ok(())
 }
 
@@ -95,6 +100,41 @@ pub(crate) fn read(path: &Path) -> Result<Option<DataFrame>, RunnerError> {
         .finish()
         .map(Some)
         .map_err(|e| err(e.to_string()))
+}
+
+/// How two tables' column lists differ, briefly: the names only one side has (at most
+/// five each), or the first place where their order differs.
+fn column_difference(file: &str, a: &[String], b: &[String]) -> String {
+    let only = |x: &[String], y: &[String]| -> Vec<String> {
+        x.iter().filter(|n| !y.contains(n)).cloned().collect()
+    };
+    let list = |v: Vec<String>| -> String {
+        let n = v.len();
+        let mut shown: Vec<String> = v.into_iter().take(5).map(|c| format!("`{c}`")).collect();
+        if n > 5 {
+            shown.push(format!("and {} more", n - 5));
+        }
+        shown.join(", ")
+    };
+    let (in_a, in_b) = (only(a, b), only(b, a));
+    if in_a.is_empty() && in_b.is_empty() {
+        let k = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(0);
+        return format!(
+            "{file}: the same columns in another order (column {k}: `{}` against `{}`)",
+            a[k], b[k]
+        );
+    }
+    let mut parts = Vec::new();
+    if !in_a.is_empty() {
+        parts.push(format!("only the first has {}", list(in_a)));
+    }
+    if !in_b.is_empty() {
+        parts.push(format!("only the second has {}", list(in_b)));
+    }
+    format!(
+        "{file}: other columns ({}): written by other versions of driftlab?",
+        parts.join("; ")
+    )
 }
 
 /// Push the differences of `x` and `y` (columns in `measured` left out) into `out`.
@@ -116,7 +156,7 @@ fn frames(file: &str, x: &DataFrame, y: &DataFrame, measured: &[ColumnDef], out:
     };
     let (nx, ny) = (names(x), names(y));
     if nx != ny {
-        out.push(format!("{file}: columns {nx:?} against {ny:?}"));
+        out.push(column_difference(file, &nx, &ny));
         return;
     }
     for name in &nx {

@@ -180,6 +180,8 @@ impl Durable {
         &self, cells: usize, failed: usize, finished: String, files: Vec<String>,
     ) -> Result<(), RunnerError> {
         let mut p = lock(&self.progress);
+        let dir = p.path.parent().unwrap_or(std::path::Path::new("."));
+        p.manifest.tables = crate::manifest::table_notes(dir, &files)?;
         p.manifest.files = files;
         p.manifest.status = "complete".into();
         p.manifest.cells_done = p.manifest.cells_total;

@@ -48,6 +48,15 @@ pub enum RunnerError {
         /// How far it got and how to continue.
         message: String,
     },
+    /// A peer simulator's rows cannot be imported (malformed, unlike driftlab's rows, not
+    /// a cell of the experiment, imported already).
+    #[error("peer rows `{path}`: {message}")]
+    Peer {
+        /// The peer's file or the experiment folder.
+        path: String,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
     /// Writing results failed.
     #[error("cannot write `{path}`: {message}")]
     Write {

@@ -89,6 +89,10 @@ fn series(h: &mut Fnv, s: &Series) -> PolarsResult<()> {
 
 /// The digest of one result folder.
 pub fn digest(dir: &Path) -> Result<u64, RunnerError> {
+    driftlab_results::folder_check::check(dir).map_err(|d| RunnerError::Folder {
+        path: dir.display().to_string(),
+        message: format!("damaged: {d}; a damaged folder has no fingerprint"),
+    })?;
     let mut h = Fnv(Fnv::OFFSET);
     for (file, measured) in COMPARED {
         h.text(file);
@@ -188,20 +192,39 @@ pub struct Check {
     pub stored_simd: String,
 }
 
-/// Compare `entries` with the stored fingerprint text `stored`.
-pub fn check(entries: &[(String, u64)], stored: &str) -> Check {
-    let stored_simd = stored
-        .lines()
-        .next()
-        .and_then(|l| l.split("simd ").nth(1))
-        .unwrap_or("unknown")
-        .trim()
-        .to_string();
-    let want: Vec<(&str, &str)> = stored
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .filter_map(|l| l.split_once(' '))
-        .collect();
+/// The stored file's instruction level and its `(folder, digest)` lines, or the first
+/// line that is not what [`render`] writes (a malformed file is not a set of differences).
+pub fn parse(stored: &str) -> Result<(String, Vec<(&str, &str)>), String> {
+    let mut lines = stored.lines().enumerate();
+    let simd = match lines.next() {
+        Some((_, l)) if l.starts_with("# driftlab fingerprint, simd ") => {
+            l["# driftlab fingerprint, simd ".len()..].trim().to_string()
+        }
+        _ => return Err("line 1 is not `# driftlab fingerprint, simd LEVEL`: not a file `driftlab fingerprint --write` made".into()),
+    };
+    let mut want: Vec<(&str, &str)> = Vec::new();
+    for (k, l) in lines.filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty()) {
+        let entry = l.split_once(' ').filter(|(n, d)| {
+            !n.is_empty() && d.len() == 16 && d.bytes().all(|b| b.is_ascii_hexdigit())
+        });
+        let Some((name, digest)) = entry else {
+            let shown: String = l.chars().take(60).collect();
+            return Err(format!(
+                "line {}: `{shown}` is not `FOLDER DIGEST` (16 hex digits)",
+                k + 1
+            ));
+        };
+        if want.iter().any(|(n, _)| *n == name) {
+            return Err(format!("line {}: folder `{name}` is listed twice", k + 1));
+        }
+        want.push((name, digest));
+    }
+    Ok((simd, want))
+}
+
+/// Compare `entries` with the stored fingerprint text `stored` (refused when malformed).
+pub fn check(entries: &[(String, u64)], stored: &str) -> Result<Check, String> {
+    let (stored_simd, want) = parse(stored)?;
     let (mut differences, mut unlisted) = (Vec::new(), Vec::new());
     for (name, d) in entries {
         let got = format!("{d:016x}");
@@ -216,12 +239,12 @@ pub fn check(entries: &[(String, u64)], stored: &str) -> Check {
             differences.push(format!("{n}: stored, but no such result folder"));
         }
     }
-    Check {
+    Ok(Check {
         differences,
         unlisted,
         listed: want.len(),
         stored_simd,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -244,11 +267,23 @@ mod tests {
         let c = check(
             &[("a".into(), 1), ("b".into(), 5), ("new".into(), 4)],
             &stored,
-        );
+        )
+        .expect("a well-formed file");
         assert_eq!(c.stored_simd, simd_level());
         assert_eq!(c.differences.len(), 2, "{:?}", c.differences);
         assert!(c.differences[0].starts_with("b: 0000000000000005, stored 0000000000000002"));
         assert!(c.differences[1].starts_with("gone:"));
         assert_eq!(c.unlisted, ["new"]);
+    }
+
+    #[test]
+    fn a_malformed_stored_file_is_refused_not_compared() {
+        let e = |text: &str| check(&[], text).err().unwrap_or_default();
+        assert!(e("andrews 123\n").contains("line 1 is not"));
+        let head = "# driftlab fingerprint, simd x86-64-v3\n";
+        assert!(e(&format!("{head}andrews 12345\n")).contains("line 2: `andrews 12345` is not"));
+        let twice = format!("{head}a 0000000000000001\na 0000000000000001\n");
+        assert!(e(&twice).contains("line 3: folder `a` is listed twice"));
+        assert!(check(&[], head).is_ok());
     }
 }

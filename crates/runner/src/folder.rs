@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 /// The files a run (and its report) writes into its folder; a replaced or forced run
 /// removes them first.
-pub const OWN_FILES: [&str; 11] = [
+pub const OWN_FILES: [&str; 12] = [
     "runs.parquet",
     "runs.csv",
     "traces.parquet",
@@ -33,6 +33,7 @@ pub const OWN_FILES: [&str; 11] = [
     "summary.md",
     "solref_check.csv",
     crate::journal::FILE,
+    crate::peer::FILE,
     "manifest.json",
 ];
 

@@ -63,6 +63,27 @@ pub struct Header {
     /// recorded under one budget may not be continued under another.
     #[serde(default)]
     pub cell_seconds: Option<f64>,
+    /// `(file, SHA-256)` of every data file the run's problems read (a user's model file,
+    /// a shipped robot, the Test Set's data): a file changed between the kill and the
+    /// resume would give the folder rows of two mechanisms (journals written before it:
+    /// empty, not checked).
+    #[serde(default)]
+    pub datasets: Vec<(String, String)>,
+}
+
+/// The first data file whose hash differs between the interrupted run and now, named.
+fn changed_dataset(then: &[(String, String)], now: &[(String, String)]) -> Option<String> {
+    then.iter().find_map(|(file, a)| {
+        let b = now.iter().find(|(f, _)| f == file).map(|(_, h)| h.as_str());
+        (b != Some(a.as_str())).then(|| match b {
+            Some(b) => format!(
+                "the data file `{file}` changed since the interrupted run (SHA-256 {}… → {}…); restore the file the run started with",
+                &a[..a.len().min(12)],
+                &b[..b.len().min(12)]
+            ),
+            None => format!("the run no longer reads the data file `{file}`"),
+        })
+    })
 }
 
 impl Header {
@@ -110,6 +131,9 @@ impl Header {
                 s(self.cell_seconds),
                 s(now.cell_seconds)
             ));
+        }
+        if let Some(d) = changed_dataset(&self.datasets, &now.datasets) {
+            return Some(d);
         }
         if self.cells_total != now.cells_total {
             return Some(format!("cells: {} → {}", self.cells_total, now.cells_total));
@@ -375,7 +399,31 @@ mod tests {
             spec_text: String::new(),
             started: String::new(),
             cell_seconds: None,
+            datasets: vec![("arm.urdf".into(), "aa11".into())],
         }
+    }
+
+    #[test]
+    fn a_data_file_changed_since_the_kill_is_named() {
+        let now = Header {
+            datasets: vec![("arm.urdf".into(), "bb22".into())],
+            ..header()
+        };
+        let d = header().difference(&now).expect("a difference");
+        assert!(
+            d.contains("`arm.urdf` changed since the interrupted run"),
+            "{d}"
+        );
+        assert_eq!(header().difference(&header()), None);
+        let older = Header {
+            datasets: Vec::new(),
+            ..header()
+        };
+        assert_eq!(
+            older.difference(&now),
+            None,
+            "a journal without hashes is not checked"
+        );
     }
 
     fn item(cell: usize, x: f64) -> RunItem {

@@ -75,6 +75,31 @@ pub struct Manifest {
     /// Metadata of every problem and method the experiment ran, from the catalogs at run
     /// time (so the report quotes the equations and citations, never retypes them).
     pub catalog: Vec<CatalogNote>,
+    /// Rows of peer simulators in the runs table after the experiment's own
+    /// (`driftlab import-peer`, kept in `peers.jsonl`).
+    pub peer_rows: usize,
+    /// The rows and columns of every Parquet table the run wrote, as it wrote them: the
+    /// report and `compare` read a folder only while its tables still match
+    /// (`driftlab_results::folder_check`).
+    pub tables: Vec<driftlab_results::folder_check::TableNote>,
+}
+
+/// The notes of the Parquet tables among `files` in `dir` (read from their metadata).
+pub fn table_notes(
+    dir: &std::path::Path, files: &[String],
+) -> Result<Vec<driftlab_results::folder_check::TableNote>, crate::RunnerError> {
+    files
+        .iter()
+        .filter(|f| f.ends_with(".parquet"))
+        .map(|f| {
+            driftlab_results::folder_check::note(dir, f).map_err(|message| {
+                crate::RunnerError::Write {
+                    path: dir.join(f).display().to_string(),
+                    message,
+                }
+            })
+        })
+        .collect()
 }
 
 impl Manifest {
@@ -143,6 +168,9 @@ pub struct DatasetNote {
     pub sha256: String,
     /// The problems that use it.
     pub problems: Vec<String>,
+    /// What reading it skipped or kept as published (a model file's vendor elements,
+    /// unphysical inertias, dropped mimics: `driftlab_problems::testset::input_notes`).
+    pub notes: Vec<String>,
 }
 
 /// The datasets the problems `(id, params)` read, each once with the problems using it.
@@ -157,6 +185,7 @@ pub fn dataset_notes<'a>(
                 Some(_) => {}
                 None => out.push(DatasetNote {
                     sha256: sha256_hex(&text),
+                    notes: driftlab_problems::testset::input_notes(id, params),
                     file,
                     problems: vec![id.into()],
                 }),
@@ -164,6 +193,27 @@ pub fn dataset_notes<'a>(
         }
     }
     out
+}
+
+/// Say once on the terminal what reading the data files skipped or kept as published
+/// (every note stays in the manifest): per file, the count and the first three.
+pub fn print_notes(datasets: &[DatasetNote], progress: bool) {
+    if !progress {
+        return;
+    }
+    for d in datasets.iter().filter(|d| !d.notes.is_empty()) {
+        eprintln!(
+            "note: {}: {} element(s) skipped or kept as published (all in manifest.json, `driftlab describe model --set file=…` lists them):",
+            d.file,
+            d.notes.len()
+        );
+        for n in d.notes.iter().take(3) {
+            eprintln!("  {n}");
+        }
+        if d.notes.len() > 3 {
+            eprintln!("  … and {} more", d.notes.len() - 3);
+        }
+    }
 }
 
 /// One shard of a merged run, as its own manifest recorded it.

@@ -671,7 +671,17 @@ fn start_durable(
             )
         })
         .collect();
+    let datasets = crate::manifest::dataset_notes(
+        cells
+            .iter()
+            .map(|c| (c.problem.as_str(), &c.problem_params)),
+    );
+    crate::manifest::print_notes(&datasets, opts.progress);
     let header = Header {
+        datasets: datasets
+            .iter()
+            .map(|d| (d.file.clone(), d.sha256.clone()))
+            .collect(),
         spec_hash: sha256_hex(text),
         size: opts.size.clone().unwrap_or_else(|| "full".into()),
         sweep_thread_counts: sweeps.clone(),
@@ -706,11 +716,7 @@ fn start_durable(
         shards: earlier.as_ref().map_or_else(Vec::new, |m| m.shards.clone()),
         started: header.started.clone(),
         catalog: catalog_notes(&opts.registry, cells),
-        datasets: crate::manifest::dataset_notes(
-            cells
-                .iter()
-                .map(|c| (c.problem.as_str(), &c.problem_params)),
-        ),
+        datasets,
         ..Manifest::of_this_build()
     };
     Durable::new(

@@ -1,7 +1,8 @@
 //! `driftlab import-peer` end to end: a peer's rows join a finished experiment's runs table
 //! through the one schema, after its own rows and numbered after its last cell; a second
-//! import replaces the first; a run that is not a cell, or a peer named like one of the
-//! experiment's methods, is refused with the file unchanged.
+//! import adds to the first, the same run twice is refused and `--replace` replaces; a
+//! run that is not a cell, or a peer named like one of the experiment's methods, is
+//! refused with the file unchanged.
 
 use driftlab_runner::{peer, run_spec, RunOptions, Spec};
 use polars::prelude::*;
@@ -24,8 +25,9 @@ id = "rattle"
 
 /// A peer run of the pendulum at `h` under the label `variant`.
 fn peer_row(variant: &str, h: f64, residual: f64) -> String {
+    let steps = (0.05 / h).round();
     format!(
-        r#"{{"problem": "pendulum", "problem_params": {{}}, "variant": "{variant}", "params": {{}}, "h": {h}, "t_end": 0.05, "steps": 5, "ok": true, "fail_time": null, "fail_reason": null, "max_pos_residual": {residual}, "max_energy_rel_error": 0.01, "wall_seconds": 0.002, "step_seconds": 0.001}}"#
+        r#"{{"problem": "pendulum", "problem_params": {{}}, "variant": "{variant}", "params": {{}}, "h": {h}, "t_end": 0.05, "steps": {steps}, "ok": true, "fail_time": null, "fail_reason": null, "max_pos_residual": {residual}, "max_energy_rel_error": 0.01, "wall_seconds": 0.002, "step_seconds": 0.001}}"#
     )
 }
 
@@ -66,31 +68,63 @@ fn peer_rows_join_the_runs_table_and_bad_peers_are_refused() {
     )
     .expect("write");
 
-    // Twice: the second import replaces the first instead of adding to it.
-    for _ in 0..2 {
-        assert_eq!(peer::import(&file, &dir).expect("import"), 2);
-        let df = runs(&dir);
-        assert_eq!(df.height(), 4, "2 own rows and 2 peer rows");
-        assert_eq!(strings(&df, "method"), ["rattle", "rattle", "sim", "sim"]);
-        let cells = df
+    let cells_of = |df: &DataFrame| -> Vec<i64> {
+        let c = df
             .column("cell")
             .expect("cell")
             .cast(&DataType::Int64)
             .expect("int");
-        let cells: Vec<i64> = cells.i64().expect("i64").iter().flatten().collect();
-        assert_eq!(cells, [0, 1, 2, 3]);
-        let res = df.column("max_pos_residual").expect("residual");
-        let res: Vec<f64> = res.f64().expect("f64").iter().flatten().collect();
-        assert_eq!(&res[2..], [0.25, 0.5]);
-    }
+        c.i64().expect("i64").iter().flatten().collect()
+    };
+    let imported = peer::import(&file, &dir, false).expect("import");
+    assert_eq!((imported.added, imported.total), (2, 2));
+    let df = runs(&dir);
+    assert_eq!(df.height(), 4, "2 own rows and 2 peer rows");
+    assert_eq!(strings(&df, "method"), ["rattle", "rattle", "sim", "sim"]);
+    assert_eq!(cells_of(&df), [0, 1, 2, 3]);
+    let res = df.column("max_pos_residual").expect("residual");
+    let res: Vec<f64> = res.f64().expect("f64").iter().flatten().collect();
+    assert_eq!(&res[2..], [0.25, 0.5]);
+
+    // The same rows again: refused, nothing changes.
+    let e = peer::import(&file, &dir, false).unwrap_err().to_string();
+    assert!(e.contains("was imported already; give --replace"), "{e}");
+    assert_eq!(runs(&dir).height(), 4);
+
+    // Another peer's row is added beside the first one's.
+    let other = dir.join("other.jsonl");
+    std::fs::write(&other, peer_row("sim c", 1e-2, 0.75)).expect("write");
+    let imported = peer::import(&other, &dir, false).expect("import");
+    assert_eq!((imported.added, imported.total), (1, 3));
+    let df = runs(&dir);
+    assert_eq!(strings(&df, "variant")[2..], ["sim a", "sim b", "sim c"]);
+    assert_eq!(cells_of(&df), [0, 1, 2, 3, 4]);
+
+    // --replace: the earlier rows of simulator `sim` give way to this file's one; a
+    // row of another simulator stays.
+    let third = dir.join("third.jsonl");
+    std::fs::write(&third, peer_row("other b", 5e-3, 0.125)).expect("write");
+    assert_eq!(peer::import(&third, &dir, false).expect("import").total, 4);
+    let imported = peer::import(&other, &dir, true).expect("replace");
+    assert_eq!(
+        (imported.added, imported.total, imported.replaced),
+        (1, 2, 3)
+    );
+    assert_eq!(strings(&runs(&dir), "variant")[2..], ["other b", "sim c"]);
+
+    // An empty file replaces nothing.
+    std::fs::write(&other, "\n").expect("write");
+    let e = peer::import(&other, &dir, true).unwrap_err().to_string();
+    assert!(e.contains("no peer rows"), "{e}");
+    assert_eq!(runs(&dir).height(), 4);
 
     // A step the experiment did not run, and a peer labelled like its method: refused,
     // each with the fix, and the table keeps the previous import.
     std::fs::write(&file, peer_row("sim a", 2e-2, 1.0)).expect("write");
-    let e = peer::import(&file, &dir).unwrap_err().to_string();
+    let e = peer::import(&file, &dir, false).unwrap_err().to_string();
     assert!(e.contains("is not a cell"), "{e}");
     std::fs::write(&file, peer_row("rattle twin", 1e-2, 1.0)).expect("write");
-    let e = peer::import(&file, &dir).unwrap_err().to_string();
+    let e = peer::import(&file, &dir, false).unwrap_err().to_string();
     assert!(e.contains("a method id of experiment"), "{e}");
     assert_eq!(runs(&dir).height(), 4);
     let _ = std::fs::remove_dir_all(&dir);

@@ -132,6 +132,11 @@ impl JointCoordinates {
             .collect()
     }
 
+    /// Add a note to the model's (what loading it found and kept).
+    pub fn note(&mut self, note: super::import::description::ModelNote) {
+        self.model.notes.push(note);
+    }
+
     /// Replace the initial state (after a projection onto the closures).
     pub fn set_start(&mut self, st: State) {
         self.start = st;

@@ -30,6 +30,7 @@ pub mod dynamics;
 pub mod import;
 pub mod joint_coords;
 pub mod links;
+pub mod mass_check;
 pub mod natural_coords;
 pub mod rows;
 pub mod samples;
@@ -40,8 +41,8 @@ pub mod tree;
 use crate::{natural, Problem, ProblemEntry};
 use driftlab_core::params;
 use driftlab_core::{MechanicalSystem, ParamError};
-use import::description::{JointKind, Model, ModelError, Origin};
-use import::{check, merge, robots, sdf, toml_model, urdf};
+use import::description::{JointKind, Limits, Model, ModelError};
+use import::{check, inertia, merge, robots, sdf, toml_model, urdf};
 use joint_coords::JointCoordinates;
 use serde::{Deserialize, Serialize};
 
@@ -84,6 +85,11 @@ pub struct ModelParams {
     /// Coefficient of restitution e ∈ [0, 1] at the stops (`limits = "enforce"`); 0: a
     /// plastic stop, 1: elastic.
     pub restitution: f64,
+    /// What becomes of an inertia no rigid body has (not positive semidefinite, breaking
+    /// the triangle inequality, or rotational inertia without mass): `keep` (loaded as
+    /// published, listed), `balance` (principal moments set to their mean, as MuJoCo's
+    /// `balanceinertia`) or `refuse` ([`import::inertia`]).
+    pub inertia: String,
     /// Default end time (s).
     pub t_end: f64,
 }
@@ -103,6 +109,7 @@ impl Default for ModelParams {
             gravity: None,
             limits: "data".into(),
             restitution: 0.0,
+            inertia: "keep".into(),
             t_end: 1.0,
         }
     }
@@ -153,17 +160,54 @@ pub fn build(p: &ModelParams) -> Result<JointCoordinates, ParamError> {
     }
     params::positive(ID, "t_end", p.t_end)?;
     let enforce = limits_enforced(p)?;
+    let policy = inertia::Policy::parse(&p.inertia).ok_or_else(|| {
+        invalid(format!(
+            "inertia = \"{}\": give \"keep\" (an inertia no rigid body has loads as published, listed), \"balance\" (its principal moments set to their mean) or \"refuse\"",
+            p.inertia
+        ))
+    })?;
     let mut model = load(p)?;
     apply_overrides(p, &mut model)?;
+    inertia::apply(&mut model, policy)?;
     check::check(&model)?;
+    something_to_integrate(&model, p)?;
     let (q0, v0) = start_of(&model);
     let mut sys = JointCoordinates::new(model, q0, v0, p.t_end, label_of(p), "joint");
-    regular_mass(&sys, &sys.coordinate_names(), &sys.model().file)?;
+    let names = sys.coordinate_names();
+    if let Some(note) =
+        mass_check::regular_mass(&sys, &names, &sys.model().file, Some(sys.model()))?
+    {
+        sys.note(note);
+    }
     project_onto_closures(&mut sys)?;
     if enforce {
         enforce_limits(&mut sys, p.restitution)?;
     }
     Ok(sys)
+}
+
+/// Refuse a model with nothing to move: no body, or no coordinate (every joint fixed and
+/// the base welded), before anything runs (its residuals would be NaN over no rows).
+fn something_to_integrate(model: &Model, p: &ModelParams) -> Result<(), ParamError> {
+    if model.bodies.is_empty() {
+        return Err(invalid(format!(
+            "{}: the model has no body (no <link> with dynamics, no [[bodies]]): nothing to integrate; give a model file with links and joints",
+            model.file
+        )));
+    }
+    if model.tree_dof() == 0 {
+        let fix = if p.root == "fixed" {
+            "give root = \"floating\" to let the base move, or a joint that moves"
+        } else {
+            "give a joint that moves"
+        };
+        return Err(invalid(format!(
+            "{}: the model's {} bodies have no degree of freedom (every joint fixed, the base welded to the world): nothing to integrate; {fix}",
+            model.file,
+            model.bodies.len()
+        )));
+    }
+    Ok(())
 }
 
 /// Whether `limits` asks for the stops, with `restitution` checked.
@@ -254,7 +298,11 @@ pub fn in_body_coordinates(
     check::check(&model)?;
     let (q0, v0) = start_of(&model);
     let mut sys = JointCoordinates::new(model, q0, v0, p.t_end, label_of(p), "body");
-    regular_mass(&sys, &sys.coordinate_names(), &sys.model().file)?;
+    if let Some(note) =
+        mass_check::regular_mass(&sys, &sys.coordinate_names(), &sys.model().file, None)?
+    {
+        sys.note(note);
+    }
     project_onto_closures(&mut sys)?;
     Ok(sys)
 }
@@ -282,10 +330,11 @@ pub fn in_natural_coordinates(
         "natural-coordinates".into(),
     ];
     let sys = natural_coords::natural_system(&merged, &frames, info, scale);
-    regular_mass(
+    mass_check::regular_mass(
         &sys,
         &natural_coords::coordinate_names(&merged),
         &merged.file,
+        None,
     )?;
     Ok(sys)
 }
@@ -427,15 +476,7 @@ pub(crate) fn random_pose(model: &mut Model, seed: u64) {
     let mut s = seed;
     for j in 0..model.joints.len() {
         let joint = &model.joints[j];
-        let (lo, hi) = match (joint.kind, joint.limits) {
-            (JointKind::Revolute | JointKind::Prismatic, Some(l)) if l.upper > l.lower => {
-                (l.lower, l.upper)
-            }
-            (JointKind::Revolute, _) => (-std::f64::consts::FRAC_PI_2, std::f64::consts::FRAC_PI_2),
-            (JointKind::Continuous, _) => (-std::f64::consts::PI, std::f64::consts::PI),
-            (JointKind::Prismatic, _) => (-0.1, 0.1),
-            _ => (0.0, 0.0),
-        };
+        let (lo, hi) = sampling_range(joint.kind, joint.limits);
         let joint = &mut model.joints[j];
         match joint.kind {
             JointKind::Spherical | JointKind::Floating => {
@@ -464,6 +505,35 @@ pub(crate) fn random_pose(model: &mut Model, seed: u64) {
     }
 }
 
+/// Where a random pose draws a 1-coordinate joint: within its limits, else ±π/2 for a
+/// revolute joint, ±π continuous, ±0.1 prismatic; with a one-sided limit (SDF's unbounded
+/// default on the other side), that range moved inside the bound.
+fn sampling_range(kind: JointKind, limits: Option<Limits>) -> (f64, f64) {
+    use std::f64::consts::{FRAC_PI_2, PI};
+    let (dlo, dhi) = match kind {
+        JointKind::Revolute => (-FRAC_PI_2, FRAC_PI_2),
+        JointKind::Continuous => (-PI, PI),
+        JointKind::Prismatic => (-0.1, 0.1),
+        _ => return (0.0, 0.0),
+    };
+    let Some(l) = limits.filter(|_| kind != JointKind::Continuous) else {
+        return (dlo, dhi);
+    };
+    match (l.lower.is_finite(), l.upper.is_finite()) {
+        (true, true) if l.upper > l.lower => (l.lower, l.upper),
+        (true, true) => (dlo, dhi),
+        (true, false) => {
+            let lo = l.lower.max(dlo);
+            (lo, lo + (dhi - dlo))
+        }
+        (false, true) => {
+            let hi = l.upper.min(dhi);
+            (hi - (dhi - dlo), hi)
+        }
+        (false, false) => (dlo, dhi),
+    }
+}
+
 /// `(q₀, q̇₀)` from the joints' starts: quaternion rates `ṗ = ½ Gᵀ ω'` from body rates.
 pub(crate) fn start_of(model: &Model) -> (Vec<f64>, Vec<f64>) {
     let (mut q, mut v) = (Vec::new(), Vec::new());
@@ -485,44 +555,6 @@ pub(crate) fn start_of(model: &Model) -> (Vec<f64>, Vec<f64>) {
         }
     }
     (q, v)
-}
-
-/// Refuse a mass matrix that is singular at the start (a joint that moves no mass, a
-/// body whose mass lies on a line in natural coordinates): a dense Cholesky of M(q₀)
-/// names the first coordinate whose pivot is not positive (relative to the largest
-/// diagonal entry).
-fn regular_mass(
-    sys: &dyn MechanicalSystem, names: &[String], file: &str,
-) -> Result<(), ParamError> {
-    let q = sys.initial_state().q;
-    let n = q.len();
-    let mp = sys.mass_pattern();
-    let mut mv = vec![0.0; mp.nnz()];
-    sys.mass(&q, &mut mv);
-    let mut a = mp.to_dense(&mv, true);
-    let scale = (0..n)
-        .map(|i| a[i * n + i])
-        .fold(0.0_f64, f64::max)
-        .max(f64::MIN_POSITIVE);
-    for k in 0..n {
-        let d = a[k * n + k] - (0..k).map(|i| a[k * n + i].powi(2)).sum::<f64>();
-        if d.is_nan() || d <= 1e-13 * scale {
-            return Err(ModelError::at(
-                file,
-                &Origin { element: format!("coordinate `{}`", names[k]), line: None },
-                format!("the mass matrix is singular at the start: M(q₀) has pivot {d:.3e} at this coordinate (largest diagonal {scale:.3e})"),
-                "give the links its joint carries an <inertial> with mass and a full inertia, or make the joint fixed",
-            )
-            .into());
-        }
-        let d = d.sqrt();
-        a[k * n + k] = d;
-        for r in k + 1..n {
-            let s = a[r * n + k] - (0..k).map(|i| a[r * n + i] * a[k * n + i]).sum::<f64>();
-            a[r * n + k] = s / d;
-        }
-    }
-    Ok(())
 }
 
 /// A start off the closures (or the unit norms, or the mimics) is projected onto them in

@@ -30,7 +30,8 @@ pub struct Stop {
     pub name: String,
 }
 
-/// The stops of every limited 1-coordinate joint, lower before upper, in document order.
+/// The stops of every limited 1-coordinate joint, lower before upper, in document order
+/// (an unbounded side has none).
 pub fn stops_of(model: &Model, tree: &Tree) -> Vec<Stop> {
     let mut out = Vec::new();
     for (j, joint) in model.joints.iter().enumerate() {
@@ -39,6 +40,9 @@ pub fn stops_of(model: &Model, tree: &Tree) -> Vec<Stop> {
             continue;
         };
         for (sign, bound, side) in [(1.0, l.lower, "lower"), (-1.0, l.upper, "upper")] {
+            if !bound.is_finite() {
+                continue; // a one-sided limit (SDF's default ±1e16 read as unbounded)
+            }
             out.push(Stop {
                 coordinate: tree.offset[j],
                 sign,

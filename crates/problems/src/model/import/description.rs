@@ -55,6 +55,24 @@ impl ModelError {
     }
 }
 
+/// What a reader skipped or took as published, and where: a vendor element or attribute
+/// the format's specification does not define, an inertia that no rigid body has, a mimic
+/// whose leader the file lacks. Listed by `describe`, in the run's manifest and once on
+/// the terminal, never dropped silently.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelNote {
+    /// The element.
+    pub at: Origin,
+    /// What was skipped or kept, and why.
+    pub what: String,
+}
+
+impl std::fmt::Display for ModelNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.at, self.what)
+    }
+}
+
 /// A rigid body (URDF link): its name and inertia in its own frame.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Body {
@@ -266,6 +284,8 @@ pub struct Model {
     pub closures: Vec<Closure>,
     /// Gravity in world coordinates.
     pub gravity: V3,
+    /// What the reader skipped or took as published ([`ModelNote`]).
+    pub notes: Vec<ModelNote>,
 }
 
 impl Model {

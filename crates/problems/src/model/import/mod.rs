@@ -5,9 +5,11 @@
 
 pub mod check;
 pub mod description;
+pub mod inertia;
 pub mod merge;
 pub mod robots;
 pub mod sdf;
+mod sdf_tree;
 pub mod toml_model;
 pub mod urdf;
 mod xml;

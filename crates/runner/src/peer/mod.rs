@@ -1,0 +1,422 @@
+//! Rows of another simulator in an experiment's runs table: `driftlab import-peer FILE
+//! --into DIR` reads one JSON object per run of a peer (MuJoCo, measured by
+//! `scripts/mujoco_peer.py`; Pinocchio's corrector), checks each as driftlab checks its own
+//! rows ([`row::PeerRow::invalid`]) and that it ran a cell of the experiment in `DIR`
+//! (same problem, parameters — numbers compared by value, `90` and `90.0` alike — step
+//! and end time), and **adds** them to the folder's peer rows: `DIR/peers.jsonl` holds
+//! every peer row imported (the source of truth), and the runs table is written again —
+//! the experiment's own rows from its journal, then the peers' — through the one runs
+//! schema, so that the report's figures show the peer beside the catalog's methods.
+//! A run imported twice is refused; `--replace` replaces the earlier rows of the file's
+//! simulators (other simulators' rows stay).
+
+pub mod row;
+
+use crate::error::RunnerError;
+use crate::journal::{Journal, RunItem};
+use crate::record::{runs_frame, write_csv, write_parquet, RunRecord};
+use driftlab_core::FailKind;
+pub use row::PeerRow;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The peer rows a folder holds, one JSON object per line, as imported.
+pub const FILE: &str = "peers.jsonl";
+
+/// What an import did: rows added, and peer rows the folder holds now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Imported {
+    /// Rows of the file imported.
+    pub added: usize,
+    /// Peer rows in the runs table now (earlier ones kept, unless replaced).
+    pub total: usize,
+    /// Earlier peer rows replaced (`--replace`).
+    pub replaced: usize,
+}
+
+fn peer_err(path: &Path, message: String) -> RunnerError {
+    RunnerError::Peer {
+        path: path.display().to_string(),
+        message,
+    }
+}
+
+/// The experiment's own rows from its journal: per cell the first run with the median
+/// times of its repeats (as `run` wrote them).
+fn own_rows(dir: &Path) -> Result<Vec<RunRecord>, RunnerError> {
+    let (_, items) = Journal::read(dir)?;
+    let mut cells: BTreeMap<usize, Vec<RunItem>> = BTreeMap::new();
+    for item in items {
+        cells.entry(item.cell).or_default().push(item);
+    }
+    Ok(cells
+        .into_values()
+        .filter_map(|mut runs| {
+            runs.sort_by_key(|i| i.repeat);
+            let mut runs = runs.into_iter().map(|i| i.record);
+            let first = runs.next()?;
+            Some(crate::run::with_repeats(first, runs.collect()))
+        })
+        .collect())
+}
+
+/// The batch columns `run` set on its rows after the journal recorded them (cells side
+/// by side and the batch's wall time), per cell, from the runs table it wrote; and how
+/// many rows that table holds.
+fn batch_columns(dir: &Path) -> Result<(BTreeMap<usize, (usize, f64)>, usize), RunnerError> {
+    use driftlab_results::schema::runs;
+    use polars::prelude::DataType;
+    let path = dir.join("runs.parquet");
+    let Some(df) = crate::compare::read(&path)? else {
+        return Ok((BTreeMap::new(), 0));
+    };
+    let err = |e: polars::prelude::PolarsError| RunnerError::Resume {
+        path: path.display().to_string(),
+        message: format!("cannot read the batch columns: {e}"),
+    };
+    let col = |name: &str| -> Result<Vec<Option<f64>>, RunnerError> {
+        let c = df.column(name).map_err(err)?;
+        let c = c.cast(&DataType::Float64).map_err(err)?;
+        Ok(c.f64().map_err(err)?.iter().collect())
+    };
+    let (cells, sweeps, secs) = (
+        col(runs::CELL.name)?,
+        col(runs::SWEEP_THREADS.name)?,
+        col(runs::BATCH_SECONDS.name)?,
+    );
+    let map = cells
+        .iter()
+        .zip(sweeps.iter().zip(&secs))
+        .filter_map(|(c, (k, s))| Some((c.as_ref().copied()? as usize, ((*k)? as usize, (*s)?))))
+        .collect();
+    Ok((map, df.height()))
+}
+
+/// The cell of `own` that `row` ran: same problem and parameters (numbers by value),
+/// step and end time.
+fn cell_of<'a>(row: &PeerRow, own: &'a [RunRecord]) -> Option<&'a RunRecord> {
+    let params = row::canonical(&serde_json::Value::Object(row.problem_params.clone()));
+    own.iter().find(|r| {
+        r.problem == row.problem
+            && serde_json::from_str::<serde_json::Value>(&r.problem_params)
+                .is_ok_and(|v| row::canonical(&v) == params)
+            && (r.h - row.h).abs() <= 1e-12 * row.h
+            && (r.t_end - row.t_end).abs() <= 1e-12 * row.t_end
+    })
+}
+
+/// The runs-table row of a peer run, as cell `cell` of `experiment`, in the first batch
+/// (`sweep_threads`) of the experiment's own rows, so that figures drawing one batch
+/// show it; its parameters written as the cell's.
+fn record(
+    experiment: &str, cell: usize, sweep_threads: usize, row: &PeerRow, of: &RunRecord,
+) -> RunRecord {
+    let mut rec = RunRecord {
+        experiment: experiment.to_string(),
+        cell,
+        problem: row.problem.clone(),
+        problem_params: of.problem_params.clone(),
+        method: row.simulator().to_string(),
+        variant: row.variant.clone(),
+        params: row.params.to_string(),
+        h: row.h,
+        t_end: row.t_end,
+        threads: 1,
+        sweep_threads,
+        ok: row.ok,
+        fail_time: row.fail_time,
+        fail_kind: if row.ok {
+            None
+        } else {
+            row.kind().or(Some(FailKind::External))
+        },
+        fail_reason: row.fail_reason.clone(),
+        steps: row.steps,
+        wall_seconds: row.wall_seconds,
+        step_seconds: row.step_seconds,
+        observe_seconds: (row.wall_seconds - row.step_seconds).max(0.0),
+        metrics_stride: 1,
+        repeat: 1,
+        ..RunRecord::default()
+    };
+    rec.summary.max_pos_residual = row.max_pos_residual;
+    rec.summary.max_energy_rel_error = row.max_energy_rel_error;
+    rec.step_seconds_min = row.step_seconds;
+    rec.step_seconds_max = row.step_seconds;
+    rec
+}
+
+/// The peer rows `dir` holds (`peers.jsonl`); a runs table with peer rows but no such
+/// file (imported by an older driftlab) is refused unless they are to be replaced.
+fn earlier_rows(
+    dir: &Path, own: usize, table_rows: usize, replace: bool,
+) -> Result<Vec<PeerRow>, RunnerError> {
+    let path = dir.join(FILE);
+    if path.exists() {
+        return row::read_rows(&path).map_err(|m| peer_err(&path, m));
+    }
+    if table_rows > own && !replace {
+        return Err(peer_err(
+            dir,
+            format!(
+                "the runs table holds {} peer rows that an older driftlab imported without keeping them in {FILE}; give --replace to replace them with this file's rows",
+                table_rows - own
+            ),
+        ));
+    }
+    Ok(Vec::new())
+}
+
+/// Check every new row against the experiment: a cell it ran, a label that is not a
+/// method's, and not imported already (unless replacing).
+fn check_new(
+    file: &Path, new: &[PeerRow], own: &[RunRecord], earlier: &[PeerRow], replace: bool,
+    experiment: &str,
+) -> Result<(), RunnerError> {
+    for (k, row) in new.iter().enumerate() {
+        if cell_of(row, own).is_none() {
+            return Err(peer_err(file, format!(
+                "run {} ({} {} at h = {:e}, t_end = {}) is not a cell of experiment `{experiment}`; run the peer at the experiment's problems, steps and size",
+                k + 1,
+                row.problem,
+                serde_json::Value::Object(row.problem_params.clone()),
+                row.h,
+                row.t_end
+            )));
+        }
+        // A peer named like one of the experiment's methods would merge with that
+        // method's curves.
+        if own.iter().any(|o| o.method == row.simulator()) {
+            return Err(peer_err(file, format!(
+                "the peer's label `{}` starts with `{}`, a method id of experiment `{experiment}`; begin each label with the simulator's own name (`mujoco default …`)",
+                row.variant,
+                row.simulator()
+            )));
+        }
+        if !replace && earlier.iter().any(|e| e.key() == row.key()) {
+            return Err(peer_err(file, format!(
+                "run {} (`{}` at h = {:e}) was imported already; give --replace to replace the earlier peer rows",
+                k + 1,
+                row.variant,
+                row.h
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Import the peer rows of `file` into the experiment folder `dir`, adding them to its
+/// earlier peer rows (or replacing those with `replace`).
+pub fn import(file: &Path, dir: &Path, replace: bool) -> Result<Imported, RunnerError> {
+    let new = row::read_rows(file).map_err(|m| peer_err(file, m))?;
+    let path = dir.join("manifest.json");
+    if !path.exists() {
+        // The manifest's own error names the missing file.
+        crate::manifest::Manifest::read(&path)?;
+    }
+    let doing = format!(
+        "driftlab import-peer {}, since {}",
+        file.display(),
+        crate::manifest::now_rfc3339()
+    );
+    let _lock = crate::folder::lock(dir, &doing)?;
+    let mut manifest = crate::manifest::Manifest::read(&path)?;
+    driftlab_results::folder_check::check(dir).map_err(|d| {
+        peer_err(
+            dir,
+            format!("damaged: {d}; rerun the experiment into the folder before importing"),
+        )
+    })?;
+    if manifest.status != "complete" {
+        return Err(peer_err(dir, format!(
+            "experiment `{}` is `{}`, not complete; finish it (`driftlab run … --resume`) before importing a peer's rows",
+            manifest.experiment, manifest.status
+        )));
+    }
+    let mut own = own_rows(dir)?;
+    let (batches, table_rows) = batch_columns(dir)?;
+    for r in &mut own {
+        if let Some((k, secs)) = batches.get(&r.cell) {
+            r.sweep_threads = *k;
+            r.batch_seconds = *secs;
+        }
+    }
+    let earlier = earlier_rows(dir, own.len(), table_rows, replace)?;
+    check_new(file, &new, &own, &earlier, replace, &manifest.experiment)?;
+    let legacy = if earlier.is_empty() {
+        table_rows.saturating_sub(own.len())
+    } else {
+        0
+    };
+    let (peers, replaced) = combine(earlier, &new, replace);
+    let replaced = replaced + legacy;
+    write_peers(&dir.join(FILE), &peers)?;
+    let first = own.iter().map(|r| r.cell + 1).max().unwrap_or(0);
+    let batch = own.iter().map(|r| r.sweep_threads).min().unwrap_or(1);
+    let records: Vec<RunRecord> = peers
+        .iter()
+        .enumerate()
+        .filter_map(|(k, r)| {
+            Some(record(
+                &manifest.experiment,
+                first + k,
+                batch,
+                r,
+                cell_of(r, &own)?,
+            ))
+        })
+        .collect();
+    let mut rows = own;
+    rows.extend(records);
+    let mut df = runs_frame(&rows)?;
+    write_parquet(&mut df, &dir.join("runs.parquet"))?;
+    write_csv(&mut df, &dir.join("runs.csv"))?;
+    manifest.peer_rows = peers.len();
+    if !manifest.files.iter().any(|f| f == FILE) {
+        manifest.files.push(FILE.into());
+    }
+    manifest.tables = crate::manifest::table_notes(dir, &manifest.files)?;
+    manifest.write(&path)?;
+    Ok(Imported {
+        added: new.len(),
+        total: peers.len(),
+        replaced,
+    })
+}
+
+/// The folder's peer rows after the import, and how many earlier ones gave way: the
+/// earlier rows then the new ones; with `replace`, the earlier rows of the new rows'
+/// simulators (the first word of their labels) are dropped, other simulators' stay.
+fn combine(earlier: Vec<PeerRow>, new: &[PeerRow], replace: bool) -> (Vec<PeerRow>, usize) {
+    let before = earlier.len();
+    let kept: Vec<PeerRow> = earlier
+        .into_iter()
+        .filter(|e| !replace || !new.iter().any(|n| n.simulator() == e.simulator()))
+        .collect();
+    let replaced = before - kept.len();
+    (
+        kept.into_iter().chain(new.iter().cloned()).collect(),
+        replaced,
+    )
+}
+
+/// `rows` as `path`, one JSON object per line, written atomically.
+fn write_peers(path: &Path, rows: &[PeerRow]) -> Result<(), RunnerError> {
+    let mut text = String::new();
+    for r in rows {
+        let line = serde_json::to_string(r).map_err(|e| RunnerError::Write {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        text.push_str(&line);
+        text.push('\n');
+    }
+    crate::journal::write_atomically(path, |f| {
+        std::io::Write::write_all(f, text.as_bytes()).map_err(|e| e.to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROW: &str = r#"{"problem": "planar-chain", "problem_params": {"links": 10}, "variant": "mujoco default [solref=(0.02, 1)]", "params": {"solref": [0.02, 1.0]}, "h": 0.001, "t_end": 2.0, "steps": 2000, "ok": true, "fail_time": null, "fail_reason": null, "max_pos_residual": 0.14, "max_energy_rel_error": 0.04, "wall_seconds": 0.5, "step_seconds": 0.026}"#;
+
+    fn own(problem_params: &str, h: f64) -> RunRecord {
+        RunRecord {
+            problem: "planar-chain".into(),
+            problem_params: problem_params.into(),
+            h,
+            t_end: 2.0,
+            ..RunRecord::default()
+        }
+    }
+
+    fn row(edit: &[(&str, &str)]) -> PeerRow {
+        let mut text = ROW.to_string();
+        for (a, b) in edit {
+            assert!(text.contains(a), "{a}");
+            text = text.replacen(a, b, 1);
+        }
+        serde_json::from_str(&text).expect("row")
+    }
+
+    #[test]
+    fn a_peer_row_becomes_a_runs_row_of_a_matching_cell() {
+        let r = row(&[]);
+        let cells = [own("{\"links\":10.0}", 1e-3)];
+        let of = cell_of(&r, &cells).expect("links 10 is the cell's 10.0: numbers by value");
+        assert!(cell_of(&r, &[own("{\"links\":100}", 1e-3)]).is_none());
+        assert!(cell_of(&r, &[own("{\"links\":10}", 2e-3)]).is_none());
+        let rec = record("mujoco-peer", 7, 1, &r, of);
+        assert_eq!(
+            (rec.method.as_str(), rec.cell, rec.steps),
+            ("mujoco", 7, 2000)
+        );
+        assert_eq!(
+            rec.problem_params, "{\"links\":10.0}",
+            "written as the cell's"
+        );
+        assert!((rec.summary.max_pos_residual - 0.14).abs() < 1e-15);
+        assert!(
+            rec.summary.err_q.is_nan(),
+            "what the peer did not measure stays null"
+        );
+    }
+
+    #[test]
+    fn a_measure_the_peer_could_not_take_is_nan() {
+        let r = row(&[("\"max_pos_residual\": 0.14", "\"max_pos_residual\": null")]);
+        assert!(r.max_pos_residual.is_nan());
+        assert!((r.max_energy_rel_error - 0.04).abs() < 1e-15);
+        assert_eq!(r.invalid(), None);
+    }
+
+    #[test]
+    fn rows_unlike_driftlabs_are_named() {
+        let said = |edit: &[(&str, &str)]| row(edit).invalid().unwrap_or_default();
+        assert!(said(&[("\"wall_seconds\": 0.5", "\"wall_seconds\": -0.5")])
+            .contains("wall_seconds = -0.5"));
+        assert!(said(&[("\"fail_time\": null", "\"fail_time\": 1.0")])
+            .contains("an `ok` row with a failure"));
+        assert!(said(&[("\"steps\": 2000", "\"steps\": 1000")]).contains("reaches t = 1"));
+        let failed = [
+            ("\"ok\": true", "\"ok\": false"),
+            ("\"fail_time\": null", "\"fail_time\": 1.0"),
+            ("\"steps\": 2000", "\"steps\": 1000"),
+            ("\"fail_reason\": null", "\"fail_reason\": \"blew up\""),
+        ];
+        assert!(
+            said(&failed).contains("fail_kind = None: give one of"),
+            "{}",
+            said(&failed)
+        );
+        let mut kinded = failed.to_vec();
+        kinded.push(("\"params\"", "\"fail_kind\": \"diverged\", \"params\""));
+        assert_eq!(row(&kinded).invalid(), None);
+        assert_eq!(row(&kinded).kind(), Some(FailKind::Diverged));
+        assert!(said(&[("\"h\": 0.001", "\"h\": -0.001")]).contains("must be finite and > 0"));
+    }
+
+    #[test]
+    fn a_malformed_an_empty_or_a_repeated_peer_file_is_refused_with_its_line() {
+        let dir = std::env::temp_dir().join(format!("driftlab-peer-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let file = dir.join("peer.jsonl");
+        std::fs::write(&file, format!("{ROW}\n\n{{\"problem\": 1}}\n")).expect("write");
+        assert!(row::read_rows(&file).unwrap_err().contains("line 3"));
+        std::fs::write(&file, "\n \n").expect("write");
+        assert!(row::read_rows(&file).unwrap_err().contains("no peer rows"));
+        std::fs::write(
+            &file,
+            format!(
+                "{ROW}\n{}\n",
+                ROW.replace("\"links\": 10", "\"links\": 10.0")
+            ),
+        )
+        .expect("write");
+        let e = row::read_rows(&file).unwrap_err();
+        assert!(e.contains("line 2") && e.contains("also line 1"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
