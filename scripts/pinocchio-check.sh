@@ -29,21 +29,32 @@
 #              driftlab's start; the Taylor update and semi-implicit Euler), the rows are
 #              imported beside driftlab's (`driftlab import-peer`) and the report of DIR
 #              rebuilt
+#   --published instead of the checks: every URDF and SDF of PyPI's example-robot-data
+#              6.0.0 as published (the wheel fetched from PyPI by pip, its SHA-256 checked,
+#              the description files extracted into ${CARGO_TARGET_DIR:-target}/
+#              example-robot-data, kept for the next call) through driftlab and Pinocchio
+#              (scripts/published_robots.py): each loads in both and M and the free
+#              acceleration agree within 1e-10, or both refuse it; DIR/published_robots.csv.
+#              With --size quick, a sample of 12 files that carries every kind of
+#              published defect (vendor elements, unphysical inertias, dangling and fixed
+#              mimics, continuous joints, a singular start, files both refuse)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: scripts/pinocchio-check.sh [--size quick|full] [--out DIR] [--driftlab BIN] [--robots DIR] [--bench | --loops]"
+usage="usage: scripts/pinocchio-check.sh [--size quick|full] [--out DIR] [--driftlab BIN] [--robots DIR] [--bench | --loops | --published]"
 die() { echo "pinocchio-check: $*" >&2; exit 2; }
 size=full
 out=""
 bin=""
 bench=0
 loops=0
+published=0
 robots=datasets/robots
 target_dir="${CARGO_TARGET_DIR:-target}"
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) echo "$usage"; exit 0 ;;
     --bench) bench=1; shift ;;
+    --published) published=1; shift ;;
     --loops) loops=1; shift ;;
     --size|--out|--driftlab|--robots)
       [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value; $usage"
@@ -55,7 +66,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$out" ] || { [ "$loops" = 1 ] && out=reports || out=reports/pinocchio-check; }
-[ "$bench" = 0 ] || [ "$loops" = 0 ] || die "give --bench or --loops, not both"
+[ $((bench + loops + published)) -le 1 ] || die "give one of --bench, --loops and --published"
 case "$size" in
   quick) states=10 ;;
   full) states=100 ;;
@@ -107,6 +118,42 @@ if ! venv_ok; then
 fi
 python=$(cd "$venv/bin" && pwd)/python
 version=$("$python" -c "import pinocchio; print(pinocchio.__version__)")
+
+if [ "$published" = 1 ]; then
+  # The wheel of scripts/fetch-robots.sh (version and SHA-256 pinned there).
+  version=6.0.0
+  wheel=example_robot_data-6.0.0-0-py3-none-any.whl
+  sha=424092a8093411ac2cd4ccc0572382bfc6b5eb4833aa984ef5e671dd67cd0a6e
+  cache="$target_dir/example-robot-data/$version"
+  if [ ! -f "$cache/.extracted" ]; then
+    tmp=$(mktemp -d)
+    t0=$(date +%s)
+    python3 -m pip download -q --disable-pip-version-check "example-robot-data==$version" --no-deps -d "$tmp"
+    got=$(sha256sum "$tmp/$wheel" | cut -d' ' -f1)
+    [ "$got" = "$sha" ] || { rm -rf "$tmp"; die "$wheel has SHA-256 $got, expected $sha; refusing to use it"; }
+    rm -rf "$cache"
+    mkdir -p "$cache"
+    python3 - "$tmp/$wheel" "$cache" <<'PY'
+import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+for n in z.namelist():
+    if n.endswith((".urdf", ".sdf")):
+        z.extract(n, sys.argv[2])
+PY
+    rm -rf "$tmp"
+    touch "$cache/.extracted"
+    echo "pinocchio-check: example-robot-data $version fetched and extracted in $(( $(date +%s) - t0 )) s"
+  fi
+  robots_dir="$cache/cmeel.prefix/share/example-robot-data/robots"
+  files=()
+  if [ "$size" = quick ]; then
+    files=(--files "anymal_b_simple_description/robots/anymal.urdf,bolt_description/robots/bolt.urdf,hector_description/robots/quadrotor_base.urdf,icub_description/robots/icub.urdf,pr2_description/urdf/pr2.urdf,romeo_description/urdf/romeo_laas_small.urdf,talos_data/robots/talos_reduced.urdf,alex_description/urdf/alex_psyonic_hands.urdf,tiago_pro_description/robots/tiago_pro.urdf,ur_description/urdf/ur3.urdf,cassie_description/robots/cassie.sdf,cassie_description/robots/cassie_simple.sdf")
+  fi
+  mkdir -p "$out"
+  "$python" scripts/published_robots.py --driftlab "$bin" --robots "$robots_dir" \
+    --out "$out/published_robots.csv" --states "$states" "${files[@]}"
+  exit $?
+fi
 
 if [ "$loops" = 1 ]; then
   dir="$out/cassie-loops"

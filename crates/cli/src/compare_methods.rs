@@ -56,8 +56,38 @@ fn coordinates(p: &ModelParams) -> Result<Vec<&'static str>, Failure> {
     Ok(out)
 }
 
+/// Whether the model's rows are redundant at the spec's start (`pose_seed = 1`): the
+/// tolerance to remove them at, the default (exactly redundant: a planar loop closed by a
+/// ball joint) or 1e-5 (redundant to a file's printed digits, as Cassie's plantar rods).
+fn redundant_tol(p: &ModelParams) -> Result<Option<f64>, Failure> {
+    use driftlab_core::MechanicalSystem;
+    use driftlab_problems::independent_rows::{independent_at_start, INDEPENDENCE_TOL};
+    let sys = model::build(&ModelParams {
+        pose_seed: 1,
+        ..p.clone()
+    })
+    .map_err(bad)?;
+    let m = sys.dims().m;
+    Ok([INDEPENDENCE_TOL, 1e-5]
+        .into_iter()
+        .find(|&tol| independent_at_start(&sys, tol).len() < m))
+}
+
+/// The problem entry's parameters beyond the model's own: the removal of redundant rows.
+fn redundant_params(tol: Option<f64>) -> String {
+    match tol {
+        None => String::new(),
+        Some(t) if t == driftlab_problems::independent_rows::INDEPENDENCE_TOL => {
+            ", redundant = \"remove\"".into()
+        }
+        Some(t) => format!(", redundant = \"remove\", redundant_tol = {t:e}"),
+    }
+}
+
 /// The spec of the comparison.
-fn spec_text(name: &str, file: &str, root: &str, coords: &[&str]) -> String {
+fn spec_text(
+    name: &str, file: &str, root: &str, coords: &[&str], redundant: Option<f64>,
+) -> String {
     let list = coords
         .iter()
         .map(|c| format!("\"{c}\""))
@@ -65,13 +95,19 @@ fn spec_text(name: &str, file: &str, root: &str, coords: &[&str]) -> String {
         .join(", ");
     let plain = coords.join(", ");
     let quoted = toml::Value::String(file.to_string()).to_string();
+    let extra = redundant_params(redundant);
+    let why = if redundant.is_some() {
+        "\n# Its loop closures have rows implied by the others at the start (a planar loop closed\n# by a ball or revolute joint): they are removed (`redundant`), as the KKT matrix of\n# every method would be singular with them."
+    } else {
+        ""
+    };
     format!(
         r#"# Written by `driftlab compare-methods` for {file}: the six stabilizations of the
 # robots-coordinates experiment on this model in {plain} coordinates, released from a
 # seeded pose at rest with the file's joint damping dropped (so the energy error measures
 # the method). The report's recommendation rule applies to it: among the runs whose
 # relative energy error stays within 1e-4, the fastest is recommended. Edit and rerun
-# with `driftlab run`.
+# with `driftlab run`.{why}
 schema_version = 1
 name = "{name}"
 description = "Your mechanism {name} in {plain} coordinates, by Baumgarte, projection, generalized-α, RATTLE, projected Gauss s = 2 and Radau IIA: drift, energy error and time per step (driftlab compare-methods)."
@@ -84,7 +120,7 @@ adaptive = {{ rtol = [1e-6, 1e-9], h0 = 1e-5 }}
 
 [[problems]]
 id = "model"
-params = {{ file = {quoted}, root = "{root}", damping = false, pose_seed = 1, coordinates = [{list}] }}
+params = {{ file = {quoted}, root = "{root}", damping = false, pose_seed = 1, coordinates = [{list}]{extra} }}
 
 [[methods]]
 id = "baumgarte"
@@ -271,7 +307,7 @@ pub fn compare_methods(registry: &Registry, args: &CompareMethodsArgs) -> Result
         ))
     })?;
     let spec = root.join(format!("{name}.toml"));
-    let text = spec_text(&name, &file_text, &args.root, &coords);
+    let text = spec_text(&name, &file_text, &args.root, &coords, redundant_tol(&p)?);
     let on_disk = std::fs::read_to_string(&spec).ok();
     if let (Some(m), Some(t)) = (&marker, &on_disk) {
         if driftlab_runner::manifest::sha256_hex(t) != m.spec_sha256 {

@@ -733,7 +733,7 @@ fn run_experiments(
     for (i, (p, s, text)) in loaded.iter().enumerate() {
         eprintln!("[{}/{}] {} ({})", i + 1, loaded.len(), s.name, p.display());
         let folder = out.join(&s.name);
-        if how.resume && complete_already(&folder, text, size.as_deref())? {
+        if how.resume && complete_already(&folder, text, &s.size_name(size.as_deref()))? {
             continue;
         }
         let opts = RunOptions {
@@ -800,14 +800,13 @@ fn load_experiments(
 
 /// `run-experiments --resume`: whether `folder` holds this spec's run at this size,
 /// complete (then it is kept as it is).
-fn complete_already(folder: &Path, text: &str, size: Option<&str>) -> Result<bool, Failure> {
+fn complete_already(folder: &Path, text: &str, size: &str) -> Result<bool, Failure> {
     let manifest = folder.join("manifest.json");
     if !manifest.exists() {
         return Ok(false);
     }
     let m = driftlab_runner::manifest::Manifest::read(&manifest).map_err(bad)?;
-    let same = m.spec_hash == driftlab_runner::manifest::sha256_hex(text)
-        && m.size == size.unwrap_or("full");
+    let same = m.spec_hash == driftlab_runner::manifest::sha256_hex(text) && m.size == size;
     if same && m.status == "complete" {
         eprintln!(
             "      complete already ({} cells) → {}",

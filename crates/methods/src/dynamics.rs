@@ -126,14 +126,21 @@ pub fn kkt_start(
     Ok((kkt, stats))
 }
 
-/// A linear-solver failure at time `t`, as a step error.
+/// A linear-solver failure at time `t`, as a step error. A right-hand side that is
+/// already non-finite (the forces or γ returned NaN or ∞, or the iteration diverged
+/// before the solve) is a non-finite state, not a failure of the linear solve.
 pub fn linear_error(t: f64, e: driftlab_solver::SolverError) -> StepError {
-    if let driftlab_solver::SolverError::OutOfMemory(e) = e {
-        return e;
-    }
-    StepError::LinearSolve {
-        t,
-        detail: e.to_string(),
+    match e {
+        driftlab_solver::SolverError::OutOfMemory(e) => e,
+        driftlab_solver::SolverError::NonFiniteRhs { index, .. } => StepError::NonFinite {
+            t,
+            field: "linear-solve right-hand side (forces, γ or the iterate)",
+            index,
+        },
+        e => StepError::LinearSolve {
+            t,
+            detail: e.to_string(),
+        },
     }
 }
 
@@ -143,15 +150,23 @@ pub fn linear_error(t: f64, e: driftlab_solver::SolverError) -> StepError {
 pub fn kkt_failure(
     sys: &dyn MechanicalSystem, t: f64, q: &[f64], e: driftlab_solver::SolverError,
 ) -> StepError {
-    if let driftlab_solver::SolverError::OutOfMemory(e) = e {
-        return e;
+    if matches!(
+        e,
+        driftlab_solver::SolverError::OutOfMemory(_)
+            | driftlab_solver::SolverError::NonFiniteRhs { .. }
+    ) {
+        return linear_error(t, e);
     }
     let mut detail = e.to_string();
     let jp = sys.jacobian_pattern();
     let mut jv = vec![0.0; jp.nnz()];
     sys.jacobian(t, q, &mut jv);
     let d = sys.dims();
-    if d.m <= 2000 {
+    if d.m == 0 {
+        detail.push_str(
+            "; no constraint rows: M(q) itself is singular or too ill-conditioned to solve at this state              (masses or inertias spanning many decades, or a singular configuration)",
+        );
+    } else if d.m <= 2000 {
         if let Ok(r) = driftlab_solver::numerical_rank(d.m, d.n, &jp.entries, &jv) {
             let smax = r.singular_values.first().copied().unwrap_or(0.0);
             let smin = r.singular_values.last().copied().unwrap_or(0.0);

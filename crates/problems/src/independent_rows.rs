@@ -148,8 +148,12 @@ pub fn apply(id: &str, problem: Problem, tol: f64) -> Result<Problem, ParamError
 
 /// The rows of `s`'s Φ_q at its initial state that [`independent_rows`] keeps at `tol`.
 pub fn independent_at_start(s: &dyn MechanicalSystem, tol: f64) -> Vec<usize> {
+    independent_at_state(s, &s.initial_state(), tol)
+}
+
+/// The rows of `s`'s Φ_q at `(y.t, y.q)` that [`independent_rows`] keeps at `tol`.
+pub fn independent_at_state(s: &dyn MechanicalSystem, y: &State, tol: f64) -> Vec<usize> {
     let d = s.dims();
-    let y = s.initial_state();
     let jp = s.jacobian_pattern();
     let mut vals = vec![0.0; jp.nnz()];
     s.jacobian(y.t, &y.q, &mut vals);
@@ -169,14 +173,28 @@ pub fn restrict(inner: Box<dyn MechanicalSystem>, rows: Vec<usize>) -> Box<dyn M
     })
 }
 
-/// A mechanical problem restricted to some rows of its Φ.
-struct IndependentRows {
-    inner: Box<dyn MechanicalSystem>,
+/// A view of `inner` restricted to the rows `rows` of its Φ (ascending), borrowed: what
+/// a start projection of a model with redundant closures works on.
+pub fn view<'a>(inner: &'a dyn MechanicalSystem, rows: Vec<usize>) -> impl MechanicalSystem + 'a {
+    let jp = inner.jacobian_pattern();
+    IndependentRows {
+        sel: RowSelection::new(&jp, rows),
+        inner,
+    }
+}
+
+/// A mechanical problem restricted to some rows of its Φ (owned or borrowed).
+struct IndependentRows<S> {
+    inner: S,
     /// The kept rows of the inner Φ.
     sel: RowSelection,
 }
 
-impl MechanicalSystem for IndependentRows {
+impl<S> MechanicalSystem for IndependentRows<S>
+where
+    S: std::ops::Deref + Send + Sync,
+    S::Target: MechanicalSystem,
+{
     driftlab_core::forward_mechanical!(inner;
         mass_pattern, mass, forces, tangent, energy, energy_scale, momentum, unilateral,
         reference);
@@ -253,7 +271,11 @@ impl MechanicalSystem for IndependentRows {
     }
 }
 
-impl ConstraintHessian for IndependentRows {
+impl<S> ConstraintHessian for IndependentRows<S>
+where
+    S: std::ops::Deref + Send + Sync,
+    S::Target: MechanicalSystem,
+{
     fn pattern(&self) -> SparsityPattern {
         self.inner
             .constraint_hessian()

@@ -683,7 +683,7 @@ fn start_durable(
             .map(|d| (d.file.clone(), d.sha256.clone()))
             .collect(),
         spec_hash: sha256_hex(text),
-        size: opts.size.clone().unwrap_or_else(|| "full".into()),
+        size: spec.size_name(opts.size.as_deref()),
         sweep_thread_counts: sweeps.clone(),
         cells_total: cells.len() * sweeps.len(),
         shard: opts.shard,

@@ -457,6 +457,16 @@ impl Spec {
         Ok((Self::parse(&text, &p)?, text))
     }
 
+    /// The name of the size a run at `size` runs: `full`, or one of the spec's `[sizes]`;
+    /// a spec without sizes runs as written at every size, which is its full one (so a
+    /// manifest never records a size the spec does not define).
+    pub fn size_name(&self, size: Option<&str>) -> String {
+        match size {
+            Some(name) if self.sizes.contains_key(name) => name.to_string(),
+            _ => "full".into(),
+        }
+    }
+
     /// Apply a named size (`None` or `full` keeps the spec as written).
     pub fn sized(&self, size: Option<&str>, path: &str) -> Result<Self, RunnerError> {
         let mut s = self.clone();

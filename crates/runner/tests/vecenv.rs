@@ -300,3 +300,31 @@ fn reset_without_a_seed_goes_on() {
         "a short buffer is refused"
     );
 }
+
+/// The first `reset()` without a seed starts episode 0: the episode `new` began to check
+/// that the environments can start is not skipped (issue 45).
+#[test]
+fn the_first_reset_starts_episode_zero() {
+    let spec = spec(CHAIN, BAUMGARTE, 3, 0.05, 1e-3);
+    let mut e = env(&spec, ActionMode::Force, 1);
+    let mut obs = vec![0.0; 3 * e.observation_dim()];
+    e.reset(None, &mut obs).expect("reset");
+    let episodes: Vec<usize> = e.infos().map(|i| i.episode).collect();
+    assert_eq!(
+        episodes,
+        [0, 1, 2],
+        "members 0, 1, 2: episode 0 of each environment"
+    );
+    let mut seeded = obs.clone();
+    let mut fresh = env(&spec, ActionMode::Force, 1);
+    fresh.reset(Some(7), &mut seeded).expect("reset");
+    assert_eq!(
+        obs, seeded,
+        "the same as a reset with the construction's seed"
+    );
+    e.reset(None, &mut obs).expect("reset");
+    assert!(
+        e.infos().enumerate().all(|(i, info)| info.episode == 3 + i),
+        "then the next ones"
+    );
+}

@@ -25,6 +25,7 @@
 //! Reading files is [`import`]; the coordinate layouts, the tree and its dynamics are the
 //! other modules here.
 
+pub mod assemble;
 pub mod body_coords;
 pub mod dynamics;
 pub mod import;
@@ -166,11 +167,19 @@ pub fn build(p: &ModelParams) -> Result<JointCoordinates, ParamError> {
             p.inertia
         ))
     })?;
-    let mut model = load(p)?;
+    let loaded = load(p)?;
+    let mut model = loaded.clone();
     apply_overrides(p, &mut model)?;
     inertia::apply(&mut model, policy)?;
     check::check(&model)?;
     something_to_integrate(&model, p)?;
+    let unseeded = if p.pose_seed == 0 {
+        None
+    } else {
+        let mut m = loaded;
+        apply_overrides_seeded(p, &mut m, 0)?;
+        Some(start_of(&m))
+    };
     let (q0, v0) = start_of(&model);
     let mut sys = JointCoordinates::new(model, q0, v0, p.t_end, label_of(p), "joint");
     let names = sys.coordinate_names();
@@ -179,7 +188,7 @@ pub fn build(p: &ModelParams) -> Result<JointCoordinates, ParamError> {
     {
         sys.note(note);
     }
-    project_onto_closures(&mut sys)?;
+    project_onto_closures(&mut sys, unseeded, p.pose_seed)?;
     if enforce {
         enforce_limits(&mut sys, p.restitution)?;
     }
@@ -303,7 +312,7 @@ pub fn in_body_coordinates(
     {
         sys.note(note);
     }
-    project_onto_closures(&mut sys)?;
+    project_onto_closures(&mut sys, None, 0)?;
     Ok(sys)
 }
 
@@ -354,7 +363,13 @@ pub fn load(p: &ModelParams) -> Result<Model, ParamError> {
     let ext = name.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
     Ok(match ext.as_str() {
         "urdf" | "xml" => urdf::read(&name, &text, root)?,
-        "toml" => toml_model::read(&name, &text)?,
+        "toml" => {
+            let mut model = toml_model::read(&name, &text)?;
+            if root == urdf::Root::Floating {
+                float_base(&mut model)?;
+            }
+            model
+        }
         "sdf" => sdf::read(&name, &text, root)?,
         _ => {
             return Err(invalid(format!(
@@ -362,6 +377,34 @@ pub fn load(p: &ModelParams) -> Result<Model, ParamError> {
             )))
         }
     })
+}
+
+/// `root = "floating"` for a TOML model: its base (the body no joint has as child) gets a
+/// floating joint from the world, as a URDF's does; a model whose joints already hold it
+/// to the world is refused.
+fn float_base(model: &mut Model) -> Result<(), ParamError> {
+    if let Some(j) = model.joints.iter().find(|j| j.parent.is_none()) {
+        return Err(ModelError::at(
+            &model.file,
+            &j.origin,
+            "root = \"floating\" for a model whose joint holds it to the world",
+            "leave root = \"fixed\", or give the base's joint type = \"floating\" in the file",
+        )
+        .into());
+    }
+    let mut is_child = vec![false; model.bodies.len()];
+    model.joints.iter().for_each(|j| is_child[j.child] = true);
+    if let Some(base) = is_child.iter().position(|c| !c) {
+        let at = model.bodies[base].origin.clone();
+        let joint = import::description::Joint::floating(
+            "root_joint".into(),
+            base,
+            spatial::Placement::IDENTITY,
+            at,
+        );
+        model.joints.insert(0, joint);
+    }
+    Ok(())
 }
 
 /// The model's file name and text: the shipped robot's (embedded at build time) or the
@@ -410,6 +453,11 @@ fn read_file(path: &str) -> Result<String, ParamError> {
 
 /// The parameters that replace the file's: gravity, damping, start by name, a random pose.
 pub(crate) fn apply_overrides(p: &ModelParams, model: &mut Model) -> Result<(), ParamError> {
+    apply_overrides_seeded(p, model, p.pose_seed)
+}
+
+/// [`apply_overrides`] with the random pose of `seed` (0: the file's).
+fn apply_overrides_seeded(p: &ModelParams, model: &mut Model, seed: u64) -> Result<(), ParamError> {
     if let Some(g) = p.gravity {
         for (k, x) in g.iter().enumerate() {
             params::finite(ID, ["gravity[0]", "gravity[1]", "gravity[2]"][k], *x)?;
@@ -422,8 +470,8 @@ pub(crate) fn apply_overrides(p: &ModelParams, model: &mut Model) -> Result<(), 
     if !p.mimic {
         model.joints.iter_mut().for_each(|j| j.mimic = None);
     }
-    if p.pose_seed != 0 {
-        random_pose(model, p.pose_seed);
+    if seed != 0 {
+        random_pose(model, seed);
     }
     for (field, table) in [("q0", &p.q0), ("v0", &p.v0)] {
         for (name, value) in table {
@@ -439,19 +487,7 @@ pub(crate) fn apply_overrides(p: &ModelParams, model: &mut Model) -> Result<(), 
                         .join(", ")
                 ))
             })?;
-            let values: Vec<f64> = match value {
-                toml::Value::Float(x) => vec![*x],
-                toml::Value::Integer(i) => vec![*i as f64],
-                toml::Value::Array(a) => a
-                    .iter()
-                    .map(|x| {
-                        x.as_float()
-                            .or(x.as_integer().map(|i| i as f64))
-                            .unwrap_or(f64::NAN)
-                    })
-                    .collect(),
-                _ => vec![f64::NAN],
-            };
+            let values = override_values(field, name, value)?;
             let joint = &mut model.joints[j];
             if field == "q0" {
                 joint.q0 = values
@@ -461,6 +497,22 @@ pub(crate) fn apply_overrides(p: &ModelParams, model: &mut Model) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// The numbers of a `q0.JOINT` or `v0.JOINT` parameter: a number or a list of numbers,
+/// each finite; anything else is refused naming the parameter (not the file's line).
+fn override_values(field: &str, name: &str, value: &toml::Value) -> Result<Vec<f64>, ParamError> {
+    let number = |x: &toml::Value| x.as_float().or(x.as_integer().map(|i| i as f64));
+    let values: Option<Vec<f64>> = match value {
+        toml::Value::Array(a) => a.iter().map(number).collect(),
+        v => number(v).map(|x| vec![x]),
+    };
+    match values {
+        Some(v) if !v.is_empty() && v.iter().all(|x| x.is_finite()) => Ok(v),
+        _ => Err(invalid(format!(
+            "{field}.{name} = {value}: give a finite number, or a list of finite numbers for a spherical or floating joint"
+        ))),
+    }
 }
 
 /// SplitMix64 (Steele, Lea & Flood, OOPSLA 2014), uniform in [0, 1).
@@ -558,20 +610,42 @@ pub(crate) fn start_of(model: &Model) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// A start off the closures (or the unit norms, or the mimics) is projected onto them in
-/// the mass metric; one that cannot be is refused.
-pub(crate) fn project_onto_closures(sys: &mut JointCoordinates) -> Result<(), ParamError> {
-    let mut st = sys.initial_state();
+/// the mass metric ([`assemble`]: redundant rows and far seeded poses included); one that
+/// cannot be is refused. `unseeded`: the file's start `(q, v)` when `seed` drew the pose.
+pub(crate) fn project_onto_closures(
+    sys: &mut JointCoordinates, unseeded: Option<(Vec<f64>, Vec<f64>)>, seed: u64,
+) -> Result<(), ParamError> {
+    let st = sys.initial_state();
     let (pos, vel) = crate::initial::mechanical_residuals(sys, &st);
     let scale = 1.0 + st.q.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
     if pos <= 1e-12 * scale && vel <= 1e-12 * scale {
         return Ok(());
     }
-    crate::initial::project_start(sys, &mut st).map_err(|e| {
+    let file = sys.model().file.clone();
+    let refused = |why: String| {
         invalid(format!(
-            "{}: the start is off its constraints (‖Φ‖∞ = {pos:.3e}, ‖Φ_q v‖∞ = {vel:.3e}) and the projection onto them failed ({e}); give q0 nearer to an assembled pose",
-            sys.model().file
+            "{file}: the start is off its constraints (‖Φ‖∞ = {pos:.3e}, ‖Φ_q v‖∞ = {vel:.3e}) and the projection onto them failed ({why}); give q0 nearer to an assembled pose"
         ))
-    })?;
-    sys.set_start(st);
+    };
+    let projected = match (assemble::project(sys, &st, &st), unseeded) {
+        (Ok(done), _) => done,
+        (Err(why), None) => return Err(refused(why)),
+        (Err(why), Some((q, v))) => {
+            let mut from = st.clone();
+            (from.q, from.v) = (q, v);
+            let from = assemble::project(sys, &from, &from)
+                .map_err(|e| refused(format!("{why}; the file's own pose: {e}")))?;
+            let (reached, fraction) = assemble::toward(sys, &from, &st);
+            if fraction < 1.0 {
+                sys.note(assemble::partway_note(fraction, seed));
+            }
+            reached
+        }
+    };
+    if let Some((rows, residual)) = projected.loose {
+        sys.note(assemble::loose_note(rows, residual));
+    }
+    let projected = projected.state;
+    sys.set_start(projected);
     Ok(())
 }

@@ -217,10 +217,18 @@ def report(dir: PathLike = "reports") -> dict:
 def _table(folder: PathLike, name: str):
     import polars as pl
 
+    if not isinstance(folder, (str, os.PathLike)):
+        raise InputError(f"folder = {folder!r}: give the path of a result folder (what driftlab.run wrote)")
     path = Path(folder) / name
     if not path.exists():
         raise InputError(f"{path}: no such table; run the experiment first (driftlab.run), or check the folder")
-    return pl.read_csv(path) if name.endswith(".csv") else pl.read_parquet(path)
+    damage = _native.check_folder(str(folder))
+    if damage:
+        raise InputError(f"{folder}: damaged: {damage}; run its spec into the folder again (driftlab.run(spec, out=…, force=True))")
+    try:
+        return pl.read_csv(path) if name.endswith(".csv") else pl.read_parquet(path)
+    except Exception as e:  # polars' own errors name no path
+        raise InputError(f"{path}: not a readable table ({type(e).__name__}: {e}); rerun the experiment into the folder") from None
 
 
 def _problem_of(problem: Union[str, Model], params: dict, what: str) -> tuple[str, dict]:

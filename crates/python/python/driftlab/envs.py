@@ -178,10 +178,25 @@ class VecEnv(_Base):  # type: ignore[misc, valid-type]
         return self._env.rust_seconds_per_call(self.substeps, _substeps(calls))
 
     def close(self, **kwargs: Any) -> None:
-        """Release nothing (the environments are freed with the object); for gymnasium."""
+        """Free the environments (their states, methods and thread pool) now; any later
+        call raises :class:`InputError`. Closing twice is harmless (gymnasium's rule)."""
+        self._env = None
         self.closed = True
 
+    @property
+    def _env(self):
+        env = self.__dict__.get("_native_env")
+        if env is None:
+            raise InputError("this VecEnv is closed (VecEnv.close()); make a new one to go on")
+        return env
+
+    @_env.setter
+    def _env(self, env) -> None:
+        self.__dict__["_native_env"] = env
+
     def __repr__(self) -> str:
+        if self.closed:
+            return f"VecEnv(num_envs={self.num_envs}, closed)"
         return f"VecEnv(num_envs={self.num_envs}, action_dim={self.action_dim}, h={self.h}, substeps={self.substeps})"
 
 

@@ -17,9 +17,10 @@ class Model:
     ``coordinates`` is ``joint`` (the tree's joint positions, loop closures as rows),
     ``body`` (a point and Euler parameters per body) or ``natural`` (a point and three unit
     axes per body); every other keyword is a parameter of the ``model`` problem
-    (``root``, ``q0``, ``v0``, ``gravity``, ``limits``, ``damping``, …;
-    ``driftlab.describe("model")["defaults"]`` lists them). The file is read, and every
-    error in it named with its element and line, when the model is first used.
+    (``root``, ``q0``, ``v0``, ``gravity``, ``limits``, ``damping``, ``inertia``, …;
+    ``driftlab.describe("model")["defaults"]`` lists them). A file that does not exist is
+    refused here; the file is read, and every error in it named with its element and
+    line, when the model is first used.
     """
 
     def __init__(
@@ -34,7 +35,13 @@ class Model:
             raise InputError("Model: give a model file or robot=NAME (one of them)")
         self.params: dict[str, Any] = {"coordinates": coordinates, **params}
         if file is not None:
-            self.params["file"] = os.fspath(file)
+            if not isinstance(file, (str, os.PathLike)):
+                raise InputError(f"Model: file = {file!r}; give the path of a .urdf, .sdf or .toml file")
+            path = os.fspath(file)
+            if not os.path.isfile(path):
+                why = "it is a folder" if os.path.isdir(path) else "no such file"
+                raise InputError(f"Model: file = {path!r}: {why}; give the path of a .urdf, .sdf or .toml model file")
+            self.params["file"] = path
         else:
             self.params["robot"] = robot
 

@@ -48,8 +48,11 @@ class Problem:
     ``γ = −(Φ_q v)_q v − 2Φ_qt v − Φ_tt`` (so that ``Φ_q a = γ``); optionally
     ``energy(t, q, v) → float`` (its relative error is ``|H − H₀| / max(|H₀|, energy_scale)``)
     and ``exact(t) → (q, v, lam)``. ``q0``, ``v0``: a consistent
-    start. :meth:`check` runs driftlab's conformance checks (finite-difference Jacobian and
-    γ, SPD mass matrix, consistent start, the exact solution against the equations).
+    start, checked when the problem is made with a symmetric positive definite ``M(q0)``
+    and finite forces (an :class:`InputError` names what fails). :meth:`check` runs
+    driftlab's conformance checks (finite-difference Jacobian and γ, SPD and symmetric
+    mass matrix, finite forces at perturbed states, consistent start, the exact solution
+    against the equations).
     """
 
     def __init__(
@@ -96,6 +99,9 @@ class Problem:
             exact=None if exact is None else _wrap(exact, "exact", (2 * n + m,)),
             energy_scale=float(energy_scale),
         )
+        # As the catalog's problems are checked when built: a symmetric positive definite
+        # M(q0), finite forces and a start on the constraints (InputError otherwise).
+        _native.check_start(self._native)
 
     def check(self) -> None:
         """driftlab's conformance checks; raises :class:`InputError` with the first

@@ -128,6 +128,23 @@ impl CallableProblem {
         PyArray1::from_slice(py, x)
     }
 
+    /// Keep `why` as the run's error (the first one wins) unless one is kept already.
+    fn keep_error(&self, why: String) {
+        let mut first = self.error.lock().unwrap_or_else(|p| p.into_inner());
+        first.get_or_insert(input_error(why));
+    }
+
+    /// The first pair `(i, j)` where the callable's `M` is not symmetric, to 1e-12 of its
+    /// largest entry: driftlab stores the lower triangle, so an asymmetric `M` would be
+    /// read as another matrix.
+    fn asymmetry(&self, full: &[f64]) -> Option<(usize, usize)> {
+        let n = self.n;
+        let scale = full.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+        (0..n)
+            .flat_map(|i| (0..i).map(move |j| (i, j)))
+            .find(|&(i, j)| (full[i * n + j] - full[j * n + i]).abs() > 1e-12 * scale)
+    }
+
     /// The dense lower triangle of `M` from the callable's full `n × n` row-major matrix.
     fn lower_triangle(&self, full: &[f64], out: &mut [f64]) {
         let mut k = 0;
@@ -172,6 +189,15 @@ impl MechanicalSystem for CallableProblem {
     fn mass(&self, q: &[f64], out: &mut [f64]) {
         let mut full = vec![0.0; self.n * self.n];
         Python::attach(|py| self.call_into(py, &self.calls.mass, (Self::vec(py, q),), &mut full));
+        if let Some((i, j)) = self.asymmetry(&full) {
+            let n = self.n;
+            self.keep_error(format!(
+                "mass returned a matrix that is not symmetric: M[{i}, {j}] = {:e}, M[{j}, {i}] = {:e}; return M = Mᵀ",
+                full[i * n + j],
+                full[j * n + i]
+            ));
+            full.iter_mut().for_each(|x| *x = f64::NAN);
+        }
         self.lower_triangle(&full, out);
     }
     fn forces(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
@@ -298,10 +324,63 @@ pub fn simulate_callables<'py>(
     super::simulate::result_dict(py, rec, &summary, &out)
 }
 
+/// What every run of a problem needs, checked when it is made (as the catalog's problems
+/// are when they are built): `M(q₀)` symmetric and positive definite, `f(0, q₀, v₀)`
+/// finite, and a start on the constraints (`‖Φ(0, q₀)‖∞` and `‖Φ_q v₀ + Φ_t‖∞` within
+/// 1e-10 of `1 + ‖q₀‖∞`). Raises `InputError` naming the failure and its numbers.
+#[pyfunction]
+pub fn check_start(problem: &Bound<'_, CallableProblem>) -> PyResult<()> {
+    use driftlab_problems::conformance as c;
+    let sys = problem.get();
+    sys.take_error();
+    let name = sys.name.clone();
+    let s: &dyn MechanicalSystem = sys;
+    let st = s.initial_state();
+    let mut f = vec![0.0; sys.n];
+    s.forces(0.0, &st.q, &st.v, &mut f);
+    let mut result = c::check_mass_spd(&name, s);
+    if let Some(k) = f.iter().position(|x| !x.is_finite()) {
+        result = result.and_then(|()| {
+            Err(format!(
+                "{name}: forces(0, q0, v0)[{k}] = {}: return finite forces",
+                f[k]
+            ))
+        });
+    }
+    let (pos, vel) = driftlab_problems::initial::mechanical_residuals(s, &st);
+    let tol = 1e-10 * (1.0 + st.q.iter().fold(0.0_f64, |m, x| m.max(x.abs())));
+    if !(pos <= tol && vel <= tol) {
+        result = result.and_then(|()| Err(format!(
+            "{name}: the start is inconsistent: ‖Φ(0, q0)‖∞ = {pos:.3e}, ‖Φ_q v0 + Φ_t‖∞ = {vel:.3e} > tol {tol:.1e}; give q0 on the constraints and v0 tangent to them"
+        )));
+    }
+    if let Some(e) = sys.take_error() {
+        return Err(e);
+    }
+    result.map_err(input_error)
+}
+
+/// `f(t, q, v)` at the states the conformance checks use: finite, of length n.
+fn check_forces(
+    name: &str, s: &dyn MechanicalSystem, states: &[(Vec<f64>, Vec<f64>, f64)],
+) -> Result<(), String> {
+    for (q, v, t) in states {
+        let mut f = vec![0.0; q.len()];
+        s.forces(*t, q, v, &mut f);
+        if let Some(k) = f.iter().position(|x| !x.is_finite()) {
+            return Err(format!(
+                "{name}: forces({t}, q, v)[{k}] = {} at a perturbed state: return finite forces",
+                f[k]
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// driftlab's conformance checks on a Python-defined problem: a consistent initial
 /// state, a symmetric positive definite `M(q₀)`, `Φ_q` and `γ` against central finite
-/// differences at perturbed states, and the exact solution (if given) against the
-/// equations of motion. Raises `InputError` with the first failure's numbers.
+/// differences at perturbed states, finite forces there, and the exact solution (if
+/// given) against the equations of motion. Raises `InputError` with the first failure's numbers.
 #[pyfunction]
 pub fn check_callables(problem: &Bound<'_, CallableProblem>) -> PyResult<()> {
     use driftlab_problems::conformance as c;
@@ -311,12 +390,17 @@ pub fn check_callables(problem: &Bound<'_, CallableProblem>) -> PyResult<()> {
     let s: &dyn MechanicalSystem = sys;
     let mut result =
         c::check_mechanical_initial_state(&name, s).and_then(|()| c::check_mass_spd(&name, s));
+    let mut states = Vec::new();
     for (dq, v, t) in [
         ([0.1, -0.2], [0.5, 1.0], 0.3),
         ([-0.7, 0.4], [-1.5, 0.2], 2.1),
     ] {
         result = result.and_then(|()| c::check_mechanical(&name, s, &dq, &v, t));
+        if let Ok((q, v)) = c::perturbed_state(&name, s, &dq, &v) {
+            states.push((q, v, t));
+        }
     }
+    result = result.and_then(|()| check_forces(&name, s, &states));
     result = result.and_then(|()| c::check_mechanical_exact(&name, s));
     if let Some(e) = sys.take_error() {
         return Err(e);

@@ -41,9 +41,11 @@ fn _driftlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::run, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::report, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::check_folder, m)?)?;
     m.add_class::<vecenv::VecEnv>()?;
     m.add_class::<callables::CallableProblem>()?;
     m.add_function(wrap_pyfunction!(callables::simulate_callables, m)?)?;
     m.add_function(wrap_pyfunction!(callables::check_callables, m)?)?;
+    m.add_function(wrap_pyfunction!(callables::check_start, m)?)?;
     Ok(())
 }

@@ -26,6 +26,11 @@ pub fn run(
     size: Option<String>, resume: bool, force: bool, cell_seconds: Option<f64>,
 ) -> PyResult<String> {
     let spec = Spec::parse(&text, &label).map_err(input_error)?;
+    if resume && force {
+        return Err(input_error(
+            "resume=True and force=True: give one (resume continues the interrupted run, force discards it), as `driftlab run` refuses --resume with --force",
+        ));
+    }
     if threads == Some(0) {
         return Err(input_error(
             "threads = 0: give the cells run side by side, ≥ 1 (None: all cores)",
@@ -122,4 +127,12 @@ pub fn report<'py>(py: Python<'py>, dir: PathBuf) -> PyResult<Bound<'py, PyDict>
         .collect();
     d.set_item("unfinished", unfinished)?;
     Ok(d)
+}
+
+/// The damage of the result folder `dir` (`None`: its tables are the ones its run wrote):
+/// a listed file missing, a table with rows or columns its run did not write, a column
+/// stored with another type than the schema's, a cell twice (`driftlab_results::folder_check`).
+#[pyfunction]
+pub fn check_folder(dir: PathBuf) -> Option<String> {
+    driftlab_results::folder_check::check(&dir).err()
 }

@@ -101,6 +101,9 @@ pub struct VecEnv {
     shared: Shared,
     members: Vec<Member>,
     pool: rayon::ThreadPool,
+    /// The episodes [`VecEnv::new`] began to check that they can start: the first
+    /// [`VecEnv::reset`] begins episode 0 again instead of the next one.
+    begun_by_new: bool,
 }
 
 impl VecEnv {
@@ -159,9 +162,11 @@ impl VecEnv {
             members: (0..num_envs).map(Member::new).collect(),
             shared,
             pool,
+            begun_by_new: false,
         };
         let mut obs = vec![0.0; num_envs * env.observation_dim()];
         env.reset(None, &mut obs)?;
+        env.begun_by_new = true;
         if env.members.iter().all(Member::failed_to_start) {
             let why = env.members[0].info.fail_reason.clone().unwrap_or_default();
             return Err(format!("no environment can start: {why}"));
@@ -231,13 +236,16 @@ impl VecEnv {
         if let Some(seed) = seed {
             self.shared.ensemble.seed = seed;
         }
+        // The first reset after `new` starts episode 0, which `new` began only to check it.
+        let first = std::mem::take(&mut self.begun_by_new);
+        let restart = seed.is_some() || first;
         let (shared, d) = (&self.shared, 2 * self.shared.n);
         self.pool.install(|| {
             self.members
                 .par_iter_mut()
                 .zip(obs.par_chunks_mut(d))
                 .for_each(|(m, o)| {
-                    if seed.is_some() {
+                    if restart {
                         m.forget_episodes();
                     }
                     m.begin(shared);
@@ -259,6 +267,7 @@ impl VecEnv {
             return Err("substeps = 0: give the steps per call, ≥ 1".into());
         }
         self.check_observations(obs)?;
+        self.begun_by_new = false;
         let (shared, n) = (&self.shared, self.shared.n);
         self.pool.install(|| {
             self.members

@@ -178,6 +178,8 @@ pub fn read(file: &str, text: &str, root: Root) -> Result<Model, ModelError> {
         gravity: [0.0, 0.0, -9.81],
         ..Model::default()
     };
+    let count = |tag: &str| elements(model_node).filter(|n| n.has_tag_name(tag)).count();
+    super::check::size(file, &x.origin(model_node), count("link"), count("joint"))?;
     let mut link_frames = Vec::new();
     let mut index: HashMap<&str, usize> = HashMap::new();
     for link in elements(model_node).filter(|n| n.has_tag_name("link")) {

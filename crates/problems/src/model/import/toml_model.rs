@@ -180,6 +180,15 @@ pub fn read(file: &str, text: &str) -> Result<Model, ModelError> {
             "see docs/model-file.md for the fields of [[bodies]], [[joints]] and [[loops]]",
         )
     })?;
+    super::check::size(
+        file,
+        &Origin {
+            element: "the model".into(),
+            line: None,
+        },
+        parsed.bodies.len(),
+        parsed.joints.len() + parsed.loops.len(),
+    )?;
     let mut model = Model {
         name: parsed.name.unwrap_or_else(|| "model".into()),
         file: file.to_string(),

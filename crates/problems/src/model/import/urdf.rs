@@ -119,6 +119,8 @@ pub fn read(file: &str, text: &str, root: Root) -> Result<Model, ModelError> {
         gravity: [0.0, 0.0, -9.81],
         ..Model::default()
     };
+    let count = |tag: &str| elements(robot).filter(|n| n.has_tag_name(tag)).count();
+    super::check::size(file, &x.origin(robot), count("link"), count("joint"))?;
     let mut world_link = false;
     let mut index: HashMap<&str, usize> = HashMap::new();
     for link in elements(robot).filter(|n| n.has_tag_name("link")) {
