@@ -268,8 +268,11 @@ fn write_marker(dir: &Path, file: &str, sha: &str, spec: &str) -> Result<(), Fai
     })
 }
 
-/// Run `compare-methods`.
-pub fn compare_methods(registry: &Registry, args: &CompareMethodsArgs) -> Result<(), Failure> {
+/// The checked model of `args`: its canonical path, its parameters, the coordinate
+/// choices it allows and its text's SHA-256 (exit 2 before anything is written).
+fn checked_model(
+    args: &CompareMethodsArgs,
+) -> Result<(String, ModelParams, Vec<&'static str>, String), Failure> {
     if !["quick", "full"].contains(&args.size.as_str()) {
         return Err(bad(format!("--size {}: give quick or full", args.size)));
     }
@@ -288,14 +291,65 @@ pub fn compare_methods(registry: &Registry, args: &CompareMethodsArgs) -> Result
     };
     let coords = coordinates(&p)?;
     let (_, model_text) = model::source(&p).map_err(bad)?;
-    let sha = driftlab_runner::manifest::sha256_hex(&model_text);
+    Ok((
+        file_text,
+        p,
+        coords,
+        driftlab_runner::manifest::sha256_hex(&model_text),
+    ))
+}
+
+/// Write the spec `text` into the command's own folder `root` (as `name.toml`), unless the
+/// user edited the one there; refuse `--resume` against another spec.
+fn write_spec(
+    root: &Path, name: &str, text: &str, marker: Option<&Marker>, resume: bool,
+) -> Result<PathBuf, Failure> {
+    let spec = root.join(format!("{name}.toml"));
+    let on_disk = std::fs::read_to_string(&spec).ok();
+    if let (Some(m), Some(t)) = (marker, &on_disk) {
+        if driftlab_runner::manifest::sha256_hex(t) != m.spec_sha256 {
+            return Err(bad(format!(
+                "`{}` was edited since compare-methods wrote it; run your edit with `driftlab run {} --out {}`, or move the spec out to let compare-methods write its own",
+                spec.display(),
+                spec.display(),
+                root.join(name).display()
+            )));
+        }
+    }
+    if resume && on_disk.as_deref() != Some(text) {
+        return Err(bad(format!(
+            "--resume: `{}` is not the spec this command writes now (the model's coordinate choices or --root changed); rerun without --resume",
+            spec.display()
+        )));
+    }
+    std::fs::write(&spec, text).map_err(|e| {
+        bad(format!(
+            "cannot write `{}`: {e}; choose a writable --out",
+            spec.display()
+        ))
+    })?;
+    Ok(spec)
+}
+
+/// Run `compare-methods`.
+pub fn compare_methods(registry: &Registry, args: &CompareMethodsArgs) -> Result<(), Failure> {
+    let (file_text, p, coords, sha) = checked_model(args)?;
+    let text_of = |name: &str| -> Result<String, Failure> {
+        Ok(spec_text(
+            name,
+            &file_text,
+            &args.root,
+            &coords,
+            redundant_tol(&p)?,
+        ))
+    };
     std::fs::create_dir_all(&args.out).map_err(|e| {
         bad(format!(
             "cannot create `{}`: {e}; choose a writable --out",
             args.out.display()
         ))
     })?;
-    let (name, marker) = own_folder(&args.out, &name_of(&file), &file_text)?;
+    let (name, marker) = own_folder(&args.out, &name_of(Path::new(&file_text)), &file_text)?;
     let root = args.out.join(&name);
     if let Some(m) = &marker {
         only_own_entries(&root, m)?;
@@ -306,32 +360,8 @@ pub fn compare_methods(registry: &Registry, args: &CompareMethodsArgs) -> Result
             root.display()
         ))
     })?;
-    let spec = root.join(format!("{name}.toml"));
-    let text = spec_text(&name, &file_text, &args.root, &coords, redundant_tol(&p)?);
-    let on_disk = std::fs::read_to_string(&spec).ok();
-    if let (Some(m), Some(t)) = (&marker, &on_disk) {
-        if driftlab_runner::manifest::sha256_hex(t) != m.spec_sha256 {
-            return Err(bad(format!(
-                "`{}` was edited since compare-methods wrote it; run your edit with `driftlab run {} --out {}`, or move the spec out to let compare-methods write its own",
-                spec.display(),
-                spec.display(),
-                root.join(&name).display()
-            )));
-        }
-    }
-    let same_spec = on_disk.is_some_and(|t| t == text);
-    if args.resume && !same_spec {
-        return Err(bad(format!(
-            "--resume: `{}` is not the spec this command writes now (the model's coordinate choices or --root changed); rerun without --resume",
-            spec.display()
-        )));
-    }
-    std::fs::write(&spec, &text).map_err(|e| {
-        bad(format!(
-            "cannot write `{}`: {e}; choose a writable --out",
-            spec.display()
-        ))
-    })?;
+    let text = text_of(&name)?;
+    let spec = write_spec(&root, &name, &text, marker.as_ref(), args.resume)?;
     write_marker(&root, &file_text, &sha, &text)?;
     let run = RunArgs {
         spec: spec.clone(),

@@ -15,8 +15,12 @@ use std::time::{Duration, Instant};
 
 #[path = "bad_inputs/folders.rs"]
 mod folders;
+#[path = "bad_inputs/model_input.rs"]
+mod model_input;
 #[path = "bad_inputs/models.rs"]
 mod models;
+#[path = "bad_inputs/surfaces.rs"]
+mod surfaces;
 
 /// Longest a case may take before it counts as a hang.
 const LIMIT: Duration = Duration::from_secs(120);
@@ -311,7 +315,7 @@ fn cases() -> Vec<Case> {
         c("NaN in a URDF joint origin", Given::Scripted(models::nan), Refused("line 23, <origin> in <joint name=\"elbow\">: `xyz` = \"nan\" is not finite")),
         c("an unsupported URDF joint type (planar)", Given::Scripted(models::planar), Refused("joint type \"planar\" is not supported; driftlab reads revolute, continuous, prismatic, fixed and floating joints")),
         c("a vendor element inside a URDF joint (`<spring>`)", Given::Scripted(models::unknown_tag), Checked("skipped and listed by `describe`: `line 27, <spring> in <joint name=\"elbow\">: element <spring> skipped: not in the URDF specification of <joint>`")),
-        c("a URDF axis of length zero", Given::Scripted(models::zero_axis), Refused("axis [0.0, 0.0, 0.0] has no direction")),
+        c("a URDF axis of length zero", Given::Scripted(models::zero_axis), Refused("axis [0.0, 0.0, 0.0] is zero: it has no direction")),
         c("a URDF mimic of a joint that does not exist", Given::Scripted(models::mimic_unknown), Checked("the mimic is dropped and listed (`elbow` moves on its own, as Pinocchio reads the file)")),
         c("an unexpanded xacro file", Given::Scripted(models::xacro), Refused("line 3, <property name=\"l\">: unexpanded xacro element <property>; this is a xacro macro: expand the file with `xacro` first")),
         c("a file that is not XML given as URDF", Given::Scripted(models::not_xml), Refused("arm.urdf: line 1, column 1: not well-formed XML")),
@@ -327,6 +331,60 @@ fn cases() -> Vec<Case> {
         c("joint limits enforced in body coordinates", Given::Args(&["simulate", "--problem", "model", "--method", "moreau-jean", "--h", "1e-3", "--set", "robot=\"ur5\"", "--set", "limits=\"enforce\"", "--set", "coordinates=\"body\""]), Refused("limits = \"enforce\" with coordinates = \"body\": a joint's angle is a coordinate only in joint coordinates")),
         c("a start outside a joint's limits (the Panda's zero pose)", Given::Args(&["simulate", "--problem", "model", "--method", "moreau-jean", "--h", "1e-3", "--set", "robot=\"panda\"", "--set", "limits=\"enforce\""]), Refused("the start is outside the stop panda_joint4.upper (gap -6.980e-2, limit -0.0698); give q0 within the joint's limits")),
         c("joint limits enforced on a model without any", Given::Args(&["simulate", "--problem", "model", "--method", "moreau-jean", "--h", "1e-3", "--set", "limits=\"enforce\""]), Refused("has no revolute or prismatic joint with lower < upper; give limits in the file, or limits = \"data\"")),
+        // Model files as untrusted input (issue 45).
+        c("XML nested 50 000 deep inside an element the reader skips (URDF `<visual>`)", Given::Scripted(model_input::deep_urdf), Refused("the elements nest deeper than 1000 levels")),
+        c("XML nested 50 000 deep in an SDF `<plugin>`", Given::Scripted(model_input::deep_sdf), Refused("the elements nest deeper than 1000 levels")),
+        c("a URDF chain of 1 500 links", Given::Scripted(model_input::too_many_links), Refused("1501 links and 1500 joints, above the 1000 driftlab reads")),
+        c("100 000 vendor elements in one link", Given::Scripted(model_input::many_vendor_elements), Checked("loads in bounded time; the first 1 000 skipped elements are listed, the rest counted in one note")),
+        c("a misspelled URDF attribute (`<axis xzy=…>`)", Given::Scripted(model_input::misspelled_attribute), Refused("attribute `xzy` is not one of <axis>'s; it resembles `xyz`; write `xyz` (a misspelled attribute would fall back to its default)")),
+        c("a misspelled URDF element (`<limt>`)", Given::Scripted(model_input::misspelled_element), Refused("element <limt> is not a child of <joint>; it resembles <limit>")),
+        c("a second `<inertial>` in a link", Given::Scripted(model_input::second_inertial), Refused("a second <inertial> in <link> (the first: line 5)")),
+        c("a second `<parent>` in a joint", Given::Scripted(model_input::second_parent), Refused("a second <parent> in <joint> (the first: line 24)")),
+        c("a vendor attribute (`dont_collapse` on a joint)", Given::Scripted(model_input::vendor_attribute), Checked("loads; `describe` lists `attribute `dont_collapse` skipped: not in the URDF specification of <joint>`")),
+        c("two joints that mimic each other", Given::Scripted(model_input::mimic_cycle), Refused("the mimic relations form a cycle: ")),
+        c("a mimic on a fixed joint (talos' grippers)", Given::Scripted(model_input::mimic_on_fixed), Checked("loads; the mimic is dropped and listed (a fixed joint has no coordinate to couple)")),
+        c("a URDF whose joints are all fixed", Given::Scripted(model_input::all_fixed), Refused("have no degree of freedom (every joint fixed, the base welded to the world): nothing to integrate; give root = \"floating\"")),
+        c("a URDF without links", Given::Scripted(model_input::no_links), Refused("the model has no body (no <link> with dynamics, no [[bodies]]): nothing to integrate")),
+        c("a mass ratio of 1e15 between two links", Given::Scripted(model_input::mass_ratio), Refused("the mass matrix is numerically singular at every pose")),
+        c("an axis whose norm overflows (`0 1e300 1e300`)", Given::Scripted(model_input::long_axis), Checked("loads: the axis is scaled by its largest component before it is normalized")),
+        c("a string for a joint's start (`q0 = { shoulder = \"up\" }`)", Given::Scripted(model_input::q0_string), Refused("q0.shoulder = \"up\": give a finite number")),
+        c("an unknown inertia policy (`inertia = \"wobbly\"`)", Given::Scripted(model_input::inertia_policy_typo), Refused("inertia = \"wobbly\": give \"keep\"")),
+        c("an SDF pose in degrees (`<pose degrees=\"true\">`)", Given::Scripted(model_input::sdf_degrees), Checked("read in degrees: M and the free acceleration equal those of the same pose in radians, bit for bit")),
+        c("an SDF axis `expressed_in` a frame the model lacks", Given::Scripted(model_input::sdf_expressed_in), Refused("expressed_in=\"nowhere\" names no frame of this model")),
+        c("a static SDF model", Given::Scripted(model_input::sdf_static), Refused("a static model: its links do not move, so there is nothing to integrate")),
+        c("an SDF link that gravity does not act on", Given::Scripted(model_input::sdf_link_gravity), Refused("<gravity>false</gravity>: a link that gravity does not act on")),
+        c("a second `<model>` in an SDF file", Given::Scripted(model_input::sdf_second_model), Refused("a second <model> in <sdf>")),
+        c("an SDF limit with an upper bound only", Given::Scripted(model_input::sdf_upper_limit), Checked("read as a stop on one side: enforced, the pendulum runs under Moreau–Jean")),
+        c("an SDF link without `<inertial>`", Given::Scripted(model_input::sdf_no_inertial), Checked("SDF's default (mass 1, unit inertia at the link origin), listed by `describe`")),
+        c("an SDF gearbox whose gears do not turn against its reference body", Given::Scripted(model_input::sdf_gearbox_unhinged), Refused("is not hinged to the reference body by a revolute joint")),
+        c("`root = \"floating\"` on a TOML model held to the world by its joint", Given::Scripted(model_input::toml_floating_held), Refused("root = \"floating\" for a model whose joint holds it to the world")),
+        c("`root = \"floating\"` on a TOML model with a free base", Given::Scripted(model_input::toml_floating_free), Checked("the base floats: n = 7 (the welded base has no degree of freedom and is refused)")),
+        c("a planar four-bar closed by a ball joint (a redundant row), from ten seeded poses", Given::Scripted(model_input::four_bar_seeded), Checked("every seed assembles; `compare-methods` removes the redundant row in its spec and every run is ok")),
+        c("`describe` with more rows than coordinates, and with none", Given::Scripted(model_input::describe_ranks), Checked("`rank Φ_q = 2 of 5` and `no constraint rows (m = 0)`, not \"not computed\"")),
+        c("a model file edited between the kill of a sweep and its `--resume`", Given::Scripted(model_input::model_changed_under_resume), Refused("the data file `arm.urdf` changed since the interrupted run")),
+        // Surfaces beside model files (issue 45).
+        c("`compare-methods --out` holding a user's `index.md` and `tables/`", Given::Scripted(surfaces::compare_methods_beside_user_files), Checked("they stay as they were; the comparison and its report go to OUT/mechanism-STEM")),
+        c("`compare-methods` on two models with one file stem", Given::Scripted(surfaces::compare_methods_same_stem), Checked("two folders, mechanism-rssr-linkage and mechanism-rssr-linkage-2; neither replaces the other")),
+        c("a user's file inside the folder `compare-methods` owns", Given::Scripted(surfaces::compare_methods_foreign_file), Refused("holds `notes.txt`, which compare-methods did not write; move it out of the folder")),
+        c("the spec `compare-methods` wrote, edited by the user, then the command again", Given::Scripted(surfaces::compare_methods_edited_spec), Refused("was edited since compare-methods wrote it; run your edit with `driftlab run")),
+        c("`compare-methods` on a model with nothing to integrate", Given::Scripted(surfaces::compare_methods_bad_model), Refused("have no degree of freedom")),
+        c("`import-peer` of rows imported already", Given::Scripted(surfaces::peer_twice), Refused("was imported already; give --replace to replace the earlier peer rows")),
+        c("`import-peer` of an empty file", Given::Scripted(surfaces::peer_empty), Refused("no peer rows (an empty file adds nothing and replaces nothing)")),
+        c("a peer row with a negative time", Given::Scripted(surfaces::peer_negative_time), Refused("line 1: wall_seconds = -0.002: a time is finite and ≥ 0")),
+        c("an `ok` peer row with a failure time", Given::Scripted(surfaces::peer_ok_with_failure), Refused("line 1: an `ok` row with a failure")),
+        c("a peer run given twice in one file", Given::Scripted(surfaces::peer_duplicate_rows), Refused("line 2: the run `sim a` at h = 1e-2 is also line 1: give each run once")),
+        c("a failed peer row without its `fail_kind`", Given::Scripted(surfaces::peer_failed_without_kind), Refused("fail_kind = None: give one of memory, linear-solve")),
+        c("a peer's `90` against the cell's `90.0`", Given::Scripted(surfaces::peer_integer_parameter), Checked("accepted: parameters are compared by value, and the row takes the cell's")),
+        c("`report` of a runs table with a column dropped", Given::Scripted(surfaces::report_dropped_column), Refused("nothing to report in `root`: no run in it is complete — root/x: damaged: `runs.parquet` lacks the column `err_q` the run wrote")),
+        c("`report` of a runs table emptied under a complete manifest", Given::Scripted(surfaces::report_zero_rows), Refused("damaged: `runs.parquet` holds 0 rows, but the run wrote 2")),
+        c("`report` of a runs table with its rows duplicated", Given::Scripted(surfaces::report_duplicated_rows), Refused("damaged: `runs.parquet` holds 4 rows, but the run wrote 2")),
+        c("`report` of a runs table with a column retyped (h as text)", Given::Scripted(surfaces::report_retyped_column), Refused("damaged: `runs.parquet`: column `h` is stored as Utf8View, but the run wrote Float64")),
+        c("`report` of a folder missing a table its manifest lists", Given::Scripted(surfaces::report_missing_file), Refused("damaged: `traces.parquet` is listed by manifest.json among the files the run wrote, but is missing")),
+        c("`compare` with a damaged folder", Given::Scripted(surfaces::compare_damaged), Refused("cannot compare it (second folder): damaged: `runs.parquet` holds 0 rows")),
+        c("`compare` of runs tables with other columns", Given::Scripted(surfaces::compare_other_schema), RunFails("other columns (only the first has `scd`): written by other versions of driftlab?")),
+        c("`fingerprint --check` against a malformed stored file", Given::Scripted(surfaces::fingerprint_malformed), Refused("is malformed: line 2: `bad 12345` is not `FOLDER DIGEST` (16 hex digits)")),
+        c("`model-dynamics --states` of a billion states", Given::Args(&["model-dynamics", "--states", "1000000000", "--out", "{dir}/s.json"]), Refused("--states 1000000000: give between 1 and 100000 states")),
+        c("a cell beyond the process's address space (`ulimit -v` 3 GB; 20 million links, the memory free)", Given::Scripted(surfaces::address_space_limit), FailedRow(FailKind::Memory, "RLIMIT_AS (ulimit -v)")),
     ]
 }
 

@@ -35,3 +35,10 @@ def test_model_errors_name_the_file_and_the_fix(tmp_path):
     bad.write_text("<robot name='x'><link name='a'/><joint name='j' type='revolute'><parent link='a'/></joint></robot>")
     with pytest.raises(driftlab.InputError, match="bad.urdf"):
         driftlab.Model(bad).describe()
+
+
+def test_a_model_of_a_missing_file_is_refused_at_once(tmp_path):
+    with pytest.raises(driftlab.InputError, match="nope.urdf'?: no such file"):
+        driftlab.Model(tmp_path / "nope.urdf")
+    with pytest.raises(driftlab.InputError, match="it is a folder"):
+        driftlab.Model(tmp_path)

@@ -65,3 +65,28 @@ def test_a_keyboard_interrupt_inside_a_callable_is_raised_as_itself():
 
     with pytest.raises(KeyboardInterrupt):
         driftlab.simulate(pendulum(forces=interrupted), "rattle", h=1e-3, t_end=0.01)
+
+
+def test_a_problem_is_checked_when_made_as_the_catalogs_are():
+    # Issue 45: these ran with ok = True before.
+    with pytest.raises(driftlab.InputError, match="the start is inconsistent: ‖Φ\\(0, q0\\)‖∞ = 4"):
+        pendulum(q0=[2.0, 1.0])
+    with pytest.raises(driftlab.InputError, match="not positive definite"):
+        pendulum(mass=lambda q: -np.eye(2))
+    with pytest.raises(driftlab.InputError, match=r"not symmetric: M\[1, 0\] = 5e-1, M\[0, 1\] = 0e0"):
+        pendulum(mass=lambda q: np.array([[1.0, 0.0], [0.5, 1.0]]))
+    with pytest.raises(driftlab.InputError, match=r"forces\(0, q0, v0\)\[1\] = NaN"):
+        pendulum(forces=lambda t, q, v: np.array([0.0, np.nan]))
+
+
+def test_check_calls_the_forces_at_perturbed_states():
+    # Finite at the start, NaN elsewhere: made, then found by check().
+    p = pendulum(forces=lambda t, q, v: np.array([0.0, -G if t == 0.0 else np.nan]))
+    with pytest.raises(driftlab.InputError, match="forces\\(0.3, q, v\\)\\[1\\] = NaN at a perturbed state"):
+        p.check()
+
+
+def test_nan_forces_in_a_run_are_a_non_finite_row():
+    p = pendulum(forces=lambda t, q, v: np.array([0.0, -G if t < 0.005 else np.nan]))
+    r = driftlab.simulate(p, "rattle", h=1e-3, t_end=0.02)
+    assert not r.ok and r.fail_kind == "non-finite", r.summary

@@ -130,3 +130,17 @@ def test_ctrl_c_stops_a_run_and_leaves_a_resumable_folder(tmp_path):
     done = subprocess.run([sys.executable, str(script), str(out), "resume"], capture_output=True, text=True, timeout=900)
     assert done.returncode == 0 and "complete" in done.stdout, done.stdout + done.stderr
     assert pl.read_parquet(out / "runs.parquet").height == 8
+
+
+def test_resume_with_force_and_an_undefined_size_and_a_damaged_folder(tmp_path):
+    small = {**SPEC, "problems": [{"id": "pendulum"}], "methods": [{"id": "rattle"}]}
+    with pytest.raises(driftlab.InputError, match="resume=True and force=True: give one"):
+        driftlab.run(small, tmp_path / "a", resume=True, force=True)
+    # A spec without [sizes] runs as written at any size, recorded as its full one.
+    driftlab.run(small, tmp_path / "a", size="tiny")
+    import json
+    assert json.loads((tmp_path / "a" / "manifest.json").read_text())["size"] == "full"
+    # A table emptied under its manifest: refused with the folder's path.
+    pl.DataFrame({"x": []}).write_parquet(tmp_path / "a" / "traces.parquet")
+    with pytest.raises(driftlab.InputError, match="a: damaged: `traces.parquet` holds 0 rows"):
+        driftlab.traces(tmp_path / "a")

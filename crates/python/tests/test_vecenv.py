@@ -262,3 +262,18 @@ def test_bad_seeds_and_complex_actions(call, match):
     env = arm(num_envs=3)
     with pytest.raises(driftlab.InputError, match=match):
         call(env)
+
+
+def test_the_first_reset_starts_episode_zero_and_close_frees_the_environments():
+    env = arm(num_envs=3)
+    _, info = env.reset()
+    np.testing.assert_array_equal(info["member"], [0, 1, 2])
+    seeded = arm(num_envs=3)
+    a, _ = seeded.reset(seed=0)
+    b, _ = arm(num_envs=3).reset()
+    np.testing.assert_array_equal(a, b)
+    env.close()
+    env.close()
+    assert env.closed
+    with pytest.raises(driftlab.InputError, match="this VecEnv is closed"):
+        env.step(np.zeros((3, 4)))

@@ -304,11 +304,12 @@ pub(crate) fn your_mechanism_section(b: &mut Book, c: &mut Context<'_>) -> Resul
     b.heading("Your own mechanism", 2);
     b.paragraph(
         "One command compares the stabilizations on a mechanism of your own: driftlab compare-methods FILE.urdf \
-         (or a driftlab TOML model, docs/model-file.md; --root floating for a free base, --size quick for a first look). \
+         (or an SDF or driftlab TOML model, docs/model-file.md; --root floating for a free base, --size quick for a first look). \
          It checks the file (a bad one is refused with the element, line and fix before anything runs), writes a spec \
          of Baumgarte, projection, generalized-α, RATTLE, projected Gauss s = 2 and Radau IIA in every coordinate \
-         choice the model allows (joint, body, natural), runs it, and rebuilds this report, where the rule of the \
-         previous section recommends the fastest run whose relative energy error stays within 1e-4.",
+         choice the model allows (joint, body, natural) into a folder of its own, runs it, and writes its report there, \
+         where the rule of the previous section recommends the fastest run whose relative energy error stays within 1e-4; \
+         report a folder of several comparisons with driftlab report --dir.",
     );
     let mine: Vec<String> = roles
         .iter()

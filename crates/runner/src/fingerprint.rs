@@ -192,9 +192,12 @@ pub struct Check {
     pub stored_simd: String,
 }
 
+/// A stored fingerprint file: its instruction level and its `(folder, digest)` lines.
+pub type Stored<'a> = (String, Vec<(&'a str, &'a str)>);
+
 /// The stored file's instruction level and its `(folder, digest)` lines, or the first
 /// line that is not what [`render`] writes (a malformed file is not a set of differences).
-pub fn parse(stored: &str) -> Result<(String, Vec<(&str, &str)>), String> {
+pub fn parse(stored: &str) -> Result<Stored<'_>, String> {
     let mut lines = stored.lines().enumerate();
     let simd = match lines.next() {
         Some((_, l)) if l.starts_with("# driftlab fingerprint, simd ") => {

@@ -99,7 +99,8 @@ pub fn report_while_writing(dir: &Path) -> Ran {
 
 pub fn import_while_writing(dir: &Path) -> Ran {
     let _live = LiveRun::start(dir, "out");
-    std::fs::write(dir.join("peer.jsonl"), "").unwrap();
+    let row = r#"{"problem": "pendulum", "problem_params": {}, "variant": "sim", "params": {}, "h": 1e-4, "t_end": 1000, "steps": 10000000, "ok": true, "fail_time": null, "fail_reason": null, "max_pos_residual": 0.1, "max_energy_rel_error": 0.1, "wall_seconds": 1, "step_seconds": 1}"#;
+    std::fs::write(dir.join("peer.jsonl"), row).unwrap();
     driftlab(
         &strings(&["import-peer", "peer.jsonl", "--into", "out"], dir),
         dir,

@@ -42,14 +42,14 @@ pub fn urdf() -> String {
 }
 
 /// `urdf()` with `from` replaced by `to` (which must occur).
-fn urdf_with(from: &str, to: &str) -> String {
+pub fn urdf_with(from: &str, to: &str) -> String {
     let base = urdf();
     assert!(base.contains(from), "the base URDF has no `{from}`");
     base.replacen(from, to, 1)
 }
 
 /// A valid TOML model (one pendulum), broken by the TOML cases.
-fn toml_model() -> String {
+pub fn toml_model() -> String {
     "[[bodies]]\nname = \"bob\"\nmass = 1.0\ncom = [0.0, 0.0, -0.5]\ninertia = { ixx = 0.01, iyy = 0.01, izz = 0.001 }\n\n[[bodies]]\nname = \"tip\"\nmass = 0.1\ninertia = { ixx = 1e-4, iyy = 1e-4, izz = 1e-4 }\n\n[[joints]]\nname = \"pin\"\ntype = \"revolute\"\nparent = \"world\"\nchild = \"bob\"\naxis = [0.0, 1.0, 0.0]\n\n[[joints]]\nname = \"weld\"\ntype = \"fixed\"\nparent = \"bob\"\nchild = \"tip\"\n".into()
 }
 

@@ -70,6 +70,32 @@ pub struct Samples {
     pub samples: Vec<Sample>,
 }
 
+/// The most states one call samples.
+pub const MAX_STATES: usize = 100_000;
+
+/// Refuse `states` beyond [`MAX_STATES`], or whose samples (M and four vectors per state,
+/// about 20 bytes per number as JSON text, twice: in memory and written) would not fit
+/// the memory limit, before any is computed.
+fn check_states(states: usize, n: usize) -> Result<(), ParamError> {
+    if states == 0 || states > MAX_STATES {
+        return Err(super::invalid(format!(
+            "--states {states}: give between 1 and {MAX_STATES} states"
+        )));
+    }
+    let numbers = (states as u64).saturating_mul((n * n + 4 * n) as u64);
+    let bytes = numbers.saturating_mul(2 * (8 + 20));
+    if let Some((limit, source)) = driftlab_core::memory::limit() {
+        if bytes > limit {
+            return Err(super::invalid(format!(
+                "--states {states} of a model with n = {n} needs about {} for its samples, above the limit ({}, {source}); give fewer states",
+                driftlab_core::memory::human(bytes),
+                driftlab_core::memory::human(limit)
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// `states` random states of `p`'s model (poses as `pose_seed` draws them — or, for a
 /// model with loop closures, its start with every joint moved by up to ±[`LOOP_SPREAD`]
 /// rad or m, since a random pose is far from assembled — seeds `seed, seed + 1, …`; joint
@@ -79,7 +105,11 @@ pub struct Samples {
 pub fn sample(
     p: &ModelParams, states: usize, seed: u64, redundant_tol: Option<f64>,
 ) -> Result<Samples, ParamError> {
+    if states > MAX_STATES {
+        check_states(states, 0)?;
+    }
     let base = build(p)?;
+    check_states(states, base.dims().n)?;
     let model = base.model().clone();
     let mut out = Samples {
         file: model.file.clone(),

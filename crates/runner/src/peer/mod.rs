@@ -60,10 +60,13 @@ fn own_rows(dir: &Path) -> Result<Vec<RunRecord>, RunnerError> {
         .collect())
 }
 
+/// Per cell: its batch's cells side by side and wall time.
+type Batches = BTreeMap<usize, (usize, f64)>;
+
 /// The batch columns `run` set on its rows after the journal recorded them (cells side
 /// by side and the batch's wall time), per cell, from the runs table it wrote; and how
 /// many rows that table holds.
-fn batch_columns(dir: &Path) -> Result<(BTreeMap<usize, (usize, f64)>, usize), RunnerError> {
+fn batch_columns(dir: &Path) -> Result<(Batches, usize), RunnerError> {
     use driftlab_results::schema::runs;
     use polars::prelude::DataType;
     let path = dir.join("runs.parquet");

@@ -59,6 +59,16 @@ pub(super) fn lower_triangle(
     let (n, m) = (pattern.n, pattern.m);
     let dim = n + m;
     check(pattern)?;
+    // Refuse a pattern whose layout cannot fit before allocating it: at its peak the
+    // (column, row) pairs and their grouping by column (three words per entry) and two
+    // column-pointer arrays (one word per column each).
+    let entries = (pattern.a_lower.len() + pattern.b.len() + dim) as u64;
+    driftlab_core::memory::check(
+        0.0,
+        "the KKT matrix's pattern",
+        8 * (3 * entries + 2 * dim as u64),
+    )
+    .map_err(SolverError::OutOfMemory)?;
     let mut pos: Vec<(usize, usize)> =
         Vec::with_capacity(pattern.a_lower.len() + pattern.b.len() + dim);
     for &(i, j) in &pattern.a_lower {

@@ -79,7 +79,10 @@ impl SparseLdlt {
             ]),
         };
         // The fill is known now: refuse a factor that cannot fit before allocating it.
-        let factor_bytes = 8 * symbolic.len_val() as u64 + req.size_bytes() as u64;
+        // What is held meanwhile counts too: the lower triangle, its permuted copy and the
+        // map between them (three words per stored entry, two per column).
+        let held = 8 * (3 * lower.compute_nnz() as u64 + 2 * dim as u64);
+        let factor_bytes = 8 * symbolic.len_val() as u64 + req.size_bytes() as u64 + held;
         driftlab_core::memory::check(
             0.0,
             "the sparse LDLᵀ factor and its workspace",

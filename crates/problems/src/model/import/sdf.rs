@@ -19,7 +19,7 @@
 //! static model, a link with `<gravity>false</gravity>` or `<kinematic>true</kinematic>`,
 //! `<inertial auto="true">`, joint types other than revolute, continuous, prismatic,
 //! ball, fixed and gearbox. The tree, the loop closures and the gearbox couplings are
-//! [`super::sdf_tree`]'s.
+//! `sdf_tree.rs`'s.
 
 use super::super::spatial::{mul, mul_t, quat_matrix, Inertia, Placement, IDENTITY, V3};
 use super::check::unit_axis;
@@ -342,7 +342,7 @@ fn pose_of(x: &Xml, node: Node) -> Result<Placement, ModelError> {
         "quat_xyzw" => {
             let v = x.numbers(p, "pose", text, 7)?;
             let n = (v[3] * v[3] + v[4] * v[4] + v[5] * v[5] + v[6] * v[6]).sqrt();
-            if !(n > 0.0) || degrees {
+            if n.is_nan() || n <= 0.0 || degrees {
                 return Err(x.err(
                     p,
                     "a quat_xyzw pose with a zero quaternion, or with degrees",

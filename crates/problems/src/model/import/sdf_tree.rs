@@ -132,10 +132,13 @@ pub(super) fn assemble(
     Ok(())
 }
 
+/// A chosen tree: its joints, the loop-closing ones, and each body's frame.
+type Chosen = (Vec<usize>, Vec<usize>, Vec<Placement>);
+
 /// The tree joints and the closing ones (indices into `raws`), and each body's frame.
 fn choose_tree(
     x: &Xml, nb: usize, links: &[Placement], raws: &[RawJoint],
-) -> Result<(Vec<usize>, Vec<usize>, Vec<Placement>), ModelError> {
+) -> Result<Chosen, ModelError> {
     let mut placed: Vec<bool> = (0..nb)
         .map(|b| !raws.iter().any(|r| r.child == b))
         .collect();

@@ -4,7 +4,7 @@
 //! specification says), limit, dynamics (damping; Coulomb friction is not modelled and is
 //! listed when given) and mimic. `<visual>`, `<collision>`, `<material>`, `<gazebo>` and
 //! `<transmission>` are skipped as the specification's non-dynamic parts; every element and
-//! attribute the reader walks is held to the specification ([`super::xml::Xml::check`]):
+//! attribute the reader walks is held to the specification (`xml.rs`, `Xml::check`):
 //! typos and duplicates are refused with their line, vendor extensions skipped and listed.
 //! A link named `world` without an inertial is the world frame (the ROS convention);
 //! otherwise the root link is the base, welded to the world or, with `root = "floating"`,

@@ -231,6 +231,12 @@ impl<'a, 'i> Xml<'a, 'i> {
     /// once that appears twice is refused with both lines, a xacro element is refused
     /// (the file must be expanded), and any other name is skipped with a note.
     pub fn check(&self, node: Node, shape: &Shape) -> Result<(), ModelError> {
+        self.check_attributes(node, shape)?;
+        self.check_children(node, shape)
+    }
+
+    /// [`Xml::check`]'s attributes: read, refused as a typo, or noted.
+    fn check_attributes(&self, node: Node, shape: &Shape) -> Result<(), ModelError> {
         for a in node.attributes() {
             let name = a.name();
             if a.namespace().is_none() && shape.attrs.contains(&name) {
@@ -255,6 +261,12 @@ impl<'a, 'i> Xml<'a, 'i> {
                 ),
             );
         }
+        Ok(())
+    }
+
+    /// [`Xml::check`]'s children: read (once where the specification says once), refused
+    /// as a typo or a xacro macro, or noted.
+    fn check_children(&self, node: Node, shape: &Shape) -> Result<(), ModelError> {
         let mut seen: Vec<(&str, Node)> = Vec::new();
         for c in elements(node) {
             let tag = c.tag_name().name();
