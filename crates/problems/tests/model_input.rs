@@ -400,12 +400,13 @@ fn four_bar() -> String {
 }
 
 #[test]
-fn seeded_starts_assemble_on_a_redundantly_closed_four_bar_and_on_cassie() {
+fn seeded_starts_assemble_on_a_redundantly_closed_four_bar_and_on_every_shipped_loop() {
     let dir = std::env::temp_dir().join(format!("driftlab-four-bar-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let file = dir.join("four-bar.toml");
     std::fs::write(&file, four_bar()).expect("write");
-    for (source, robot) in [(file.display().to_string(), ""), (String::new(), "cassie")] {
+    let shipped = [(String::new(), "cassie"), (String::new(), "rssr-linkage")];
+    for (source, robot) in std::iter::once((file.display().to_string(), "")).chain(shipped) {
         for seed in 1..=10 {
             let p = ModelParams {
                 file: source.clone(),

@@ -219,14 +219,10 @@ pub fn read(file: &str, text: &str, root: Root) -> Result<Model, ModelError> {
 /// The file's one `<model>`, held to the specification: what driftlab cannot read in it
 /// is refused here.
 fn the_model<'a, 'i>(x: &Xml<'a, 'i>) -> Result<Node<'a, 'i>, ModelError> {
-    let sdf = x.doc.root_element();
-    if sdf.tag_name().name() != "sdf" {
-        return Err(x.err(
-            sdf,
-            format!("the root element is <{}>", xml::clip(sdf.tag_name().name())),
-            "an SDF file has <sdf><model>…</model></sdf>; a URDF file needs the extension .urdf",
-        ));
-    }
+    let sdf = x.root(
+        "sdf",
+        "an SDF file has <sdf><model>…</model></sdf>; a URDF file needs the extension .urdf",
+    )?;
     x.check(sdf, &SDF)?;
     if let Some(w) = child(sdf, "world") {
         return Err(x.err(w, "an SDF <world>", "driftlab reads one robot: give a file of <sdf><model>…</model></sdf> (the world's physics and other models are not read)"));

@@ -97,14 +97,10 @@ const fn leaf(tag: &'static str, attrs: &'static [&'static str]) -> Shape {
 pub fn read(file: &str, text: &str, root: Root) -> Result<Model, ModelError> {
     let doc = xml::parse(file, text)?;
     let x = Xml::new(file, &doc, "URDF");
-    let robot = doc.root_element();
-    if robot.tag_name().name() != "robot" {
-        return Err(x.err(
-            robot,
-            format!("the root element is <{}>", xml::clip(robot.tag_name().name())),
-            "a URDF file has <robot> as its root element (an SDF file needs the extension .sdf, an MJCF file is not read)",
-        ));
-    }
+    let robot = x.root(
+        "robot",
+        "a URDF file has <robot> as its root element (an SDF file needs the extension .sdf, an MJCF file is not read)",
+    )?;
     x.check(robot, &ROBOT)?;
     let name = robot.attribute("name").unwrap_or_default();
     if name.is_empty() {

@@ -331,6 +331,20 @@ impl<'a, 'i> Xml<'a, 'i> {
         Ok(())
     }
 
+    /// The document's root element, refused unless it is `<tag>` (`fix`: what such a
+    /// file looks like).
+    pub fn root(&self, tag: &str, fix: &str) -> Result<Node<'a, 'i>, ModelError> {
+        let root = self.doc.root_element();
+        if root.tag_name().name() != tag {
+            return Err(self.err(
+                root,
+                format!("the root element is <{}>", clip(root.tag_name().name())),
+                fix,
+            ));
+        }
+        Ok(root)
+    }
+
     /// A required attribute.
     pub fn required(&self, node: Node<'a, 'i>, attr: &str) -> Result<&'a str, ModelError> {
         node.attribute(attr).ok_or_else(|| {
