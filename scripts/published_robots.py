@@ -13,7 +13,10 @@ For each URDF and SDF file under --robots (the wheel's `robots/` folder, unmodif
 * Where both load: `driftlab model-dynamics` samples --states random states (damping and
   mimic rows off, as Pinocchio's ABA reads the file) and scripts/pinocchio_check.py's
   comparison recomputes M by CRBA and the free acceleration by ABA at the same states:
-  the worst relative differences against --target (1e-10).
+  the worst relative differences against --target (1e-10). Beside them, for reading a
+  miss: each acceleration's backward error in Pinocchio's own equations M a + nle = 0
+  (driftlab's and ABA's) and the largest condition number of M — two accelerations of an
+  ill-conditioned M differ by up to about κ(M)·ε even when both solve it to round-off.
 
 A file passes when both load and agree within the target, or when driftlab refuses it
 for a reason Pinocchio also refuses it for (Pinocchio refuses it too). An SDF file passes
@@ -43,7 +46,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pinocchio_check  # noqa: E402  (the comparison, shared with pinocchio-check.sh)
 
 COLUMNS = ["file", "root", "driftlab", "driftlab_message", "pinocchio", "pinocchio_message",
-           "n", "worst_mass_rel", "worst_accel_rel", "verdict"]
+           "n", "worst_mass_rel", "worst_accel_rel", "backward_driftlab", "backward_pinocchio",
+           "cond_mass", "verdict"]
 
 
 def driftlab(bin_, args):
@@ -83,8 +87,34 @@ def pinocchio_load(path, root):
     return model, ""
 
 
+def backward(doc, model):
+    """How well each acceleration satisfies Pinocchio's own equations M a + nle = 0 at the
+    samples' states, relative to (‖M‖∞‖a‖∞ + ‖nle‖∞) (the backward error, which does not
+    grow with the condition of M as the difference of two accelerations does): the worst
+    of driftlab's, the worst of Pinocchio's ABA, and the largest condition number of M."""
+    data = model.createData()
+    _, lay = pinocchio_check.layout(doc, model)
+    worst_ours, worst_pin, worst_cond = 0.0, 0.0, 0.0
+    for s in doc["samples"]:
+        q, v, a = (np.array(s[k], float) for k in ("q", "v", "acceleration"))
+        qp, vp, t, bias, _ = pinocchio_check.convert(q, v, lay, model)
+        m = pin.crba(model, data, qp)
+        m = np.triu(m) + np.triu(m, 1).T
+        nle = pin.nonLinearEffects(model, data, qp, vp)
+        ref = np.array(pin.aba(model, data, qp, vp, np.zeros(model.nv)))
+        for acc, slot in ((t @ a + bias, 0), (ref, 1)):
+            r = np.abs(m @ acc + nle).max() / (np.abs(m).sum(axis=1).max() * np.abs(acc).max() + np.abs(nle).max() + 1e-300)
+            if slot == 0:
+                worst_ours = max(worst_ours, r)
+            else:
+                worst_pin = max(worst_pin, r)
+        worst_cond = max(worst_cond, np.linalg.cond(m))
+    return worst_ours, worst_pin, worst_cond
+
+
 def compared(bin_, path, root, model, states):
-    """(n, worst M, worst acceleration) of driftlab's samples against Pinocchio."""
+    """(n, worst M, worst acceleration, backward errors and condition) of driftlab's
+    samples against Pinocchio."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "samples.json")
         rc, msg = driftlab(bin_, ["model-dynamics", "--set", f'file="{path}"', "--set", f'root="{root}"',
@@ -95,7 +125,7 @@ def compared(bin_, path, root, model, states):
         with open(out) as f:
             doc = json.load(f)
     n, _, (wm, _), (wa, _) = pinocchio_check.compare(doc, model, states)
-    return n, wm, wa
+    return n, wm, wa, backward(doc, model)
 
 
 def one(bin_, path, rel, states, target):
@@ -115,12 +145,13 @@ def one(bin_, path, rel, states, target):
         row["verdict"] = "FAIL: only Pinocchio refuses"
         return row
     try:
-        n, wm, wa = compared(bin_, path, root, model, states)
+        n, wm, wa, (bo, bp, cond) = compared(bin_, path, root, model, states)
     except (pinocchio_check.Refused, RuntimeError, ValueError) as e:
         row.update(verdict=f"FAIL: not comparable: {e}")
         return row
     ok = wm <= target and wa <= target
-    row.update(n=n, worst_mass_rel=f"{wm:.3e}", worst_accel_rel=f"{wa:.3e}",
+    row.update(n=n, worst_mass_rel=f"{wm:.3e}", worst_accel_rel=f"{wa:.3e}", backward_driftlab=f"{bo:.1e}",
+               backward_pinocchio=f"{bp:.1e}", cond_mass=f"{cond:.1e}",
                verdict="pass" if ok else "FAIL: above target")
     return row
 
@@ -145,7 +176,8 @@ def main():
     for rel in files:
         row = one(a.driftlab, os.path.join(a.robots, rel), rel, a.states, a.target)
         rows.append(row)
-        worst = f"M {row['worst_mass_rel']}, a {row['worst_accel_rel']}" if row["n"] != "" else row["driftlab_message"][:90]
+        worst = (f"M {row['worst_mass_rel']}, a {row['worst_accel_rel']} (backward {row['backward_driftlab']} vs "
+                 f"{row['backward_pinocchio']}, κ(M) ≤ {row['cond_mass']})") if row["n"] != "" else row["driftlab_message"][:90]
         print(f"{rel:<62} {row['root']:<8} {row['driftlab']:<8} {row['pinocchio']:<14} {row['verdict']:<12} {worst}")
     with open(a.out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS)

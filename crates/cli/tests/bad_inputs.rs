@@ -334,6 +334,7 @@ fn cases() -> Vec<Case> {
         // Model files as untrusted input (issue 45).
         c("XML nested 50 000 deep inside an element the reader skips (URDF `<visual>`)", Given::Scripted(model_input::deep_urdf), Refused("the elements nest deeper than 1000 levels")),
         c("XML nested 50 000 deep in an SDF `<plugin>`", Given::Scripted(model_input::deep_sdf), Refused("the elements nest deeper than 1000 levels")),
+        c("a URDF saved as UTF-16", Given::Scripted(model_input::utf16), Refused("is not UTF-8 text (a NUL byte at 1: UTF-16 or a binary file); save the model as UTF-8 text")),
         c("a URDF chain of 1 500 links", Given::Scripted(model_input::too_many_links), Refused("1501 links and 1500 joints, above the 1000 driftlab reads")),
         c("100 000 vendor elements in one link", Given::Scripted(model_input::many_vendor_elements), Checked("loads in bounded time; the first 1 000 skipped elements are listed, the rest counted in one note")),
         c("a misspelled URDF attribute (`<axis xzy=…>`)", Given::Scripted(model_input::misspelled_attribute), Refused("attribute `xzy` is not one of <axis>'s; it resembles `xyz`; write `xyz` (a misspelled attribute would fall back to its default)")),

@@ -499,3 +499,44 @@ fn joint_kinds_of_the_spec_are_read() {
         .expect("reads");
     assert_eq!(joint(&m, "shoulder").kind, JointKind::Continuous);
 }
+
+#[test]
+fn encodings_a_bom_loads_utf16_and_stray_bytes_are_refused() {
+    let dir = std::env::temp_dir().join(format!("driftlab-encodings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let text = urdf_text("", "");
+    let cases: [(&str, Vec<u8>, Option<&str>); 3] = [
+        (
+            "bom.urdf",
+            [b"\xef\xbb\xbf".as_slice(), text.as_bytes()].concat(),
+            None,
+        ),
+        (
+            "utf16.urdf",
+            text.encode_utf16().flat_map(u16::to_le_bytes).collect(),
+            Some("is not UTF-8 text (a NUL byte at 1: UTF-16 or a binary file)"),
+        ),
+        (
+            "stray.urdf",
+            text.replacen("arm", "a\u{fffd}m", 1)
+                .into_bytes()
+                .into_iter()
+                .map(|b| if b == 0xef { 0xff } else { b })
+                .collect(),
+            Some("is not UTF-8 text"),
+        ),
+    ];
+    for (name, bytes, refused) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).expect("write");
+        let p = ModelParams {
+            file: path.display().to_string(),
+            ..ModelParams::default()
+        };
+        match (build(&p), refused) {
+            (Ok(_), None) => {}
+            (Err(e), Some(says)) => assert!(e.to_string().contains(says), "{name}: {e}"),
+            (r, _) => panic!("{name}: {:?}", r.err().map(|e| e.to_string())),
+        }
+    }
+}

@@ -413,3 +413,9 @@ pub fn model_changed_under_resume(dir: &Path) -> Ran {
         dir,
     )
 }
+
+/// A URDF saved as UTF-16 (NUL bytes between the ASCII ones).
+pub fn utf16(dir: &Path) -> Ran {
+    let bytes: Vec<u8> = urdf().encode_utf16().flat_map(u16::to_le_bytes).collect();
+    simulate_with(dir, "arm.urdf", &bytes, &[])
+}

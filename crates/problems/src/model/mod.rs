@@ -443,6 +443,11 @@ fn read_file(path: &str) -> Result<String, ParamError> {
         )));
     }
     let bytes = std::fs::read(path).map_err(|e| invalid(format!("file = \"{path}\": {e}")))?;
+    if let Some(k) = bytes.iter().position(|&b| b == 0) {
+        return Err(invalid(format!(
+            "file = \"{path}\" is not UTF-8 text (a NUL byte at {k}: UTF-16 or a binary file); save the model as UTF-8 text"
+        )));
+    }
     String::from_utf8(bytes).map_err(|e| {
         invalid(format!(
             "file = \"{path}\" is not UTF-8 text (byte {}); give a text model file",
