@@ -118,3 +118,23 @@ def test_numpy_scalars_cross_as_the_same_numbers():
     a = driftlab.simulate("pendulum", "baumgarte", h=1e-3, t_end=0.1, method_params={"omega_n": np.float64(7.5)})
     b = driftlab.simulate("pendulum", "baumgarte", h=1e-3, t_end=0.1, method_params={"omega_n": 7.5})
     np.testing.assert_array_equal(a.q, b.q)
+
+
+def test_a_run_beyond_the_process_address_space_is_refused_not_aborted():
+    # Issue 45: under `ulimit -v` (here RLIMIT_AS = 3 GB, the machine's memory free) the
+    # interpreter aborted part-way; the cell is now refused before it allocates, naming
+    # the limit. In a child process, so that the limit stays there.
+    import subprocess
+    import sys
+    code = (
+        "import resource, driftlab\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (3_000_000_000, 3_000_000_000))\n"
+        "try:\n"
+        "    driftlab.simulate('planar-chain', 'baumgarte', h=1e-3, t_end=0.01, params={'links': 20_000_000})\n"
+        "except driftlab.InputError as e:\n"
+        "    print('refused:', e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("refused: initialization failed: refused before allocating"), out.stdout
+    assert "RLIMIT_AS (ulimit -v)" in out.stdout, out.stdout
