@@ -540,3 +540,75 @@ fn encodings_a_bom_loads_utf16_and_stray_bytes_are_refused() {
         }
     }
 }
+
+#[test]
+fn frames_versions_namespaces_and_huge_quaternions_are_read_as_specified() {
+    // The model frame turned by 90° about z, the arm by a further 90°: the axis given in
+    // `__model__` is turned by the model's pose only, the axis in the joint frame by both.
+    let turn = "<pose>0 0 0 0 0 1.5707963267948966</pose>";
+    let pose = "<pose>0 0 1 0 0 1.5707963267948966</pose>";
+    let model_axis = read_sdf(&sdf_text(
+        pose,
+        "<xyz expressed_in=\"__model__\">1 0 0</xyz>",
+        "",
+        turn,
+    ))
+    .expect("model frame");
+    // In the model frame the arm is turned by 90°: the model's x is the arm's −y, and
+    // the joint's axis is stored in the joint (arm) frame. The model's own turn must not
+    // enter: `__model__` is relative to the model, not the world.
+    let a = joint(&model_axis, "hinge").axis;
+    assert!(close(&a, &[0.0, -1.0, 0.0]), "{a:?}");
+    let same_in_joint = read_sdf(&sdf_text(pose, "<xyz>0 -1 0</xyz>", "", turn)).expect("joint");
+    assert!(close(&joint(&same_in_joint, "hinge").axis, &a));
+    // Before SDF 1.5 `<xyz>` is in the model frame (sdformat's 1.4 → 1.5 conversion).
+    let v14 = read_sdf(
+        &sdf_text(pose, "<xyz>1 0 0</xyz>", "", turn).replace("version=\"1.9\"", "version=\"1.4\""),
+    )
+    .expect("1.4");
+    assert!(close(
+        &joint(&v14, "hinge").axis,
+        &joint(&model_axis, "hinge").axis
+    ));
+    // A quaternion of components near the largest float is the unit one it scales to.
+    let (s, c) = (0.25_f64.sin(), 0.25_f64.cos());
+    let small = read_sdf(&sdf_text(
+        &format!("<pose rotation_format=\"quat_xyzw\">0 0 1 {s} 0 0 {c}</pose>"),
+        "<xyz>0 1 0</xyz>",
+        "",
+        "",
+    ))
+    .expect("unit");
+    let huge = read_sdf(&sdf_text(
+        &format!(
+            "<pose rotation_format=\"quat_xyzw\">0 0 1 {:e} 0 0 {:e}</pose>",
+            s * 1e300,
+            c * 1e300
+        ),
+        "<xyz>0 1 0</xyz>",
+        "",
+        "",
+    ))
+    .expect("huge");
+    assert!(close(
+        &joint(&small, "hinge").placement.rot.concat(),
+        &joint(&huge, "hinge").placement.rot.concat()
+    ));
+    // A vendor's namespaced <drake:joint> is not a joint, nor a second <link> a duplicate.
+    let vendor = sdf_text(
+        "",
+        "<xyz>0 1 0</xyz>",
+        "",
+        "<drake:joint xmlns:drake=\"http://drake.mit.edu\" name=\"x\" type=\"screw\"/>",
+    );
+    let m = read_sdf(&vendor).expect("vendor element skipped");
+    let names: Vec<&str> = m.joints.iter().map(|j| j.name.as_str()).collect();
+    assert!(!names.contains(&"x"), "{names:?}");
+    let notes: Vec<String> = m.notes.iter().map(ToString::to_string).collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("element <{http://drake.mit.edu}joint> skipped")),
+        "{notes:#?}"
+    );
+}

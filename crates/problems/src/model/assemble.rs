@@ -13,8 +13,10 @@
 //!   step's pose projected before the next, the step halved where a projection fails —
 //!   and ends at the drawn pose, or at the last assembled pose on the way (noted).
 //!
-//! A start that projects at once is projected exactly as before: these fallbacks change
-//! no number of a model that loaded without them.
+//! A start whose projection onto every row converges is taken exactly as before: these
+//! fallbacks change no number of a model that loaded without them. Both are bounded: the
+//! row scan is dense (m·n ≤ [`independent_rows::MAX_DENSE_ENTRIES`]) and a continuation
+//! tries at most 200 projections.
 
 use super::import::description::{ModelNote, Origin};
 use super::joint_coords::JointCoordinates;
@@ -30,6 +32,9 @@ pub const ASSEMBLED_TOL: f64 = 1e-10;
 
 /// Smallest continuation step (as a fraction of the way) before it stops.
 const SMALLEST_STEP: f64 = 1.0 / 1024.0;
+
+/// Most projections one continuation tries (each a Newton projection of the whole model).
+const MOST_PROJECTIONS: usize = 200;
 
 /// Whether `st` satisfies every row of `sys` to [`ASSEMBLED_TOL`].
 fn assembled(sys: &dyn MechanicalSystem, st: &State) -> bool {
@@ -56,18 +61,27 @@ pub const LOOSE_TOL: f64 = 1e-4;
 /// assembled pose `near` (off the constraints, rows redundant by design need not look
 /// redundant); the reason when neither assembles it.
 pub fn project(sys: &JointCoordinates, st: &State, near: &State) -> Result<Projected, String> {
+    // A projection onto every row that converges is taken as it is, as before this
+    // module existed: the fallbacks change no start that projected.
     let mut full = st.clone();
     let first = match crate::initial::project_start(sys, &mut full) {
-        Ok(()) if assembled(sys, &full) => {
+        Ok(()) => {
             return Ok(Projected {
                 state: full,
                 loose: None,
             })
         }
-        Ok(()) => "the projection left residuals above tolerance".to_string(),
         Err(e) => e.to_string(),
     };
-    let m = sys.dims().m;
+    let d = sys.dims();
+    if d.m * d.n > independent_rows::MAX_DENSE_ENTRIES {
+        return Err(format!(
+            "{first}; the rows are too many to scan for redundant ones (m·n = {} > {})",
+            d.m * d.n,
+            independent_rows::MAX_DENSE_ENTRIES
+        ));
+    }
+    let m = d.m;
     let rows = independent_rows::independent_at_state(sys, near, ROUNDING_TOL);
     if rows.len() == m {
         return Err(first);
@@ -102,7 +116,9 @@ pub fn toward(sys: &JointCoordinates, from: &Projected, target: &State) -> (Proj
         state: from.state.clone(),
         loose: from.loose,
     };
-    while s < 1.0 && ds >= SMALLEST_STEP {
+    let mut tries = 0;
+    while s < 1.0 && ds >= SMALLEST_STEP && tries < MOST_PROJECTIONS {
+        tries += 1;
         let next = (s + ds).min(1.0);
         let mut trial = reached.state.clone();
         for (k, q) in trial.q.iter_mut().enumerate() {

@@ -324,27 +324,40 @@ pub fn unit_axis(file: &str, at: &Origin, axis: V3) -> Result<V3, ModelError> {
 }
 
 /// Refuse mimic relations that form a cycle (`a` follows `b`, which follows `a`): the
-/// joints would lock each other, or leave a row that repeats another.
+/// joints would lock each other, or leave a row that repeats another. Each joint's leader
+/// is looked up once by name, and each chain walked once (linear in the joints).
 fn mimic_cycles(model: &Model) -> Result<(), ModelError> {
-    let leader_of = |k: usize| {
-        model.joints[k]
-            .mimic
-            .as_ref()
-            .and_then(|m| model.joint(&m.leader))
-    };
+    let by_name: std::collections::HashMap<&str, usize> = model
+        .joints
+        .iter()
+        .enumerate()
+        .map(|(k, j)| (j.name.as_str(), k))
+        .collect();
+    let leader: Vec<Option<usize>> = model
+        .joints
+        .iter()
+        .map(|j| {
+            j.mimic
+                .as_ref()
+                .and_then(|m| by_name.get(m.leader.as_str()).copied())
+        })
+        .collect();
+    // 0: not seen; 1: on the walk in progress; 2: known to reach no cycle.
+    let mut state = vec![0u8; model.joints.len()];
     for start in 0..model.joints.len() {
-        let mut path = vec![start];
-        let mut k = start;
-        while let Some(l) = leader_of(k) {
-            if let Some(at) = path.iter().position(|&p| p == l) {
+        let mut path = Vec::new();
+        let mut k = Some(start);
+        while let Some(j) = k.filter(|&j| state[j] != 2) {
+            if state[j] == 1 {
+                let at = path.iter().position(|&p| p == j).unwrap_or(0);
                 let names: Vec<&str> = path[at..]
                     .iter()
-                    .chain(std::iter::once(&l))
+                    .chain(std::iter::once(&j))
                     .map(|&p| model.joints[p].name.as_str())
                     .collect();
                 return Err(ModelError::at(
                     &model.file,
-                    &model.joints[l].origin,
+                    &model.joints[j].origin,
                     format!(
                         "the mimic relations form a cycle: {}",
                         names.join(" follows ")
@@ -352,12 +365,11 @@ fn mimic_cycles(model: &Model) -> Result<(), ModelError> {
                     "a joint cannot follow itself through others: remove one <mimic> of the cycle",
                 ));
             }
-            if path.len() > model.joints.len() {
-                break;
-            }
-            path.push(l);
-            k = l;
+            state[j] = 1;
+            path.push(j);
+            k = leader[j];
         }
+        path.iter().for_each(|&p| state[p] = 2);
     }
     Ok(())
 }

@@ -6,7 +6,8 @@
 //! Frames, as SDF 1.6 defines them: a link's `<pose>` is in the model frame, an
 //! inertial's in its link's frame, a joint's `<pose>` in its child link's frame, and
 //! `<axis><xyz>` in the joint frame (in the model frame with `use_parent_model_frame`, or
-//! in the frame `expressed_in` names: `__model__`, a link, or the joint). A `<pose>` is
+//! before SDF 1.5, or in the frame `expressed_in` names: `__model__`, a link, or the
+//! joint). A `<pose>` is
 //! `x y z roll pitch yaw` in radians, in degrees with `degrees="true"`, or
 //! `x y z qx qy qz qw` with `rotation_format="quat_xyzw"`; a pose `relative_to` another
 //! frame is refused. A link without `<inertial>` has SDF's default: mass 1 and unit
@@ -178,11 +179,11 @@ pub fn read(file: &str, text: &str, root: Root) -> Result<Model, ModelError> {
         gravity: [0.0, 0.0, -9.81],
         ..Model::default()
     };
-    let count = |tag: &str| elements(model_node).filter(|n| n.has_tag_name(tag)).count();
+    let count = |tag: &str| elements(model_node).filter(|n| xml::is(*n, tag)).count();
     super::check::size(file, &x.origin(model_node), count("link"), count("joint"))?;
     let mut link_frames = Vec::new();
     let mut index: HashMap<&str, usize> = HashMap::new();
-    for link in elements(model_node).filter(|n| n.has_tag_name("link")) {
+    for link in elements(model_node).filter(|n| xml::is(*n, "link")) {
         let (body, frame) = body(&x, link, &model_pose)?;
         index
             .entry(x.required(link, "name")?)
@@ -194,9 +195,10 @@ pub fn read(file: &str, text: &str, root: Root) -> Result<Model, ModelError> {
         links: &link_frames,
         index: &index,
         model: model_pose,
+        axes_in_model: axes_in_model_frame(&x),
     };
     let (mut raws, mut gearboxes) = (Vec::new(), Vec::new());
-    for j in elements(model_node).filter(|n| n.has_tag_name("joint")) {
+    for j in elements(model_node).filter(|n| xml::is(*n, "joint")) {
         if j.attribute("type") == Some("gearbox") {
             gearboxes.push(gearbox(&x, j, &frames)?);
         } else {
@@ -267,11 +269,11 @@ fn the_model<'a, 'i>(x: &Xml<'a, 'i>) -> Result<Node<'a, 'i>, ModelError> {
 }
 
 /// `<tag>true|false|1|0</tag>` of `node`, or `default`.
-fn boolean(x: &Xml, node: Node, tag: &str, default: bool) -> Result<bool, ModelError> {
+fn boolean(x: &Xml, node: Node, tag: &'static str, default: bool) -> Result<bool, ModelError> {
     let Some(n) = child(node, tag) else {
         return Ok(default);
     };
-    x.check(n, &leaf("boolean", &[]))?;
+    x.check(n, &leaf(tag, &[]))?;
     match n.text().unwrap_or("").trim() {
         "true" | "1" => Ok(true),
         "false" | "0" => Ok(false),
@@ -284,11 +286,11 @@ fn boolean(x: &Xml, node: Node, tag: &str, default: bool) -> Result<bool, ModelE
 }
 
 /// A scalar child element `<tag>x</tag>`, or `default`.
-fn value(x: &Xml, node: Node, tag: &str, default: f64) -> Result<f64, ModelError> {
+fn value(x: &Xml, node: Node, tag: &'static str, default: f64) -> Result<f64, ModelError> {
     match child(node, tag) {
         None => Ok(default),
         Some(n) => {
-            x.check(n, &leaf("value", &[]))?;
+            x.check(n, &leaf(tag, &[]))?;
             x.number(n, tag, n.text().unwrap_or(""))
         }
     }
@@ -337,15 +339,22 @@ fn pose_of(x: &Xml, node: Node) -> Result<Placement, ModelError> {
         }
         "quat_xyzw" => {
             let v = x.numbers(p, "pose", text, 7)?;
-            let n = (v[3] * v[3] + v[4] * v[4] + v[5] * v[5] + v[6] * v[6]).sqrt();
-            if n.is_nan() || n <= 0.0 || degrees {
+            // Scaled by its largest component first: a component of 1e200 would overflow
+            // the norm, and a zero quaternion is an improper rotation.
+            let largest = v[3..].iter().fold(0.0_f64, |m, c| m.max(c.abs()));
+            let w: Vec<f64> = v[3..]
+                .iter()
+                .map(|c| c / largest.max(f64::MIN_POSITIVE))
+                .collect();
+            let n = w.iter().map(|c| c * c).sum::<f64>().sqrt();
+            if largest == 0.0 || degrees {
                 return Err(x.err(
                     p,
                     "a quat_xyzw pose with a zero quaternion, or with degrees",
                     "give x y z qx qy qz qw with a nonzero quaternion (degrees apply to euler_rpy)",
                 ));
             }
-            let q = [v[6] / n, v[3] / n, v[4] / n, v[5] / n];
+            let q = [w[3] / n, w[0] / n, w[1] / n, w[2] / n];
             Ok(Placement {
                 pos: [v[0], v[1], v[2]],
                 rot: quat_matrix(&q),
@@ -424,7 +433,7 @@ fn inertial(x: &Xml, i: Node) -> Result<Inertia, ModelError> {
     if let Some(t) = t {
         x.check(t, &INERTIA)?;
     }
-    let get = |tag: &str, d: f64| t.map_or(Ok(d), |t| value(x, t, tag, d));
+    let get = |tag: &'static str, d: f64| t.map_or(Ok(d), |t| value(x, t, tag, d));
     let (ixx, iyy, izz) = (get("ixx", 1.0)?, get("iyy", 1.0)?, get("izz", 1.0)?);
     let (ixy, ixz, iyz) = (get("ixy", 0.0)?, get("ixz", 0.0)?, get("iyz", 0.0)?);
     let local = Inertia {
@@ -443,6 +452,16 @@ pub(super) struct Frames<'f> {
     pub index: &'f HashMap<&'f str, usize>,
     /// The model frame's pose.
     pub model: Placement,
+    /// `<axis><xyz>` is in the model frame unless said otherwise (SDF before 1.5).
+    pub axes_in_model: bool,
+}
+
+/// Whether the file's SDF version puts `<axis><xyz>` in the model frame by default: before
+/// 1.5 it did (sdformat's 1.4 → 1.5 conversion adds `use_parent_model_frame = true`).
+fn axes_in_model_frame(x: &Xml) -> bool {
+    let version = x.doc.root_element().attribute("version").unwrap_or("");
+    let mut parts = version.split('.').map(|p| p.trim().parse::<u32>().ok());
+    matches!((parts.next(), parts.next()), (Some(Some(1)), Some(Some(minor))) if minor < 5)
 }
 
 /// The joint types the SDF reader takes (the fix of a refused one).
@@ -588,7 +607,7 @@ fn axis_direction(
     x.check(n, &leaf("xyz", &["expressed_in"]))?;
     let v = x.numbers(n, "xyz", n.text().unwrap_or(""), 3)?;
     let v = [v[0], v[1], v[2]];
-    let parent_frame = boolean(x, a, "use_parent_model_frame", false)?;
+    let parent_frame = boolean(x, a, "use_parent_model_frame", frames.axes_in_model)?;
     let in_model = match (n.attribute("expressed_in"), parent_frame) {
         (None, false) => None,
         (None, true) => Some(frames.model.rot),

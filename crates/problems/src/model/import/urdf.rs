@@ -115,11 +115,11 @@ pub fn read(file: &str, text: &str, root: Root) -> Result<Model, ModelError> {
         gravity: [0.0, 0.0, -9.81],
         ..Model::default()
     };
-    let count = |tag: &str| elements(robot).filter(|n| n.has_tag_name(tag)).count();
+    let count = |tag: &str| elements(robot).filter(|n| xml::is(*n, tag)).count();
     super::check::size(file, &x.origin(robot), count("link"), count("joint"))?;
     let mut world_link = false;
     let mut index: HashMap<&str, usize> = HashMap::new();
-    for link in elements(robot).filter(|n| n.has_tag_name("link")) {
+    for link in elements(robot).filter(|n| xml::is(*n, "link")) {
         let name = x.required(link, "name")?;
         if name == "world" && child(link, "inertial").is_none() {
             x.check(link, &LINK)?;
@@ -129,7 +129,7 @@ pub fn read(file: &str, text: &str, root: Root) -> Result<Model, ModelError> {
         index.entry(name).or_insert(model.bodies.len());
         model.bodies.push(body(&x, link, name)?);
     }
-    for j in elements(robot).filter(|n| n.has_tag_name("joint")) {
+    for j in elements(robot).filter(|n| xml::is(*n, "joint")) {
         model.joints.push(joint(&x, j, &index, world_link)?);
     }
     drop_dangling_mimics(&x, robot, &mut model);
@@ -328,9 +328,7 @@ fn drop_dangling_mimics(x: &Xml, robot: Node, model: &mut Model) {
         .enumerate()
         .map(|(k, j)| (j.name.clone(), k))
         .collect();
-    let nodes: Vec<Node> = elements(robot)
-        .filter(|n| n.has_tag_name("joint"))
-        .collect();
+    let nodes: Vec<Node> = elements(robot).filter(|n| xml::is(*n, "joint")).collect();
     for (k, j) in model.joints.iter_mut().enumerate() {
         let Some(m) = &j.mimic else { continue };
         let why = if j.kind.nq() != 1 {

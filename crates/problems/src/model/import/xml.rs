@@ -21,24 +21,43 @@ use std::cell::RefCell;
 /// 0.5 MiB, within a 2 MiB worker thread's stack. Robot files nest fewer than 10 levels.
 pub const MAX_DEPTH: usize = 1000;
 
-/// The most XML nodes (elements, attributes' text, text runs) a file may hold: a bound on
-/// the parser's memory before any model is built (a 16 MiB file of empty elements has
-/// about 2 million).
+/// The most XML nodes (elements and text runs; attributes are not nodes) a file may hold:
+/// a bound on the parser's memory before any model is built (a 16 MiB file of empty
+/// elements has about 2 million).
 pub const MAX_NODES: u32 = 4_000_000;
+
+/// The most attributes one element may carry. roxmltree compares each new attribute with
+/// the element's earlier ones, so an element of a million attributes (a 16 MiB file)
+/// would cost 10¹² comparisons; a robot description's elements carry fewer than ten.
+pub const MAX_ATTRIBUTES: usize = 256;
 
 /// The parsed document, or an error saying that the file is not XML, or nests too deep,
 /// and where.
 pub fn parse<'a>(file: &str, text: &'a str) -> Result<Document<'a>, ModelError> {
-    if let Some((depth, line)) = too_deep(text, MAX_DEPTH) {
-        return Err(ModelError::at(
-            file,
-            &Origin {
-                element: format!("an element at depth {depth}"),
-                line: Some(line),
-            },
-            format!("the elements nest deeper than {MAX_DEPTH} levels"),
-            "a robot description nests a few levels deep; remove the generated nesting (or check that this is the model file)",
-        ));
+    match scan(text, MAX_DEPTH) {
+        Some(Excess::Depth(depth, line)) => {
+            return Err(ModelError::at(
+                file,
+                &Origin {
+                    element: format!("an element at depth {depth}"),
+                    line: Some(line),
+                },
+                format!("the elements nest deeper than {MAX_DEPTH} levels"),
+                "a robot description nests a few levels deep; remove the generated nesting (or check that this is the model file)",
+            ))
+        }
+        Some(Excess::Attributes(count, line)) => {
+            return Err(ModelError::at(
+                file,
+                &Origin {
+                    element: "an element".into(),
+                    line: Some(line),
+                },
+                format!("{count} attributes on one element, above the {MAX_ATTRIBUTES} driftlab reads"),
+                "a robot description's elements carry a few attributes; check that this is the model file",
+            ))
+        }
+        None => {}
     }
     let options = ParsingOptions {
         allow_dtd: false,
@@ -58,10 +77,25 @@ pub fn parse<'a>(file: &str, text: &'a str) -> Result<Document<'a>, ModelError> 
     })
 }
 
-/// The first place where elements nest deeper than `limit`: `(depth, line)`. A linear
-/// scan that knows comments, CDATA, processing instructions, declarations and quoted
-/// attribute values; anything malformed is left for the parser to report.
-pub fn too_deep(text: &str, limit: usize) -> Option<(usize, u32)> {
+/// What a scan found beyond the reader's bounds, with the line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Excess {
+    /// Elements nested this deep.
+    Depth(usize, u32),
+    /// An element with this many attributes.
+    Attributes(usize, u32),
+}
+
+fn line_at(b: &[u8], i: usize) -> u32 {
+    let line = 1 + b[..i].iter().filter(|&&c| c == b'\n').count();
+    u32::try_from(line).unwrap_or(u32::MAX)
+}
+
+/// The first place where elements nest deeper than `limit` or an element carries more
+/// than [`MAX_ATTRIBUTES`] attributes. A linear scan that knows comments, CDATA,
+/// processing instructions, declarations and quoted attribute values; anything malformed
+/// is left for the parser to report.
+pub fn scan(text: &str, limit: usize) -> Option<Excess> {
     let b = text.as_bytes();
     let (mut i, mut depth) = (0usize, 0usize);
     let skip_to = |from: usize, end: &[u8]| -> usize {
@@ -85,12 +119,14 @@ pub fn too_deep(text: &str, limit: usize) -> Option<(usize, u32)> {
             depth = depth.saturating_sub(1);
             i = skip_to(i + 2, b">");
         } else {
-            let (end, empty) = tag_end(b, i + 1);
+            let (end, empty, attributes) = tag_end(b, i + 1);
+            if attributes > MAX_ATTRIBUTES {
+                return Some(Excess::Attributes(attributes, line_at(b, i)));
+            }
             if !empty {
                 depth += 1;
                 if depth > limit {
-                    let line = 1 + b[..i].iter().filter(|&&c| c == b'\n').count();
-                    return Some((depth, u32::try_from(line).unwrap_or(u32::MAX)));
+                    return Some(Excess::Depth(depth, line_at(b, i)));
                 }
             }
             i = end;
@@ -107,21 +143,23 @@ fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
 }
 
 /// The index after a start tag's `>` from `from` (past its name), quoted values skipped,
-/// and whether it is an empty-element tag (`/>`).
-fn tag_end(b: &[u8], mut i: usize) -> (usize, bool) {
+/// whether it is an empty-element tag (`/>`), and its attributes (its `=` outside quotes).
+fn tag_end(b: &[u8], mut i: usize) -> (usize, bool, usize) {
     let mut quote: Option<u8> = None;
+    let mut attributes = 0;
     while i < b.len() {
         let c = b[i];
         match quote {
             Some(q) if c == q => quote = None,
             Some(_) => {}
             None if c == b'"' || c == b'\'' => quote = Some(c),
-            None if c == b'>' => return (i + 1, i > 0 && b[i - 1] == b'/'),
+            None if c == b'=' => attributes += 1,
+            None if c == b'>' => return (i + 1, i > 0 && b[i - 1] == b'/', attributes),
             None => {}
         }
         i += 1;
     }
-    (b.len(), false)
+    (b.len(), false, attributes)
 }
 
 /// What the format's specification allows on one element: its attributes, the children
@@ -270,6 +308,7 @@ impl<'a, 'i> Xml<'a, 'i> {
         let mut seen: Vec<(&str, Node)> = Vec::new();
         for c in elements(node) {
             let tag = c.tag_name().name();
+            let namespaced = c.tag_name().namespace().is_some();
             if c.tag_name()
                 .namespace()
                 .is_some_and(|ns| ns.contains("xacro"))
@@ -280,7 +319,7 @@ impl<'a, 'i> Xml<'a, 'i> {
                     "this is a xacro macro: expand the file with `xacro` first",
                 ));
             }
-            if shape.once.contains(&tag) {
+            if !namespaced && shape.once.contains(&tag) {
                 if let Some((_, first)) = seen.iter().find(|(t, _)| *t == tag) {
                     return Err(self.err(
                         c,
@@ -298,7 +337,7 @@ impl<'a, 'i> Xml<'a, 'i> {
                 seen.push((tag, c));
                 continue;
             }
-            if shape.many.contains(&tag) {
+            if !namespaced && shape.many.contains(&tag) {
                 continue;
             }
             let known: Vec<&str> = shape.once.iter().chain(shape.many).copied().collect();
@@ -455,9 +494,15 @@ pub fn elements<'a, 'i>(node: Node<'a, 'i>) -> impl Iterator<Item = Node<'a, 'i>
     node.children().filter(|c| c.is_element())
 }
 
-/// The first child element called `tag`.
+/// Whether `node` is the specification's `<tag>` (no namespace: `<drake:joint>` is a
+/// vendor's element, not a joint).
+pub fn is(node: Node, tag: &str) -> bool {
+    node.tag_name().name() == tag && node.tag_name().namespace().is_none()
+}
+
+/// The first child element called `tag` (no namespace).
 pub fn child<'a, 'i>(node: Node<'a, 'i>, tag: &str) -> Option<Node<'a, 'i>> {
-    elements(node).find(|c| c.tag_name().name() == tag && c.tag_name().namespace().is_none())
+    elements(node).find(|c| is(*c, tag))
 }
 
 /// `text` cut to 60 characters for a message (a hostile value may be megabytes).
@@ -535,10 +580,10 @@ mod tests {
     #[test]
     fn nesting_is_measured_past_comments_quotes_and_empty_tags() {
         let ok = "<a><!-- <b><b><b> --><b x='<c>' y=\"/>\"/><![CDATA[<d><d>]]><?pi <e> ?></a>";
-        assert_eq!(too_deep(ok, 2), None);
+        assert_eq!(scan(ok, 2), None);
         let deep = format!("<r>\n{}{}</r>", "<g>".repeat(5), "</g>".repeat(5));
-        assert_eq!(too_deep(&deep, 5), Some((6, 2)));
-        assert_eq!(too_deep(&deep, 6), None);
+        assert_eq!(scan(&deep, 5), Some(Excess::Depth(6, 2)));
+        assert_eq!(scan(&deep, 6), None);
     }
 
     #[test]
@@ -557,6 +602,24 @@ mod tests {
             resembles("lower", &["lower", "upper"]),
             None,
             "a known name is no typo"
+        );
+    }
+
+    #[test]
+    fn an_element_of_many_attributes_is_refused_before_the_parser_compares_them() {
+        let attrs: String = (0..300).map(|k| format!(" a{k}=\"1\"")).collect();
+        let text = format!("<robot>\n<link{attrs}/></robot>");
+        let e = parse("many.urdf", &text).unwrap_err();
+        assert!(
+            e.what
+                .contains("300 attributes on one element, above the 256"),
+            "{e}"
+        );
+        assert_eq!(e.at.line, Some(2));
+        assert_eq!(
+            scan("<a b='x=y' c=\"=\"/>", 5),
+            None,
+            "an `=` inside a value is no attribute"
         );
     }
 
