@@ -78,8 +78,8 @@ fn changed_dataset(then: &[(String, String)], now: &[(String, String)]) -> Optio
         (b != Some(a.as_str())).then(|| match b {
             Some(b) => format!(
                 "the data file `{file}` changed since the interrupted run (SHA-256 {}… → {}…); restore the file the run started with",
-                &a[..a.len().min(12)],
-                &b[..b.len().min(12)]
+                a.chars().take(12).collect::<String>(),
+                b.chars().take(12).collect::<String>()
             ),
             None => format!("the run no longer reads the data file `{file}`"),
         })

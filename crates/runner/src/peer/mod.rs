@@ -95,17 +95,37 @@ fn batch_columns(dir: &Path) -> Result<(Batches, usize), RunnerError> {
     Ok((map, df.height()))
 }
 
-/// The cell of `own` that `row` ran: same problem and parameters (numbers by value),
-/// step and end time.
-fn cell_of<'a>(row: &PeerRow, own: &'a [RunRecord]) -> Option<&'a RunRecord> {
-    let params = row::canonical(&serde_json::Value::Object(row.problem_params.clone()));
-    own.iter().find(|r| {
-        r.problem == row.problem
-            && serde_json::from_str::<serde_json::Value>(&r.problem_params)
-                .is_ok_and(|v| row::canonical(&v) == params)
-            && (r.h - row.h).abs() <= 1e-12 * row.h
-            && (r.t_end - row.t_end).abs() <= 1e-12 * row.t_end
-    })
+/// The experiment's own rows, each with its parameters in canonical form (computed once,
+/// not once per peer row).
+struct Cells<'a> {
+    own: Vec<(&'a RunRecord, String)>,
+}
+
+impl<'a> Cells<'a> {
+    fn new(own: &'a [RunRecord]) -> Self {
+        let canonical = |r: &RunRecord| {
+            serde_json::from_str::<serde_json::Value>(&r.problem_params)
+                .map_or_else(|_| String::new(), |v| row::canonical(&v))
+        };
+        Self {
+            own: own.iter().map(|r| (r, canonical(r))).collect(),
+        }
+    }
+
+    /// The cell that `row` ran: same problem and parameters (numbers by value), step and
+    /// end time.
+    fn of(&self, row: &PeerRow) -> Option<&'a RunRecord> {
+        let params = row::canonical(&serde_json::Value::Object(row.problem_params.clone()));
+        self.own
+            .iter()
+            .find(|(r, p)| {
+                r.problem == row.problem
+                    && *p == params
+                    && (r.h - row.h).abs() <= 1e-12 * row.h
+                    && (r.t_end - row.t_end).abs() <= 1e-12 * row.t_end
+            })
+            .map(|(r, _)| *r)
+    }
 }
 
 /// The runs-table row of a peer run, as cell `cell` of `experiment`, in the first batch
@@ -176,8 +196,10 @@ fn check_new(
     file: &Path, new: &[PeerRow], own: &[RunRecord], earlier: &[PeerRow], replace: bool,
     experiment: &str,
 ) -> Result<(), RunnerError> {
+    let cells = Cells::new(own);
+    let imported: std::collections::HashSet<_> = earlier.iter().map(PeerRow::key).collect();
     for (k, row) in new.iter().enumerate() {
-        if cell_of(row, own).is_none() {
+        if cells.of(row).is_none() {
             return Err(peer_err(file, format!(
                 "run {} ({} {} at h = {:e}, t_end = {}) is not a cell of experiment `{experiment}`; run the peer at the experiment's problems, steps and size",
                 k + 1,
@@ -196,7 +218,7 @@ fn check_new(
                 row.simulator()
             )));
         }
-        if !replace && earlier.iter().any(|e| e.key() == row.key()) {
+        if !replace && imported.contains(&row.key()) {
             return Err(peer_err(file, format!(
                 "run {} (`{}` at h = {:e}) was imported already; give --replace to replace the earlier peer rows",
                 k + 1,
@@ -256,25 +278,20 @@ pub fn import(file: &Path, dir: &Path, replace: bool) -> Result<Imported, Runner
     write_peers(&dir.join(FILE), &peers)?;
     let first = own.iter().map(|r| r.cell + 1).max().unwrap_or(0);
     let batch = own.iter().map(|r| r.sweep_threads).min().unwrap_or(1);
+    let cells = Cells::new(&own);
     let records: Vec<RunRecord> = peers
         .iter()
+        .filter_map(|r| Some((r, cells.of(r)?)))
         .enumerate()
-        .filter_map(|(k, r)| {
-            Some(record(
-                &manifest.experiment,
-                first + k,
-                batch,
-                r,
-                cell_of(r, &own)?,
-            ))
-        })
+        .map(|(k, (r, of))| record(&manifest.experiment, first + k, batch, r, of))
         .collect();
+    let peer_rows = records.len();
     let mut rows = own;
     rows.extend(records);
     let mut df = runs_frame(&rows)?;
     write_parquet(&mut df, &dir.join("runs.parquet"))?;
     write_csv(&mut df, &dir.join("runs.csv"))?;
-    manifest.peer_rows = peers.len();
+    manifest.peer_rows = peer_rows;
     if !manifest.files.iter().any(|f| f == FILE) {
         manifest.files.push(FILE.into());
     }
@@ -348,9 +365,11 @@ mod tests {
     fn a_peer_row_becomes_a_runs_row_of_a_matching_cell() {
         let r = row(&[]);
         let cells = [own("{\"links\":10.0}", 1e-3)];
-        let of = cell_of(&r, &cells).expect("links 10 is the cell's 10.0: numbers by value");
-        assert!(cell_of(&r, &[own("{\"links\":100}", 1e-3)]).is_none());
-        assert!(cell_of(&r, &[own("{\"links\":10}", 2e-3)]).is_none());
+        let of = Cells::new(&cells)
+            .of(&r)
+            .expect("links 10 is the cell's 10.0: numbers by value");
+        assert!(Cells::new(&[own("{\"links\":100}", 1e-3)]).of(&r).is_none());
+        assert!(Cells::new(&[own("{\"links\":10}", 2e-3)]).of(&r).is_none());
         let rec = record("mujoco-peer", 7, 1, &r, of);
         assert_eq!(
             (rec.method.as_str(), rec.cell, rec.steps),

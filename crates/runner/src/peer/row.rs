@@ -201,7 +201,8 @@ pub fn read_rows(file: &Path) -> Result<Vec<PeerRow>, String> {
     }
     let text =
         std::fs::read_to_string(file).map_err(|e| format!("cannot read the peer's rows: {e}"))?;
-    let mut rows: Vec<(usize, PeerRow)> = Vec::new();
+    let mut rows: Vec<PeerRow> = Vec::new();
+    let mut seen = std::collections::HashMap::new();
     for (k, line) in text
         .lines()
         .enumerate()
@@ -213,7 +214,7 @@ pub fn read_rows(file: &Path) -> Result<Vec<PeerRow>, String> {
         if let Some(why) = row.invalid() {
             return Err(format!("line {}: {why}", k + 1));
         }
-        if let Some((first, _)) = rows.iter().find(|(_, r)| r.key() == row.key()) {
+        if let Some(first) = seen.insert(row.key(), k + 1) {
             return Err(format!(
                 "line {}: the run `{}` at h = {:e} is also line {first}: give each run once",
                 k + 1,
@@ -221,10 +222,10 @@ pub fn read_rows(file: &Path) -> Result<Vec<PeerRow>, String> {
                 row.h
             ));
         }
-        rows.push((k + 1, row));
+        rows.push(row);
     }
     if rows.is_empty() {
         return Err("no peer rows (an empty file adds nothing and replaces nothing); give one JSON object per run".into());
     }
-    Ok(rows.into_iter().map(|(_, r)| r).collect())
+    Ok(rows)
 }
