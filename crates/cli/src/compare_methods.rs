@@ -44,16 +44,47 @@ pub struct CompareMethodsArgs {
     resume: bool,
 }
 
+/// The coordinate choices a model is compared in: those it builds in, and why the others
+/// were left out (each reason printed, and kept in the spec as a comment).
+struct Coordinates {
+    kept: Vec<&'static str>,
+    left_out: Vec<String>,
+}
+
 /// The coordinate choices this model can be stated in: body and natural coordinates
 /// need a model without joint springs, torques and mimics (damping is dropped for the
-/// comparison).
-fn coordinates(p: &ModelParams) -> Result<Vec<&'static str>, Failure> {
+/// comparison), and a mass and full inertia on every body (a point mass is fine in joint
+/// coordinates only); each is built once here so that the spec lists none that fails.
+fn coordinates(p: &ModelParams) -> Result<Coordinates, Failure> {
+    // Built from the spec's start (`pose_seed = 1`), where its runs begin.
+    let p = &ModelParams {
+        pose_seed: 1,
+        ..p.clone()
+    };
     let joint = model::build(p).map_err(bad)?;
-    let mut out = vec!["joint"];
-    if model::body_coords::refuse_joint_forces(joint.model(), "body").is_ok() {
-        out.extend(["body", "natural"]);
+    let mut c = Coordinates {
+        kept: vec!["joint"],
+        left_out: Vec::new(),
+    };
+    if let Err(e) = model::body_coords::refuse_joint_forces(joint.model(), "body") {
+        c.left_out
+            .push(format!("body and natural coordinates: {e}"));
+    } else {
+        for choice in ["body", "natural"] {
+            let with = ModelParams {
+                coordinates: choice.into(),
+                ..p.clone()
+            };
+            match model::build_problem(&with) {
+                Ok(_) => c.kept.push(choice),
+                Err(e) => c.left_out.push(format!("{choice} coordinates: {e}")),
+            }
+        }
     }
-    Ok(out)
+    for why in &c.left_out {
+        eprintln!("note: left out: {why}");
+    }
+    Ok(c)
 }
 
 /// Whether the model's rows are redundant at the spec's start (`pose_seed = 1`): the
@@ -86,14 +117,20 @@ fn redundant_params(tol: Option<f64>) -> String {
 
 /// The spec of the comparison.
 fn spec_text(
-    name: &str, file: &str, root: &str, coords: &[&str], redundant: Option<f64>,
+    name: &str, file: &str, root: &str, coords: &Coordinates, redundant: Option<f64>,
 ) -> String {
     let list = coords
+        .kept
         .iter()
         .map(|c| format!("\"{c}\""))
         .collect::<Vec<_>>()
         .join(", ");
-    let plain = coords.join(", ");
+    let plain = coords.kept.join(", ");
+    let left_out: String = coords
+        .left_out
+        .iter()
+        .map(|why| format!("\n# Left out: {}", why.replace('\n', " ")))
+        .collect();
     let quoted = toml::Value::String(file.to_string()).to_string();
     let extra = redundant_params(redundant);
     let why = if redundant.is_some() {
@@ -107,7 +144,7 @@ fn spec_text(
 # seeded pose at rest with the file's joint damping dropped (so the energy error measures
 # the method). The report's recommendation rule applies to it: among the runs whose
 # relative energy error stays within 1e-4, the fastest is recommended. Edit and rerun
-# with `driftlab run`.{why}
+# with `driftlab run`.{why}{left_out}
 schema_version = 1
 name = "{name}"
 description = "Your mechanism {name} in {plain} coordinates, by Baumgarte, projection, generalized-α, RATTLE, projected Gauss s = 2 and Radau IIA: drift, energy error and time per step (driftlab compare-methods)."
@@ -243,14 +280,37 @@ fn only_own_entries(dir: &Path, marker: &Marker) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Record the folder's entries (all the command's: foreign ones were refused before).
-fn write_marker(dir: &Path, file: &str, sha: &str, spec: &str) -> Result<(), Failure> {
-    let mut entries: Vec<String> = std::fs::read_dir(dir)
+/// What the command writes at the top of its folder `name`: the spec, the results folder
+/// and the report's files. Recorded in the marker before anything is written, so that a
+/// run killed part-way leaves a folder that `--resume` recognizes as the command's own.
+fn planned_entries(name: &str) -> Vec<String> {
+    let mut entries: Vec<String> = [
+        format!("{name}.toml"),
+        name.to_string(),
+        "report.pdf".into(),
+        "index.md".into(),
+        "index.html".into(),
+        "tables".into(),
+    ]
+    .into();
+    entries.sort();
+    entries
+}
+
+/// Record the folder's entries: the planned ones and any other the command wrote (foreign
+/// ones were refused before).
+fn write_marker(dir: &Path, name: &str, file: &str, sha: &str, spec: &str) -> Result<(), Failure> {
+    let mut entries = planned_entries(name);
+    let written = std::fs::read_dir(dir)
         .map_err(|e| bad(format!("cannot read `{}`: {e}", dir.display())))?
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n != MARKER && !n.starts_with(".driftlab"))
-        .collect();
+        .filter(|n| n != MARKER && !n.starts_with(".driftlab"));
+    for n in written {
+        if !entries.contains(&n) {
+            entries.push(n);
+        }
+    }
     entries.sort();
     let marker = Marker {
         model: file.to_string(),
@@ -272,7 +332,7 @@ fn write_marker(dir: &Path, file: &str, sha: &str, spec: &str) -> Result<(), Fai
 /// choices it allows and its text's SHA-256 (exit 2 before anything is written).
 fn checked_model(
     args: &CompareMethodsArgs,
-) -> Result<(String, ModelParams, Vec<&'static str>, String), Failure> {
+) -> Result<(String, ModelParams, Coordinates, String), Failure> {
     if !["quick", "full"].contains(&args.size.as_str()) {
         return Err(bad(format!("--size {}: give quick or full", args.size)));
     }
@@ -299,11 +359,13 @@ fn checked_model(
     ))
 }
 
-/// Write the spec `text` into the command's own folder `root` (as `name.toml`), unless the
-/// user edited the one there; refuse `--resume` against another spec.
-fn write_spec(
+/// Refuse what would make the command write over the user's work or resume another run,
+/// before anything is written: an edited spec, or `--resume` against a spec the command
+/// would now write differently (`--resume` with nothing to resume starts afresh, as
+/// `run --resume` does).
+fn check_spec(
     root: &Path, name: &str, text: &str, marker: Option<&Marker>, resume: bool,
-) -> Result<PathBuf, Failure> {
+) -> Result<(), Failure> {
     let spec = root.join(format!("{name}.toml"));
     let on_disk = std::fs::read_to_string(&spec).ok();
     if let (Some(m), Some(t)) = (marker, &on_disk) {
@@ -316,53 +378,49 @@ fn write_spec(
             )));
         }
     }
-    if resume && on_disk.as_deref() != Some(text) {
+    if resume && on_disk.as_deref().is_some_and(|t| t != text) {
         return Err(bad(format!(
             "--resume: `{}` is not the spec this command writes now (the model's coordinate choices or --root changed); rerun without --resume",
             spec.display()
         )));
     }
-    std::fs::write(&spec, text).map_err(|e| {
-        bad(format!(
-            "cannot write `{}`: {e}; choose a writable --out",
-            spec.display()
-        ))
-    })?;
-    Ok(spec)
+    Ok(())
+}
+
+/// The command's own folder under `--out` for the model, checked, and the spec text it
+/// will write there; nothing is created yet.
+fn plan(
+    args: &CompareMethodsArgs, file_text: &str, p: &ModelParams, coords: &Coordinates,
+) -> Result<(PathBuf, String, String, Option<Marker>), Failure> {
+    let (name, marker) = own_folder(&args.out, &name_of(Path::new(file_text)), file_text)?;
+    let root = args.out.join(&name);
+    if let Some(m) = &marker {
+        only_own_entries(&root, m)?;
+    }
+    let text = spec_text(&name, file_text, &args.root, coords, redundant_tol(p)?);
+    check_spec(&root, &name, &text, marker.as_ref(), args.resume)?;
+    Ok((root, name, text, marker))
 }
 
 /// Run `compare-methods`.
 pub fn compare_methods(registry: &Registry, args: &CompareMethodsArgs) -> Result<(), Failure> {
     let (file_text, p, coords, sha) = checked_model(args)?;
-    let text_of = |name: &str| -> Result<String, Failure> {
-        Ok(spec_text(
-            name,
-            &file_text,
-            &args.root,
-            &coords,
-            redundant_tol(&p)?,
-        ))
-    };
-    std::fs::create_dir_all(&args.out).map_err(|e| {
-        bad(format!(
-            "cannot create `{}`: {e}; choose a writable --out",
-            args.out.display()
-        ))
-    })?;
-    let (name, marker) = own_folder(&args.out, &name_of(Path::new(&file_text)), &file_text)?;
-    let root = args.out.join(&name);
-    if let Some(m) = &marker {
-        only_own_entries(&root, m)?;
-    }
+    let (root, name, text, _) = plan(args, &file_text, &p, &coords)?;
     std::fs::create_dir_all(&root).map_err(|e| {
         bad(format!(
             "cannot create `{}`: {e}; choose a writable --out",
             root.display()
         ))
     })?;
-    let text = text_of(&name)?;
-    let spec = write_spec(&root, &name, &text, marker.as_ref(), args.resume)?;
-    write_marker(&root, &file_text, &sha, &text)?;
+    let marker = || write_marker(&root, &name, &file_text, &sha, &text);
+    marker()?;
+    let spec = root.join(format!("{name}.toml"));
+    std::fs::write(&spec, &text).map_err(|e| {
+        bad(format!(
+            "cannot write `{}`: {e}; choose a writable --out",
+            spec.display()
+        ))
+    })?;
     let run = RunArgs {
         spec: spec.clone(),
         out: Some(root.join(&name)),
@@ -379,10 +437,10 @@ pub fn compare_methods(registry: &Registry, args: &CompareMethodsArgs) -> Result
             c,
         )
     });
-    write_marker(&root, &file_text, &sha, &text)?;
+    marker()?;
     result?;
     crate::report(&root)?;
-    write_marker(&root, &file_text, &sha, &text)?;
+    marker()?;
     out!(
         "spec {} (rerun or edit it with `driftlab run`); results and report in {}",
         spec.display(),

@@ -83,7 +83,9 @@ enum Cmd {
         #[arg(long)]
         into: PathBuf,
         /// Replace the rows imported before of this file's simulators (the first word of
-        /// each label; other simulators' rows stay), instead of adding to them.
+        /// each label; other simulators' rows stay), instead of adding to them. A folder
+        /// whose peer rows an older driftlab imported without `peers.jsonl` has all of them
+        /// replaced (their simulator is not on record).
         #[arg(long)]
         replace: bool,
     },

@@ -126,6 +126,14 @@ fn manifest(dir: &Path) -> Option<serde_json::Value> {
 /// Check the tables of the result folder `dir` against its manifest and the schema;
 /// the first damage found, named with the file and the numbers.
 pub fn check(dir: &Path) -> Result<(), String> {
+    check_except_rows(dir, &[])
+}
+
+/// [`check`], with the row counts of the tables in `rewritten` not compared with the
+/// manifest's: the command about to rebuild those tables from the journal (`import-peer`)
+/// takes a folder whose previous rebuild was killed between the table and the manifest.
+/// Their columns, stored types and unique cells are still checked.
+pub fn check_except_rows(dir: &Path, rewritten: &[&str]) -> Result<(), String> {
     let Some(m) = manifest(dir) else {
         return Ok(());
     };
@@ -142,7 +150,11 @@ pub fn check(dir: &Path) -> Result<(), String> {
     }
     let notes: Vec<TableNote> = serde_json::from_value(m["tables"].clone()).unwrap_or_default();
     for then in &notes {
-        if let Some(d) = differs(then, &note(dir, &then.file)?) {
+        let mut now = note(dir, &then.file)?;
+        if rewritten.contains(&then.file.as_str()) {
+            now.rows = then.rows;
+        }
+        if let Some(d) = differs(then, &now) {
             return Err(d);
         }
     }
@@ -151,7 +163,7 @@ pub fn check(dir: &Path) -> Result<(), String> {
             return Err(d);
         }
     }
-    if listed.contains(&"runs.parquet") {
+    if listed.contains(&"runs.parquet") && !rewritten.contains(&"runs.parquet") {
         runs_rows(dir, &m)?;
     }
     Ok(())

@@ -83,6 +83,72 @@ pub fn compare_methods_edited_spec(dir: &Path) -> Ran {
     ran
 }
 
+/// `compare-methods` killed (SIGKILL) as soon as it has claimed its folder, wherever it
+/// then is (writing the spec, running, reporting): the marker already names every entry
+/// the command writes, so `--resume` takes the folder as its own and finishes it.
+pub fn compare_methods_killed_then_resumed(dir: &Path) -> Ran {
+    let folder = dir.join("out/mechanism-rssr-linkage");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_driftlab"))
+        .args([
+            "compare-methods",
+            &rssr(),
+            "--size",
+            "quick",
+            "--out",
+            "out",
+        ])
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("binary starts");
+    let start = std::time::Instant::now();
+    while !folder.join("compare-methods.json").exists() {
+        assert!(
+            start.elapsed().as_secs() < 60,
+            "the command never claimed its folder"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let marker = std::fs::read_to_string(folder.join("compare-methods.json")).expect("marker");
+    for entry in [
+        "mechanism-rssr-linkage.toml",
+        "\"mechanism-rssr-linkage\"",
+        "report.pdf",
+    ] {
+        assert!(marker.contains(entry), "{entry} not planned: {marker}");
+    }
+    let ran = compare_methods(dir, &rssr(), &["--resume"]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert!(folder.join("mechanism-rssr-linkage/runs.parquet").exists());
+    assert!(folder.join("report.pdf").exists());
+    ran
+}
+
+/// A point-mass link (mass, no rotational inertia): fine in joint coordinates, singular in
+/// body and natural ones, which the spec leaves out with the reason instead of failing.
+pub fn compare_methods_point_mass(dir: &Path) -> Ran {
+    let point = super::models::urdf().replace(
+        "ixx=\"0.02\" ixy=\"0\" ixz=\"0\" iyy=\"0.02\" iyz=\"0\" izz=\"0.001\"",
+        "ixx=\"0\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"",
+    );
+    assert_ne!(
+        point,
+        super::models::urdf(),
+        "the fixture's inertia changed"
+    );
+    std::fs::write(dir.join("point.urdf"), point).expect("write");
+    let ran = compare_methods(dir, "point.urdf", &[]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let spec = std::fs::read_to_string(dir.join("out/mechanism-point/mechanism-point.toml"))
+        .expect("spec");
+    assert!(spec.contains("coordinates = [\"joint\"]"), "{spec}");
+    assert!(spec.contains("# Left out: body coordinates"), "{spec}");
+    ran
+}
+
 /// A model that cannot be used: refused before anything is written.
 pub fn compare_methods_bad_model(dir: &Path) -> Ran {
     std::fs::write(
@@ -158,6 +224,29 @@ pub fn peer_empty(dir: &Path) -> Ran {
             .contains("sim a"),
         "the earlier rows stay"
     );
+    ran
+}
+
+/// An `import-peer` killed after it wrote the runs table but before the manifest (the
+/// manifest put back as it was): the folder is not "damaged" to the next import, which
+/// writes the table again; the folder then checks clean.
+pub fn peer_import_killed(dir: &Path) -> Ran {
+    finished(dir);
+    let manifest = std::fs::read_to_string(dir.join("out/manifest.json")).expect("manifest");
+    let first = import(dir, &peer("sim a", 1e-2, ("", "")), &[]);
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    std::fs::write(dir.join("out/manifest.json"), manifest).expect("put back");
+    let ran = import(dir, &peer("sim a", 1e-2, ("", "")), &["--replace"]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let fp = driftlab(&strings(&["fingerprint", "out"], dir), dir);
+    assert_eq!(
+        fp.code,
+        Some(0),
+        "the repaired folder checks clean: {}",
+        fp.stderr
+    );
+    let runs = std::fs::read_to_string(dir.join("out/runs.csv")).expect("runs");
+    assert_eq!(runs.matches("sim a").count(), 1, "{runs}");
     ran
 }
 

@@ -80,10 +80,24 @@ pub fn regular_mass(
         ),
         None => (
             format!("the mass matrix is singular: pivot {d:.3e} at this coordinate against the largest diagonal {scale:.3e}"),
-            "give the links its joint carries an <inertial> with mass and a full inertia, or make the joint fixed".to_string(),
+            format!(
+                "in body and natural coordinates every body needs its own mass and a full inertia: give link `{}` an <inertial> with both, use coordinates = \"joint\" (a point mass or a massless link is fine there), or, where `describe` lists an inertia no rigid body has, inertia = \"balance\"",
+                body_of(&names[k])
+            ),
         ),
     };
     Err(ModelError::at(file, &at, what, fix).into())
+}
+
+/// The body a coordinate of body (`link:free[4]`) or natural coordinates (`link.u[0]`)
+/// belongs to.
+fn body_of(coordinate: &str) -> &str {
+    match coordinate.split_once(':') {
+        Some((body, _)) => body,
+        None => coordinate
+            .rsplit_once('.')
+            .map_or(coordinate, |(body, _)| body),
+    }
 }
 
 /// The mass a joint carries (its child and every body below it) and the names of those
