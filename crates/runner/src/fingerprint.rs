@@ -207,7 +207,7 @@ pub fn parse(stored: &str) -> Result<Stored<'_>, String> {
     };
     let mut want: Vec<(&str, &str)> = Vec::new();
     for (k, l) in lines.filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty()) {
-        let entry = l.split_once(' ').filter(|(n, d)| {
+        let entry = l.rsplit_once(' ').filter(|(n, d)| {
             !n.is_empty() && d.len() == 16 && d.bytes().all(|b| b.is_ascii_hexdigit())
         });
         let Some((name, digest)) = entry else {

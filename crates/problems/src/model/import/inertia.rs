@@ -102,6 +102,9 @@ pub fn apply(model: &mut Model, policy: Policy) -> Result<(), ModelError> {
                 ))
             }
             Policy::Keep => format!("{why}: kept as published (inertia = \"keep\")"),
+            Policy::Balance if b.inertia.mass <= 0.0 => format!(
+                "{why}: kept as published, since balancing sets the moments, not the mass (give the link its mass)"
+            ),
             Policy::Balance => {
                 let mean = (b.inertia.rot[0][0] + b.inertia.rot[1][1] + b.inertia.rot[2][2]) / 3.0;
                 let mean = mean.max(0.0);
@@ -164,5 +167,21 @@ mod tests {
         let mut refused = m.clone();
         refused.bodies[0].inertia.rot[2][2] = 1e-2;
         assert!(apply(&mut refused, Policy::Refuse).is_err());
+    }
+
+    #[test]
+    fn balance_leaves_a_massless_body_s_inertia_and_says_why() {
+        let mut m = Model::default();
+        let rotor = [[1e-6, 0.0, 0.0], [0.0, 2e-6, 0.0], [0.0, 0.0, 4e-6]];
+        m.bodies.push(super::super::description::Body {
+            name: "rotor".into(),
+            inertia: body(rotor, 0.0),
+            origin: Default::default(),
+        });
+        apply(&mut m, Policy::Balance).unwrap();
+        assert_eq!(m.bodies[0].inertia.rot, rotor);
+        assert!(m.notes[0]
+            .what
+            .contains("balancing sets the moments, not the mass"));
     }
 }
