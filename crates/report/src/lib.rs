@@ -12,7 +12,9 @@
 //! plotters' `ab_glyph` renderer for the PNGs and loaded into the font database that
 //! svg2pdf uses for the PDFs.
 
+mod appendix;
 pub mod book;
+mod cjk;
 pub mod claims;
 pub mod compose;
 pub mod data;
@@ -23,6 +25,7 @@ pub mod figures;
 pub mod folders;
 pub mod glance;
 pub mod html;
+pub mod metrics;
 pub mod orders_table;
 pub mod paper_tables;
 pub mod pdf;
@@ -32,6 +35,7 @@ pub mod solref_check;
 pub mod style;
 pub mod tables;
 pub mod tuning;
+pub mod verdicts;
 
 pub use error::ReportError;
 

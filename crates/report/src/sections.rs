@@ -80,6 +80,15 @@ pub const SECTIONS: &[Section] = &[
         write: compose::unfinished_note,
     },
     Section {
+        id: "contents",
+        write: |b, c| {
+            // Levels 1 and 2: one heading per experiment at a glance, and the parts and
+            // sections of the body and the appendices (about 25).
+            b.contents(c.all.len() + 25);
+            Ok(())
+        },
+    },
+    Section {
         id: "recommendations",
         write: compose::recommendations_section,
     },
@@ -133,14 +142,11 @@ pub const SECTIONS: &[Section] = &[
     END_OF_MAIN_BODY,
     Section {
         id: "orders-full",
-        write: |b, c| {
-            crate::orders_table::full_section(b, c.all);
-            Ok(())
-        },
+        write: crate::appendix::orders,
     },
     Section {
         id: "experiments",
-        write: compose::experiments_appendix,
+        write: crate::appendix::write,
     },
     Section {
         id: "provenance",
