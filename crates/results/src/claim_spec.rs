@@ -199,6 +199,48 @@ pub struct Quote {
     pub against: Option<Vec<String>>,
 }
 
+/// The claim measures that are times: the rows they select are timed with the cell
+/// alone, repeated (`driftlab_results::verdict`), since a claim's cost ratio is a verdict.
+pub const TIME_MEASURES: [&str; 2] = ["step_seconds", "wall_seconds"];
+
+/// A run's key for `select`: problem, its parameters, variant, parameters, step and the
+/// threads inside the cell (`threads=2 `, with its trailing space). One definition for the
+/// report, which evaluates claims, and the runner, which times the rows they select.
+pub fn select_key(
+    problem: &str, problem_params: &str, variant: &str, params: &str, h: f64, threads: usize,
+) -> String {
+    format!("{problem} {problem_params} {variant} {params} h={h:e} threads={threads} ")
+}
+
+/// Whether a row's `key` ([`select_key`]) holds every text of `select`.
+pub fn selects(key: &str, select: &[String]) -> bool {
+    select.iter().all(|t| key.contains(t.as_str()))
+}
+
+/// Every selection of `claims` (their `select` and `against`, and those of the quotes in
+/// their texts) whose measure is a time ([`TIME_MEASURES`]).
+pub fn time_selections(claims: &[ClaimSpec]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for c in claims {
+        if TIME_MEASURES.contains(&c.measure.as_str()) {
+            out.push(c.select.clone());
+            out.extend(c.against.clone());
+        }
+        let texts = [Some(&c.claim), Some(&c.instead), c.condition.as_ref()];
+        for q in texts
+            .into_iter()
+            .flatten()
+            .flat_map(|t| quotes(t).unwrap_or_default())
+        {
+            if TIME_MEASURES.contains(&q.measure.as_str()) {
+                out.push(q.select);
+                out.extend(q.against);
+            }
+        }
+    }
+    out
+}
+
 /// The measures a quote may use: the claim measures and a failed row's `fail_time`.
 pub fn quotable(measure: &str) -> bool {
     measure == "fail_time" || CLAIM_MEASURES.contains(&measure)

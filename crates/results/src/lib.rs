@@ -26,5 +26,6 @@ pub mod order_note;
 pub mod report_spec;
 pub mod schema;
 pub mod table;
+pub mod verdict;
 
 pub use fail_kind::FailKind;

@@ -261,14 +261,15 @@ pub mod runs {
         ENERGY_MEDIAN energy_median: OptReal, "1", "median over the members that reached t_end of each member's max relative energy error (against its own initial energy; the maximum over all members is `max_energy_rel_error`)";
         ENERGY_P95 energy_p95: OptReal, "1", "95th percentile (nearest rank) over the members that reached t_end of the same";
         ROLLOUT_STEPS_PER_SECOND rollout_steps_per_second: OptReal, "1/s", "ensemble throughput: steps of all members over the wall time of the ensemble, members run side by side on `sweep_threads` threads (median over `repeat` runs); null for a single run";
-        WALL_SECONDS wall_seconds: Real, "s", "total wall time of the cell (init + steps + metrics); the median over `repeat` runs";
-        STEP_SECONDS step_seconds: Real, "s", "wall time of the steps (the method's steps with the loop's per-step checks; fixed steps are timed as a whole less the metrics' time); the median over `repeat` runs";
-        OBSERVE_SECONDS observe_seconds: Real, "s", "wall time evaluating the metrics (every `metrics_stride` steps) and feeding the observers, apart from the steps; the median over `repeat` runs";
+        WALL_SECONDS wall_seconds: Real, "s", "total wall time of the cell (init + steps + metrics); the median over `repeat` runs (over `timed_alone` runs with the cell alone where that is > 0)";
+        STEP_SECONDS step_seconds: Real, "s", "wall time of the steps (the method's steps with the loop's per-step checks; fixed steps are timed as a whole less the metrics' time); the median over `repeat` runs (over `timed_alone` runs with the cell alone where that is > 0)";
+        OBSERVE_SECONDS observe_seconds: Real, "s", "wall time evaluating the metrics (every `metrics_stride` steps) and feeding the observers, apart from the steps; the median over `repeat` runs (over `timed_alone` runs with the cell alone where that is > 0)";
         BATCH_SECONDS batch_seconds: Real, "s", "wall time of the side-by-side part of the batch this row ran in (every cell of the experiment with one faer thread, `sweep_threads` at a time; cells with more threads run alone after it): the side-by-side speedup is its ratio between counts";
         METRICS_STRIDE metrics_stride: Count, "1", "steps between metric evaluations (spec key `metrics_stride`; 1 = every step): the maxima are over the evaluated states";
         REPEAT repeat: Count, "1", "runs of the cell behind the times (spec key `repeat`)";
         STEP_SECONDS_MIN step_seconds_min: OptReal, "s", "smallest step time over the runs";
         STEP_SECONDS_MAX step_seconds_max: OptReal, "s", "largest step time over the runs";
+        TIMED_ALONE timed_alone: Count, "1", "runs with the cell alone on the machine behind the times (after a warm-up run for a cell under 1 s), for a row a verdict uses: a class recommendation or a claim's time (`driftlab_results::verdict`); 0: the times are from the sweep, `sweep_threads` cells side by side, over `repeat` runs";
         PEAK_HEAP_BYTES peak_heap_bytes: OptReal, "B", "measured peak heap bytes the cell's first run added on its thread (problem, method, solver, metrics, traces), counted by the binary's allocator (null without it); a measurement like the times, not part of the deterministic columns";
         DECLARED_ORDER_Q declared_order_q: OptReal, "1", "the method's declared order in q (MethodInfo)";
         DECLARED_ORDER_V declared_order_v: OptReal, "1", "declared order in v";
@@ -290,7 +291,7 @@ pub mod runs {
     /// bitwise identical across repeated runs and across thread counts of both kinds
     /// (cells side by side, faer threads inside a cell) — except `cell`, `threads` and
     /// `sweep_threads` themselves (test `determinism` of the runner).
-    pub const MEASURED: [ColumnDef; 8] = [
+    pub const MEASURED: [ColumnDef; 9] = [
         WALL_SECONDS,
         ROLLOUT_STEPS_PER_SECOND,
         BATCH_SECONDS,
@@ -298,6 +299,7 @@ pub mod runs {
         OBSERVE_SECONDS,
         STEP_SECONDS_MIN,
         STEP_SECONDS_MAX,
+        TIMED_ALONE,
         PEAK_HEAP_BYTES,
     ];
 

@@ -39,6 +39,7 @@ pub mod run;
 pub mod shard;
 pub mod slurm;
 pub mod spec;
+pub mod timing;
 pub mod vecenv;
 
 pub use error::RunnerError;

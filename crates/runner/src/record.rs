@@ -78,6 +78,10 @@ pub struct RunRecord {
     pub step_seconds_min: f64,
     /// Largest step time over the runs.
     pub step_seconds_max: f64,
+    /// Runs with the cell alone behind the times (0: the sweep's times;
+    /// [`crate::timing`]).
+    #[serde(default)]
+    pub timed_alone: usize,
     /// Declared orders (q, v, λ).
     pub declared: driftlab_core::DeclaredOrders,
     /// The distribution over members when the row summarizes an ensemble.
@@ -215,6 +219,7 @@ fn measured_columns(r: &RunRecord) -> runs::Row {
         repeat: r.repeat as u64,
         step_seconds_min: opt(r.step_seconds_min),
         step_seconds_max: opt(r.step_seconds_max),
+        timed_alone: r.timed_alone as u64,
         peak_heap_bytes: opt(r.peak_heap_bytes.map_or(f64::NAN, |b| b as f64)),
         ..runs::Row::default()
     }

@@ -534,11 +534,12 @@ pub(crate) fn run_in_folder(
     };
     let durable = start_durable(spec, text, opts, out_dir, cells, &batches, earlier)?;
     let Batch {
-        rows,
+        mut rows,
         traces,
         members,
         ..
     } = run_batches(&spec.name, &batches, opts, &durable)?;
+    time_verdict_rows(spec, &batches, &mut rows, opts);
     let failed = rows.iter().filter(|r| !r.ok).count();
     // Orders from the first batch (a thread sweep repeats every cell).
     let first: Vec<RunRecord> = rows
@@ -872,6 +873,54 @@ fn run_alone(
             ));
             Some((rec, empty_trace(cell)))
         }
+    }
+}
+
+/// One run of `cell` with nothing else running, on a pool of its own threads (the
+/// timing pass, [`crate::timing`]).
+pub(crate) fn run_alone_once(registry: &Registry, experiment: &str, cell: &Cell) -> RunRecord {
+    run_alone(experiment, cell, cell.threads.max(1), |c| {
+        Some(run_cell_once(registry, experiment, c))
+    })
+    .map_or_else(|| base_record(experiment, cell), |(r, _)| r)
+}
+
+/// Time the rows a verdict of `spec` uses with their cells alone ([`crate::timing`]); a
+/// shard sees part of the cells, so its rows keep the sweep's times.
+fn time_verdict_rows(
+    spec: &Spec, batches: &[(usize, Vec<Cell>)], rows: &mut [RunRecord], opts: &RunOptions,
+) {
+    if opts.shard.is_some() || spec.timing_repeats == 0 {
+        return;
+    }
+    let which = crate::timing::rows_to_time(spec, rows);
+    if which.is_empty() {
+        return;
+    }
+    let clock = Instant::now();
+    let cell_of = |index: usize| {
+        batches
+            .iter()
+            .flat_map(|(_, b)| b)
+            .find(|c| c.index == index)
+            .cloned()
+    };
+    let run = crate::timing::run_once(&opts.registry, &spec.name);
+    let timed = crate::timing::time_alone(rows, &which, spec.timing_repeats, cell_of, run);
+    if opts.progress {
+        eprintln!(
+            "{:>28} {} rows a verdict uses timed alone, {} runs each ({:.1} s)",
+            spec.name,
+            timed.rows,
+            spec.timing_repeats,
+            clock.elapsed().as_secs_f64()
+        );
+    }
+    for (cell, why) in &timed.irreproducible {
+        eprintln!(
+            "warning: {} cell {cell} keeps its sweep times: {why}",
+            spec.name
+        );
     }
 }
 

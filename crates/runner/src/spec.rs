@@ -107,6 +107,11 @@ pub struct Spec {
     /// deterministic). For cost comparisons on a shared, noisy machine.
     #[serde(default = "default_repeat")]
     pub repeat: usize,
+    /// Runs with the cell alone on the machine behind the time of every row a verdict uses
+    /// (a `[report]` class's candidates, a claim's time; [`crate::timing`]), after a
+    /// warm-up run for a cell under 1 s. 0: those rows keep the sweep's times.
+    #[serde(default = "default_timing_repeats")]
+    pub timing_repeats: usize,
     /// Step sizes.
     pub steps: Steps,
     /// Problems (parameters may sweep).
@@ -244,6 +249,11 @@ fn default_threads() -> Vec<usize> {
 }
 fn default_repeat() -> usize {
     1
+}
+/// Five runs alone, after a warm-up: the least a referee would accept behind a median and
+/// its range (issue 46).
+fn default_timing_repeats() -> usize {
+    5
 }
 fn default_max_steps() -> usize {
     20_000_000
@@ -628,6 +638,12 @@ impl Spec {
             if !(dt.is_finite() && dt > 0.0) {
                 return Err(format!("`trace_dt` = {dt}: give a sampling interval > 0"));
             }
+        }
+        if self.timing_repeats > 100 {
+            return Err(format!(
+                "`timing_repeats` = {} must be at most 100 (runs alone behind a verdict's time; 0 keeps the sweep's times)",
+                self.timing_repeats
+            ));
         }
         if self.repeat == 0 || self.repeat > 1000 {
             return Err(format!(

@@ -1,0 +1,267 @@
+//! Times that verdicts use, measured with the cell alone (issue 46).
+//!
+//! The sweep runs cells side by side (`sweep_threads` at a time) and, unless the spec
+//! asks for `repeat`, once: right for the deterministic columns, not for a time that
+//! decides a recommendation or a claim. After the sweep, every row a verdict rests on is
+//! run again `timing_repeats` times (5 by default) with nothing else running, after a
+//! warm-up run when the cell takes under a second; its times become the median of those
+//! runs, with their range, and `timed_alone` counts them. Which rows:
+//!
+//! * a `[report]` class's candidates ([`driftlab_results::verdict::rows_to_time`]): per
+//!   method, the cheapest setting meeting the target on every instance of the class and
+//!   every such setting within [`BAND`] × its sweep time (or, where no setting covers
+//!   every instance, the same per instance);
+//! * the rows a claim selects for a time ([`driftlab_results::claim_spec::time_selections`]).
+//!
+//! A rerun must reproduce the row (status and steps): one that does not keeps the sweep's
+//! times and is reported, rather than mixing two runs' numbers in one row.
+
+use crate::cell::Cell;
+use crate::record::{runs_row, RunRecord};
+use crate::registry::Registry;
+use crate::spec::Spec;
+use driftlab_results::claim_spec::{select_key, selects, time_selections};
+use driftlab_results::schema::runs;
+use driftlab_results::verdict::{self, Cost, Entry, Target};
+
+/// Settings within this factor of a method's cheapest covering one (by their sweep times)
+/// are timed too: a side-by-side time can be off by this much against a time alone.
+pub const BAND: f64 = 1.25;
+
+/// A cell shorter than this gets a warm-up run before the timed ones (caches, page
+/// faults, the allocator's first requests).
+const WARM_UP_BELOW_SECONDS: f64 = 1.0;
+
+/// The indices of `rows` whose times a verdict of `spec` uses.
+pub fn rows_to_time(spec: &Spec, rows: &[RunRecord]) -> Vec<usize> {
+    let mut out = class_candidates(spec, rows);
+    let selections = time_selections(&spec.claims);
+    if !selections.is_empty() {
+        for (k, r) in rows.iter().enumerate() {
+            let key = select_key(
+                &r.problem,
+                &r.problem_params,
+                &r.variant,
+                &r.params,
+                r.h,
+                r.threads,
+            );
+            if selections.iter().any(|s| selects(&key, s)) {
+                out.push(k);
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out.retain(|&k| rows[k].ensemble.is_none());
+    out
+}
+
+/// The rows of `spec`'s `[report]` class that its verdict rests on.
+fn class_candidates(spec: &Spec, rows: &[RunRecord]) -> Vec<usize> {
+    let Some(report) = &spec.report else {
+        return Vec::new();
+    };
+    let (Some(_), Some(target)) = (&report.class, report.target) else {
+        return Vec::new();
+    };
+    let chosen: Vec<usize> = (0..rows.len())
+        .filter(|&k| {
+            report
+                .select
+                .as_deref()
+                .is_none_or(|t| rows[k].problem_params.contains(t))
+        })
+        .collect();
+    let entries: Vec<Entry> = chosen
+        .iter()
+        .map(|&k| entry(&rows[k], &report.measure))
+        .collect();
+    let v = verdict::judge(
+        &entries,
+        Target {
+            value: target,
+            higher_is_better: report.higher_is_better,
+        },
+    );
+    verdict::rows_to_time(&v, BAND)
+        .into_iter()
+        .map(|i| chosen[i])
+        .collect()
+}
+
+/// A row as the class verdict sees it.
+pub fn entry(r: &RunRecord, measure: &str) -> Entry {
+    let row = runs_row(r);
+    let rtol = r.tolerances.map(|t| t.rtol);
+    let (instance, setting) = verdict::instance_and_setting(
+        &r.problem,
+        &r.problem_params,
+        &r.variant,
+        &r.params,
+        r.h,
+        rtol,
+    );
+    Entry {
+        instance,
+        setting,
+        method: r.method.clone(),
+        ok: r.ok,
+        value: driftlab_results::table::number(&row, runs::COLUMNS, measure)
+            .filter(|x| x.is_finite()),
+        cost: Cost {
+            median: r.step_seconds,
+            min: r.step_seconds_min.min(r.step_seconds),
+            max: r.step_seconds_max.max(r.step_seconds),
+            runs: r.repeat.max(1),
+            alone: r.timed_alone > 0,
+        },
+    }
+}
+
+/// What the timing pass did: rows timed alone, and rows whose rerun did not reproduce
+/// them (kept with the sweep's times), each as `(cell, why)`.
+#[derive(Debug, Default)]
+pub struct Timed {
+    /// Rows timed alone.
+    pub rows: usize,
+    /// Rows whose rerun differed.
+    pub irreproducible: Vec<(usize, String)>,
+}
+
+/// Time `rows[k]` for each `k` in `which` with its cell alone, `runs` times: `cell_of`
+/// finds a row's cell, `run` runs a cell once (alone: the caller holds no other work).
+pub fn time_alone<C>(
+    rows: &mut [RunRecord], which: &[usize], runs: usize, cell_of: impl Fn(usize) -> Option<C>,
+    run: impl Fn(&C) -> RunRecord,
+) -> Timed {
+    let mut timed = Timed::default();
+    if runs == 0 {
+        return timed;
+    }
+    for &k in which {
+        let Some(cell) = cell_of(rows[k].cell) else {
+            continue;
+        };
+        if rows[k].wall_seconds < WARM_UP_BELOW_SECONDS {
+            run(&cell);
+        }
+        let reruns: Vec<RunRecord> = (0..runs).map(|_| run(&cell)).collect();
+        match reruns
+            .iter()
+            .find(|r| r.ok != rows[k].ok || r.steps != rows[k].steps)
+        {
+            Some(r) => timed.irreproducible.push((
+                rows[k].cell,
+                format!(
+                    "a rerun ended {} after {} steps where the sweep's run ended {} after {}",
+                    status(r.ok),
+                    r.steps,
+                    status(rows[k].ok),
+                    rows[k].steps
+                ),
+            )),
+            None => {
+                set_times(&mut rows[k], &reruns);
+                timed.rows += 1;
+            }
+        }
+    }
+    timed
+}
+
+fn status(ok: bool) -> &'static str {
+    if ok {
+        "ok"
+    } else {
+        "failed"
+    }
+}
+
+/// `row`'s times: the medians of `reruns` and the range of their step times.
+fn set_times(row: &mut RunRecord, reruns: &[RunRecord]) {
+    let median = |get: fn(&RunRecord) -> f64| {
+        let mut x: Vec<f64> = reruns.iter().map(get).collect();
+        x.sort_by(f64::total_cmp);
+        let n = x.len();
+        if n % 2 == 1 {
+            x[n / 2]
+        } else {
+            0.5 * (x[n / 2 - 1] + x[n / 2])
+        }
+    };
+    row.wall_seconds = median(|r| r.wall_seconds);
+    row.step_seconds = median(|r| r.step_seconds);
+    row.observe_seconds = median(|r| r.observe_seconds);
+    let steps = reruns.iter().map(|r| r.step_seconds);
+    row.step_seconds_min = steps.clone().fold(f64::INFINITY, f64::min);
+    row.step_seconds_max = steps.fold(f64::NEG_INFINITY, f64::max);
+    row.timed_alone = reruns.len();
+}
+
+/// The registry-backed runner of one cell alone, for [`time_alone`].
+pub(crate) fn run_once<'r>(
+    registry: &'r Registry, experiment: &str,
+) -> impl Fn(&Cell) -> RunRecord + 'r {
+    let experiment = experiment.to_string();
+    move |cell| crate::run::run_alone_once(registry, &experiment, cell)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(cell: usize, steps: usize, step_seconds: f64) -> RunRecord {
+        RunRecord {
+            cell,
+            ok: true,
+            steps,
+            wall_seconds: 2.0,
+            step_seconds,
+            step_seconds_min: step_seconds,
+            step_seconds_max: step_seconds,
+            repeat: 1,
+            ..RunRecord::default()
+        }
+    }
+
+    #[test]
+    fn a_timed_row_takes_the_median_and_range_of_its_reruns() {
+        let mut rows = vec![record(0, 10, 9.0), record(1, 10, 9.0)];
+        let times = std::cell::RefCell::new(vec![3.0, 1.0, 2.0, 5.0, 4.0]);
+        let timed = time_alone(
+            &mut rows,
+            &[0],
+            5,
+            |_| Some(()),
+            |_| {
+                let t = times.borrow_mut().pop().unwrap_or(f64::NAN);
+                record(0, 10, t)
+            },
+        );
+        assert_eq!(timed.rows, 1);
+        assert_eq!(rows[0].step_seconds.to_bits(), 3.0_f64.to_bits());
+        assert_eq!(
+            (rows[0].step_seconds_min, rows[0].step_seconds_max),
+            (1.0, 5.0)
+        );
+        assert_eq!(rows[0].timed_alone, 5);
+        assert_eq!(
+            rows[1].timed_alone, 0,
+            "a row not asked for keeps the sweep's times"
+        );
+        assert_eq!(rows[1].step_seconds.to_bits(), 9.0_f64.to_bits());
+    }
+
+    #[test]
+    fn a_rerun_that_differs_keeps_the_sweep_s_times_and_is_reported() {
+        let mut rows = vec![record(7, 10, 9.0)];
+        let timed = time_alone(&mut rows, &[0], 5, |_| Some(()), |_| record(7, 11, 1.0));
+        assert_eq!(timed.rows, 0);
+        assert_eq!(rows[0].step_seconds.to_bits(), 9.0_f64.to_bits());
+        assert_eq!(timed.irreproducible[0].0, 7);
+        assert!(timed.irreproducible[0]
+            .1
+            .contains("after 11 steps where the sweep's run ended ok after 10"));
+    }
+}
