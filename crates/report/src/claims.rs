@@ -35,18 +35,19 @@ pub struct Verdict {
 /// A run's key for `select`: problem, its parameters, variant, parameters, step and the
 /// threads inside the cell (`threads=2 `, with its trailing space).
 fn run_key(r: &Run) -> String {
-    format!(
-        "{} {} {} {} h={:e} threads={} ",
-        r.problem, r.problem_params, r.variant, r.params, r.h, r.threads
+    driftlab_results::claim_spec::select_key(
+        &r.problem,
+        &r.problem_params,
+        &r.variant,
+        &r.params,
+        r.h,
+        r.threads,
     )
 }
 
 fn selected<'a>(runs: &'a [Run], texts: &[String]) -> Vec<&'a Run> {
     runs.iter()
-        .filter(|r| {
-            let key = run_key(r);
-            texts.iter().all(|t| key.contains(t.as_str()))
-        })
+        .filter(|r| driftlab_results::claim_spec::selects(&run_key(r), texts))
         .collect()
 }
 

@@ -1,6 +1,7 @@
 //! What goes into `report.pdf` / `index.md`, in order: title and provenance, the
-//! recommendation page (per problem class: the run that reached the class's accuracy
-//! target at the least CPU time, its parameters, the runners-up), the published-reference
+//! recommendation page (per problem class: the setting that meets the class's accuracy
+//! target on every instance at the least step time, its ties, the best setting of another
+//! method; [`crate::verdicts`]), the published-reference
 //! comparisons, the orders table over the whole catalog, the Baumgarte tuning guide, one
 //! section per experiment (question, equations and citations from the catalog metadata
 //! stored in its manifest, runs table, figures), and the provenance appendix. Every number
@@ -29,10 +30,10 @@ fn e3(x: Option<f64>) -> String {
 
 /// An experiment's `[report]` role resolved against its rows.
 pub struct Role<'a> {
-    spec: &'a ReportSpec,
+    pub(crate) spec: &'a ReportSpec,
     /// Position of the measure in [`Run::measures`].
     measure: usize,
-    runs: Vec<&'a Run>,
+    pub(crate) runs: Vec<&'a Run>,
 }
 
 impl<'a> Role<'a> {
@@ -54,7 +55,7 @@ impl<'a> Role<'a> {
             runs,
         })
     }
-    fn value(&self, r: &Run) -> Option<f64> {
+    pub(crate) fn value(&self, r: &Run) -> Option<f64> {
         r.measures
             .get(self.measure)
             .copied()
@@ -81,51 +82,7 @@ impl<'a> Role<'a> {
             a < b
         }
     }
-    /// Successful runs reaching the target, fastest first; and the most accurate run.
-    fn pick(&self) -> (Vec<&'a Run>, Option<&'a Run>) {
-        let ok: Vec<&Run> = self.runs.iter().copied().filter(|r| r.ok).collect();
-        let mut good: Vec<&Run> = ok
-            .iter()
-            .copied()
-            .filter(|r| self.meets(r) == Some(true))
-            .collect();
-        good.sort_by(|a, b| a.wall_seconds.total_cmp(&b.wall_seconds));
-        let mut best: Option<&Run> = None;
-        for r in ok {
-            if let Some(v) = self.value(r) {
-                if best
-                    .and_then(|b| self.value(b))
-                    .is_none_or(|bv| self.better(v, bv))
-                {
-                    best = Some(r);
-                }
-            }
-        }
-        (good, best)
-    }
-    fn describe(&self, r: &Run) -> String {
-        // A model's coordinate choice is part of what is recommended.
-        let coordinates = serde_json::from_str::<serde_json::Value>(&r.problem_params)
-            .ok()
-            .and_then(|p| {
-                p.get("coordinates")?
-                    .as_str()
-                    .map(|c| format!(" in {c} coordinates"))
-            })
-            .unwrap_or_default();
-        format!(
-            "{}{coordinates} ({}, {:.3} s, {} = {})",
-            r.variant,
-            match r.rtol {
-                Some(rtol) => format!("rtol = {rtol:.0e}, mean h = {:.1e}", r.h),
-                None => format!("h = {:.1e}", r.h),
-            },
-            r.wall_seconds,
-            self.spec.measure,
-            e3(self.value(r))
-        )
-    }
-    fn target_text(&self) -> String {
+    pub(crate) fn target_text(&self) -> String {
         match self.spec.target {
             Some(t) => format!(
                 "{} {} {t:.0e}",
@@ -264,17 +221,14 @@ pub(crate) fn title_section(b: &mut Book, c: &mut Context<'_>) -> Result<(), Rep
 }
 
 /// Recommendations: per problem class (experiments whose `[report]` names a class), the
-/// fastest run reaching the class's target and two runners-up, or else the most accurate run.
+/// setting that meets the class's target on every instance at the least step time, with
+/// its ties and the best setting of another method ([`crate::verdicts`]).
 pub(crate) fn recommendations_section(
     b: &mut Book, c: &mut Context<'_>,
 ) -> Result<(), ReportError> {
     let roles = &c.roles;
     b.heading("Recommendations per problem class", 2);
-    b.paragraph(
-        "Rule: among the successful runs of the class's experiment that reach the target accuracy, the one with the least \
-         CPU time wins; the next two are the runners-up. If no run reaches the target, the most accurate run is named instead. \
-         Failed runs never qualify (they are listed in the experiment sections with their reasons).",
-    );
+    b.paragraph(RULE);
     if !roles.iter().any(|(_, r)| r.spec.class.is_some()) {
         b.paragraph(
             "No experiment in this folder declares a problem class ([report] class in its spec).",
@@ -284,10 +238,7 @@ pub(crate) fn recommendations_section(
     // On screen, one sortable table first (on paper the sentences below carry it, and
     // tables/recommendations.* has it for a paper).
     b.set_paper(false);
-    b.table(
-        &["class", "experiment", "target", "recommended", "runners-up"],
-        &recommendation_rows(roles),
-    );
+    b.table(&crate::verdicts::HEADERS, &recommendation_rows(roles));
     b.set_paper(true);
     for (res, role) in roles.iter().filter(|(_, r)| r.spec.class.is_some()) {
         b.heading(role.spec.class.as_deref().unwrap_or_default(), 3);
@@ -295,6 +246,17 @@ pub(crate) fn recommendations_section(
     }
     Ok(())
 }
+
+/// The recommendation rule, as the report states it.
+const RULE: &str = "Rule: a setting (a method with its parameters, its coordinate choice, and its step or tolerance) is \
+    recommended for a problem class when its runs succeed and meet the class's target on every instance of the class, at \
+    the least step time summed over the instances. Step time is the one cost of this report (recommendations, claims and \
+    figures): the method's steps with the loop's checks, without the set-up and the benchmark's own metric evaluation. \
+    Every time a recommendation rests on is measured with the cell alone on the machine, five times (after a warm-up run \
+    for a cell under a second), and printed as the median with the range of the runs; settings whose ranges overlap are \
+    a tie, and neither is called faster. Beside it stands the best setting of another method with its time ratio. Where \
+    no setting meets the target on every instance, the best setting of each instance is given instead. Failed runs never \
+    qualify (the experiment sections list them with their reasons).";
 
 /// How to put a user's own mechanism through the same comparison, and which of this
 /// folder's experiments are such comparisons (their recommendations are in the section
@@ -328,39 +290,12 @@ pub(crate) fn your_mechanism_section(b: &mut Book, c: &mut Context<'_>) -> Resul
     Ok(())
 }
 
-/// The recommendation sentence of one problem class: target, winner and runners-up, or
-/// the most accurate run when none reached the target.
+/// The recommendation of one problem class as sentences ([`crate::verdicts`]).
 fn recommendation(res: &Results, role: &Role) -> String {
-    let (good, best) = role.pick();
-    let target = role.target_text();
-    match good.first() {
-        Some(w) => {
-            let others: Vec<String> = good
-                .iter()
-                .skip(1)
-                .take(2)
-                .map(|r| role.describe(r))
-                .collect();
-            format!(
-                "Target: {target} (experiment {}). Recommended: {}. Runners-up: {}.",
-                res.name,
-                role.describe(w),
-                if others.is_empty() {
-                    "none".into()
-                } else {
-                    others.join("; ")
-                }
-            )
-        }
-        None => format!(
-            "Target: {target} (experiment {}). No run reached the target; {}.",
-            res.name,
-            best.map_or("no successful run".into(), |r| format!(
-                "the most accurate was {}",
-                role.describe(r)
-            ))
-        ),
-    }
+    crate::verdicts::ClassView::of(role).map_or_else(
+        || format!("Experiment {} declares no target.", res.name),
+        |v| v.sentences(res),
+    )
 }
 
 /// Against references and targets: for every experiment with a `[report]` target or
@@ -443,40 +378,12 @@ fn reference_row(role: &Role, r: &Run) -> Vec<String> {
     ]
 }
 
-/// The recommendation per problem class as table rows: class, experiment, target,
-/// recommended run (or the most accurate one when none reached the target), runners-up.
+/// The recommendation per problem class as table rows ([`crate::verdicts::HEADERS`]).
 fn recommendation_rows(roles: &[(&Results, Role)]) -> Vec<Vec<String>> {
     roles
         .iter()
         .filter(|(_, r)| r.spec.class.is_some())
-        .map(|(res, role)| {
-            let (good, best) = role.pick();
-            let (winner, others) = match good.first() {
-                Some(w) => (
-                    role.describe(w),
-                    good.iter()
-                        .skip(1)
-                        .take(2)
-                        .map(|r| role.describe(r))
-                        .collect::<Vec<_>>()
-                        .join("; "),
-                ),
-                None => (
-                    format!(
-                        "none reached the target; most accurate: {}",
-                        best.map_or("no successful run".into(), |r| role.describe(r))
-                    ),
-                    String::new(),
-                ),
-            };
-            vec![
-                role.spec.class.clone().unwrap_or_default(),
-                res.name.clone(),
-                role.target_text(),
-                winner,
-                others,
-            ]
-        })
+        .filter_map(|(res, role)| Some(crate::verdicts::ClassView::of(role)?.row(res)))
         .collect()
 }
 
@@ -487,7 +394,7 @@ pub(crate) fn write_paper_tables(_: &mut Book, c: &mut Context<'_>) -> Result<()
     crate::paper_tables::write(
         root,
         "recommendations",
-        &["class", "experiment", "target", "recommended", "runners-up"],
+        &crate::verdicts::HEADERS,
         &recommendation_rows(roles),
     )?;
     crate::paper_tables::write(
@@ -809,8 +716,9 @@ fn unreferenced(res: &Results) -> String {
 }
 
 /// What the numbers of one experiment show, stated from its rows: cells and failures
-/// (with the failing variants), the most accurate and the fastest successful run by the
-/// experiment's accuracy measure, and how the observed orders compare with the declared.
+/// (with the failing variants), the most accurate run by the experiment's accuracy
+/// measure and the cheapest meeting its target, and how the observed orders compare with
+/// the declared.
 pub fn findings(res: &Results) -> String {
     let n = res.runs.len();
     let failed: Vec<&Run> = res.runs.iter().filter(|r| !r.ok).collect();
@@ -828,7 +736,7 @@ pub fn findings(res: &Results) -> String {
     }
     out.push('.');
     out.push_str(&unreferenced(res));
-    out.push_str(&best_and_fastest(res));
+    out.push_str(&best_and_cheapest(res));
     let declared: Vec<_> = res
         .orders
         .iter()
@@ -848,8 +756,9 @@ pub fn findings(res: &Results) -> String {
 }
 
 /// The best run by the first measure any successful run has (scd, position error,
-/// energy error, position residual, in that order), and the fastest successful run.
-fn best_and_fastest(res: &Results) -> String {
+/// energy error, position residual, in that order), and the cheapest run meeting the
+/// experiment's target.
+fn best_and_cheapest(res: &Results) -> String {
     let mut out = String::new();
     type Measure = (&'static str, bool, fn(&Run) -> Option<f64>);
     let measures: [Measure; 4] = [
@@ -878,29 +787,42 @@ fn best_and_fastest(res: &Results) -> String {
                     x.total_cmp(&y)
                 }
             });
-        let fastest = ok
-            .iter()
-            .copied()
-            .filter(|r| val(r).is_some())
-            .min_by(|a, b| a.wall_seconds.total_cmp(&b.wall_seconds));
         if let Some(b) = best {
             out.push_str(&format!(
-                " Best {name}: {} at h = {:.1e} ({:.3e}, {:.3} s).",
+                " Best {name}: {} at h = {:.1e} ({:.3e}, {} s step time).",
                 b.variant,
                 b.h,
                 val(b).unwrap_or(f64::NAN),
-                b.wall_seconds
-            ));
-        }
-        if let Some(f) = fastest {
-            out.push_str(&format!(
-                " Fastest successful run: {} at h = {:.1e} ({:.3} s, {name} {:.3e}).",
-                f.variant,
-                f.h,
-                f.wall_seconds,
-                val(f).unwrap_or(f64::NAN)
+                crate::verdicts::sig3(b.step_seconds)
             ));
         }
     }
+    out.push_str(&cheapest_meeting_target(res));
     out
+}
+
+/// The cheapest run (step time) that meets the experiment's `[report]` target; nothing
+/// without a target (a fastest run regardless of accuracy says nothing).
+fn cheapest_meeting_target(res: &Results) -> String {
+    let Some(role) = Role::of(res).filter(|r| r.spec.target.is_some()) else {
+        return String::new();
+    };
+    let cheapest = role
+        .runs
+        .iter()
+        .copied()
+        .filter(|r| role.meets(r) == Some(true))
+        .min_by(|a, b| a.step_seconds.total_cmp(&b.step_seconds));
+    match cheapest {
+        Some(r) => format!(
+            " Cheapest run meeting the target ({}): {} at h = {:.1e} ({} s step time, {} = {}).",
+            role.target_text(),
+            r.variant,
+            r.h,
+            crate::verdicts::sig3(r.step_seconds),
+            role.spec.measure,
+            e3(role.value(r))
+        ),
+        None => format!(" No run meets the target ({}).", role.target_text()),
+    }
 }
