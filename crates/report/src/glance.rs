@@ -78,6 +78,37 @@ pub fn key_figures(svgs: &[PathBuf]) -> Vec<&PathBuf> {
         .collect()
 }
 
+/// The problem key (as figure stems spell it) of the instance a class's recommendation is
+/// about: its recommended setting's first run.
+fn recommended_instance(res: &Results) -> Option<String> {
+    let role = crate::compose::Role::of(res)?;
+    let view = crate::verdicts::ClassView::of(&role)?;
+    let run = view.recommended_runs().into_iter().next()?;
+    Some(crate::style::slug(&run.problem_key()))
+}
+
+/// The key figures of an experiment, those of the recommendation's `instance` first (a
+/// class's key figure shows the problem its recommendation is about), by the rank of
+/// their kind.
+pub fn key_figures_of<'a>(svgs: &'a [PathBuf], instance: Option<&str>) -> Vec<&'a PathBuf> {
+    if let Some(slug) = instance {
+        let mine: Vec<PathBuf> = svgs
+            .iter()
+            .filter(|p| {
+                let s = stem(p);
+                s.ends_with(&format!("_{slug}")) || s.contains(&format!("_{slug}_h"))
+            })
+            .cloned()
+            .collect();
+        let ranked = key_figures(&mine);
+        if let Some(first) = ranked.first() {
+            let at = svgs.iter().find(|p| p == first);
+            return at.into_iter().collect();
+        }
+    }
+    key_figures(svgs)
+}
+
 /// The section: per experiment a heading, what its numbers show, and its key figures.
 pub fn section(b: &mut Book, all: &[Results]) {
     b.heading("Experiments at a glance", 1);
@@ -90,7 +121,8 @@ pub fn section(b: &mut Book, all: &[Results]) {
     for res in all {
         let svgs = svgs_of(res);
         let findings = crate::compose::findings(res);
-        match key_figures(&svgs).first() {
+        let instance = recommended_instance(res);
+        match key_figures_of(&svgs, instance.as_deref()).first() {
             Some(p) => {
                 // The first panel alone when the figure has several (see figures::render).
                 let key = p.with_extension("key.svg");
@@ -131,6 +163,31 @@ mod tests {
         .collect();
         let key: Vec<String> = key_figures(&svgs).iter().map(|p| stem(p)).collect();
         assert_eq!(key, vec!["convergence_pendulum"]);
+    }
+
+    #[test]
+    fn a_class_shows_the_figure_of_its_recommendation_s_instance() {
+        let svgs: Vec<PathBuf> = [
+            "energy_pendulum-limits_restitution_0.0_h1e-3.svg",
+            "work_precision_pendulum-limits_restitution_0.0.svg",
+            "work_precision_pendulum-limits_restitution_1.0.svg",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        let key: Vec<String> = key_figures_of(&svgs, Some("pendulum-limits_restitution_1.0"))
+            .iter()
+            .map(|p| stem(p))
+            .collect();
+        assert_eq!(key, vec!["work_precision_pendulum-limits_restitution_1.0"]);
+        let alphabetical: Vec<String> = key_figures_of(&svgs, None)
+            .iter()
+            .map(|p| stem(p))
+            .collect();
+        assert_eq!(
+            alphabetical,
+            vec!["work_precision_pendulum-limits_restitution_0.0"]
+        );
     }
 
     #[test]

@@ -36,6 +36,24 @@ impl<'a> ClassView<'a> {
         })
     }
 
+    /// The runs of the recommended setting, one per instance (the best per instance where
+    /// no setting covers the class): what the class's key figure is drawn from.
+    pub(crate) fn recommended_runs(&self) -> Vec<&'a Run> {
+        let chosen: Vec<&Candidate> = match self.verdict.winner() {
+            Some(w) => vec![w],
+            None => self
+                .verdict
+                .per_instance
+                .iter()
+                .filter_map(|(_, list)| list.first())
+                .collect(),
+        };
+        chosen
+            .iter()
+            .flat_map(|c| c.entries.iter().map(|&k| self.runs[k]))
+            .collect()
+    }
+
     /// The setting's label: method label, coordinate choice, step or tolerance.
     fn label(&self, c: &Candidate) -> String {
         let r = self.runs[c.entries[0]];

@@ -92,9 +92,7 @@ pub const KINDS: &[FigureKind] = &[
     },
     FigureKind {
         id: "work_precision",
-        draw: Draw::PerProblem(|_, key, runs, colours| {
-            work_precision::work_precision(key, runs, colours)
-        }),
+        draw: Draw::PerProblem(work_precision::work_precision),
     },
     FigureKind {
         id: "tolerance",

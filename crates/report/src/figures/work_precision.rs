@@ -1,31 +1,57 @@
-//! The work–precision figure of one problem: accuracy against CPU time, log–log, one
-//! curve per method variant over its step sizes.
+//! The work–precision figure of one problem: accuracy against cost (step time), log–log,
+//! one curve per method variant over its step sizes, the class's recommended setting
+//! marked.
 
 use super::common::{variants_of, MAX_CURVES};
 use super::{Figure, Line, Panel, Stroke};
-use crate::data::Run;
+use crate::data::{Results, Run};
 use crate::style::{slug, Colours, FIG_W};
+use driftlab_results::schema::runs as columns;
 
-/// Work–precision: accuracy against CPU time, log–log, one curve per method variant over
-/// its step sizes; failed cells are marked at their wall time at the worst accuracy shown (an
-/// accuracy they never delivered), not dropped. Accuracy is `scd` where a published
-/// reference exists (higher is better), else the max position error against the exact
-/// solution, else the max relative energy error (conservative problems without one).
-pub(super) fn work_precision(key: &str, runs: &[&Run], colours: &Colours) -> Option<Figure> {
-    type Acc = (&'static str, bool, fn(&Run) -> Option<f64>);
-    let candidates: [Acc; 3] = [
-        ("scd: correct digits at t_ref", false, |r| r.scd),
-        ("max_t ‖q − q_exact‖∞", true, |r| r.err_q),
-        ("max_t |H − H₀| / scale (energy error)", true, |r| {
-            r.max_energy_rel_error
-        }),
-    ];
-    let (ylabel, log_y, get) = candidates.into_iter().find(|(_, _, g)| {
+/// A run's value of the runs column `measure` (finite, or `None`).
+fn value(r: &Run, measure: &str) -> Option<f64> {
+    driftlab_results::table::number(&r.row, columns::COLUMNS, measure).filter(|x| x.is_finite())
+}
+
+/// The accuracy axis: the experiment's `[report]` measure when it declares one (the class
+/// is judged on it), else `scd` where a published reference exists, else the max position
+/// error against the exact solution, else the max relative energy error. `(label, log y,
+/// column)`.
+fn accuracy_axis(res: &Results, runs: &[&Run]) -> Option<(String, bool, String)> {
+    let declared = res.report.as_ref().map(|r| {
+        (
+            format!("{} (the class's measure)", r.measure),
+            !r.higher_is_better,
+            r.measure.clone(),
+        )
+    });
+    let fallbacks = [
+        ("scd: correct digits at t_ref", false, "scd"),
+        ("max_t ‖q − q_exact‖∞", true, "err_q"),
+        (
+            "max_t |H − H₀| / scale (energy error)",
+            true,
+            "max_energy_rel_error",
+        ),
+    ]
+    .map(|(l, log, c)| (l.to_string(), log, c.to_string()));
+    declared.into_iter().chain(fallbacks).find(|(_, _, c)| {
         runs.iter()
             .filter(|r| r.ok)
-            .filter_map(|r| g(r))
-            .any(|x| x.is_finite() && x > 0.0)
-    })?;
+            .filter_map(|r| value(r, c))
+            .any(|x| x > 0.0)
+    })
+}
+
+/// Work–precision: accuracy against step time, log–log, one curve per method variant over
+/// its step sizes; failed cells are marked at their step time at the worst accuracy shown
+/// (an accuracy they never delivered), not dropped; the class's recommended setting on this
+/// problem, when there is one, is marked as its own point.
+pub(super) fn work_precision(
+    res: &Results, key: &str, runs: &[&Run], colours: &Colours,
+) -> Option<Figure> {
+    let (ylabel, log_y, measure) = accuracy_axis(res, runs)?;
+    let get = |r: &Run| value(r, &measure);
     let variants = variants_of(runs);
     // Only worth a figure when some variant has at least two runs (a curve), and not for
     // parameter sweeps (their figures are the sweep and map figures).
@@ -47,18 +73,20 @@ pub(super) fn work_precision(key: &str, runs: &[&Run], colours: &Colours) -> Opt
     } else {
         good.iter().copied().fold(f64::INFINITY, f64::min)
     };
-    let lines = variants
+    let mut lines: Vec<Line> = variants
         .iter()
-        .map(|v| work_precision_line(v, runs, get, log_y, top, colours))
+        .map(|v| work_precision_line(v, runs, &get, log_y, top, colours))
         .collect();
+    lines.extend(recommended_point(res, runs, &get));
     Some(Figure {
         stem: format!("work_precision_{}", slug(key)),
         panels: vec![Panel {
             title: format!(
                 "Work–precision — {key} (×: failed cell, drawn at the worst accuracy shown)"
             ),
-            xlabel: "CPU (wall) time of the cell [s]".into(),
-            ylabel: ylabel.into(),
+            xlabel: "step time of the cell [s] (alone, median of 5, where a verdict uses it)"
+                .into(),
+            ylabel,
             log_x: true,
             log_y,
             equal: false,
@@ -69,27 +97,46 @@ pub(super) fn work_precision(key: &str, runs: &[&Run], colours: &Colours) -> Opt
     })
 }
 
-/// One variant's work–precision curve: (wall time, accuracy) of its successful runs,
+/// The recommended setting's run on this problem, as a point of its own.
+fn recommended_point(
+    res: &Results, runs: &[&Run], get: &dyn Fn(&Run) -> Option<f64>,
+) -> Option<Line> {
+    let role = crate::compose::Role::of(res)?;
+    let view = crate::verdicts::ClassView::of(&role)?;
+    let chosen = view.recommended_runs();
+    let r = runs
+        .iter()
+        .find(|r| chosen.iter().any(|c| std::ptr::eq(*c, **r)))?;
+    Some(Line {
+        label: format!("recommended: {}", r.variant),
+        colour: plotters::style::RGBColor(0, 0, 0),
+        points: vec![(r.step_seconds, get(r)?)],
+        stroke: Stroke::Markers,
+        failed_at: Vec::new(),
+    })
+}
+
+/// One variant's work–precision curve: (step time, accuracy) of its successful runs,
 /// its failed runs marked at the worst accuracy shown (`top`).
 fn work_precision_line(
-    v: &String, runs: &[&Run], get: fn(&Run) -> Option<f64>, log_y: bool, top: f64,
+    v: &String, runs: &[&Run], get: &dyn Fn(&Run) -> Option<f64>, log_y: bool, top: f64,
     colours: &Colours,
 ) -> Line {
     let mine: Vec<&&Run> = runs.iter().filter(|r| &r.variant == v).collect();
     let mut pts: Vec<(f64, f64)> = mine
         .iter()
-        .filter(|r| r.ok && r.wall_seconds > 0.0)
+        .filter(|r| r.ok && r.step_seconds > 0.0)
         .filter_map(|r| {
             get(r)
-                .filter(|x| x.is_finite() && (!log_y || *x > 0.0))
-                .map(|y| (r.wall_seconds, y))
+                .filter(|x| !log_y || *x > 0.0)
+                .map(|y| (r.step_seconds, y))
         })
         .collect();
     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
     let failed_at = mine
         .iter()
-        .filter(|r| !r.ok && r.wall_seconds > 0.0)
-        .map(|r| (r.wall_seconds, top))
+        .filter(|r| !r.ok && r.step_seconds > 0.0)
+        .map(|r| (r.step_seconds, top))
         .collect();
     Line {
         label: v.clone(),
