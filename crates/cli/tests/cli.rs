@@ -515,3 +515,166 @@ fn fingerprints_agree_on_reruns_and_name_a_changed_folder() {
     let empty = tmp("fingerprint-empty");
     assert_eq!(check(&empty).status.code(), Some(2));
 }
+
+/// A minimal CSV reader for the tests: rows of fields, quoted fields with `""` inside.
+fn csv_rows(text: &str) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    let (mut row, mut field, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => row.push(std::mem::take(&mut field)),
+            ('\n', false) => {
+                row.push(std::mem::take(&mut field));
+                rows.push(std::mem::take(&mut row));
+            }
+            _ => field.push(c),
+        }
+    }
+    rows
+}
+
+/// The method ids (as run, with their decorators, and each catalog id alone) and the
+/// parameter names of an experiment folder's runs.csv.
+fn methods_and_parameters(dir: &Path) -> Vec<String> {
+    let rows = csv_rows(&std::fs::read_to_string(dir.join("runs.csv")).unwrap());
+    let col = |name: &str| rows[0].iter().position(|h| h == name).unwrap();
+    let (method, params) = (col("method"), col("params"));
+    let mut out = Vec::new();
+    for r in rows.iter().skip(1).filter(|r| r.len() > params) {
+        out.push(r[method].clone());
+        out.extend(r[method].split('+').map(str::to_string));
+        let p: serde_json::Value = serde_json::from_str(&r[params]).unwrap();
+        for group in p.as_object().into_iter().flat_map(|o| o.values()) {
+            out.extend(
+                group
+                    .as_object()
+                    .into_iter()
+                    .flat_map(|g| g.keys().cloned()),
+            );
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Issue 46 item 6: the report is a document a reader can navigate and search. On a
+/// report over three experiments (one with h̄ in its tables beside monospace "method"):
+/// no text is wider than its box (every table cell and label measured against its box by
+/// the faces' advance widths), no figure text leaves its canvas; the PDF has a contents
+/// page whose entries link to their pages and an outline of every heading; and where
+/// poppler is installed, `pdftotext` gives back every text as typeset — every method id
+/// and parameter name among them ("method" came back as "met od").
+#[test]
+fn report_is_navigable_and_its_text_layer_gives_back_what_is_typeset() {
+    let d = tmp("document");
+    let out = d.join("reports");
+    let names = [
+        "bertolazzi-pendulum",
+        "andrews-high-order",
+        "pendulum-orders",
+    ];
+    for name in names {
+        let spec = format!("experiments/{name}.toml");
+        let to = out.join(name);
+        let o = driftlab(
+            &[
+                "run",
+                &spec,
+                "--size",
+                "quick",
+                "--out",
+                to.to_str().unwrap(),
+            ],
+            &root(),
+        );
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let o = driftlab(&["report", "--dir", out.to_str().unwrap()], &root());
+    assert!(o.status.success(), "{}", text(&o));
+    let laid = driftlab_report::check::lay_out(&out).unwrap();
+    let pages = &laid.pages;
+    let overflows: Vec<String> = pages.overflows.iter().map(|o| o.to_string()).collect();
+    assert!(
+        overflows.is_empty(),
+        "texts wider than their boxes: {overflows:#?}"
+    );
+    for name in names {
+        for f in std::fs::read_dir(out.join(name).join("figures")).unwrap() {
+            let f = f.unwrap().path();
+            if f.extension().is_some_and(|e| e == "svg") {
+                let found =
+                    driftlab_report::check::svg_overflows(&std::fs::read_to_string(&f).unwrap());
+                assert!(found.is_empty(), "{}: {found:#?}", f.display());
+            }
+        }
+    }
+    // Navigation: contents entries are links, every heading an outline item.
+    let pdf = std::fs::read(out.join("report.pdf")).unwrap();
+    let count = |needle: &[u8]| pdf.windows(needle.len()).filter(|w| *w == needle).count();
+    let entries = pages
+        .marks
+        .iter()
+        .skip_while(|m| m.title != "Contents")
+        .skip(1)
+        .filter(|m| m.level <= 2)
+        .count();
+    assert!(entries >= 8, "{:?}", pages.marks);
+    assert_eq!(pages.links.len(), entries);
+    assert_eq!(count(b"/Subtype /Link"), entries);
+    assert_eq!(count(b"/Type /Outlines"), 1);
+    assert_eq!(count(b"/Dest ["), pages.marks.len());
+    assert!(pages.marks.iter().any(|m| m.level == 3));
+    // The text layer.
+    let typeset: Vec<&str> = pages
+        .typeset
+        .iter()
+        .map(|t| t.text.as_str())
+        .filter(|t| !t.starts_with("driftlab · layout check"))
+        .collect();
+    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let all_typeset = squeeze(&typeset.join(""));
+    let tokens: Vec<String> = names
+        .iter()
+        .flat_map(|n| methods_and_parameters(&out.join(n)))
+        .filter(|t| all_typeset.contains(t.as_str()))
+        .collect();
+    for must in ["method", "taylor+projection", "omega_n", "stages", "rattle"] {
+        assert!(
+            tokens.iter().any(|t| t == must) || must == "method",
+            "{must} not typeset"
+        );
+    }
+    let Ok(o) = Command::new("pdftotext")
+        .args(["-raw", out.join("report.pdf").to_str().unwrap(), "-"])
+        .output()
+    else {
+        println!("pdftotext not installed: the text layer is not checked");
+        return;
+    };
+    assert!(o.status.success());
+    let got = squeeze(&String::from_utf8_lossy(&o.stdout));
+    for token in tokens
+        .iter()
+        .map(String::as_str)
+        .chain(["method", "h\u{304}"])
+    {
+        assert!(got.contains(token), "pdftotext lost {token:?}");
+    }
+    let lost: Vec<&&str> = typeset
+        .iter()
+        .filter(|t| !got.contains(&squeeze(t)))
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "{} of {} texts not given back: {lost:#?}",
+        lost.len(),
+        typeset.len()
+    );
+}

@@ -26,8 +26,6 @@ const MARGIN: f64 = 46.0;
 const BOTTOM: f64 = PAGE_H - 52.0;
 /// The width of the text block (pt).
 pub const TEXT_W: f64 = PAGE_W - 2.0 * MARGIN;
-/// Average advance of DejaVu Sans per em (for estimates where the text is not yet known).
-pub(crate) const SANS_EM: f64 = 0.56;
 
 pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -244,6 +242,11 @@ fn html_text(s: &str) -> String {
             }
         })
         .collect()
+}
+
+/// `text` as it is set on paper ([`crate::cjk::printable`]) wrapped to `max` pt.
+fn paper_wrap(text: &str, face: Face, size: f64, max: f64) -> Vec<String> {
+    metrics::wrap(&crate::cjk::printable(text), face, size, max)
 }
 
 /// The SVG family of a face.
@@ -464,7 +467,7 @@ impl Book {
                 page: self.pages.len(),
                 y: self.y,
             });
-            for l in metrics::wrap(text, Face::SansBold, size, TEXT_W) {
+            for l in paper_wrap(text, Face::SansBold, size, TEXT_W) {
                 self.line(MARGIN, size, Face::SansBold, "#111", &l, MARGIN + TEXT_W);
             }
             self.y += 3.0;
@@ -490,7 +493,7 @@ impl Book {
     pub fn paragraph(&mut self, text: &str) {
         let size = 9.0;
         if self.paper {
-            for l in metrics::wrap(text, Face::Sans, size, TEXT_W) {
+            for l in paper_wrap(text, Face::Sans, size, TEXT_W) {
                 self.ensure(size * 1.4);
                 self.line(MARGIN, size, Face::Sans, "#111", &l, MARGIN + TEXT_W);
             }
@@ -505,7 +508,7 @@ impl Book {
         let size = 7.5;
         if self.paper {
             let x = MARGIN + 8.0;
-            for l in metrics::wrap(text, Face::Mono, size, TEXT_W - 8.0) {
+            for l in paper_wrap(text, Face::Mono, size, TEXT_W - 8.0) {
                 self.ensure(size * 1.4);
                 self.line(x, size, Face::Mono, "#223", &l, MARGIN + TEXT_W);
             }
@@ -560,7 +563,7 @@ impl Book {
     /// lines and the space below (as `heading` advances `y`).
     fn heading_height(text: &str, level: usize) -> f64 {
         let size = heading_size(level);
-        let lines = metrics::wrap(text, Face::SansBold, size, TEXT_W).len();
+        let lines = paper_wrap(text, Face::SansBold, size, TEXT_W).len();
         4.0 + lines as f64 * size * 1.35 + 3.0
     }
 
@@ -579,7 +582,7 @@ impl Book {
             }
             None => {
                 let text = format!("({} could not be read)", fig.svg.display());
-                for l in metrics::wrap(&text, Face::Sans, 7.0, size.0) {
+                for l in paper_wrap(&text, Face::Sans, 7.0, size.0) {
                     self.line(x, 7.0, Face::Sans, "#a00", &l, x + size.0);
                 }
             }
@@ -602,8 +605,8 @@ impl Book {
             let scale = (col_w / w).min(max_h / h);
             (w * scale, h * scale)
         });
-        let lines = metrics::wrap(text, Face::Sans, SIZE, col_w);
-        let caption = metrics::wrap(&fig.caption, Face::Sans, CAPTION, col_w);
+        let lines = paper_wrap(text, Face::Sans, SIZE, col_w);
+        let caption = paper_wrap(&fig.caption, Face::Sans, CAPTION, col_w);
         let text_h = lines.len() as f64 * SIZE * 1.35 + 4.0 + caption.len() as f64 * CAPTION * 1.35;
         let block_h = dh.max(text_h);
         // The heading stays on the page of its figure.
@@ -657,7 +660,7 @@ impl Book {
             .map(|(f, svg)| {
                 let (w, h) = svg.as_ref().map_or((col_w, 20.0), |(w, h, _)| (*w, *h));
                 let scale = (col_w / w).min(max_h / h);
-                let caption = metrics::wrap(&f.caption, Face::Sans, CAPTION, col_w);
+                let caption = paper_wrap(&f.caption, Face::Sans, CAPTION, col_w);
                 (w * scale, h * scale, caption)
             })
             .collect();
@@ -696,7 +699,7 @@ impl Book {
         self.body = std::mem::take(&mut self.pages[k]);
         self.writing = Some(k);
         let footer = self.footer.clone();
-        let lines = metrics::wrap(&footer, Face::Sans, SIZE, TEXT_W - 30.0);
+        let lines = paper_wrap(&footer, Face::Sans, SIZE, TEXT_W - 30.0);
         let top = PAGE_H - 26.0 - SIZE - (lines.len() as f64 - 1.0) * SIZE * 1.35;
         self.y = top;
         for l in &lines {

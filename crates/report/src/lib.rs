@@ -14,6 +14,7 @@
 
 mod appendix;
 pub mod book;
+pub mod check;
 mod cjk;
 pub mod claims;
 pub mod compose;

@@ -72,7 +72,7 @@ pub fn fit_title<DB: plotters::prelude::DrawingBackend>(
 
 /// `title` split in two at the separator (`, `, ` — ` or a space) that balances the two
 /// lines best (the shorter longest line); the separator's mark ends the first line.
-fn two_lines(title: &str) -> Vec<String> {
+pub(crate) fn two_lines(title: &str) -> Vec<String> {
     let chars = |t: &str| t.chars().count();
     let best = [", ", " — ", " "]
         .iter()
@@ -108,42 +108,46 @@ pub const TICK_PX: u32 = 16;
 /// Legend entries (px).
 pub const LEGEND_PX: u32 = 15;
 
-/// Marker shapes of sweep curves: a colour always gets the same shape (palette colours by
-/// their place in the palette, mixed shades by their RGB), so a method keeps colour and
-/// marker in every figure of the report, and curves stay apart in greyscale print.
+/// Marker shapes of curves: a colour always gets the same shape (a style of [`style`] by
+/// its place there, any other colour by its RGB), so a method keeps colour and marker in
+/// every figure of the report, and curves stay apart in greyscale print. No shape is a
+/// cross: × marks only where a failed run stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Marker {
     /// Filled circle.
     Circle,
-    /// Filled triangle.
+    /// Filled square.
+    Square,
+    /// Filled triangle, point up.
     Triangle,
-    /// Hollow triangle.
-    HollowTriangle,
-    /// Diagonal cross.
-    Cross,
+    /// Filled diamond.
+    Diamond,
+    /// Filled triangle, point down.
+    TriangleDown,
     /// Hollow circle.
     Ring,
+    /// Hollow square.
+    HollowSquare,
+    /// Hollow triangle, point up.
+    HollowTriangle,
 }
 
-/// The marker shape of a curve of colour `c`.
-pub fn marker_of(c: RGBColor) -> Marker {
-    const SHAPES: [Marker; 5] = [
-        Marker::Circle,
-        Marker::Triangle,
-        Marker::HollowTriangle,
-        Marker::Cross,
-        Marker::Ring,
-    ];
-    let k = PALETTE
-        .iter()
-        .position(|p| *p == c)
-        .unwrap_or(c.0 as usize * 7 + c.1 as usize * 3 + c.2 as usize);
-    SHAPES[k % SHAPES.len()]
-}
+/// The eight marker shapes, in the order styles take them.
+pub const MARKERS: [Marker; 8] = [
+    Marker::Circle,
+    Marker::Square,
+    Marker::Triangle,
+    Marker::Diamond,
+    Marker::TriangleDown,
+    Marker::Ring,
+    Marker::HollowSquare,
+    Marker::HollowTriangle,
+];
 
-/// Okabe & Ito's colour-blind-safe palette (2008) first, then darker and lighter tones
-/// of distinct hues, so that up to 18 methods of one report get distinct colours.
-const PALETTE: [RGBColor; 18] = [
+/// Okabe & Ito's colour-blind-safe palette (2008), its eight hues in an order that puts
+/// the most different first (blue, vermillion, bluish green, reddish purple, orange, sky
+/// blue, black, yellow).
+pub const HUES: [RGBColor; 8] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
@@ -152,22 +156,56 @@ const PALETTE: [RGBColor; 18] = [
     RGBColor(86, 180, 233),
     RGBColor(0, 0, 0),
     RGBColor(240, 228, 66),
-    RGBColor(120, 60, 20),
-    RGBColor(100, 100, 100),
-    RGBColor(128, 0, 128),
-    RGBColor(0, 100, 0),
-    RGBColor(178, 34, 34),
-    RGBColor(0, 0, 139),
-    RGBColor(255, 105, 180),
-    RGBColor(128, 128, 0),
-    RGBColor(0, 139, 139),
-    RGBColor(160, 82, 45),
 ];
 
+/// How many curve styles there are: each of the 8 hues in 8 tones.
+pub const N_STYLES: usize = 64;
+
+/// Curve style `k` (modulo [`N_STYLES`]): hue `k mod 8` in tone `k div 8` (the hue
+/// itself, then darker shades: no tone lighter than the hue, so every curve keeps its
+/// contrast on white) with marker `(k + k div 8) mod 8`. The first 8 styles differ in
+/// both hue and marker, and any two of the 64 in hue, tone or marker: 8 series in one
+/// figure stay apart in colour, in shape and in greyscale.
+pub fn style(k: usize) -> (RGBColor, Marker) {
+    const TONES: [f64; 8] = [1.0, 0.62, 0.8, 0.45, 0.9, 0.7, 0.55, 0.35];
+    let k = k % N_STYLES;
+    let (hue, tone) = (k % 8, k / 8);
+    let base = HUES[hue];
+    // Black has no darker shade: its tones are greys instead.
+    let shade = |c: u8| {
+        if hue == 6 {
+            (f64::from(tone as u8) * 22.0).round() as u8
+        } else {
+            (f64::from(c) * TONES[tone]).round() as u8
+        }
+    };
+    (
+        RGBColor(shade(base.0), shade(base.1), shade(base.2)),
+        MARKERS[(hue + tone) % 8],
+    )
+}
+
+/// The marker shape of a curve of colour `c`.
+pub fn marker_of(c: RGBColor) -> Marker {
+    (0..N_STYLES)
+        .map(style)
+        .find(|(colour, _)| *colour == c)
+        .map_or_else(
+            || MARKERS[(c.0 as usize * 7 + c.1 as usize * 3 + c.2 as usize) % 8],
+            |(_, m)| m,
+        )
+}
+
+/// The style index of colour `c`, if it is one of the styles' colours.
+fn style_of(c: RGBColor) -> Option<usize> {
+    (0..N_STYLES).find(|&k| style(k).0 == c)
+}
+
 /// Colours of methods and their variants: every method id (`taylor+projection` counts as
-/// its own method) seen in the whole report gets its own palette hue, in sorted order, so
-/// a method has the same colour in every figure of every experiment; variants of one
-/// method (parameter sweeps) are lighter shades of that hue.
+/// its own method) seen in the whole report gets its own style ([`style`]: hue, tone and
+/// marker), in sorted order, so a method has the same colour and marker in every figure
+/// of every experiment; variants of one method (parameter sweeps) take the styles after
+/// the methods', so that no two curves share one.
 #[derive(Clone, Debug, Default)]
 pub struct Colours {
     map: std::collections::BTreeMap<String, RGBColor>,
@@ -183,57 +221,49 @@ impl Colours {
         methods.dedup();
         let mut map = std::collections::BTreeMap::new();
         for (k, m) in methods.iter().enumerate() {
-            let base = PALETTE[k % PALETTE.len()];
-            map.insert(m.to_string(), base);
-            let variants: Vec<&str> = pairs
-                .iter()
-                .filter(|p| p.0 == *m && p.1 != *m)
-                .map(|p| p.1)
-                .collect();
-            for (j, v) in variants.iter().enumerate() {
-                // First variant: the hue itself; later ones mixed towards white.
-                let f = (0.3 * j as f64).min(0.7);
-                let mix = |c: u8| (c as f64 + f * (255.0 - c as f64)).round() as u8;
-                map.insert(
-                    v.to_string(),
-                    RGBColor(mix(base.0), mix(base.1), mix(base.2)),
-                );
+            map.insert(m.to_string(), style(k).0);
+        }
+        let mut next = methods.len();
+        for (m, v) in &pairs {
+            if v != m && !map.contains_key(*v) {
+                map.insert(v.to_string(), style(next).0);
+                next += 1;
             }
         }
         Self { map }
     }
-    /// Colours for the curves of one problem's figures: the first variant of each method
-    /// keeps the method's report-wide colour, further variants (parameter sweeps of the
-    /// same method) take palette colours not yet used there, so that no two curves of a
-    /// figure share a colour while the palette lasts.
+
+    /// Colours for the curves of one figure: the first variant of each method keeps the
+    /// method's report-wide style while that style's hue is not yet taken in the figure;
+    /// every other curve takes the first hue not yet taken (in its own tone), and once all
+    /// 8 hues are, the first style not yet taken. So up to 8 curves of a figure differ in
+    /// hue and marker, and no two curves share a style.
     pub fn local<'a>(&self, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Colours {
         let mut pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
         pairs.sort_unstable();
         pairs.dedup();
-        let mut used: Vec<RGBColor> = Vec::new();
+        let mut used: Vec<usize> = Vec::new();
         let mut map = std::collections::BTreeMap::new();
         let mut later = Vec::new();
         for (k, (m, v)) in pairs.iter().enumerate() {
             let first = k == 0 || pairs[k - 1].0 != *m;
-            let base = self.of(m);
-            if first && !used.contains(&base) {
-                used.push(base);
-                map.insert(v.to_string(), base);
-                map.insert(m.to_string(), base);
-            } else {
-                later.push(v.to_string());
+            let own =
+                style_of(self.of(m)).filter(|s| first && !used.iter().any(|u| u % 8 == s % 8));
+            match own {
+                Some(s) => {
+                    used.push(s);
+                    map.insert(v.to_string(), style(s).0);
+                    map.insert(m.to_string(), style(s).0);
+                }
+                None => later.push(v.to_string()),
             }
         }
-        let mut free = PALETTE
-            .iter()
-            .copied()
-            .filter(|c| !used.contains(c))
-            .collect::<Vec<_>>()
-            .into_iter()
-            .cycle();
         for v in later {
-            if let Some(c) = free.next() {
-                map.insert(v, c);
+            let free_hue = (0..8).find(|h| !used.iter().any(|u| u % 8 == *h));
+            let free = free_hue.or_else(|| (0..N_STYLES).find(|s| !used.contains(s)));
+            if let Some(s) = free {
+                used.push(s);
+                map.insert(v, style(s).0);
             }
         }
         Colours { map }
@@ -270,6 +300,64 @@ pub fn slug(s: &str) -> String {
 mod tests {
     use super::*;
     use plotters::prelude::{IntoDrawingArea, SVGBackend};
+
+    #[test]
+    fn styles_are_distinct_and_the_first_eight_differ_in_hue_and_marker() {
+        let all: Vec<(RGBColor, Marker)> = (0..N_STYLES).map(style).collect();
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
+                assert_ne!(a, b);
+                assert_ne!(a.0, b.0, "colours of two styles coincide");
+            }
+            assert_eq!(marker_of(a.0), a.1);
+        }
+        let first: Vec<&(RGBColor, Marker)> = all.iter().take(8).collect();
+        for (i, a) in first.iter().enumerate() {
+            for b in &first[i + 1..] {
+                assert!(a.0 != b.0 && a.1 != b.1);
+            }
+        }
+        // Any two of the first 8 hues are far apart (RGB distance above 60).
+        for (i, a) in HUES.iter().enumerate() {
+            for b in &HUES[i + 1..] {
+                let d = [
+                    a.0 as f64 - b.0 as f64,
+                    a.1 as f64 - b.1 as f64,
+                    a.2 as f64 - b.2 as f64,
+                ];
+                assert!(
+                    d.iter().map(|x| x * x).sum::<f64>().sqrt() > 60.0,
+                    "{a:?} {b:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_figure_of_ten_variants_of_two_methods_keeps_them_apart() {
+        let pairs: Vec<(String, String)> = (0..10)
+            .map(|k| {
+                (
+                    if k < 5 { "baumgarte" } else { "penalty" }.to_string(),
+                    format!("v{k}"),
+                )
+            })
+            .collect();
+        let global = Colours::new(pairs.iter().map(|(m, v)| (m.as_str(), v.as_str())));
+        let local = global.local(pairs.iter().map(|(m, v)| (m.as_str(), v.as_str())));
+        let styles: Vec<usize> = pairs
+            .iter()
+            .map(|(_, v)| style_of(local.of(v)).unwrap_or(usize::MAX))
+            .collect();
+        let mut hues: Vec<usize> = styles.iter().take(8).map(|s| s % 8).collect();
+        hues.sort_unstable();
+        hues.dedup();
+        assert_eq!(hues.len(), 8, "{styles:?}");
+        let mut all = styles.clone();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), 10, "{styles:?}");
+    }
 
     #[test]
     fn a_long_title_fits_its_panel_in_two_lines_with_nothing_lost() {

@@ -23,6 +23,17 @@ struct Grid {
 /// The space right of a wrapped cell's text (pt).
 const PAD: f64 = 5.0;
 
+/// The header and rows as set on paper ([`crate::cjk::printable`]): measured as printed.
+fn as_printed(headers: &[&str], rows: &[Vec<String>]) -> (Vec<String>, Vec<Vec<String>>) {
+    let print = |c: &str| crate::cjk::printable(c);
+    (
+        headers.iter().map(|h| print(h)).collect(),
+        rows.iter()
+            .map(|r| r.iter().map(|c| print(c)).collect())
+            .collect(),
+    )
+}
+
 /// The cells of row `r` for `n` columns (missing cells empty, extra cells dropped).
 fn cells(r: &[String], n: usize) -> Vec<String> {
     (0..n)
@@ -157,7 +168,8 @@ impl Book {
     /// with full cells.
     pub fn table(&mut self, headers: &[&str], rows: &[Vec<String>]) {
         if self.paper {
-            let head: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
+            let (head, paper_rows) = as_printed(headers, rows);
+            let rows = &paper_rows;
             match mono_layout(&head, rows) {
                 Some((size, widths)) => self.mono_table(&head, rows, size, &widths),
                 None => self.prose_table(&head, rows, &prose_grid(&head, rows)),
@@ -172,7 +184,8 @@ impl Book {
     /// narrower than its longest word. Rows stay whole; the header repeats on every page.
     pub fn table_wrapped(&mut self, headers: &[&str], rows: &[Vec<String>], fractions: &[f64]) {
         if self.paper {
-            let head: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
+            let (head, paper_rows) = as_printed(headers, rows);
+            let rows = &paper_rows;
             let total: f64 = fractions.iter().take(head.len()).sum::<f64>().max(1e-9);
             let mut widths: Vec<f64> = (0..head.len())
                 .map(|k| fractions.get(k).copied().unwrap_or(0.0) / total * TEXT_W)
@@ -329,7 +342,7 @@ fn wrapped_cells(cells: &[String], grid: &Grid, face: Face) -> (Vec<Vec<String>>
     let lines: Vec<Vec<String>> = cells
         .iter()
         .zip(&grid.widths)
-        .map(|(c, w)| metrics::wrap(&crate::cjk::printable(c), face, grid.size, w - PAD))
+        .map(|(c, w)| metrics::wrap(c, face, grid.size, w - PAD))
         .collect();
     let n = lines.iter().map(Vec::len).max().unwrap_or(1).max(1);
     (lines, n as f64 * grid.size * 1.35 + 3.0)
