@@ -125,7 +125,9 @@ pub(crate) fn write(b: &mut Book, c: &mut Context<'_>) -> Result<(), ReportError
          and wall time — is in the HTML report (index.html beside this PDF: Appendix B, one sortable table per \
          experiment with every figure of it) and in each experiment's folder: <experiment>/runs.csv (every column), \
          runs.parquet, and summary.md. Below, each problem and method of the catalog that the experiments use, \
-         once: its titles as run (they name the parameters), its equations, its source, and the experiments that use it.",
+         once: its titles as run (they name the parameters), its equations, its source, and the experiments that use it. \
+         The seeds are Chinese documents: a section title of one is given here in English translation, in quotes; \
+         index.html and index.md give the original.",
         c.all.len()
     ));
     let catalogs: Vec<(String, serde_json::Value)> = c

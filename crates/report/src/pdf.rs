@@ -47,7 +47,6 @@ pub(crate) fn font_db() -> Arc<fontdb::Database> {
                 db.push_face_info(copy);
             }
         }
-        crate::cjk::load(&mut db);
         db.set_monospace_family("DejaVu Sans Mono");
         db.set_sans_serif_family("DejaVu Sans");
         Arc::new(db)
