@@ -14,7 +14,9 @@
 //! * the rows a claim selects for a time ([`driftlab_results::claim_spec::time_selections`]).
 //!
 //! A rerun must reproduce the row (status and steps): one that does not keeps the sweep's
-//! times and is reported, rather than mixing two runs' numbers in one row.
+//! times and is reported, rather than mixing two runs' numbers in one row. A row the
+//! sweep already ran alone at least as often, and long enough to need no warm-up, keeps
+//! those times ([`timed_by_the_sweep`]).
 
 use crate::cell::Cell;
 use crate::record::{runs_row, RunRecord};
@@ -55,6 +57,15 @@ pub fn rows_to_time(spec: &Spec, rows: &[RunRecord]) -> Vec<usize> {
     out.dedup();
     out.retain(|&k| rows[k].ensemble.is_none());
     out
+}
+
+/// Whether the sweep already timed `r` as the pass would: alone on the machine (a sweep of
+/// one cell at a time, or a cell with its own threads, which always runs alone), at least
+/// `runs` times, and long enough to need no warm-up (parallel-groups).
+pub fn timed_by_the_sweep(r: &RunRecord, runs: usize) -> bool {
+    (r.sweep_threads == 1 || r.threads > 1)
+        && r.repeat >= runs
+        && r.wall_seconds >= WARM_UP_BELOW_SECONDS
 }
 
 /// The rows of `spec`'s `[report]` class that its verdict rests on.
@@ -140,6 +151,11 @@ pub fn time_alone<C>(
         return timed;
     }
     for &k in which {
+        if timed_by_the_sweep(&rows[k], runs) {
+            rows[k].timed_alone = rows[k].repeat;
+            timed.rows += 1;
+            continue;
+        }
         let Some(cell) = cell_of(rows[k].cell) else {
             continue;
         };
@@ -251,6 +267,26 @@ mod tests {
             "a row not asked for keeps the sweep's times"
         );
         assert_eq!(rows[1].step_seconds.to_bits(), 9.0_f64.to_bits());
+    }
+
+    #[test]
+    fn a_row_the_sweep_ran_alone_often_enough_is_not_run_again() {
+        let mut alone = record(3, 10, 2.0);
+        alone.sweep_threads = 1;
+        alone.repeat = 5;
+        let mut rows = vec![alone];
+        let timed = time_alone(
+            &mut rows,
+            &[0],
+            5,
+            |_| Some(()),
+            |_| -> RunRecord { panic!("the sweep's five runs alone are the timing") },
+        );
+        assert_eq!((timed.rows, rows[0].timed_alone), (1, 5));
+        let mut side_by_side = record(3, 10, 2.0);
+        side_by_side.sweep_threads = 2;
+        side_by_side.repeat = 5;
+        assert!(!timed_by_the_sweep(&side_by_side, 5));
     }
 
     #[test]
