@@ -101,25 +101,29 @@ fn natural_and_least(head: &[String], rows: &[Vec<String>], size: f64) -> (Vec<f
     (natural, least)
 }
 
-/// Column widths for a wrapped table, as a browser lays out an automatic table, at the
-/// first size of [`PROSE`] where every column gets its widest word: natural widths if they
-/// fit; else every column its least width plus a share of the remaining room in
-/// proportion to what it lacks of its natural width. If even the least widths do not fit
+/// Column widths for a wrapped table: natural widths (one line per cell) at the first size
+/// of [`PROSE`] where they fit; else, as a browser lays out an automatic table, at the
+/// first size where every column gets its widest word, every column its least width plus
+/// a share of the remaining room in proportion to what it lacks of its natural width. If even the least widths do not fit
 /// at the smallest size, those scaled down to the text width (long words then break).
 fn prose_grid(head: &[String], rows: &[Vec<String>]) -> Grid {
     let mut last = Grid {
         widths: Vec::new(),
         size: PROSE[PROSE.len() - 1],
     };
+    // One line per cell at any of the sizes beats wrapped cells at a larger one.
     for size in PROSE {
-        let (natural, least) = natural_and_least(head, rows, size);
-        let (sum_n, sum_l): (f64, f64) = (natural.iter().sum(), least.iter().sum());
-        if sum_n <= TEXT_W {
+        let (natural, _) = natural_and_least(head, rows, size);
+        if natural.iter().sum::<f64>() <= TEXT_W {
             return Grid {
                 widths: natural,
                 size,
             };
         }
+    }
+    for size in PROSE {
+        let (natural, least) = natural_and_least(head, rows, size);
+        let (sum_n, sum_l): (f64, f64) = (natural.iter().sum(), least.iter().sum());
         if sum_l <= TEXT_W {
             let share = (TEXT_W - sum_l) / (sum_n - sum_l);
             let widths = natural
