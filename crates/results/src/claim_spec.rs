@@ -119,9 +119,10 @@ impl ClaimSpec {
         }
         match (self.at_most, self.at_least) {
             (Some(x), None) | (None, Some(x)) if x.is_finite() => {}
+            (Some(hi), Some(lo)) if hi.is_finite() && lo.is_finite() && lo <= hi => {}
             _ => {
                 return Err(format!(
-                    "{at}: give exactly one finite bound, `at_most` or `at_least`"
+                    "{at}: give a finite bound, `at_most` or `at_least`, or both (at_least ≤ at_most) for a claim that a value is something"
                 ))
             }
         }
@@ -141,22 +142,23 @@ impl ClaimSpec {
         Ok(())
     }
 
-    /// The rule as text: `≤ 1e-10` or `≥ 100`.
+    /// The rule as text: `≤ 1e-10`, `≥ 100`, or two-sided `in [1.85, 2.15]` (a claim that
+    /// a value *is* something: an order "is 2" is 2 within a tolerance, which a lower order
+    /// must fail).
     pub fn rule(&self) -> String {
         match (self.at_most, self.at_least) {
-            (Some(x), _) => format!("≤ {x:e}"),
-            (_, Some(x)) => format!("≥ {x:e}"),
-            _ => String::new(),
+            (Some(hi), Some(lo)) => format!("in [{lo:e}, {hi:e}]"),
+            (Some(x), None) => format!("≤ {x:e}"),
+            (None, Some(x)) => format!("≥ {x:e}"),
+            (None, None) => String::new(),
         }
     }
 
     /// Whether `value` meets the rule.
     pub fn met(&self, value: f64) -> bool {
-        match (self.at_most, self.at_least) {
-            (Some(x), _) => value <= x,
-            (_, Some(x)) => value >= x,
-            _ => false,
-        }
+        self.at_most.is_none_or(|hi| value <= hi)
+            && self.at_least.is_none_or(|lo| value >= lo)
+            && (self.at_most.is_some() || self.at_least.is_some())
     }
 }
 
@@ -327,5 +329,40 @@ mod quote_tests {
             .unwrap_err()
             .contains("outside a quote"));
         assert_eq!(quotes("no quotes").map(|q| q.len()), Ok(0));
+    }
+}
+
+#[cfg(test)]
+mod rule_tests {
+    use super::*;
+
+    #[test]
+    fn a_two_sided_rule_fails_a_lower_order_and_a_one_sided_one_does_not() {
+        let one = ClaimSpec {
+            at_most: Some(2.2),
+            ..ClaimSpec::default()
+        };
+        let two = ClaimSpec {
+            at_least: Some(1.8),
+            ..one.clone()
+        };
+        // "v has order 2": a fitted order 1.0 passes `≤ 2.2` but not `in [1.8, 2.2]`.
+        assert!(one.met(1.0) && !two.met(1.0));
+        assert!(two.met(2.0) && !two.met(2.3));
+        assert_eq!(two.rule(), "in [1.8e0, 2.2e0]");
+        assert!(!ClaimSpec::default().met(0.0), "no bound, no verdict");
+        let reversed = ClaimSpec {
+            claim: "c".into(),
+            source: "s".into(),
+            measure: "order_v".into(),
+            at_least: Some(3.0),
+            at_most: Some(2.0),
+            instead: "i".into(),
+            ..ClaimSpec::default()
+        };
+        assert!(reversed
+            .validate(1)
+            .unwrap_err()
+            .contains("at_least ≤ at_most"));
     }
 }
