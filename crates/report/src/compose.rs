@@ -213,9 +213,10 @@ pub(crate) fn title_section(b: &mut Book, c: &mut Context<'_>) -> Result<(), Rep
     b.paragraph(
         "Reading guide: the main body answers “which method, which parameters, at what cost” per problem class, then checks \
          every claim of the sources against the measurements, gives the observed orders, the published references, a \
-         Baumgarte tuning guide, the failures by kind, and each experiment's key figures. Appendix A lists every fitted \
-         order, appendix B every run of every experiment with its catalog entries, appendix C the provenance. The HTML \
-         report (index.html) has the same sections, sortable tables, and every figure.",
+         Baumgarte tuning guide, the failures by kind, and each experiment's key figures. Appendix A says where every fitted \
+         order is (index.html, tables/orders.csv), appendix B where every run is (index.html, each experiment's runs.csv) \
+         and prints each catalog entry once, appendix C the provenance. The HTML report (index.html) has the same \
+         sections with both appendices whole, sortable tables, and every figure.",
     );
     Ok(())
 }
@@ -292,7 +293,7 @@ pub(crate) fn your_mechanism_section(b: &mut Book, c: &mut Context<'_>) -> Resul
 
 /// The recommendation of one problem class as sentences ([`crate::verdicts`]).
 fn recommendation(res: &Results, role: &Role) -> String {
-    crate::verdicts::ClassView::of(role).map_or_else(
+    crate::verdicts::ClassView::of(res, role).map_or_else(
         || format!("Experiment {} declares no target.", res.name),
         |v| v.sentences(res),
     )
@@ -383,7 +384,7 @@ fn recommendation_rows(roles: &[(&Results, Role)]) -> Vec<Vec<String>> {
     roles
         .iter()
         .filter(|(_, r)| r.spec.class.is_some())
-        .filter_map(|(res, role)| Some(crate::verdicts::ClassView::of(role)?.row(res)))
+        .filter_map(|(res, role)| Some(crate::verdicts::ClassView::of(res, role)?.row(res)))
         .collect()
 }
 
@@ -721,8 +722,24 @@ fn unreferenced(res: &Results) -> String {
 /// the declared.
 pub fn findings(res: &Results) -> String {
     let n = res.runs.len();
-    let failed: Vec<&Run> = res.runs.iter().filter(|r| !r.ok).collect();
+    let refused = |r: &&Run| {
+        r.fail_kind
+            .as_deref()
+            .is_some_and(driftlab_results::FailKind::tag_is_refusal)
+    };
+    let declined = res.runs.iter().filter(|r| !r.ok).filter(refused).count();
+    let failed: Vec<&Run> = res
+        .runs
+        .iter()
+        .filter(|r| !r.ok)
+        .filter(|r| !refused(r))
+        .collect();
     let mut out = format!("What the numbers show: {n} cells, {} failed", failed.len());
+    if declined > 0 {
+        out.push_str(&format!(
+            ", {declined} refused (the method does not take the problem's form; not a failure)"
+        ));
+    }
     if !failed.is_empty() {
         let mut who: Vec<String> = failed.iter().map(|r| r.variant.clone()).collect();
         who.sort();
@@ -735,6 +752,7 @@ pub fn findings(res: &Results) -> String {
         ));
     }
     out.push('.');
+    out.push_str(&peer_note(res));
     out.push_str(&unreferenced(res));
     out.push_str(&best_and_cheapest(res));
     let declared: Vec<_> = res
@@ -753,6 +771,34 @@ pub fn findings(res: &Results) -> String {
         ));
     }
     out
+}
+
+/// Whether the peer simulators the experiment's `[report] peers` names have rows in the
+/// folder (rows whose label starts with the simulator's word), and the script that adds
+/// them where they do not.
+fn peer_note(res: &Results) -> String {
+    let Some(spec) = &res.report else {
+        return String::new();
+    };
+    spec.peers
+        .iter()
+        .map(|p| {
+            let word = format!("{} ", p.simulator.to_lowercase());
+            let rows = res
+                .runs
+                .iter()
+                .filter(|r| r.variant.to_lowercase().starts_with(&word))
+                .count();
+            if rows > 0 {
+                format!(" {rows} rows of peer {} stand beside driftlab's.", p.simulator)
+            } else {
+                format!(
+                    " Peer {} has no rows in this folder: `{}` runs it on the same cells and adds them.",
+                    p.simulator, p.script
+                )
+            }
+        })
+        .collect()
 }
 
 /// The best run by the first measure any successful run has (scd, position error,

@@ -43,10 +43,17 @@ pub fn write(b: &mut Book, all: &[Results]) {
     let total: usize = all.iter().map(|r| r.runs.len()).sum();
     let mut groups: Vec<(&str, Group)> = groups(all).into_iter().collect();
     groups.sort_by(|a, b| b.1.rows.cmp(&a.1.rows).then(a.0.cmp(b.0)));
-    let failed: usize = groups.iter().map(|(_, g)| g.rows).sum();
+    let refused: usize = groups
+        .iter()
+        .filter(|(k, _)| FailKind::tag_is_refusal(k))
+        .map(|(_, g)| g.rows)
+        .sum();
+    let failed: usize = groups.iter().map(|(_, g)| g.rows).sum::<usize>() - refused;
     b.heading("Failures by kind", 1);
     b.paragraph(&format!(
-        "{failed} of {total} rows failed. Each failed row keeps its typed reason as data: one \
+        "{failed} of {total} rows failed, and {refused} were refused: the method declined the problem before \
+         stepping (its form or a property it lacks, as RATTLE declines unilateral rows; kinds `unsupported-form` and \
+         `incompatible` below), which is a statement of scope, not a failure. Each failed row keeps its typed reason as data: one \
          tag of a closed set (`fail_kind`, docs/bad-inputs.md in the repository), \
          so the failures group without parsing messages; its table of kinds says \
          what each means. A failure is a measurement — the limit of a method on a problem at \
@@ -69,7 +76,8 @@ pub fn write(b: &mut Book, all: &[Results]) {
             if g.experiments.len() > 3 {
                 where_.push(format!("{} more", g.experiments.len() - 3));
             }
-            let example: String = g.example.chars().take(60).collect();
+            // The table wraps its cells: the whole message, never cut.
+            let example = g.example.to_string();
             vec![
                 format!("{kind}{known}"),
                 g.rows.to_string(),

@@ -82,7 +82,7 @@ pub fn key_figures(svgs: &[PathBuf]) -> Vec<&PathBuf> {
 /// about: its recommended setting's first run.
 fn recommended_instance(res: &Results) -> Option<String> {
     let role = crate::compose::Role::of(res)?;
-    let view = crate::verdicts::ClassView::of(&role)?;
+    let view = crate::verdicts::ClassView::of(res, &role)?;
     let run = view.recommended_runs().into_iter().next()?;
     Some(crate::style::slug(&run.problem_key()))
 }
@@ -115,8 +115,8 @@ pub fn section(b: &mut Book, all: &[Results]) {
     b.paragraph(
         "Per experiment: what its rows show, beside its key figure — by rank work–precision, convergence, \
          parameter map, scaling, threads, tolerance, parameter sweep, then time traces. Methods keep one colour and marker \
-         in every figure; × marks where a failed run stopped. Every figure of every experiment, its runs table and its \
-         catalog entries are in the appendix (figures in the HTML report, index.html).",
+         in every figure; × marks where a failed run stopped. Every figure and runs table of every \
+         experiment is in the HTML report (index.html); its catalog entries are in appendix B.",
     );
     for res in all {
         let svgs = svgs_of(res);
@@ -138,7 +138,7 @@ pub fn section(b: &mut Book, all: &[Results]) {
             None => {
                 b.heading(&res.name, 2);
                 b.paragraph(&format!(
-                    "{findings} (No figures: the experiment's rows are in its tables, appendix B.)"
+                    "{findings} (No figures: the experiment's rows are in its runs table, index.html.)"
                 ))
             }
         }

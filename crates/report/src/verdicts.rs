@@ -5,7 +5,8 @@
 //! [`driftlab_results::verdict`]).
 
 use crate::compose::Role;
-use crate::data::{Results, Run};
+use crate::data::{Order, Results, Run};
+use crate::orders_table::Verdict as OrderVerdict;
 use driftlab_results::verdict::{self, Candidate, ClassVerdict, Cost, Entry, Target};
 
 /// A class's runs with their verdict.
@@ -13,11 +14,14 @@ pub(crate) struct ClassView<'a> {
     runs: Vec<&'a Run>,
     verdict: ClassVerdict,
     role: &'a Role<'a>,
+    /// The experiment's fitted orders (a setting whose order falls below its declared one
+    /// says so beside it).
+    orders: &'a [Order],
 }
 
 impl<'a> ClassView<'a> {
     /// The verdict of `role` (`None`: no target).
-    pub(crate) fn of(role: &'a Role<'a>) -> Option<Self> {
+    pub(crate) fn of(res: &'a Results, role: &'a Role<'a>) -> Option<Self> {
         let target = Target {
             value: role.spec.target?,
             higher_is_better: role.spec.higher_is_better,
@@ -33,6 +37,7 @@ impl<'a> ClassView<'a> {
             verdict: verdict::judge(&entries, target),
             runs,
             role,
+            orders: &res.orders,
         })
     }
 
@@ -85,16 +90,43 @@ impl<'a> ClassView<'a> {
         }
     }
 
-    /// `label at cost (…), worst measure v`.
+    /// `label at cost (…), worst measure v`, and the orders the setting's method falls
+    /// short of on this problem.
     fn describe(&self, c: &Candidate) -> String {
         format!(
-            "{} at {} ({} {})",
+            "{} at {} ({} {}){}",
             self.label(c),
             cost_text(&c.cost),
             if c.entries.len() > 1 { "worst" } else { "" },
-            self.value_text(self.worst(c))
+            self.value_text(self.worst(c)),
+            self.reduced_orders(c)
         )
         .replace("( ", "(")
+    }
+
+    /// `; its observed order in v is 0.00 against the declared 4 (reduced)` for every
+    /// quantity whose fit over the setting's method variant on its problems falls below the
+    /// declared order (the orders table's verdict `reduced`).
+    fn reduced_orders(&self, c: &Candidate) -> String {
+        let mut out = String::new();
+        for &k in &c.entries {
+            let r = self.runs[k];
+            let reduced = self.orders.iter().filter(|o| {
+                o.variant == r.variant
+                    && o.problem == r.problem
+                    && o.problem_params == r.problem_params
+                    && crate::orders_table::verdict(o) == OrderVerdict::Reduced
+            });
+            for o in reduced {
+                out.push_str(&format!(
+                    "; its observed order in {} is {:.2} against the declared {} (reduced: a finer step does not gain what the order promises)",
+                    o.quantity,
+                    o.observed.unwrap_or(f64::NAN),
+                    o.expected.map_or("—".into(), |e| format!("{e}"))
+                ));
+            }
+        }
+        out
     }
 
     fn value_text(&self, v: Option<f64>) -> String {

@@ -107,6 +107,18 @@ impl FailKind {
         }
     }
 
+    /// Whether the row is a refusal rather than a failure: the method declined the
+    /// problem before stepping (its form, or a property it needs), as RATTLE declines
+    /// unilateral rows. A report counts these apart from the runs that failed.
+    pub fn is_refusal(self) -> bool {
+        matches!(self, FailKind::UnsupportedForm | FailKind::Incompatible)
+    }
+
+    /// Whether the stored tag `tag` is a refusal ([`FailKind::is_refusal`]).
+    pub fn tag_is_refusal(tag: &str) -> bool {
+        Self::from_tag(tag).is_some_and(Self::is_refusal)
+    }
+
     /// The kind of a tag, if it is one.
     pub fn from_tag(tag: &str) -> Option<Self> {
         Self::ALL.iter().copied().find(|k| k.tag() == tag)

@@ -13,6 +13,7 @@
 //! select = "\"n\":40"        # only runs whose problem_params JSON contains this text
 //! note = "…"                 # the reference and its own accuracy, with the source
 //! tuning_map = false         # true: a (ξ, ω_n, h) map for the Baumgarte tuning guide
+//! peers = [{ simulator = "pinocchio", script = "scripts/pinocchio-check.sh --loops" }]
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -39,6 +40,21 @@ pub struct ReportSpec {
     /// The experiment is a (ξ, ω_n, h) Baumgarte map feeding the tuning guide.
     #[serde(default)]
     pub tuning_map: bool,
+    /// Peer simulators whose rows the experiment is meant to stand beside, each with the
+    /// script that adds them: the report says whether they are in the folder, and how to
+    /// add them when they are not, instead of promising them.
+    #[serde(default)]
+    pub peers: Vec<PeerNote>,
+}
+
+/// A peer simulator of an experiment and the script that imports its rows.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeerNote {
+    /// The first word of the peer rows' labels (`pinocchio`, `mujoco`, `ida`).
+    pub simulator: String,
+    /// The command that runs the peer and imports its rows into the folder.
+    pub script: String,
 }
 
 impl ReportSpec {
@@ -58,6 +74,16 @@ impl ReportSpec {
                     "[report] target = {t}: give a finite accuracy target"
                 ));
             }
+        }
+        if let Some(p) = self
+            .peers
+            .iter()
+            .find(|p| p.simulator.trim().is_empty() || p.script.trim().is_empty())
+        {
+            return Err(format!(
+                "[report] peers: {{ simulator = \"{}\", script = \"{}\" }}: give the peer's label word and the script that adds its rows",
+                p.simulator, p.script
+            ));
         }
         if self.class.is_some() && self.target.is_none() {
             return Err(
