@@ -326,7 +326,9 @@ fn outliers_text(b: &mut Book, sliced: &[(&Results, Vec<map::Slice>)]) {
 ///   ‖Φ‖∞ ≤ 4.6e-11 up to t = 0.4445, 5.4e-10 at 0.4475 where |c| = 1.07 rad/s.
 /// * `--method taylor` (no stabilization), same h: diverged at t = 0.4605.
 /// * baumgarte as above at h = 4.5e-4: ratio 1.36–1.38 per step, diverged at t = 0.4707;
-///   h = 3e-4, 3.5e-4, 4e-4 ran to t_end (4e-4 also to t = 1).
+///   h = 3e-4, 3.5e-4, 4e-4 ran to t_end (4e-4 also to t = 1, with --trace: the same
+///   vector alternates from t ≈ 0.48, ratio ≤ 1.03 per step falling to 1.000 at t = 0.686,
+///   its alternating part peaking at 2.9e-4 rad/s).
 /// * A copy of cassie.sdf with the damping of both tarsus-crank joints 1 → 0.5 N m s/rad
 ///   (`--set file=…`; the unmodified file by `file` reproduces the failure bit for bit):
 ///   all 14 cells inside the region ran at h = 5e-4, max ‖Φ‖∞ 5.015e-10 (ξ = 1, ω_n =
@@ -338,7 +340,8 @@ fn outliers_text(b: &mut Book, sliced: &[(&Results, Vec<map::Slice>)]) {
 /// Derivation of μ: the Taylor update advances a damped mode q̈ = −μq̇ − ω²q of the
 /// mechanism by the same map A as the constraint error (a = μh/2, b = ωh); for a damper
 /// mode (b ≪ 1) λ = 1 − μh, so λ = −1.70 at h = 5e-4 gives μ = 2.70/h = 5.4e3 1/s and
-/// −1.37 at h = 4.5e-4 gives μ = 2.37/h = 5.3e3 1/s; stability needs μh < 2.
+/// −1.37 at h = 4.5e-4 gives μ = 2.37/h = 5.3e3 1/s, −1.03 at h = 4e-4 gives μ = 2.03/h
+/// = 5.1e3 1/s (μ varies along the motion); stability needs μh < 2.
 const MEASURED: &[(&str, f64, &str)] = &[(
     "cassie-loops",
     5e-4,
@@ -349,7 +352,8 @@ const MEASURED: &[(&str, f64, &str)] = &[(
      blow-up, it does not lead it, and the unstabilized taylor diverges at the same h too (t = 0.4605 s). An eigenvalue \
      −1.70 is the region's upper bound broken by the mechanism's own damped mode, which the same explicit update \
      advances: a mode q̈ = −μq̇ − ω²q needs μh/2 < 1, and a damper mode has λ ≈ 1 − μh, so μ ≈ 2.70/h = 5.4e3 1/s \
-     (at h = 4.5e-4 the growth is 1.37 per step, μ ≈ 5.3e3 1/s, divergence at t = 0.471 s; h = 3e-4 to 4e-4 run). It \
+     (at h = 4.5e-4 the growth is 1.37 per step, μ ≈ 5.3e3 1/s, divergence at t = 0.471 s; at h = 4e-4 at most 1.03 \
+     per step between t ≈ 0.48 and 0.69 s, μh just above 2 as μ varies along the motion, and the run reaches t = 1 s). It \
      is the tarsus-crank joints' damper (1 N m s/rad) on that light loop: with it halved in a copy of cassie.sdf all \
      14 cells inside the region run at h = 5e-4 (max ‖Φ‖∞ 5.0e-10 to 3.8e-9) and only the cell outside it \
      (ξ = 3, ω_n = 1000, ξω_n h = 1.5) fails, at t = 0.015 s as stored. The projected taylor reference shows the same \
