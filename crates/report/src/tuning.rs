@@ -13,13 +13,13 @@
 //! Taylor update: stable ⇔ ω_n h/4 < ξ < 1/(ω_n h); marginal on either line (ω_n h < 2)
 //! ```
 //!
-//! CFM's unit: ODE's row is `J v = c + CFM·λ` with λ a force [N] and J v a velocity
-//! [m/s] (ODE user guide, "constraint force mixing"), so CFM is in (m/s)/N = s/kg; with
-//! k_p [N/m] and k_d [N s/m], h k_p + k_d is in N s/m = kg/s and CFM = 1/(hk_p + k_d)
-//! agrees. For a rotational row m is an inertia [kg m²] and CFM is in s/(kg m²); CFM·m
+//! CFM's unit: ODE's row is `J v = c + CFM·λ` with λ a force \[N\] and J v a velocity
+//! \[m/s\] (ODE user guide, "constraint force mixing"), so CFM is in (m/s)/N = s/kg; with
+//! k_p \[N/m\] and k_d \[N s/m\], h k_p + k_d is in N s/m = kg/s and CFM = 1/(hk_p + k_d)
+//! agrees. For a rotational row m is an inertia \[kg m²\] and CFM is in s/(kg m²); CFM·m
 //! is in seconds either way.
 //!
-//! Where the best cells sit (derived in [`best_cells_text`]): the residual of a cell on or
+//! Where the best cells sit (derived in `best_cells_text`): the residual of a cell on or
 //! inside the region is the step's local error d = (d_z, h·d_ż) filtered by the map A of
 //! [`region`]; a slowly varying d leaves the steady error e = (I − A)⁻¹d, whose position
 //! part is z = [2a·d_z + (1 − a)·h d_ż]/b² (a = ξω_n h, b = ω_n h; det(I − A) = b²). The
@@ -39,7 +39,7 @@ use crate::book::Book;
 use crate::data::Results;
 use region::Region;
 
-/// ERP [1] and CFM·m_eff [s] of ODE/Bullet for (ξ, ω_n [1/s], h [s]): ERP = hω_n/(hω_n + 2ξ),
+/// ERP \[1\] and CFM·m_eff \[s\] of ODE/Bullet for (ξ, ω_n \[1/s\], h \[s\]): ERP = hω_n/(hω_n + 2ξ),
 /// CFM·m = 1/(hω_n² + 2ξω_n) (module doc; CFM itself is in s/kg).
 pub fn erp_cfm(xi: f64, wn: f64, h: f64) -> (f64, f64) {
     (
@@ -48,7 +48,7 @@ pub fn erp_cfm(xi: f64, wn: f64, h: f64) -> (f64, f64) {
     )
 }
 
-/// MuJoCo `solref = (timeconst τ [s], dampratio ζ [1])` for (ξ, ω_n [1/s]), in the hard
+/// MuJoCo `solref = (timeconst τ \[s\], dampratio ζ \[1\])` for (ξ, ω_n \[1/s\]), in the hard
 /// limit d = d_max = 1: τ = 1/(ξω_n), ζ = ξ.
 pub fn solref(xi: f64, wn: f64) -> (f64, f64) {
     (1.0 / (xi * wn), xi)

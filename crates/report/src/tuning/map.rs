@@ -11,13 +11,13 @@ use crate::data::{Results, Run};
 pub struct Cell<'a> {
     /// The stored row.
     pub run: &'a Run,
-    /// Damping ratio ξ [1].
+    /// Damping ratio ξ \[1\].
     pub xi: f64,
-    /// Natural frequency ω_n [1/s].
+    /// Natural frequency ω_n \[1/s\].
     pub wn: f64,
-    /// a = ξω_n h [1].
+    /// a = ξω_n h \[1\].
     pub a: f64,
-    /// b = ω_n h [1].
+    /// b = ω_n h \[1\].
     pub b: f64,
     /// The region of the row's update.
     pub region: Region,
@@ -28,7 +28,7 @@ pub struct Cell<'a> {
 pub struct Slice<'a> {
     /// The law's label.
     pub group: String,
-    /// Step size [s].
+    /// Step size \[s\].
     pub h: f64,
     /// Its cells, in the stored order.
     pub cells: Vec<Cell<'a>>,
