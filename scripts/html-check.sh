@@ -39,7 +39,7 @@ grep -q 'data-sortable="ready"' "$profile/dom.html" \
   || { echo "html-check: the table script did not run" >&2; fail=1; }
 grep -q 'Recommendations per problem class' "$profile/dom.html" \
   || { echo "html-check: no recommendations section in the DOM" >&2; fail=1; }
-grep -q '<th>recommended</th>' "$profile/dom.html" \
+grep -q '<th>recommended (step time)</th>' "$profile/dom.html" \
   || { echo "html-check: no recommendation table in the DOM" >&2; fail=1; }
 grep -q '<nav><b>Contents</b>' "$profile/dom.html" \
   || { echo "html-check: no table of contents" >&2; fail=1; }
