@@ -190,7 +190,8 @@ stepping = "adaptive"
 class = "your mechanism: {name}"
 measure = "max_energy_rel_error"
 target = 1e-4
-note = "The model is conservative here (its joint damping dropped), so the relative energy error over the run measures each method's accuracy; the drift columns (max ‖Φ‖∞ and its derivatives) stand beside it in the runs table. Target 1e-4: an energy error a simulation of a robot's own motion can carry without a visible change of its path over the run."
+note = "The model is conservative here (its joint damping dropped), so the relative energy error over the run measures each method's accuracy; the drift columns (max ‖Φ‖∞ and its derivatives) stand beside it in the runs table."
+target_why = "An energy error of 1e-4 relative is one a simulation of a robot's own motion can carry without a visible change of its path over the run; a method that misses it changes the motion a user would act on."
 
 [sizes.quick]
 t_end = 0.1

@@ -153,8 +153,15 @@ impl<'a> ClassView<'a> {
                 Some("problem") => ", in the problem's units (m, rad)",
                 _ => "",
             };
+        let why = self
+            .role
+            .spec
+            .target_why
+            .as_deref()
+            .map(|w| format!(" Why this target: {}", w.trim()))
+            .unwrap_or_default();
         let head = format!(
-            "Target: {}{unit}, on every instance of the class ({}: {}; experiment {}).",
+            "Target: {}{unit}, on every instance of the class ({}: {}; experiment {}).{why}",
             self.role.target_text(),
             instances.len(),
             instances.join("; "),

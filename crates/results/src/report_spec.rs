@@ -9,6 +9,7 @@
 //! class = "smooth, long time (IFToMM A01 pendulum, 1000 periods)"  # recommendation page
 //! measure = "err_q"          # a runs column, one of MEASURES
 //! target = 1e-3              # the accuracy a run must reach to be recommended
+//! target_why = "…"           # what a user of the class needs that the target stands for
 //! higher_is_better = false   # true for scd
 //! select = "\"n\":40"        # only runs whose problem_params JSON contains this text
 //! note = "…"                 # the reference and its own accuracy, with the source
@@ -30,6 +31,11 @@ pub struct ReportSpec {
     pub measure: String,
     /// Accuracy a run must reach to be recommended.
     pub target: Option<f64>,
+    /// Why the target is where it is: what a user of the class needs (a published
+    /// allowed error, the accuracy a design decision or a long run depends on), with its
+    /// source. Required with `class`: a target without its reason is not a verdict a
+    /// reader can weigh.
+    pub target_why: Option<String>,
     /// The measure improves upwards (scd) rather than downwards (errors).
     #[serde(default)]
     pub higher_is_better: bool,
@@ -87,10 +93,62 @@ impl ReportSpec {
         }
         if self.class.is_some() && self.target.is_none() {
             return Err(
-                "[report] class needs a target: the recommendation is the fastest run reaching it"
+                "[report] class needs a target: the recommendation is the setting that meets it on every instance of the class at the least step time"
+                    .into(),
+            );
+        }
+        if self.class.is_some()
+            && self
+                .target_why
+                .as_deref()
+                .is_none_or(|w| w.trim().is_empty())
+        {
+            return Err(
+                "[report] class needs target_why: say what a user of the class needs that the target stands for (a published allowed error, the accuracy a decision depends on)"
                     .into(),
             );
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn class_spec() -> ReportSpec {
+        ReportSpec {
+            class: Some("a class".into()),
+            measure: "err_q".into(),
+            target: Some(1e-3),
+            target_why: Some("IFToMM's allowed error".into()),
+            ..ReportSpec::default()
+        }
+    }
+
+    #[test]
+    fn a_class_with_target_and_reason_is_valid() {
+        assert_eq!(class_spec().validate(), Ok(()));
+    }
+
+    #[test]
+    fn a_class_without_the_targets_reason_is_refused_naming_the_field() {
+        for why in [None, Some("  ".to_string())] {
+            let spec = ReportSpec {
+                target_why: why,
+                ..class_spec()
+            };
+            let message = spec.validate().unwrap_err();
+            assert!(message.contains("target_why"), "{message}");
+        }
+    }
+
+    #[test]
+    fn a_class_without_a_target_is_refused() {
+        let spec = ReportSpec {
+            target: None,
+            ..class_spec()
+        };
+        assert!(spec.validate().unwrap_err().contains("needs a target"));
     }
 }

@@ -29,6 +29,7 @@ params = { xi = 1.0, omega_n = 10.0 }
 class = "test class"
 measure = "max_pos_residual"
 target = 1e-6
+target_why = "the test's class: a residual a position-level method holds"
 
 [[claims]]
 claim = "Baumgarte costs about what RATTLE costs"
