@@ -10,7 +10,9 @@
 //! * a `[report]` class's candidates ([`driftlab_results::verdict::rows_to_time`]): per
 //!   method, the cheapest setting meeting the target on every instance of the class and
 //!   every such setting within [`BAND`] × its sweep time (or, where no setting covers
-//!   every instance, the same per instance);
+//!   every instance, the same per instance); and per instance and method variant, its
+//!   cheapest run meeting the target (where its curve on the class's work–precision
+//!   figure reaches the target, so that each curve's cost there has a spread);
 //! * the rows a claim selects for a time ([`driftlab_results::claim_spec::time_selections`]).
 //!
 //! A rerun must reproduce the row (status and steps): one that does not keeps the sweep's
@@ -95,10 +97,37 @@ fn class_candidates(spec: &Spec, rows: &[RunRecord]) -> Vec<usize> {
             higher_is_better: report.higher_is_better,
         },
     );
-    verdict::rows_to_time(&v, BAND)
+    let target = Target {
+        value: target,
+        higher_is_better: report.higher_is_better,
+    };
+    let mut out: Vec<usize> = verdict::rows_to_time(&v, BAND)
         .into_iter()
         .map(|i| chosen[i])
-        .collect()
+        .collect();
+    out.extend(curve_points(&chosen, rows, &entries, target));
+    out
+}
+
+/// Per instance and method variant, its cheapest run (by the sweep's time) meeting the
+/// class's target: the point where each curve of the class's work–precision figure
+/// reaches the target, so that every curve's cost there carries a spread (issue 46 item
+/// 3). Indices into `rows`.
+fn curve_points(
+    chosen: &[usize], rows: &[RunRecord], entries: &[Entry], target: Target,
+) -> Vec<usize> {
+    let mut cheapest: std::collections::BTreeMap<(&str, &str), usize> = Default::default();
+    for (i, e) in entries.iter().enumerate() {
+        if !target.met_by(e) {
+            continue;
+        }
+        let key = (e.instance.as_str(), rows[chosen[i]].variant.as_str());
+        let slot = cheapest.entry(key).or_insert(i);
+        if e.cost.median < entries[*slot].cost.median {
+            *slot = i;
+        }
+    }
+    cheapest.into_values().map(|i| chosen[i]).collect()
 }
 
 /// A row as the class verdict sees it.
@@ -239,6 +268,52 @@ mod tests {
             repeat: 1,
             ..RunRecord::default()
         }
+    }
+
+    #[test]
+    fn each_variant_s_cheapest_run_meeting_the_target_is_timed_on_each_instance() {
+        // (instance, variant, error, sweep time): variant a meets 1e-3 at 4 s and 2 s on
+        // instance I, at 7 s on J; variant b at 1 s on I (and misses at 0.5 s).
+        let cases = [
+            ("I", "a", 1e-4, 4.0),
+            ("I", "a", 5e-4, 2.0),
+            ("J", "a", 1e-4, 7.0),
+            ("I", "b", 1e-2, 0.5),
+            ("I", "b", 1e-5, 1.0),
+        ];
+        let rows: Vec<RunRecord> = cases
+            .iter()
+            .enumerate()
+            .map(|(k, c)| RunRecord {
+                variant: c.1.into(),
+                ..record(k, 10, c.3)
+            })
+            .collect();
+        let entries: Vec<Entry> = cases
+            .iter()
+            .map(|c| Entry {
+                instance: c.0.into(),
+                setting: format!("{} h", c.1),
+                method: c.1.into(),
+                ok: true,
+                value: Some(c.2),
+                cost: Cost {
+                    median: c.3,
+                    min: c.3,
+                    max: c.3,
+                    runs: 1,
+                    alone: false,
+                },
+            })
+            .collect();
+        let target = Target {
+            value: 1e-3,
+            higher_is_better: false,
+        };
+        let chosen: Vec<usize> = (0..rows.len()).collect();
+        let mut picked = curve_points(&chosen, &rows, &entries, target);
+        picked.sort_unstable();
+        assert_eq!(picked, vec![1, 2, 4]);
     }
 
     #[test]

@@ -28,6 +28,9 @@ pub enum Stroke {
     Dotted,
     /// Markers joined by a thin line (sweeps).
     Markers,
+    /// Horizontal ranges: consecutive point pairs `(x_min, y), (x_max, y)` drawn as a bar
+    /// with end caps (a time's spread over repeated runs on a work–precision point).
+    XRange,
 }
 
 /// One curve.
@@ -395,6 +398,23 @@ where
                 .draw_series(ok.iter().map(|pt| marker(*pt, shape, c)))
                 .map_err(e)?;
         }
+        Stroke::XRange => {
+            let bars = l
+                .points
+                .chunks_exact(2)
+                .filter(|pair| pair.iter().all(|pt| ok.contains(pt)));
+            for pair in bars {
+                chart
+                    .draw_series(LineSeries::new(pair.to_vec(), c.stroke_width(2)))
+                    .map_err(e)?;
+                chart
+                    .draw_series(pair.iter().map(|&at| {
+                        EmptyElement::at(at)
+                            + PathElement::new(vec![(0, -5), (0, 5)], c.stroke_width(2))
+                    }))
+                    .map_err(e)?;
+            }
+        }
     }
     chart
         .draw_series(
@@ -582,6 +602,18 @@ fn draw_swatch<DB: DrawingBackend>(
     let c = l.colour;
     match l.stroke {
         Stroke::Markers => area.draw(&marker((x + 11, y), marker_of(c), c)),
+        Stroke::XRange => {
+            area.draw(&PathElement::new(
+                vec![(x, y), (x + 22, y)],
+                c.stroke_width(2),
+            ))?;
+            [x, x + 22].into_iter().try_for_each(|cap| {
+                area.draw(&PathElement::new(
+                    vec![(cap, y - 5), (cap, y + 5)],
+                    c.stroke_width(2),
+                ))
+            })
+        }
         Stroke::Solid => {
             area.draw(&PathElement::new(
                 vec![(x, y), (x + 22, y)],

@@ -77,6 +77,11 @@ pub(super) fn work_precision(
         .iter()
         .map(|v| work_precision_line(v, runs, &get, log_y, top, colours))
         .collect();
+    lines.extend(
+        variants
+            .iter()
+            .filter_map(|v| time_spread_bars(v, runs, &get, log_y, colours)),
+    );
     lines.extend(recommended_point(res, runs, &get));
     Some(Figure {
         stem: format!("work_precision_{}", slug(key)),
@@ -84,7 +89,7 @@ pub(super) fn work_precision(
             title: format!(
                 "Work–precision — {key} (×: failed cell, drawn at the worst accuracy shown)"
             ),
-            xlabel: "step time of the cell [s] (alone, median of 5, where a verdict uses it)"
+            xlabel: "step time of the cell [s]; bar: min–max of its runs alone, no bar: one run in the sweep"
                 .into(),
             ylabel,
             log_x: true,
@@ -145,4 +150,30 @@ fn work_precision_line(
         stroke: Stroke::Markers,
         failed_at,
     }
+}
+
+/// The spread of a variant's times, as bars through its points: for every successful run
+/// timed more than once (alone, by the timing pass, or by the spec's `repeat`), its
+/// (min, max) step time at its accuracy. `None` when no run of the variant has a spread.
+fn time_spread_bars(
+    v: &String, runs: &[&Run], get: &dyn Fn(&Run) -> Option<f64>, log_y: bool, colours: &Colours,
+) -> Option<Line> {
+    let points: Vec<(f64, f64)> = runs
+        .iter()
+        .filter(|r| &r.variant == v && r.ok && (r.row.timed_alone > 1 || r.repeat > 1))
+        .filter_map(|r| {
+            let y = get(r).filter(|y| !log_y || *y > 0.0)?;
+            let lo = r.row.step_seconds_min?.min(r.step_seconds);
+            let hi = r.row.step_seconds_max?.max(r.step_seconds);
+            (lo > 0.0 && hi > lo).then_some([(lo, y), (hi, y)])
+        })
+        .flatten()
+        .collect();
+    (!points.is_empty()).then(|| Line {
+        label: String::new(),
+        colour: colours.of(v),
+        points,
+        stroke: Stroke::XRange,
+        failed_at: Vec::new(),
+    })
 }
