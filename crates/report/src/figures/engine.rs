@@ -31,6 +31,10 @@ pub enum Stroke {
     /// Horizontal ranges: consecutive point pairs `(x_min, y), (x_max, y)` drawn as a bar
     /// with end caps (a time's spread over repeated runs on a work–precision point).
     XRange,
+    /// A large ring around each point, over the curve's own marker (the recommended
+    /// setting on a work–precision figure): no marker shape of [`crate::style::MARKERS`]
+    /// looks like it.
+    Highlight,
 }
 
 /// One curve.
@@ -398,6 +402,11 @@ where
                 .draw_series(ok.iter().map(|pt| marker(*pt, shape, c)))
                 .map_err(e)?;
         }
+        Stroke::Highlight => {
+            chart
+                .draw_series(ok.iter().map(|&pt| Circle::new(pt, 11, c.stroke_width(3))))
+                .map_err(e)?;
+        }
         Stroke::XRange => {
             let bars = l
                 .points
@@ -602,6 +611,7 @@ fn draw_swatch<DB: DrawingBackend>(
     let c = l.colour;
     match l.stroke {
         Stroke::Markers => area.draw(&marker((x + 11, y), marker_of(c), c)),
+        Stroke::Highlight => area.draw(&Circle::new((x + 11, y), 8, c.stroke_width(3))),
         Stroke::XRange => {
             area.draw(&PathElement::new(
                 vec![(x, y), (x + 22, y)],
@@ -744,6 +754,14 @@ pub(crate) fn write_png_svg_pdf(
     svg(SVGBackend::with_string(&mut svg_text, size).into_drawing_area()).map_err(err)?;
     let svg_path = dir.join(format!("{stem}.svg"));
     std::fs::write(&svg_path, &svg_text).map_err(|e| ReportError::io(&svg_path, e))?;
+    // Every text measured against the canvas (issue 46: no clipped text); a figure that
+    // fails is still written, and says so where the report's log and CI see it.
+    for overflow in crate::check::svg_overflows(&svg_text) {
+        eprintln!(
+            "warning: figure {}: text outside its canvas: {overflow}",
+            svg_path.display()
+        );
+    }
     let pdf = dir.join(format!("{stem}.pdf"));
     svg_to_pdf(&svg_text, &pdf)?;
     Ok(vec![png_path, svg_path, pdf])

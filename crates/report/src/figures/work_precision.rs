@@ -53,13 +53,21 @@ pub(super) fn work_precision(
     let (ylabel, log_y, measure) = accuracy_axis(res, runs)?;
     let get = |r: &Run| value(r, &measure);
     let variants = variants_of(runs);
-    // Only worth a figure when some variant has at least two runs (a curve), and not for
-    // parameter sweeps (their figures are the sweep and map figures).
-    if variants.len() > MAX_CURVES
-        || !variants
-            .iter()
-            .any(|v| runs.iter().filter(|r| &r.variant == v).count() >= 2)
-    {
+    // A problem class's figure shows every method that ran on it, even one point each
+    // (issue 46: work–precision for every method of a class; the 64 styles keep up to
+    // 2 × MAX_CURVES series apart in hue, tone or marker). Elsewhere it is only worth a
+    // figure when some variant has at least two runs (a curve), and not for parameter
+    // sweeps (their figures are the sweep and map figures).
+    let of_a_class = res.report.as_ref().is_some_and(|r| r.class.is_some());
+    let curves = variants
+        .iter()
+        .any(|v| runs.iter().filter(|r| &r.variant == v).count() >= 2);
+    let shown = if of_a_class {
+        variants.len() <= 2 * MAX_CURVES
+    } else {
+        variants.len() <= MAX_CURVES && curves
+    };
+    if !shown {
         return None;
     }
     let good: Vec<f64> = runs
@@ -89,8 +97,7 @@ pub(super) fn work_precision(
             title: format!(
                 "Work–precision — {key} (×: failed cell, drawn at the worst accuracy shown)"
             ),
-            xlabel: "step time of the cell [s]; bar: min–max of its runs alone, no bar: one run in the sweep"
-                .into(),
+            xlabel: "step time [s] (bar: min–max of repeated runs)".into(),
             ylabel,
             log_x: true,
             log_y,
@@ -116,7 +123,7 @@ fn recommended_point(
         label: format!("recommended: {}", r.variant),
         colour: plotters::style::RGBColor(0, 0, 0),
         points: vec![(r.step_seconds, get(r)?)],
-        stroke: Stroke::Markers,
+        stroke: Stroke::Highlight,
         failed_at: Vec::new(),
     })
 }
