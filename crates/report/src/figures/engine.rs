@@ -826,6 +826,28 @@ mod tests {
         assert!(light.contains(&2e-3));
     }
 
+    /// The canvas check finds a cost-axis label too long for the figure (the label the
+    /// work–precision figure once had, cut at the right edge), and passes today's.
+    #[test]
+    fn an_x_label_wider_than_the_canvas_is_found() {
+        let labels = vec!["m".to_string()];
+        let mut p = panel("‖Φ‖∞", &labels, 1e-10);
+        let figure = |p: &Panel| Figure {
+            stem: "x".into(),
+            panels: vec![p.clone()],
+            width: crate::style::FIG_W,
+            panel_height: 260,
+        };
+        p.xlabel = "step time of the cell [s]; bar: min–max of its runs alone, no bar: one run in the sweep".into();
+        let found = crate::check::svg_overflows(&svg_of(&figure(&p)));
+        assert!(
+            found.iter().any(|f| f.contains("one run in the sweep")),
+            "{found:#?}"
+        );
+        p.xlabel = "step time [s] (bar: min–max of repeated runs)".into();
+        assert!(crate::check::svg_overflows(&svg_of(&figure(&p))).is_empty());
+    }
+
     /// Long y labels, long legend labels and eighteen decades: every text inside the
     /// canvas, each y label inside its own panel, the lowest decade labelled, and every
     /// legend label whole.
