@@ -271,6 +271,15 @@ fn only_own_entries(dir: &Path, marker: &Marker) -> Result<(), Failure> {
         std::fs::read_dir(dir).map_err(|e| bad(format!("cannot read `{}`: {e}", dir.display())))?;
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
+        // A file of its own that a killed run left half-written (`.NAME.partial`, the
+        // atomic writes' temporary): the rerun writes it again.
+        let own_partial = name
+            .strip_prefix('.')
+            .and_then(|n| n.strip_suffix(".partial"))
+            .is_some_and(|n| marker.entries.iter().any(|m| m == n));
+        if own_partial {
+            continue;
+        }
         if name != MARKER && !name.starts_with(".driftlab") && !marker.entries.contains(&name) {
             return Err(bad(format!(
                 "`{}` holds `{name}`, which compare-methods did not write; move it out of the folder (compare-methods writes only its own files there)",
@@ -416,12 +425,12 @@ pub fn compare_methods(registry: &Registry, args: &CompareMethodsArgs) -> Result
     let marker = || write_marker(&root, &name, &file_text, &sha, &text);
     marker()?;
     let spec = root.join(format!("{name}.toml"));
-    std::fs::write(&spec, &text).map_err(|e| {
-        bad(format!(
-            "cannot write `{}`: {e}; choose a writable --out",
-            spec.display()
-        ))
-    })?;
+    // Atomically: a kill mid-write must not leave a cut spec that the next run reads as
+    // the user's edit.
+    driftlab_runner::journal::write_atomically(&spec, |f| {
+        std::io::Write::write_all(f, text.as_bytes()).map_err(|e| e.to_string())
+    })
+    .map_err(|e| bad(format!("{e}; choose a writable --out")))?;
     let run = RunArgs {
         spec: spec.clone(),
         out: Some(root.join(&name)),

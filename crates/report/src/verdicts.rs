@@ -94,14 +94,34 @@ impl<'a> ClassView<'a> {
     /// short of on this problem.
     fn describe(&self, c: &Candidate) -> String {
         format!(
-            "{} at {} ({} {}){}",
+            "{} at {}, {} ({} {}){}",
             self.label(c),
             cost_text(&c.cost),
+            self.counters(c),
             if c.entries.len() > 1 { "worst" } else { "" },
             self.value_text(self.worst(c)),
             self.reduced_orders(c)
         )
         .replace("( ", "(")
+    }
+
+    /// The deterministic cost counters of the setting's runs, summed over its instances:
+    /// steps, Jacobian evaluations, factorizations and Newton iterations (those that are
+    /// not zero), which do not vary from run to run as times do.
+    fn counters(&self, c: &Candidate) -> String {
+        let sum = |f: fn(&Run) -> u64| -> u64 { c.entries.iter().map(|&k| f(self.runs[k])).sum() };
+        let counts = [
+            (sum(|r| r.row.steps), "steps"),
+            (sum(|r| r.row.jacobian_evaluations), "Jacobians"),
+            (sum(|r| r.factorizations), "factorizations"),
+            (sum(|r| r.newton_iterations), "Newton iterations"),
+        ];
+        counts
+            .iter()
+            .filter(|(n, what)| *n > 0 || *what == "steps")
+            .map(|(n, what)| format!("{n} {what}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// `; its observed order in v is 0.00 against the declared 4 (reduced)` for every

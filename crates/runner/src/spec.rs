@@ -841,7 +841,7 @@ mod tests {
 
     #[test]
     fn report_table_is_validated_naming_the_field() {
-        let ok = format!("{MINIMAL}[report]\nclass = \"c\"\nmeasure = \"scd\"\ntarget = 6.0\nhigher_is_better = true\n");
+        let ok = format!("{MINIMAL}[report]\nclass = \"c\"\nmeasure = \"scd\"\ntarget = 6.0\ntarget_why = \"w\"\nhigher_is_better = true\n");
         assert!(Spec::parse(&ok, "s.toml").is_ok());
         let bad = format!("{MINIMAL}[report]\nmeasure = \"wall_seconds\"\n");
         let e = Spec::parse(&bad, "s.toml").unwrap_err().to_string();
