@@ -85,16 +85,27 @@ impl<'a> Role<'a> {
     pub(crate) fn target_text(&self) -> String {
         match self.spec.target {
             Some(t) => format!(
-                "{} {} {t:.0e}",
+                "{} {} {}",
                 self.spec.measure,
                 if self.spec.higher_is_better {
                     "≥"
                 } else {
                     "≤"
-                }
+                },
+                target_number(t)
             ),
             None => format!("{} (no target)", self.spec.measure),
         }
+    }
+}
+
+/// A target as written in a spec: a whole number of digits (scd) plainly, `9`, not
+/// `9e0`; other values in exponent form (`1e-3`, `5e-2`).
+fn target_number(t: f64) -> String {
+    if t.fract() == 0.0 && (1.0..1000.0).contains(&t.abs()) {
+        format!("{t}")
+    } else {
+        format!("{t:.0e}")
     }
 }
 

@@ -93,11 +93,21 @@ impl<'a> ClassView<'a> {
     /// `label at cost (…), worst measure v`, and the orders the setting's method falls
     /// short of on this problem.
     fn describe(&self, c: &Candidate) -> String {
+        self.describe_with(c, true)
+    }
+
+    /// [`Self::describe`], with or without the counters (the summary table leaves them to
+    /// the class's sentences).
+    fn describe_with(&self, c: &Candidate, counters: bool) -> String {
+        let counters = if counters {
+            format!(", {}", self.counters(c))
+        } else {
+            String::new()
+        };
         format!(
-            "{} at {}, {} ({} {}){}",
+            "{} at {}{counters} ({} {}){}",
             self.label(c),
             cost_text(&c.cost),
-            self.counters(c),
             if c.entries.len() > 1 { "worst" } else { "" },
             self.value_text(self.worst(c)),
             self.reduced_orders(c)
@@ -256,11 +266,11 @@ impl<'a> ClassView<'a> {
     pub(crate) fn row(&self, res: &Results) -> Vec<String> {
         let (recommended, ties, other) = match self.verdict.winner() {
             Some(w) => (
-                self.describe(w),
+                self.describe_with(w, false),
                 self.verdict
                     .ties()
                     .iter()
-                    .map(|c| self.describe(c))
+                    .map(|c| self.describe_with(c, false))
                     .collect::<Vec<_>>()
                     .join("; "),
                 self.verdict
@@ -268,7 +278,7 @@ impl<'a> ClassView<'a> {
                     .map_or("none covers the class".into(), |o| {
                         format!(
                             "{} ({:.2}×)",
-                            self.describe(o),
+                            self.describe_with(o, false),
                             o.cost.median / w.cost.median
                         )
                     }),
