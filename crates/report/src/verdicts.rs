@@ -160,10 +160,17 @@ impl<'a> ClassView<'a> {
     }
 
     fn value_text(&self, v: Option<f64>) -> String {
+        // Correct digits read as digits (scd = 5.23); errors in exponent form.
+        let digits = driftlab_results::schema::runs::find(&self.role.spec.measure)
+            .is_some_and(|c| c.unit == "digits");
         format!(
             "{} = {}",
             self.role.spec.measure,
-            v.map_or("—".into(), |v| format!("{v:.2e}"))
+            v.map_or("—".into(), |v| if digits {
+                format!("{v:.2}")
+            } else {
+                format!("{v:.2e}")
+            })
         )
     }
 
