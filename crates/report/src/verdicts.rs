@@ -163,15 +163,30 @@ impl<'a> ClassView<'a> {
         // Correct digits read as digits (scd = 5.23); errors in exponent form.
         let digits = driftlab_results::schema::runs::find(&self.role.spec.measure)
             .is_some_and(|c| c.unit == "digits");
-        format!(
-            "{} = {}",
-            self.role.spec.measure,
-            v.map_or("—".into(), |v| if digits {
-                format!("{v:.2}")
-            } else {
-                format!("{v:.2e}")
-            })
-        )
+        let shown = match v {
+            None => "—".into(),
+            Some(v) if digits => match self.reference_digits() {
+                // Digits beyond what the reference itself supports are not the method's.
+                Some(limit) if v > limit => {
+                    format!("{v:.2}, beyond the reference's own {limit:.1} digits")
+                }
+                _ => format!("{v:.2}"),
+            },
+            Some(v) => format!("{v:.2e}"),
+        };
+        format!("{} = {shown}", self.role.spec.measure)
+    }
+
+    /// The correct digits the class's reference supports, −log₁₀ of its own relative
+    /// error bound (`reference_accuracy`), the smallest over the class's runs; `None`
+    /// where no run declares one.
+    fn reference_digits(&self) -> Option<f64> {
+        self.runs
+            .iter()
+            .filter_map(|r| r.row.reference_accuracy)
+            .filter(|a| *a > 0.0 && a.is_finite())
+            .map(|a| -a.log10())
+            .reduce(f64::min)
     }
 
     /// The instances, each as its problem and the parameters that tell it from the
@@ -433,6 +448,59 @@ mod tests {
             vec!["model robot=ur5", "model robot=panda", "knife-edge"]
         );
         assert_eq!(distinguished(&["andrews {}".to_string()]), vec!["andrews"]);
+    }
+
+    /// A class on correct digits whose reference supports 9.5 of them (3e-10 relative):
+    /// the cheaper setting misses the target on one instance, so the other is
+    /// recommended; its 10.4 digits are printed as beyond the reference, and the
+    /// recommendation carries the runs' counters and the target's reason.
+    #[test]
+    fn a_recommendation_names_digits_beyond_its_reference_and_the_target_s_reason() {
+        use driftlab_results::report_spec::ReportSpec;
+        use driftlab_results::schema::runs;
+        let run = |params: &str, variant: &str, scd: f64, seconds: f64| {
+            crate::data::Run::of_row(&runs::Row {
+                problem: "andrews".into(),
+                problem_params: params.into(),
+                variant: variant.into(),
+                status: "ok".into(),
+                scd: Some(scd),
+                reference_accuracy: Some(3e-10),
+                step_seconds: seconds,
+                steps: 100,
+                factorizations: 7,
+                h: 1e-3,
+                ..runs::Row::default()
+            })
+        };
+        let res = Results {
+            name: "x".into(),
+            runs: vec![
+                run("{\"a\":1}", "fast", 9.6, 1.0),
+                run("{\"a\":2}", "fast", 8.0, 1.0),
+                run("{\"a\":1}", "slow", 10.4, 2.0),
+                run("{\"a\":2}", "slow", 9.2, 2.0),
+            ],
+            report: Some(ReportSpec {
+                class: Some("c".into()),
+                measure: "scd".into(),
+                target: Some(9.0),
+                target_why: Some("the reason".into()),
+                higher_is_better: true,
+                ..ReportSpec::default()
+            }),
+            ..Results::default()
+        };
+        let role = Role::of(&res).expect("a role");
+        let view = ClassView::of(&res, &role).expect("a verdict");
+        let text = view.sentences(&res);
+        assert!(text.contains("scd ≥ 9,"), "{text}");
+        assert!(text.contains("Why this target: the reason"), "{text}");
+        assert!(text.contains("Recommended: slow"), "{text}");
+        assert!(text.contains("200 steps, 14 factorizations"), "{text}");
+        assert!(text.contains("(worst scd = 9.20)"), "{text}");
+        let best = view.value_text(Some(10.4));
+        assert_eq!(best, "scd = 10.40, beyond the reference's own 9.5 digits");
     }
 
     #[test]
