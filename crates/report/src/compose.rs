@@ -55,6 +55,11 @@ impl<'a> Role<'a> {
             runs,
         })
     }
+    /// Whether the measure counts correct digits (printed as digits, not in exponent
+    /// form).
+    pub(crate) fn in_digits(&self) -> bool {
+        driftlab_results::schema::runs::find(&self.spec.measure).is_some_and(|c| c.unit == "digits")
+    }
     pub(crate) fn value(&self, r: &Run) -> Option<f64> {
         r.measures
             .get(self.measure)
@@ -844,14 +849,39 @@ fn best_and_cheapest(res: &Results) -> String {
                     x.total_cmp(&y)
                 }
             });
-        if let Some(b) = best {
-            out.push_str(&format!(
-                " Best {name}: {} at h = {:.1e} ({:.3e}, {} s step time).",
+        // Correct digits beyond what the reference itself supports do not rank runs.
+        let limit = (name == "scd")
+            .then(|| {
+                ok.iter()
+                    .filter_map(|r| r.row.reference_accuracy)
+                    .filter(|a| *a > 0.0 && a.is_finite())
+                    .map(|a| -a.log10())
+                    .reduce(f64::min)
+            })
+            .flatten();
+        let saturated = |v: f64| limit.is_some_and(|l| v > l);
+        match (best, limit) {
+            (Some(b), Some(l)) if saturated(val(b).unwrap_or(f64::NAN)) => {
+                let n = ok.iter().filter(|r| val(r).is_some_and(saturated)).count();
+                out.push_str(&format!(
+                    " {n} run(s) reach beyond the reference's own {l:.1} correct digits, where it cannot rank them (the most: {} at h = {:.1e}, scd = {:.2}).",
+                    b.variant,
+                    b.h,
+                    val(b).unwrap_or(f64::NAN)
+                ));
+            }
+            (Some(b), _) => out.push_str(&format!(
+                " Best {name}: {} at h = {:.1e} ({}, {} s step time).",
                 b.variant,
                 b.h,
-                val(b).unwrap_or(f64::NAN),
+                if name == "scd" {
+                    format!("{:.2}", val(b).unwrap_or(f64::NAN))
+                } else {
+                    format!("{:.3e}", val(b).unwrap_or(f64::NAN))
+                },
                 crate::verdicts::sig3(b.step_seconds)
-            ));
+            )),
+            (None, _) => {}
         }
     }
     out.push_str(&cheapest_meeting_target(res));
@@ -878,7 +908,10 @@ fn cheapest_meeting_target(res: &Results) -> String {
             r.h,
             crate::verdicts::sig3(r.step_seconds),
             role.spec.measure,
-            e3(role.value(r))
+            match role.value(r) {
+                Some(v) if role.in_digits() => format!("{v:.2}"),
+                v => e3(v),
+            }
         ),
         None => format!(" No run meets the target ({}).", role.target_text()),
     }

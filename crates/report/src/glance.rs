@@ -87,11 +87,16 @@ fn recommended_instance(res: &Results) -> Option<String> {
     Some(crate::style::slug(&run.problem_key()))
 }
 
-/// The key figures of an experiment, those of the recommendation's `instance` first (a
-/// class's key figure shows the problem its recommendation is about), by the rank of
-/// their kind.
+/// The key figures of an experiment. A class's key figure is its work–precision figure
+/// of the recommendation's `instance` (cost against the class's measure, every method, the
+/// recommended setting ringed: what the verdict rests on), else that instance's figures by
+/// the rank of their kind; otherwise by the rank of their kind.
 pub fn key_figures_of<'a>(svgs: &'a [PathBuf], instance: Option<&str>) -> Vec<&'a PathBuf> {
     if let Some(slug) = instance {
+        let verdict = format!("work_precision_{slug}");
+        if let Some(p) = svgs.iter().find(|p| stem(p) == verdict) {
+            return vec![p];
+        }
         let mine: Vec<PathBuf> = svgs
             .iter()
             .filter(|p| {
@@ -113,8 +118,9 @@ pub fn key_figures_of<'a>(svgs: &'a [PathBuf], instance: Option<&str>) -> Vec<&'
 pub fn section(b: &mut Book, all: &[Results]) {
     b.heading("Experiments at a glance", 1);
     b.paragraph(
-        "Per experiment: what its rows show, beside its key figure — by rank work–precision, convergence, \
-         parameter map, scaling, threads, tolerance, parameter sweep, then time traces. Methods keep one colour and marker \
+        "Per experiment: what its rows show, beside its key figure — for a problem class its work–precision figure on \
+         the instance the recommendation is about; otherwise by rank thread scaling, size scaling, parameter map, \
+         tolerance, work–precision, convergence, parameter sweep, then time traces. Methods keep one colour and marker \
          in every figure; × marks where a failed run stopped. Every figure and runs table of every \
          experiment is in the HTML report (index.html); its catalog entries are in appendix B.",
     );
@@ -188,6 +194,27 @@ mod tests {
             alphabetical,
             vec!["work_precision_pendulum-limits_restitution_0.0"]
         );
+    }
+
+    /// A class whose experiment also sweeps tolerances (andrews-work-precision) shows its
+    /// work–precision figure, which has the cost axis the verdict uses, not the tolerance
+    /// figure that would otherwise rank first.
+    #[test]
+    fn a_class_shows_its_work_precision_figure_before_any_other_kind() {
+        let svgs: Vec<PathBuf> = ["tolerance_andrews.svg", "work_precision_andrews.svg"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        let key: Vec<String> = key_figures_of(&svgs, Some("andrews"))
+            .iter()
+            .map(|p| stem(p))
+            .collect();
+        assert_eq!(key, vec!["work_precision_andrews"]);
+        let unranked: Vec<String> = key_figures_of(&svgs, None)
+            .iter()
+            .map(|p| stem(p))
+            .collect();
+        assert_eq!(unranked, vec!["tolerance_andrews"]);
     }
 
     #[test]

@@ -532,6 +532,9 @@ const SWATCH: f64 = 34.0;
 /// The smallest size a legend is shrunk to before its labels wrap.
 const MIN_LEGEND_PX: u32 = 11;
 
+/// The smallest legend text set in two columns (a legend of more than four entries).
+const TWO_COLUMN_MIN_PX: u32 = 12;
+
 /// A panel's legend laid out for a figure `width` px wide: the type size, the columns (1
 /// or 2), the row height, and per labelled curve its label's lines.
 struct Legend {
@@ -562,6 +565,16 @@ impl Legend {
         };
         if widest(LEGEND_PX) <= room(2) {
             return one(LEGEND_PX, 2);
+        }
+        // Many entries (a class's work–precision figure has up to 16): two columns at a
+        // smaller size, down to TWO_COLUMN_MIN_PX, before one tall column.
+        if labels.len() > 4 {
+            if let Some(px) = (TWO_COLUMN_MIN_PX..LEGEND_PX)
+                .rev()
+                .find(|&px| widest(px) <= room(2))
+            {
+                return one(px, 2);
+            }
         }
         if let Some(px) = (MIN_LEGEND_PX..=LEGEND_PX)
             .rev()
