@@ -590,13 +590,17 @@ impl Book {
         self.y = top;
     }
 
-    /// `figure_beside` on paper: the figure in the left column; the text, then the
-    /// figure's caption, in the right one. The block's height is the taller column's.
+    /// `figure_beside` on paper: the figure in the left column (`FIGURE_SHARE` of the
+    /// width: a figure at the full half grew the blocks past four to a page), the text,
+    /// then the figure's caption, in the right one. The block's height is the taller
+    /// column's.
     fn paper_figure_beside(&mut self, heading: &str, fig: &FigureRef, text: &str) {
         const GAP: f64 = 12.0;
         const SIZE: f64 = 8.5;
         const CAPTION: f64 = 7.0;
-        let col_w = (TEXT_W - GAP) / 2.0;
+        const FIGURE_SHARE: f64 = 0.45;
+        let col_w = (TEXT_W - GAP) * FIGURE_SHARE;
+        let text_w = TEXT_W - GAP - col_w;
         let svg = std::fs::read_to_string(fig.svg)
             .ok()
             .and_then(|t| split_svg(&t));
@@ -605,8 +609,8 @@ impl Book {
             let scale = (col_w / w).min(max_h / h);
             (w * scale, h * scale)
         });
-        let lines = paper_wrap(text, Face::Sans, SIZE, col_w);
-        let caption = paper_wrap(&fig.caption, Face::Sans, CAPTION, col_w);
+        let lines = paper_wrap(text, Face::Sans, SIZE, text_w);
+        let caption = paper_wrap(&fig.caption, Face::Sans, CAPTION, text_w);
         let text_h = lines.len() as f64 * SIZE * 1.35 + 4.0 + caption.len() as f64 * CAPTION * 1.35;
         let block_h = dh.max(text_h);
         // The heading stays on the page of its figure.
@@ -618,11 +622,11 @@ impl Book {
         self.y = top;
         let x = MARGIN + col_w + GAP;
         for l in &lines {
-            self.line(x, SIZE, Face::Sans, "#111", l, x + col_w);
+            self.line(x, SIZE, Face::Sans, "#111", l, x + text_w);
         }
         self.y += 4.0;
         for l in &caption {
-            self.line(x, CAPTION, Face::Sans, "#333", l, x + col_w);
+            self.line(x, CAPTION, Face::Sans, "#333", l, x + text_w);
         }
         self.y = top + block_h + 6.0;
     }
