@@ -851,13 +851,7 @@ fn best_and_cheapest(res: &Results) -> String {
             });
         // Correct digits beyond what the reference itself supports do not rank runs.
         let limit = (name == "scd")
-            .then(|| {
-                ok.iter()
-                    .filter_map(|r| r.row.reference_accuracy)
-                    .filter(|a| *a > 0.0 && a.is_finite())
-                    .map(|a| -a.log10())
-                    .reduce(f64::min)
-            })
+            .then(|| crate::verdicts::reference_digits(&ok))
             .flatten();
         let saturated = |v: f64| limit.is_some_and(|l| v > l);
         match (best, limit) {

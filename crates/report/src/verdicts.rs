@@ -161,11 +161,9 @@ impl<'a> ClassView<'a> {
 
     fn value_text(&self, v: Option<f64>) -> String {
         // Correct digits read as digits (scd = 5.23); errors in exponent form.
-        let digits = driftlab_results::schema::runs::find(&self.role.spec.measure)
-            .is_some_and(|c| c.unit == "digits");
         let shown = match v {
             None => "—".into(),
-            Some(v) if digits => match self.reference_digits() {
+            Some(v) if self.role.in_digits() => match reference_digits(&self.runs) {
                 // Digits beyond what the reference itself supports are not the method's.
                 Some(limit) if v > limit => {
                     format!("{v:.2}, beyond the reference's own {limit:.1} digits")
@@ -175,18 +173,6 @@ impl<'a> ClassView<'a> {
             Some(v) => format!("{v:.2e}"),
         };
         format!("{} = {shown}", self.role.spec.measure)
-    }
-
-    /// The correct digits the class's reference supports, −log₁₀ of its own relative
-    /// error bound (`reference_accuracy`), the smallest over the class's runs; `None`
-    /// where no run declares one.
-    fn reference_digits(&self) -> Option<f64> {
-        self.runs
-            .iter()
-            .filter_map(|r| r.row.reference_accuracy)
-            .filter(|a| *a > 0.0 && a.is_finite())
-            .map(|a| -a.log10())
-            .reduce(f64::min)
     }
 
     /// The instances, each as its problem and the parameters that tell it from the
@@ -321,6 +307,18 @@ impl<'a> ClassView<'a> {
             other,
         ]
     }
+}
+
+/// The correct digits a reference supports, −log₁₀ of its own relative error bound
+/// (`reference_accuracy`), the smallest over `runs`; `None` where no run declares one.
+/// Digits beyond it are not the method's: the report counts such runs, it does not rank
+/// them.
+pub(crate) fn reference_digits(runs: &[&Run]) -> Option<f64> {
+    runs.iter()
+        .filter_map(|r| r.row.reference_accuracy)
+        .filter(|a| *a > 0.0 && a.is_finite())
+        .map(|a| -a.log10())
+        .reduce(f64::min)
 }
 
 /// Instance keys (`problem {json}`) shortened to the problem and the parameters whose
