@@ -39,16 +39,27 @@ pub fn z_to(axis: V3) -> super::spatial::M3 {
 }
 
 /// Refuse what body (and natural) coordinates cannot state: a joint's spring, damper,
-/// constant torque or mimic relation.
+/// constant torque, armature or mimic relation, and a coupling of joint positions.
 pub fn refuse_joint_forces(model: &Model, coordinates: &str) -> Result<(), ModelError> {
+    if let Some(c) = model.couplings.first() {
+        return Err(ModelError::at(
+            &model.file,
+            &c.origin,
+            format!(
+                "a coupling of joint positions (`{}`), in {coordinates} coordinates",
+                c.name
+            ),
+            "a coupling acts on the joints' own coordinates: use coordinates = \"joint\"",
+        ));
+    }
     for j in &model.joints {
-        let forced = j.stiffness != 0.0 || j.damping != 0.0 || j.torque != 0.0;
+        let forced = j.stiffness != 0.0 || j.damping != 0.0 || j.torque != 0.0 || j.armature != 0.0;
         if forced || j.mimic.is_some() {
             return Err(ModelError::at(
                 &model.file,
                 &j.origin,
-                format!("a joint with a {}, in {coordinates} coordinates", if forced { "spring, damper or torque" } else { "mimic relation" }),
-                "these act on the joint's own coordinate: use coordinates = \"joint\", or drop them for this comparison (damping = false, mimic = false; springs and torques from the model file)",
+                format!("a joint with a {}, in {coordinates} coordinates", if forced { "spring, damper, torque or armature" } else { "mimic relation" }),
+                "these act on the joint's own coordinate: use coordinates = \"joint\", or drop them for this comparison (damping = false, mimic = false; springs, torques and armatures from the model file)",
             ));
         }
     }

@@ -10,6 +10,12 @@
 //! ```
 //!
 //! so that `M(q) q̈ + c(q, q̇) = τ` with `c = RNEA(q, q̇, 0)`.
+//!
+//! A joint's armature `a` and damping `d` act on its degrees of freedom as MuJoCo's do
+//! (`mj_crb` adds `dof_armature` to M's diagonal; `mj_passive` applies `−d·q̇_dof`): with
+//! `S̃` the joint's motion columns (unit axis for a 1-coordinate joint; the body angular
+//! velocity `2G(p)/|p|²` of Euler parameters; the floating joint's linear velocity too),
+//! `M += a·S̃ᵀS̃` and `τ −= d·S̃ᵀS̃ q̇`, and the kinetic energy gains `½a|S̃q̇|²`.
 
 use super::import::description::{JointKind, Model};
 use super::spatial::{
@@ -46,6 +52,7 @@ pub fn mass_matrix(model: &Model, tree: &Tree, frames: &Frames) -> Vec<f64> {
             .map(|c| mat6_vec(&composite[joint.child], c))
             .collect();
         put_block(&mut m, n, (oi, oi), &f, s);
+        add_dof_metric(&mut m, n, oi, s, joint.armature);
         let mut body = joint.child;
         while let Some(up) = tree.joint_of_body[body].and_then(|k| model.joints[k].parent) {
             let local: &Placement = &frames.local[body];
@@ -57,6 +64,25 @@ pub fn mass_matrix(model: &Model, tree: &Tree, frames: &Frames) -> Vec<f64> {
         }
     }
     m
+}
+
+/// `M[o + a][o + b] += w · s_a·s_b`: a joint's armature (or damping) on its degrees of
+/// freedom (the block is added after [`put_block`] wrote the joint's own block).
+fn add_dof_metric(m: &mut [f64], n: usize, o: usize, s: &[[f64; 6]], w: f64) {
+    if w == 0.0 {
+        return;
+    }
+    for (a, sa) in s.iter().enumerate() {
+        for (b, sb) in s.iter().enumerate() {
+            m[(o + a) * n + o + b] += w * dot6(sa, sb);
+        }
+    }
+}
+
+/// `|S̃q̇|²` of a joint: the squared speed of its degrees of freedom.
+fn dof_speed2(s: &[[f64; 6]], qd: &[f64]) -> f64 {
+    let v: [f64; 6] = std::array::from_fn(|k| s.iter().zip(qd).map(|(c, x)| c[k] * x).sum());
+    dot6(&v, &v)
 }
 
 /// `M[r + a][c + b] = M[c + b][r + a] = f_a · s_b`: the block of a joint's rows (its
@@ -96,7 +122,15 @@ pub fn forces(model: &Model, tree: &Tree, frames: &Frames, q: &[f64], qd: &[f64]
             out[o + k] = -dot6(s, &f[c]);
         }
         if joint.kind.nq() == 1 {
-            out[o] += joint.torque - joint.stiffness * (q[o] - joint.rest) - joint.damping * qd[o];
+            out[o] += joint.torque - joint.stiffness * (q[o] - joint.rest);
+        }
+        let s = &frames.columns[j];
+        if joint.damping != 0.0 {
+            let nq = s.len();
+            for (a, sa) in s.iter().enumerate() {
+                let rate: f64 = (0..nq).map(|b| dot6(sa, &s[b]) * qd[o + b]).sum();
+                out[o + a] -= joint.damping * rate;
+            }
         }
         if let Some(p) = joint.parent {
             let up = force_to_parent(&frames.local[c], &f[c]);
@@ -108,9 +142,9 @@ pub fn forces(model: &Model, tree: &Tree, frames: &Frames, q: &[f64], qd: &[f64]
     out
 }
 
-/// Total energy: kinetic `½ Σ vᵢ·Iᵢvᵢ`, gravity `−Σ mᵢ g·cᵢ`, springs `½k(q − rest)²` and
-/// the constant torques' potential `−τ q`.
-pub fn energy(model: &Model, tree: &Tree, frames: &Frames, q: &[f64]) -> f64 {
+/// Total energy: kinetic `½ Σ vᵢ·Iᵢvᵢ` and the armatures' `½ a|S̃q̇|²`, gravity
+/// `−Σ mᵢ g·cᵢ`, springs `½k(q − rest)²` and the constant torques' potential `−τ q`.
+pub fn energy(model: &Model, tree: &Tree, frames: &Frames, q: &[f64], qd: &[f64]) -> f64 {
     let mut e = 0.0;
     for (b, body) in model.bodies.iter().enumerate() {
         let v = &frames.vel[b];
@@ -119,6 +153,11 @@ pub fn energy(model: &Model, tree: &Tree, frames: &Frames, q: &[f64]) -> f64 {
         e -= body.inertia.mass * dot(model.gravity, c);
     }
     for (j, joint) in model.joints.iter().enumerate() {
+        if joint.armature != 0.0 {
+            let o = tree.offset[j];
+            let s = &frames.columns[j];
+            e += 0.5 * joint.armature * dof_speed2(s, &qd[o..o + s.len()]);
+        }
         if joint.kind.nq() == 1 {
             let x = q[tree.offset[j]];
             e += 0.5 * joint.stiffness * (x - joint.rest).powi(2) - joint.torque * x;

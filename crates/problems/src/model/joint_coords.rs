@@ -123,6 +123,7 @@ impl JointCoordinates {
             .map(|r| match *r {
                 Row::Unit(o) => format!("{}.unit", joint_at(o)),
                 Row::Mimic { follower, .. } => format!("{}.mimic", joint_at(follower)),
+                Row::Coupling(k) => format!("{}.coupling", self.model.couplings[k].name),
                 Row::Point { closure: c, axis } => format!("{}.{}", closure(c), AXES[axis]),
                 Row::Angle { closure: c, u, w } => {
                     format!("{}.angle-{}-{}", closure(c), AXES[u], AXES[w])
@@ -311,12 +312,12 @@ impl MechanicalSystem for JointCoordinates {
     fn curvature(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
         let f = self.frames(q, v);
         for (o, row) in out.iter_mut().zip(&self.rows) {
-            *o = rows::curvature(&self.model, &self.tree, &f, v, row);
+            *o = rows::curvature(&self.model, &self.tree, &f, (q, v), row);
         }
     }
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
         let f = self.frames(q, v);
-        Some(dynamics::energy(&self.model, &self.tree, &f, q))
+        Some(dynamics::energy(&self.model, &self.tree, &f, q, v))
     }
     fn energy_scale(&self) -> f64 {
         // A robot at rest in its zero pose can have H₀ ≈ 0: scale by m g ℓ with the

@@ -43,7 +43,7 @@ use crate::{natural, Problem, ProblemEntry};
 use driftlab_core::params;
 use driftlab_core::{MechanicalSystem, ParamError};
 use import::description::{JointKind, Limits, Model, ModelError};
-use import::{check, inertia, merge, robots, sdf, toml_model, urdf};
+use import::{check, inertia, merge, mjcf, robots, sdf, toml_model, urdf};
 use joint_coords::JointCoordinates;
 use serde::{Deserialize, Serialize};
 
@@ -362,6 +362,15 @@ pub fn load(p: &ModelParams) -> Result<Model, ParamError> {
     let (name, text) = source(p)?;
     let ext = name.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
     Ok(match ext.as_str() {
+        "xml" if root_tag(&text) == Some("mujoco") => {
+            let shipped = p.file.is_empty();
+            let loader = move |path: &str| include_text(path, shipped);
+            let model = mjcf::read(&name, &text, &loader)?;
+            if root == urdf::Root::Floating {
+                return Err(invalid(format!("{name}: root = \"floating\" for an MJCF model; an MJCF model says how its base moves (a free joint): leave root = \"fixed\"")));
+            }
+            model
+        }
         "urdf" | "xml" => urdf::read(&name, &text, root)?,
         "toml" => {
             let mut model = toml_model::read(&name, &text)?;
@@ -373,10 +382,39 @@ pub fn load(p: &ModelParams) -> Result<Model, ParamError> {
         "sdf" => sdf::read(&name, &text, root)?,
         _ => {
             return Err(invalid(format!(
-                "{name}: unknown model format `.{ext}`; give a .urdf, .sdf or .toml file"
+                "{name}: unknown model format `.{ext}`; give a .urdf, .sdf, .xml (MJCF or URDF) or .toml file"
             )))
         }
     })
+}
+
+/// The tag of the document's first element (`mujoco`, `robot`, …), read without parsing
+/// the whole file: past the XML declaration, comments and processing instructions.
+pub fn root_tag(text: &str) -> Option<&str> {
+    let mut rest = text;
+    loop {
+        let k = rest.find('<')?;
+        rest = &rest[k + 1..];
+        if let Some(r) = rest.strip_prefix("!--") {
+            rest = &r[r.find("-->")? + 3..];
+        } else if rest.starts_with('?') || rest.starts_with('!') {
+            rest = &rest[rest.find('>')? + 1..];
+        } else {
+            let end = rest.find(|c: char| c.is_whitespace() || c == '>' || c == '/')?;
+            return Some(&rest[..end]);
+        }
+    }
+}
+
+/// The text of a file an MJCF model includes: a shipped model's from the embedded files,
+/// a user's from disk (with the same checks as the model file).
+fn include_text(path: &str, shipped: bool) -> Result<String, String> {
+    if shipped {
+        return robots::find_file(path)
+            .map(str::to_string)
+            .ok_or_else(|| format!("{path} is not among the shipped files"));
+    }
+    read_file(path).map_err(|e| e.to_string())
 }
 
 /// `root = "floating"` for a TOML model: its base (the body no joint has as child) gets a

@@ -4,6 +4,8 @@
 //! ```text
 //! unit norm (spherical, floating)   Φ = pᵀp − 1          Φ_q = 2pᵀ                     γ = −2ṗᵀṗ
 //! mimic                             Φ = q_f − m q_l − o  Φ_q = e_f − m e_l             γ = 0
+//! coupling (x = aᵀq, y = bᵀq,       Φ = x − x₀ − p(y − y₀)  Φ_q = aᵀ − p′ bᵀ          γ = p″ (bᵀq̇)²
+//!   p a polynomial of degree ≤ 4)
 //! closure point (ball, revolute,    Φ = P_a − P_b        Φ_q = J_Pa − J_Pb             γ = −(J̇_Pa − J̇_Pb) q̇
 //!   weld)
 //! closure angle (revolute: 2 rows,  Φ = U·W              Φ_q = (U×W)ᵀ(J_ωa − J_ωb)     γ = −[((ω_a×U)×W + U×(ω_b×W))·(ω_a − ω_b)
@@ -38,6 +40,8 @@ pub enum Row {
         /// Offset.
         offset: f64,
     },
+    /// Coupling `k` of the model ([`super::import::description::Coupling`]).
+    Coupling(usize),
     /// Component `axis` of `P_a − P_b` of closure `closure`.
     Point {
         /// Closure index.
@@ -69,6 +73,7 @@ impl Row {
         match self {
             Row::Unit(_) => "unit-norm",
             Row::Mimic { .. } => "mimic",
+            Row::Coupling(_) => "coupling",
             Row::Point { .. } | Row::Angle { .. } | Row::Slide { .. } => "loop-closure",
         }
     }
@@ -97,6 +102,7 @@ pub fn rows(model: &Model, tree: &Tree) -> Vec<Row> {
             }
         }
     }
+    out.extend((0..model.couplings.len()).map(Row::Coupling));
     for (c, closure) in model.closures.iter().enumerate() {
         if closure.kind == ClosureKind::Prismatic {
             out.extend((0..2).map(|u| Row::Slide { closure: c, u }));
@@ -120,6 +126,10 @@ pub fn row_columns(model: &Model, tree: &Tree, row: &Row) -> Vec<usize> {
         Row::Mimic {
             follower, leader, ..
         } => vec![follower, leader],
+        Row::Coupling(k) => coupling_terms(model, tree, k)
+            .into_iter()
+            .map(|(o, _, _)| o)
+            .collect(),
         Row::Point { closure, .. } | Row::Angle { closure, .. } | Row::Slide { closure, .. } => {
             let c = &model.closures[closure];
             let mut v = Vec::new();
@@ -209,6 +219,33 @@ fn ends(model: &Model, tree: &Tree, f: &Frames, c: usize) -> (Attach, Attach) {
     )
 }
 
+/// The q offsets of coupling `k`'s joints with their coefficients in `x` and `y`.
+/// (Its joints were checked to be 1-coordinate joints of the model when it was read.)
+fn coupling_terms(model: &Model, tree: &Tree, k: usize) -> Vec<(usize, f64, f64)> {
+    let c = &model.couplings[k];
+    let at = |name: &str| model.joint(name).map(|j| tree.offset[j]);
+    let mut out: Vec<(usize, f64, f64)> = Vec::new();
+    for (name, w) in &c.a {
+        out.extend(at(name).map(|o| (o, *w, 0.0)));
+    }
+    for (name, w) in &c.b {
+        out.extend(at(name).map(|o| (o, 0.0, *w)));
+    }
+    out
+}
+
+/// `(Φ, p′, p″, bᵀq̇)` of coupling `k` at `(q, q̇)`.
+fn coupling_state(
+    model: &Model, tree: &Tree, k: usize, q: &[f64], qd: &[f64],
+) -> (f64, f64, f64, f64) {
+    let terms = coupling_terms(model, tree, k);
+    let x: f64 = terms.iter().map(|(o, a, _)| a * q[*o]).sum();
+    let y: f64 = terms.iter().map(|(o, _, b)| b * q[*o]).sum();
+    let yd: f64 = terms.iter().map(|(o, _, b)| b * qd[*o]).sum();
+    let (phi, dp, ddp) = model.couplings[k].value(x, y);
+    (phi, dp, ddp, yd)
+}
+
 /// `Φ` of every row.
 pub fn residuals(model: &Model, tree: &Tree, f: &Frames, q: &[f64], rows: &[Row], out: &mut [f64]) {
     for (r, row) in rows.iter().enumerate() {
@@ -220,6 +257,7 @@ pub fn residuals(model: &Model, tree: &Tree, f: &Frames, q: &[f64], rows: &[Row]
                 multiplier,
                 offset,
             } => q[follower] - multiplier * q[leader] - offset,
+            Row::Coupling(k) => coupling_state(model, tree, k, q, q).0,
             Row::Point { closure, axis } => {
                 let (a, b) = ends(model, tree, f, closure);
                 a.place.pos[axis] - b.place.pos[axis]
@@ -249,6 +287,12 @@ pub fn jacobian_row(model: &Model, tree: &Tree, f: &Frames, q: &[f64], row: &Row
         } => {
             out[follower] += 1.0;
             out[leader] -= multiplier;
+        }
+        Row::Coupling(k) => {
+            let (_, dp, _, _) = coupling_state(model, tree, k, q, q);
+            for (o, a, b) in coupling_terms(model, tree, k) {
+                out[o] += a - dp * b;
+            }
         }
         Row::Point { closure, axis } => {
             let (a, b) = ends(model, tree, f, closure);
@@ -280,10 +324,16 @@ pub fn jacobian_row(model: &Model, tree: &Tree, f: &Frames, q: &[f64], row: &Row
 }
 
 /// `γ` of one row.
-pub fn curvature(model: &Model, tree: &Tree, f: &Frames, qd: &[f64], row: &Row) -> f64 {
+pub fn curvature(
+    model: &Model, tree: &Tree, f: &Frames, (q, qd): (&[f64], &[f64]), row: &Row,
+) -> f64 {
     match *row {
         Row::Unit(o) => -2.0 * qd[o..o + 4].iter().map(|x| x * x).sum::<f64>(),
         Row::Mimic { .. } => 0.0,
+        Row::Coupling(k) => {
+            let (_, _, ddp, yd) = coupling_state(model, tree, k, q, qd);
+            ddp * yd * yd
+        }
         Row::Point { closure, axis } => {
             let (a, b) = ends(model, tree, f, closure);
             -(a.acc[axis] - b.acc[axis])

@@ -51,6 +51,7 @@ pub fn check(model: &Model) -> Result<(), ModelError> {
     }
     mimic_cycles(model)?;
     tree_shape(model)?;
+    couplings(model)?;
     for c in &model.closures {
         if c.body_a == c.body_b {
             let name = c.body_a.map_or("world", |b| model.bodies[b].name.as_str());
@@ -70,6 +71,46 @@ pub fn check(model: &Model) -> Result<(), ModelError> {
                 &c.origin,
                 "a closure frame has a non-finite number".into(),
                 "give finite xyz and rpy",
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Every coupling names 1-coordinate joints of the model and holds finite numbers.
+fn couplings(model: &Model) -> Result<(), ModelError> {
+    for c in &model.couplings {
+        let bad = |what: String, fix: &str| Err(ModelError::at(&model.file, &c.origin, what, fix));
+        for (name, w) in c.a.iter().chain(&c.b) {
+            match model.joint(name).map(|j| model.joints[j].kind.nq()) {
+                Some(1) => {}
+                _ => {
+                    return bad(
+                        format!(
+                            "coupling `{}` names `{name}`, not a 1-coordinate joint of the model",
+                            c.name
+                        ),
+                        "name hinge or slide joints",
+                    )
+                }
+            }
+            if !w.is_finite() {
+                return bad(
+                    format!("coefficient {w} of `{name}` is not finite"),
+                    "give finite coefficients",
+                );
+            }
+        }
+        if c.a.is_empty() {
+            return bad(
+                format!("coupling `{}` has no joint", c.name),
+                "name the joint (or the tendon's joints) it holds",
+            );
+        }
+        if !(c.a0.is_finite() && c.b0.is_finite() && c.poly.iter().all(|x| x.is_finite())) {
+            return bad(
+                "a reference or polynomial coefficient is not finite".into(),
+                "give finite numbers",
             );
         }
     }
@@ -179,10 +220,16 @@ fn joint(model: &Model, j: &super::description::Joint) -> Result<(), ModelError>
             "give damping ≥ 0 and stiffness ≥ 0",
         );
     }
-    if j.kind.nq() != 1 && (j.damping != 0.0 || j.stiffness != 0.0 || j.torque != 0.0) {
+    if j.kind.nq() != 1 && (j.stiffness != 0.0 || j.torque != 0.0) {
         return bad(
-            format!("a {} joint with a spring, damper or torque", j.kind.name()),
-            "springs, dampers and constant torques act on revolute, continuous and prismatic joints only",
+            format!("a {} joint with a spring or torque", j.kind.name()),
+            "springs and constant torques act on revolute, continuous and prismatic joints only (damping and armature act on every joint's degrees of freedom)",
+        );
+    }
+    if !(j.armature.is_finite() && j.armature >= 0.0) {
+        return bad(
+            format!("armature {} is not a finite number ≥ 0", j.armature),
+            "give armature ≥ 0 (a rotor inertia)",
         );
     }
     initial_lengths(model, j)?;

@@ -179,6 +179,10 @@ pub struct Joint {
     pub damping: f64,
     /// Constant joint torque or force (1-coordinate joints).
     pub torque: f64,
+    /// Rotor inertia added to the joint's own velocity coordinates (MuJoCo's `armature`:
+    /// `a` on the diagonal of the joint-space mass matrix per degree of freedom; for a
+    /// spherical or floating joint `a·S̃ᵀS̃`, [`super::super::dynamics`]). 0 elsewhere.
+    pub armature: f64,
     /// Mimic relation, if any.
     pub mimic: Option<Mimic>,
     /// Initial coordinates (`nq` values; Euler parameters as `(e₀, e₁, e₂, e₃)`).
@@ -208,6 +212,7 @@ impl Joint {
             rest: 0.0,
             damping: 0.0,
             torque: 0.0,
+            armature: 0.0,
             mimic: None,
             q0: default_q0(JointKind::Floating),
             v0: default_v0(JointKind::Floating),
@@ -269,6 +274,93 @@ pub struct Closure {
     pub origin: Origin,
 }
 
+/// A scalar coupling of joint positions (MJCF `<equality><joint>` and `<tendon>` on
+/// fixed tendons): with `x = Σ aᵢ qᵢ` and `y = Σ bⱼ qⱼ`,
+/// `Φ = x − x₀ − Σₖ cₖ (y − y₀)ᵏ` (k = 0…4), or `Φ = x − x₀ − c₀` when `b` is empty
+/// (MuJoCo's `mj_instantiateEquality`, `engine_core_constraint.c`: x₀, y₀ the values at
+/// `qpos0`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Coupling {
+    /// Name (the equality's, or `equality N`).
+    pub name: String,
+    /// `x`: joint name and coefficient.
+    pub a: Vec<(String, f64)>,
+    /// `y`: joint name and coefficient (empty: x is held at `x₀ + c₀`).
+    pub b: Vec<(String, f64)>,
+    /// `x₀`.
+    pub a0: f64,
+    /// `y₀`.
+    pub b0: f64,
+    /// `c₀ … c₄`.
+    pub poly: [f64; 5],
+    /// Where it was declared.
+    pub origin: Origin,
+}
+
+impl Coupling {
+    /// `(Φ, dΦ/dy-polynomial slope p′(d), p″(d))` at `x`, `y`.
+    pub fn value(&self, x: f64, y: f64) -> (f64, f64, f64) {
+        if self.b.is_empty() {
+            return (x - self.a0 - self.poly[0], 0.0, 0.0);
+        }
+        let d = y - self.b0;
+        let c = &self.poly;
+        let p = c[0] + d * (c[1] + d * (c[2] + d * (c[3] + d * c[4])));
+        let dp = c[1] + d * (2.0 * c[2] + d * (3.0 * c[3] + d * 4.0 * c[4]));
+        let ddp = 2.0 * c[2] + d * (6.0 * c[3] + d * 12.0 * c[4]);
+        (x - self.a0 - p, dp, ddp)
+    }
+}
+
+/// An actuator read from the file (MJCF `<motor>`, `<general>`): a force `gear · u` on a
+/// 1-coordinate joint, `u` clipped to `ctrlrange` when limited. Passive runs apply zero
+/// control; an environment's action is `u`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Actuator {
+    /// Name (the actuator's, or `actuator N`).
+    pub name: String,
+    /// The joint it drives.
+    pub joint: String,
+    /// Gear ratio (force or torque per unit of control).
+    pub gear: f64,
+    /// Control range, when limited.
+    pub ctrlrange: Option<[f64; 2]>,
+    /// Where it was declared.
+    pub origin: Origin,
+}
+
+/// What a MuJoCo model file says about how MuJoCo runs it (kept for the MuJoCo rows and
+/// the audit; driftlab's own methods take their step and tolerance from the spec).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineOptions {
+    /// `<option timestep>` (s).
+    pub timestep: f64,
+    /// `<option integrator>`: `Euler`, `RK4`, `implicit` or `implicitfast`.
+    pub integrator: String,
+    /// `<option iterations>`.
+    pub iterations: u32,
+    /// Every equality as MuJoCo softens it: name, `solref`, `solimp`, active.
+    pub equalities: Vec<SoftEquality>,
+    /// Geoms that would collide in MuJoCo (contype or conaffinity nonzero): contact is not
+    /// simulated here, and the rows say so.
+    pub contact_geoms: usize,
+}
+
+/// One MJCF equality's softness.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SoftEquality {
+    /// The equality's name (or `equality N`).
+    pub name: String,
+    /// `connect`, `weld`, `joint` or `tendon`.
+    pub kind: String,
+    /// `solref` (time constant, damping ratio; or negative stiffness, damping).
+    pub solref: [f64; 2],
+    /// `solimp` (dmin, dmax, width, midpoint, power).
+    pub solimp: [f64; 5],
+    /// `active`.
+    pub active: bool,
+}
+
 /// A whole model.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Model {
@@ -282,6 +374,12 @@ pub struct Model {
     pub joints: Vec<Joint>,
     /// Loop closures.
     pub closures: Vec<Closure>,
+    /// Scalar couplings of joint positions ([`Coupling`]).
+    pub couplings: Vec<Coupling>,
+    /// Actuators ([`Actuator`]).
+    pub actuators: Vec<Actuator>,
+    /// How MuJoCo runs this model (MJCF only).
+    pub engine: Option<EngineOptions>,
     /// Gravity in world coordinates.
     pub gravity: V3,
     /// What the reader skipped or took as published ([`ModelNote`]).

@@ -46,6 +46,9 @@ pub fn merge_fixed(model: &Model) -> Merged {
         name: model.name.clone(),
         file: model.file.clone(),
         gravity: model.gravity,
+        couplings: model.couplings.clone(),
+        actuators: model.actuators.clone(),
+        engine: model.engine.clone(),
         ..Model::default()
     };
     for &b in &kept {

@@ -71,3 +71,17 @@ pub const ROBOTS: &[Robot] = &[
 pub fn find(id: &str) -> Option<&'static Robot> {
     ROBOTS.iter().find(|r| r.id == id)
 }
+
+/// Files the shipped models include (MJCF `<include>`), by path relative to the repository.
+pub const INCLUDED: &[(&str, &str)] = &[];
+
+/// The text of shipped file `path` (a model or a file a model includes).
+pub fn find_file(path: &str) -> Option<&'static str> {
+    let clean = path.trim_start_matches("./");
+    ROBOTS
+        .iter()
+        .map(|r| (r.file, r.text))
+        .chain(INCLUDED.iter().copied())
+        .find(|(f, _)| *f == clean)
+        .map(|(_, t)| t)
+}

@@ -191,6 +191,7 @@ fn tree_joint(x: &Xml, r: &RawJoint, placement: Placement) -> Joint {
         rest: r.rest,
         damping: r.damping,
         torque: 0.0,
+        armature: 0.0,
         mimic: r.mimic.clone(),
         q0,
         v0: default_v0(r.kind),

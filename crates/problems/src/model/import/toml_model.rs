@@ -311,6 +311,7 @@ fn joint(file: &str, model: &Model, k: usize, j: JointEntry) -> Result<Joint, Mo
         rest: j.rest,
         damping: j.damping,
         torque: j.torque,
+        armature: 0.0,
         mimic: j.mimic.map(|m| Mimic {
             leader: m.joint,
             multiplier: m.multiplier,

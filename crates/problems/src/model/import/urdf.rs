@@ -263,6 +263,7 @@ fn joint(x: &Xml, j: Node, index: &HashMap<&str, usize>, world: bool) -> Result<
         rest: 0.0,
         damping: damping(x, j, kind)?,
         torque: 0.0,
+        armature: 0.0,
         mimic: mimic(x, j)?,
         q0: default_q0(kind),
         v0: default_v0(kind),

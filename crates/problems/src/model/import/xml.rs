@@ -520,7 +520,7 @@ fn qualified(ns: Option<&str>, name: &str) -> String {
     }
 }
 
-fn listing(names: &[&str], open: &str, close: &str) -> String {
+pub fn listing(names: &[&str], open: &str, close: &str) -> String {
     if names.is_empty() {
         return "nothing".into();
     }
