@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 
 #[path = "bad_inputs/folders.rs"]
 mod folders;
+#[path = "bad_inputs/mjcf.rs"]
+mod mjcf;
 #[path = "bad_inputs/model_input.rs"]
 mod model_input;
 #[path = "bad_inputs/models.rs"]
@@ -320,6 +322,31 @@ fn cases() -> Vec<Case> {
         c("an unexpanded xacro file", Given::Scripted(models::xacro), Refused("line 3, <property name=\"l\">: unexpanded xacro element <property>; this is a xacro macro: expand the file with `xacro` first")),
         c("a file that is not XML given as URDF", Given::Scripted(models::not_xml), Refused("arm.urdf: line 1, column 1: not well-formed XML")),
         c("a 100 MB model file", Given::Scripted(models::huge), Refused("file = \"huge.urdf\" is 104857600 bytes, above the 16777216 bytes a model file may have")),
+        c(r#"an MJCF attribute misspelled (`axsi`)"#, Given::Scripted(mjcf::typo_attribute), Refused(r#"<joint name="rocker">: attribute `axsi` is not one of <joint>'s in MuJoCo's schema; it resembles `axis`"#)),
+        c(r#"an MJCF element misspelled (`<jiont>`)"#, Given::Scripted(mjcf::typo_element), Refused(r#"element <jiont> is not a child of <body> in MuJoCo's schema; it resembles <joint>: write <joint>"#)),
+        c(r#"an MJCF `<include>` of a missing file"#, Given::Scripted(mjcf::missing_include), Refused(r#"cannot read the included file "parts/arm.xml""#)),
+        c(r#"MJCF `<include>`s that form a cycle"#, Given::Scripted(mjcf::include_cycle), Refused(r#"including "four-bar.xml" again makes a cycle"#)),
+        c(r#"an MJCF default class that is not defined"#, Given::Scripted(mjcf::unknown_class), Refused(r#"default class "stiff" is not defined"#)),
+        c(r#"an MJCF body whose inertia needs a mesh"#, Given::Scripted(mjcf::mesh_inertia), Refused(r#"the body's inertia would come from a mesh geom, whose volume needs its mesh data; give the body an <inertial>"#)),
+        c(r#"an MJCF body without `<inertial>` under `inertiafromgeom="false"`"#, Given::Scripted(mjcf::no_inertial), Refused(r#"a body without <inertial> under inertiafromgeom="false""#)),
+        c(r#"an MJCF equality naming an unknown body"#, Given::Scripted(mjcf::unknown_body), Refused(r#"body2 "rockr" is not a body of the model"#)),
+        c(r#"an MJCF quaternion of zero norm"#, Given::Scripted(mjcf::zero_quat), Refused(r#"quat = "0 0 0 0" has zero norm"#)),
+        c(r#"two MJCF orientation forms on one body"#, Given::Scripted(mjcf::two_orientations), Refused(r#"two orientations given: `quat` and `euler`"#)),
+        c(r#"an MJCF hinge range in degrees under `angle="radian"`"#, Given::Scripted(mjcf::radian_range), Refused(r#"hinge range [-90, 90] rad reaches beyond a turn (2π)"#)),
+        c(r#"an MJCF spatial tendon"#, Given::Scripted(mjcf::spatial_tendon), Refused(r#"<spatial> is not read by driftlab; spatial tendons"#)),
+        c(r#"an MJCF `<composite>`"#, Given::Scripted(mjcf::composite), Refused(r#"<composite> is not read by driftlab; driftlab reads rigid bodies"#)),
+        c(r#"an MJCF `<deformable>` section"#, Given::Scripted(mjcf::deformable), Refused(r#"<deformable> is not read by driftlab; deformable bodies are not read"#)),
+        c(r#"an MJCF `<plugin>` in a body"#, Given::Scripted(mjcf::plugin), Refused(r#"<plugin> is not read by driftlab; engine plugins are not read"#)),
+        c(r#"an MJCF `<replicate>`"#, Given::Scripted(mjcf::replicate), Refused(r#"<replicate> is not read by driftlab; expand <replicate>"#)),
+        c(r#"an MJCF joint equality naming an unknown joint"#, Given::Scripted(mjcf::unknown_joint), Refused(r#"joint "elbw" is not in the model"#)),
+        c(r#"MJCF global coordinates"#, Given::Scripted(mjcf::global_coordinates), Refused(r#"coordinate="global"; global coordinates were removed in MuJoCo 2.3.3"#)),
+        c(r#"an MJCF free joint in a nested body"#, Given::Scripted(mjcf::nested_free_joint), Refused(r#"a free joint that is not its body's only joint, or in a body that is not a child of the world"#)),
+        c(r#"an MJCF geom with `fromto` and `pos`"#, Given::Scripted(mjcf::fromto_with_pos), Refused(r#"fromto with pos or an orientation"#)),
+        c(r#"an MJCF geom of size zero"#, Given::Scripted(mjcf::zero_size), Refused(r#"a sphere geom needs 1 positive sizes; it has [0.0]"#)),
+        c(r#"an MJCF weld of a body to itself"#, Given::Scripted(mjcf::weld_to_itself), Refused(r#"the equality holds a body to itself"#)),
+        c(r#"NaN in an MJCF body position"#, Given::Scripted(mjcf::nan_pos), Refused(r#"`pos` = "1.2 nan 0": "nan" is not a finite number"#)),
+        c(r#"an MJCF joint axis of length zero"#, Given::Scripted(mjcf::zero_axis), Refused(r#"`axis` has a zero vector"#)),
+        c(r#"`root = "floating"` for an MJCF model"#, Given::Scripted(mjcf::floating_root), Refused(r#"root = "floating" for an MJCF model"#)),
         c("a TOML model's revolute joint without `axis`", Given::Scripted(models::toml_no_axis), Refused("[[joints]] #1 \"pin\": a revolute joint without `axis`; give axis = [x, y, z]")),
         c("a TOML loop closure between a body and itself", Given::Scripted(models::toml_loop_to_itself), Refused("[[loops]] #1 \"self\": the loop closure holds body `bob` to itself")),
         c("a TOML body of mass 0 with an inertia, with `inertia = \"refuse\"`", Given::Scripted(models::toml_zero_mass_inertia), Refused("[[bodies]] \"tip\": mass 0 with a rotational inertia of trace")),

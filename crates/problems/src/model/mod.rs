@@ -58,7 +58,8 @@ pub const MAX_FILE_BYTES: u64 = 16 << 20;
 pub struct ModelParams {
     /// A shipped robot ([`import::robots::ROBOTS`]); replaced by `file` when that is given.
     pub robot: String,
-    /// A model file: `.toml` (driftlab's description) or `.urdf`.
+    /// A model file: `.toml` (driftlab's description), `.urdf`, `.sdf` or `.xml` (MJCF, or
+    /// URDF when its root is `<robot>`).
     pub file: String,
     /// `joint`, `body` or `natural`.
     pub coordinates: String,
@@ -120,7 +121,7 @@ impl Default for ModelParams {
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
         id: ID,
-        summary: "your mechanism from a model file (TOML, URDF) or a shipped robot (double pendulum, UR5, Panda, Solo12, G1), in joint coordinates (CRBA, RNEA, loop closures as rows)",
+        summary: "your mechanism from a model file (TOML, URDF, SDF, MJCF) or a shipped robot (double pendulum, UR5, Panda, Solo12, G1, Cassie, the gymnasium and dm_control MuJoCo models), in joint coordinates (CRBA, RNEA, loop closures as rows)",
         build: |t| build_problem(&params::parse("problem", ID, t)?),
         defaults: params::defaults::<ModelParams>,
     }
@@ -414,7 +415,14 @@ fn include_text(path: &str, shipped: bool) -> Result<String, String> {
             .map(str::to_string)
             .ok_or_else(|| format!("{path} is not among the shipped files"));
     }
-    read_file(path).map_err(|e| e.to_string())
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "{} bytes, above the {MAX_FILE_BYTES} a model file may have",
+            meta.len()
+        ));
+    }
+    std::fs::read_to_string(path).map_err(|e| e.to_string())
 }
 
 /// `root = "floating"` for a TOML model: its base (the body no joint has as child) gets a
