@@ -122,10 +122,10 @@ pub fn forces(model: &Model, tree: &Tree, frames: &Frames, q: &[f64], qd: &[f64]
             out[o + k] = -dot6(s, &f[c]);
         }
         if joint.kind.nq() == 1 {
-            out[o] += joint.torque - joint.stiffness * (q[o] - joint.rest);
+            out[o] += joint.torque - joint.stiffness * (q[o] - joint.rest) - joint.damping * qd[o];
         }
         let s = &frames.columns[j];
-        if joint.damping != 0.0 {
+        if joint.damping != 0.0 && joint.kind.nq() > 1 {
             let nq = s.len();
             for (a, sa) in s.iter().enumerate() {
                 let rate: f64 = (0..nq).map(|b| dot6(sa, &s[b]) * qd[o + b]).sum();
