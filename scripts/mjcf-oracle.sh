@@ -200,8 +200,8 @@ with open(out, "w") as f:
 def e(r, k):
     x = r.get(k)
     return "-" if x is None else f"{x:.1e}"
-head = ("model", "n", "nv", "rows", "states", "M", "qacc", "qacc·M/F", "bias/F",
-        "qacc(KKT)", "qacc(KKT)·M/F", "F∠rows", "pass")
+head = ("model", "n", "nv", "rows", "states", "M", "qacc", "qacc·M/F", "bias/F", "forces/F",
+        "qacc(KKT)", "qacc(KKT)·M/F", "Φ_q∠efc_J", "F∠rows", "pass")
 table = [head]
 for r in rows:
     ok = "yes" if r.get("passed") else "NO"
@@ -210,7 +210,8 @@ for r in rows:
     table.append((r["robot"], str(r.get("n", "-")), str(r.get("nv", "-")),
                   f"{r.get('dl_rows', '-')}/{r.get('mj_rows', '-')}", str(r.get("states", "-")),
                   e(r, "mass"), e(r, "accel"), e(r, "accel_backward"), e(r, "bias"),
-                  e(r, "kkt_accel"), e(r, "kkt_accel_backward"), e(r, "force_angle"), ok))
+                  e(r, "forces"), e(r, "kkt_accel"), e(r, "kkt_accel_backward"),
+                  e(r, "row_angle"), e(r, "force_angle"), ok))
 w = [max(len(t[i]) for t in table) for i in range(len(head))]
 print()
 for t in table:
@@ -219,8 +220,11 @@ for r in rows:
     if not r.get("passed"):
         print(f"mjcf-oracle: {r['robot']}: {r.get('error', 'failed')}", file=sys.stderr)
 print("(rows: driftlab's equality rows / MuJoCo's efc_J equality rows; M, qacc: relative "
-      "to max|ref|; ·M/F, bias/F: as forces, relative to the state's force scale F; F∠rows: "
-      f"sin of the angle of driftlab's constraint force to MuJoCo's rows; {out})")
+      "to max|ref|; ·M/F, bias/F: as forces, relative to the state's force scale F; forces/F: "
+      "driftlab's generalized forces against qfrc_passive − qfrc_bias; Φ_q∠efc_J: sin of the "
+      "largest principal angle between driftlab's constraint rows (in MuJoCo's dofs) and "
+      "efc_J's equality rows, target 1e-9; F∠rows: sin of the angle of driftlab's "
+      f"constraint force to MuJoCo's rows; {out})")
 PY
 if [ "$fail" = 1 ]; then
   echo "mjcf-oracle: a model misses the target $target of MuJoCo $version at $states states (above; $out)" >&2

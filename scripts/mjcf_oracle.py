@@ -391,7 +391,8 @@ def compare(doc, m, expect_states):
            "dl_row_kinds": sorted(set(other)), "mj_rows": None, "mj_rank": None, "mass": None,
            "accel": None, "accel_backward": None, "bias": None, "kkt_accel": None,
            "kkt_accel_backward": None, "force_angle": None,
-           "rows_vs_efc_J": None, "unsupported": unsupported(m)}
+           "rows_vs_efc_J": None, "row_angle": None, "forces": None,
+           "unsupported": unsupported(m)}
     worst = {}
 
     def keep(key, e, where):
@@ -430,6 +431,19 @@ def compare(doc, m, expect_states):
         # The generalized force driftlab's M and q̈ imply, in MuJoCo's dofs.
         implied = s.T @ (mm @ a)
         j_efc, _ = efc_equality_rows(m, d)
+        if "forces" in smp:
+            # driftlab's own generalized forces (gravity, velocity products, springs,
+            # dampers) in MuJoCo's dofs against qfrc_passive − qfrc_bias.
+            f_dl = s.T @ np.array(smp["forces"], float)
+            e, i = rel(-f_dl, -f_mj, scale_f)
+            keep("forces", e, (k, i, f_dl[i], f_mj[i]))
+        if "jacobian" in smp and other:
+            # driftlab's Φ_q (rows other than unit norms, which vanish on MuJoCo's dofs)
+            # mapped to MuJoCo's dofs, against efc_J's equality rows: sin of the largest
+            # principal angle between the two row spaces.
+            rows = np.array(smp["jacobian"], float).reshape(len(kinds), n)
+            ours_rows = rows[[r for r, kind in enumerate(kinds) if kind != "unit-norm"]] @ s
+            keep("row_angle", largest_angle(ours_rows.T, j_efc.T), (k,))
         if res["mj_rows"] is None:
             res["mj_rows"] = int(j_efc.shape[0])
             res["mj_rank"] = int(orth(j_efc.T).shape[1])
@@ -537,7 +551,13 @@ def main():
     if a.unsampled:
         out["unsampled"] = a.unsampled
     measures = ["mass", "accel", "bias"] if res["accel"] is not None else ["mass", "kkt_accel"]
-    problems = []
+    measures += [k for k in ("forces",) if res[k] is not None]
+    if res["row_angle"] is not None and not res["row_angle"] <= 1e-9:
+        problems_rows = [f"row spaces of Φ_q and efc_J: sin of the largest principal angle "
+                         f"{res['row_angle']:.3e} above 1e-9"]
+    else:
+        problems_rows = []
+    problems = list(problems_rows)
     for k in measures:
         x = res[k]
         if x is not None and x <= a.target:
@@ -565,8 +585,8 @@ def main():
     ok = not problems
     if problems:
         out["error"] = "; ".join(problems)
-    if res["dl_rows"]:
-        out["missing"] = ("driftlab's Φ_q (and the bias alone) are not in the samples: the "
+    if res["dl_rows"] and res["row_angle"] is None:
+        out["missing"] = ("driftlab's Φ_q is not in the samples (an older driftlab): the "
                           "principal angles of the equality row spaces are not measured, "
                           "only the constrained acceleration and the constraint force's "
                           "angle to MuJoCo's rows")
@@ -590,6 +610,12 @@ def main():
             print(f"mjcf_oracle: {a.robot}: worst {what} {res[key]:.3e} at state {k}, "
                   f"{label(lay, i, nv, m)}: driftlab {ours:.17g}, MuJoCo {ref:.17g}",
                   file=sys.stderr)
+    if res["row_angle"] is not None:
+        print(f"mjcf_oracle: {a.robot}: row spaces of driftlab's Φ_q and MuJoCo's efc_J: "
+              f"sin of the largest principal angle ≤ {res['row_angle']:.3e}", file=sys.stderr)
+    if res["forces"] is not None:
+        print(f"mjcf_oracle: {a.robot}: generalized forces vs qfrc_passive − qfrc_bias: "
+              f"{res['forces']:.3e}", file=sys.stderr)
     if res["force_angle"] is not None:
         print(f"mjcf_oracle: {a.robot}: constraint force implied by driftlab's q̈ vs "
               f"MuJoCo's equality rows: sin angle ≤ {res['force_angle']:.3e}",

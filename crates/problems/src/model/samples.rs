@@ -44,6 +44,11 @@ pub struct Sample {
     pub acceleration: Vec<f64>,
     /// The multipliers.
     pub lambda: Vec<f64>,
+    /// `Φ_q(q)` of the rows kept, row-major (rows in `row_names` order) × n.
+    pub jacobian: Vec<f64>,
+    /// The generalized forces at zero joint torque, `τ_springs,dampers − c(q, q̇)`
+    /// (gravity, velocity products, springs, dampers), so that `M q̈ = forces − Φ_qᵀλ`.
+    pub forces: Vec<f64>,
     /// The rows of Φ at this state (all, or those kept by `redundant = "remove"`), named
     /// as [`JointCoordinates::row_names`] does.
     pub row_names: Vec<String>,
@@ -73,16 +78,16 @@ pub struct Samples {
 /// The most states one call samples.
 pub const MAX_STATES: usize = 100_000;
 
-/// Refuse `states` beyond [`MAX_STATES`], or whose samples (M and four vectors per state,
-/// about 20 bytes per number as JSON text, twice: in memory and written) would not fit
-/// the memory limit, before any is computed.
-fn check_states(states: usize, n: usize) -> Result<(), ParamError> {
+/// Refuse `states` beyond [`MAX_STATES`], or whose samples (M, Φ_q and five vectors per
+/// state, about 20 bytes per number as JSON text, twice: in memory and written) would not
+/// fit the memory limit, before any is computed.
+fn check_states(states: usize, (n, m): (usize, usize)) -> Result<(), ParamError> {
     if states == 0 || states > MAX_STATES {
         return Err(super::invalid(format!(
             "--states {states}: give between 1 and {MAX_STATES} states"
         )));
     }
-    let numbers = (states as u64).saturating_mul((n * n + 4 * n) as u64);
+    let numbers = (states as u64).saturating_mul((n * n + m * n + 5 * n + m) as u64);
     let bytes = numbers.saturating_mul(2 * (8 + 20));
     if let Some((limit, source)) = driftlab_core::memory::limit() {
         if bytes > limit {
@@ -97,7 +102,7 @@ fn check_states(states: usize, n: usize) -> Result<(), ParamError> {
 }
 
 /// `states` random states of `p`'s model (poses as `pose_seed` draws them — or, for a
-/// model with loop closures, its start with every joint moved by up to ±[`LOOP_SPREAD`]
+/// model with loop closures or couplings, its start with every joint moved by up to ±[`LOOP_SPREAD`]
 /// rad or m, since a random pose is far from assembled — seeds `seed, seed + 1, …`; joint
 /// rates uniform in (−1, 1), body rates for Euler parameters), projected onto the
 /// model's rows. With `redundant_tol`, the rows redundant at each state
@@ -106,10 +111,11 @@ pub fn sample(
     p: &ModelParams, states: usize, seed: u64, redundant_tol: Option<f64>,
 ) -> Result<Samples, ParamError> {
     if states > MAX_STATES {
-        check_states(states, 0)?;
+        check_states(states, (0, 0))?;
     }
     let base = build(p)?;
-    check_states(states, base.dims().n)?;
+    let dims = base.dims();
+    check_states(states, (dims.n, dims.m))?;
     let model = base.model().clone();
     let mut out = Samples {
         file: model.file.clone(),
@@ -152,7 +158,7 @@ fn sample_at(
     model: &super::import::description::Model, p: &ModelParams, s: u64, redundant_tol: Option<f64>,
 ) -> Result<(Sample, Vec<&'static str>), String> {
     let mut m = model.clone();
-    if m.closures.is_empty() {
+    if m.closures.is_empty() && m.couplings.is_empty() {
         random_pose(&mut m, s);
     } else {
         let mut draw = s;
@@ -206,7 +212,14 @@ fn sample_at(
     .tree_mass(&st.q);
     let (a, lambda) = accelerations(system.as_ref(), 0.0, &st.q, &st.v)
         .map_err(|e| format!("the KKT solve failed: {e}"))?;
+    let pattern = system.jacobian_pattern();
+    let mut values = vec![0.0; pattern.entries.len()];
+    system.jacobian(0.0, &st.q, &mut values);
+    let mut forces = vec![0.0; st.q.len()];
+    system.forces(0.0, &st.q, &st.v, &mut forces);
     let sample = Sample {
+        jacobian: pattern.to_dense(&values, false),
+        forces,
         mass,
         q: st.q,
         v: st.v,

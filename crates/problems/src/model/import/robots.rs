@@ -78,6 +78,21 @@ pub const ROBOTS: &[Robot] = &[
         "a planar four-bar in MJCF, its loop closed by a connect equality (redundant = \"remove\" for its planar closure's third row)"
     ),
     robot!(
+        "mjcf-slider-crank",
+        "models/slider-crank.xml",
+        "a planar slider-crank in MJCF, its loop closed by a connect equality (redundant = \"remove\")"
+    ),
+    robot!(
+        "mjcf-delta",
+        "models/delta.xml",
+        "a three-loop delta robot in MJCF: three motorised arms, forearms on ball joints, the platform on three slides, three connect equalities"
+    ),
+    robot!(
+        "mjcf-cassie",
+        "models/cassie.xml",
+        "Cassie's legs from the shipped SDF re-expressed in MJCF by scripts/sdf_to_mjcf.py: 22 hinges, four connect equalities (redundant = \"remove\", redundant_tol = 1e-5 for the near-planar plantar loop)"
+    ),
+    robot!(
         "gym-ant",
         "datasets/mjcf/gym-ant.xml",
         "gymnasium 1.4.0 ant: a free torso on four legs of two hinges each (MJCF)"

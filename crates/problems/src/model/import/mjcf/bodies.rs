@@ -153,6 +153,12 @@ impl Reader<'_> {
             ));
         }
         check_attributes(self.files, el, "body", false)?;
+        if el
+            .attr("gravcomp")
+            .is_some_and(|g| g.trim().parse::<f64>() != Ok(0.0))
+        {
+            return Err(self.files.err(el, "gravcomp (gravity compensation) is not modelled", "remove gravcomp for this study (it adds a force −gravcomp·m·g MuJoCo applies and driftlab does not)"));
+        }
         let class = self.class_of(el, "childclass", &it.class)?;
         let placement = it.pose.then(&self.pose(el)?);
         let name = match el.attr("name") {
@@ -435,6 +441,15 @@ impl Reader<'_> {
         )?;
         if kind == "free" {
             // A `<joint type="free">` takes its class's damping and armature, as in MuJoCo.
+            if j.get("stiffness")
+                .is_some_and(|v| v.split_whitespace().any(|x| x.parse::<f64>() != Ok(0.0)))
+            {
+                return Err(f.err(
+                    el,
+                    "a free joint with stiffness",
+                    "a free joint's spring is not read: remove stiffness",
+                ));
+            }
             let mut spec = JointSpec::free(name);
             spec.damping = j
                 .get("damping")

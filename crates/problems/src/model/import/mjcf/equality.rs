@@ -33,7 +33,21 @@ impl Reader<'_> {
         check_children(self.files, sec, &["fixed"], &[])?;
         for t in &sec.children {
             check_attributes(self.files, t, "fixed", false)?;
-            Styled::new(self.files, &self.defaults, t, "tendon", "main")?;
+            let styled = Styled::new(self.files, &self.defaults, t, "tendon", "main")?;
+            for k in ["stiffness", "damping", "armature"] {
+                if styled
+                    .get(k)
+                    .is_some_and(|v| v.split_whitespace().any(|x| x.parse::<f64>() != Ok(0.0)))
+                {
+                    return Err(self.files.err(
+                        t,
+                        format!("a fixed tendon with {k}"),
+                        format!(
+                            "a tendon's {k} is not modelled: remove it (or move it to the joints)"
+                        ),
+                    ));
+                }
+            }
             check_children(self.files, t, &["joint"], &[])?;
             let mut terms = Vec::new();
             for j in &t.children {

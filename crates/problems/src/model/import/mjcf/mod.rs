@@ -8,10 +8,11 @@
 //! and actuators ([`equality`]). The schema's other elements are refused or skipped as
 //! [`schema`] says; contact is not simulated: a model with colliding geoms says so once.
 //!
-//! Mapping to MuJoCo's state: a hinge or slide coordinate is MuJoCo's `qpos` entry; a ball
-//! joint's four Euler parameters are its quaternion (w first) and its three velocities the
-//! body angular velocity (MuJoCo's `qvel`); a free joint's seven coordinates are MuJoCo's
-//! (world position, quaternion), its velocity the world linear and body angular velocity.
+//! Mapping to MuJoCo's state: a hinge or slide coordinate is MuJoCo's `qpos` entry and its
+//! rate MuJoCo's `qvel` entry; a ball joint's four Euler parameters are its quaternion
+//! (w first) and their rates ė give MuJoCo's `qvel`, the body angular velocity
+//! ω = 2G(e)ė; a free joint's seven coordinates are MuJoCo's (world position, quaternion),
+//! its rates the world linear velocity (MuJoCo's) and ė (ω as for a ball).
 
 pub mod bodies;
 pub mod compiler;
@@ -131,6 +132,8 @@ pub fn read(file: &str, text: &str, loader: Loader) -> Result<Model, ModelError>
 #[derive(Clone, Copy, Debug)]
 struct Flags {
     gravity: bool,
+    spring: bool,
+    damper: bool,
     equality: bool,
     contact: bool,
 }
@@ -147,6 +150,8 @@ impl Reader<'_> {
         };
         let mut flags = Flags {
             gravity: true,
+            spring: true,
+            damper: true,
             equality: true,
             contact: true,
         };
@@ -197,6 +202,8 @@ impl Reader<'_> {
                         "gravity" => flags.gravity = on,
                         "equality" | "constraint" => flags.equality &= on,
                         "contact" => flags.contact = on,
+                        "spring" => flags.spring = on,
+                        "damper" => flags.damper = on,
                         _ => {}
                     }
                 }
@@ -210,6 +217,14 @@ impl Reader<'_> {
     fn finish(mut self, root: &El, flags: Flags) -> Result<Model, ModelError> {
         if !flags.gravity {
             self.model.gravity = [0.0; 3];
+        }
+        for j in &mut self.model.joints {
+            if !flags.spring {
+                j.stiffness = 0.0;
+            }
+            if !flags.damper {
+                j.damping = 0.0;
+            }
         }
         let constrained = !(self.model.closures.is_empty() && self.model.couplings.is_empty());
         if !flags.equality && constrained {

@@ -1,0 +1,226 @@
+//! The MJCF reader's compilation steps checked by their definitions (issue 47): the
+//! coupling rows of `joint` and fixed-`tendon` equalities (MuJoCo's polynomial) against
+//! central differences of Φ and of Φ_q v; armature on the joint-space mass matrix by
+//! its closed form; the five orientation forms and `eulerseq` giving one rotation; a
+//! class's values reaching a joint through `childclass`; an `<include>` read relative to
+//! its file; and the shipped MJCF four-bar assembled at its start.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
+
+use driftlab_core::MechanicalSystem;
+use driftlab_problems::model::import::description::Model;
+use driftlab_problems::model::import::mjcf;
+use driftlab_problems::model::{build, ModelParams};
+
+fn read(text: &str) -> Model {
+    let none = |p: &str| Err(format!("{p}: no includes here"));
+    mjcf::read("t.xml", text, &none).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Build the MJCF `text` as the `model` problem, in joint coordinates.
+fn system(text: &str, name: &str) -> driftlab_problems::model::joint_coords::JointCoordinates {
+    let dir = std::env::temp_dir().join(format!("driftlab-mjcf-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("m.xml");
+    std::fs::write(&file, text).unwrap();
+    let p = ModelParams {
+        file: file.to_string_lossy().into_owned(),
+        ..ModelParams::default()
+    };
+    let s = build(&p).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::remove_dir_all(&dir).ok();
+    s
+}
+
+/// Three hinges on one chain and a slide, a polynomial joint equality and a tendon
+/// equality between two fixed tendons, all at a start that satisfies them (qpos0 = ref).
+const COUPLED: &str = r#"<mujoco>
+  <compiler angle="radian"/>
+  <default><geom type="capsule" size="0.05" contype="0" conaffinity="0"/></default>
+  <worldbody>
+    <body name="a"><joint name="a" axis="0 1 0" ref="0.2"/><geom fromto="0 0 0 0.5 0 0"/>
+      <body name="b" pos="0.5 0 0"><joint name="b" axis="0 1 0" ref="-0.1"/><geom fromto="0 0 0 0.5 0 0"/>
+        <body name="c" pos="0.5 0 0"><joint name="c" axis="0 0 1"/><geom fromto="0 0 0 0.4 0 0"/></body>
+      </body>
+    </body>
+    <body name="s" pos="0 1 0"><joint name="s" type="slide" axis="1 0 0"/><geom type="box" size="0.1 0.1 0.1"/></body>
+  </worldbody>
+  <tendon>
+    <fixed name="t1"><joint joint="a" coef="0.5"/><joint joint="c" coef="-1.2"/></fixed>
+    <fixed name="t2"><joint joint="b" coef="1"/><joint joint="s" coef="0.3"/></fixed>
+  </tendon>
+  <equality>
+    <joint joint1="c" joint2="a" polycoef="0 0.7 -0.3 0.2 0.05"/>
+    <tendon tendon1="t1" tendon2="t2" polycoef="0 1.5 0.4"/>
+  </equality>
+</mujoco>"#;
+
+#[test]
+fn coupling_rows_match_central_differences() {
+    let s = system(COUPLED, "coupled");
+    let d = s.dims();
+    assert_eq!((d.n, d.m), (4, 2));
+    let q = [0.37, -0.52, 0.91, 0.28];
+    let v = [0.6, -1.1, 0.4, 0.9];
+    let pattern = s.jacobian_pattern();
+    let mut vals = vec![0.0; pattern.entries.len()];
+    s.jacobian(0.0, &q, &mut vals);
+    let jac = pattern.to_dense(&vals, false);
+    let eps = 1e-6;
+    let phi = |x: &[f64]| {
+        let mut o = vec![0.0; d.m];
+        s.constraints(0.0, x, &mut o);
+        o
+    };
+    for c in 0..d.n {
+        let (mut up, mut dn) = (q, q);
+        up[c] += eps;
+        dn[c] -= eps;
+        let (pu, pd) = (phi(&up), phi(&dn));
+        for r in 0..d.m {
+            let fd = (pu[r] - pd[r]) / (2.0 * eps);
+            assert!(
+                (fd - jac[r * d.n + c]).abs() < 1e-8,
+                "Φ_q[{r}][{c}] = {} vs {fd}",
+                jac[r * d.n + c]
+            );
+        }
+    }
+    // γ = −(Φ_q v)_q v: the change of Φ_q v along v.
+    let jv = |x: &[f64]| {
+        let mut vals = vec![0.0; pattern.entries.len()];
+        s.jacobian(0.0, x, &mut vals);
+        let j = pattern.to_dense(&vals, false);
+        (0..d.m)
+            .map(|r| (0..d.n).map(|c| j[r * d.n + c] * v[c]).sum::<f64>())
+            .collect::<Vec<_>>()
+    };
+    let up: Vec<f64> = q.iter().zip(&v).map(|(a, b)| a + eps * b).collect();
+    let dn: Vec<f64> = q.iter().zip(&v).map(|(a, b)| a - eps * b).collect();
+    let (ju, jd) = (jv(&up), jv(&dn));
+    let mut gamma = vec![0.0; d.m];
+    s.curvature(0.0, &q, &v, &mut gamma);
+    for r in 0..d.m {
+        let fd = -(ju[r] - jd[r]) / (2.0 * eps);
+        assert!(
+            (fd - gamma[r]).abs() < 1e-7,
+            "γ[{r}] = {} vs {fd}",
+            gamma[r]
+        );
+        assert!(
+            gamma[r].abs() > 1e-3,
+            "γ[{r}] = {}: the test needs curvature",
+            gamma[r]
+        );
+    }
+    // The start (qpos0: a = 0.2, b = −0.1, c = s = 0) satisfies both rows.
+    let st = s.initial_state();
+    assert!(
+        phi(&st.q).iter().all(|x| x.abs() < 1e-15),
+        "{:?}",
+        phi(&st.q)
+    );
+}
+
+#[test]
+fn armature_adds_to_the_mass_matrix_diagonal() {
+    // A point-like sphere (r = 0.01, m = 2) at 0.5 m from a hinge: I = m ℓ² + 2/5 m r² + a.
+    let text = |a: &str| {
+        format!(
+            r#"<mujoco><worldbody><body><joint axis="0 1 0" armature="{a}"/>
+        <geom type="sphere" size="0.01" pos="0.5 0 0" mass="2"/></body></worldbody></mujoco>"#
+        )
+    };
+    for a in [0.0, 0.3] {
+        let s = system(&text(&a.to_string()), &format!("arm{a}"));
+        let mut m = vec![0.0; 1];
+        s.mass(&[0.4], &mut m);
+        let want = 2.0 * 0.25 + 0.4 * 2.0 * 1e-4 + a;
+        assert!((m[0] - want).abs() < 1e-14 * want, "M = {} vs {want}", m[0]);
+    }
+}
+
+#[test]
+fn the_five_orientation_forms_and_eulerseq_agree() {
+    let body = |attr: &str, compiler: &str| {
+        read(&format!(
+            r#"<mujoco><compiler {compiler}/><worldbody><body {attr}><joint/><geom size="0.1"/></body></worldbody></mujoco>"#
+        ))
+        .joints[0]
+        .placement
+        .rot
+    };
+    // A rotation of 90° about z: x → y, y → −x.
+    let s = std::f64::consts::FRAC_1_SQRT_2;
+    let forms = [
+        body(&format!(r#"quat="{s} 0 0 {s}""#), ""),
+        body(r#"axisangle="0 0 1 90""#, ""),
+        body(
+            r#"axisangle="0 0 1 1.5707963267948966""#,
+            r#"angle="radian""#,
+        ),
+        body(r#"euler="0 0 90""#, ""),
+        body(r#"xyaxes="0 1 0 -1 0 0""#, ""),
+    ];
+    let want = [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
+    for (k, r) in forms.iter().enumerate() {
+        for i in 0..3 {
+            for j in 0..3 {
+                assert!((r[i][j] - want[i][j]).abs() < 1e-15, "form {k}: {r:?}");
+            }
+        }
+    }
+    // zaxis: z onto (1, 0, 0) by the shortest turn (about y by 90°).
+    let z = body(r#"zaxis="2 0 0""#, "");
+    assert!(
+        (z[0][2] - 1.0).abs() < 1e-15 && (z[1][1] - 1.0).abs() < 1e-15,
+        "{z:?}"
+    );
+    // Turning axes xyz (intrinsic) equal fixed axes ZYX with the angles reversed.
+    let intrinsic = body(r#"euler="30 -20 45""#, r#"eulerseq="xyz""#);
+    let extrinsic = body(r#"euler="45 -20 30""#, r#"eulerseq="ZYX""#);
+    for i in 0..3 {
+        for j in 0..3 {
+            assert!(
+                (intrinsic[i][j] - extrinsic[i][j]).abs() < 1e-15,
+                "{intrinsic:?} vs {extrinsic:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_class_reaches_a_joint_through_childclass_and_an_include_is_read_beside_its_file() {
+    let main = r#"<mujoco>
+      <include file="parts/classes.xml"/>
+      <worldbody>
+        <body childclass="soft"><joint name="j"/><geom size="0.1"/>
+          <body><joint name="k" class="main"/><geom size="0.1"/></body>
+        </body>
+      </worldbody>
+    </mujoco>"#;
+    let classes = r#"<mujoco><default><joint damping="0.5"/><default class="soft"><joint damping="2" armature="0.1"/></default></default></mujoco>"#;
+    let loader = |p: &str| {
+        assert_eq!(p, "dir/parts/classes.xml");
+        Ok(classes.to_string())
+    };
+    let m = mjcf::read("dir/model.xml", main, &loader).unwrap_or_else(|e| panic!("{e}"));
+    let j = &m.joints[m.joint("j").unwrap()];
+    let k = &m.joints[m.joint("k").unwrap()];
+    assert_eq!((j.damping, j.armature), (2.0, 0.1));
+    assert_eq!((k.damping, k.armature), (0.5, 0.0));
+}
+
+#[test]
+fn the_mjcf_four_bar_is_assembled_at_its_start() {
+    let p = ModelParams {
+        robot: "mjcf-four-bar".into(),
+        ..ModelParams::default()
+    };
+    let s = build(&p).unwrap_or_else(|e| panic!("{e}"));
+    let st = s.initial_state();
+    let mut phi = vec![0.0; s.dims().m];
+    s.constraints(0.0, &st.q, &mut phi);
+    assert!(phi.iter().all(|x| x.abs() < 1e-15), "Φ(q₀) = {phi:?}");
+    assert_eq!(s.dims().n, 3);
+}
