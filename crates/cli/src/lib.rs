@@ -136,6 +136,10 @@ enum Cmd {
     /// TOML), write and run a spec of six methods in every coordinate choice it allows,
     /// and rebuild the report.
     CompareMethods(compare_methods::CompareMethodsArgs),
+    /// The constraint stabilization the tuning guide recommends for a model's loops at a
+    /// step, in each engine's parameters (Baumgarte, MuJoCo solref, Pinocchio Kp/Kd,
+    /// ODE/Bullet ERP/CFM, Box2D/Rapier), and optionally a copy of an MJCF model with it.
+    Tune(tune::TuneArgs),
     /// Run every experiments/*.toml, then build the figures.
     RunExperiments {
         /// Folder with the specs.
@@ -241,6 +245,7 @@ macro_rules! out {
 
 mod compare_methods;
 mod simulate;
+mod tune;
 
 /// A user-facing failure: message and exit code.
 struct Failure(String, u8);
@@ -325,6 +330,7 @@ fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
         Cmd::Run(args) => run_one(registry, args),
         Cmd::Simulate(args) => simulate::simulate(registry, &args),
         Cmd::CompareMethods(args) => compare_methods::compare_methods(registry, &args),
+        Cmd::Tune(args) => tune::tune(&args),
         Cmd::RunExperiments {
             dir,
             out,

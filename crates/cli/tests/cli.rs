@@ -679,3 +679,57 @@ fn report_is_navigable_and_its_text_layer_gives_back_what_is_typeset() {
         typeset.len()
     );
 }
+
+/// `tune` at h = 2e-3 on the MJCF four-bar: ξ = 1, ω_n = 1/(2h) = 250 /s, MuJoCo's
+/// `solref = (2h, 1)`, Pinocchio's Kp = ω_n², ERP = hω_n/(hω_n + 2) = 0.2; the copy it
+/// writes differs from the file only by that `solref` on the equality, and reads as the
+/// same model.
+#[test]
+fn tune_writes_the_recommended_solref_into_a_copy_of_the_mjcf_model() {
+    let dir = tmp("tune");
+    let out = dir.join("tuned.xml");
+    let o = driftlab(
+        &[
+            "tune",
+            "models/four-bar.xml",
+            "--h",
+            "2e-3",
+            "--write-mjcf",
+            out.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    let said = text(&o);
+    assert!(o.status.success(), "{said}");
+    for want in [
+        "ω_n = 2.500000e2 /s",
+        "solref = \"4.000000e-3 1\"",
+        "Kp = ω_n² = 6.250000e4 /s²",
+        "ERP = 2.000000e-1",
+        "frequency = 3.978874e1 Hz",
+    ] {
+        assert!(said.contains(want), "`{want}` missing from:\n{said}");
+    }
+    let source = std::fs::read_to_string(root().join("models/four-bar.xml")).unwrap();
+    let copy = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        copy.replacen(" solref=\"4e-3 1\"", "", 1),
+        source,
+        "the copy differs by more than the solref"
+    );
+    let o = driftlab(
+        &[
+            "describe",
+            "model",
+            "--set",
+            &format!("file=\"{}\"", out.display()),
+        ],
+        &root(),
+    );
+    assert!(
+        o.status.success() && text(&o).contains("n = 3, m = 3"),
+        "{}",
+        text(&o)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

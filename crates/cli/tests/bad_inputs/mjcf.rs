@@ -196,3 +196,29 @@ pub fn floating_root(dir: &Path) -> Ran {
         &["root=\"floating\""],
     )
 }
+
+/// `tune --write-mjcf` onto a file that exists: refused, the file untouched.
+pub fn tune_onto_existing(dir: &Path) -> Ran {
+    let target = dir.join("tuned.xml");
+    std::fs::write(&target, "mine").expect("write");
+    let ran = super::driftlab(
+        &super::strings(
+            &[
+                "tune",
+                "robot:mjcf-four-bar",
+                "--h",
+                "1e-3",
+                "--write-mjcf",
+                "{dir}/tuned.xml",
+            ],
+            dir,
+        ),
+        dir,
+    );
+    assert_eq!(
+        std::fs::read_to_string(&target).expect("read"),
+        "mine",
+        "tune overwrote a file it did not write"
+    );
+    ran
+}
