@@ -110,4 +110,7 @@ macro_rules! forward_mechanical {
     (@one $i:ident reference) => {
         fn reference(&self) -> Option<$crate::ReferenceSolution> { self.$i.reference() }
     };
+    (@one $i:ident actuators) => {
+        fn actuators(&self) -> Vec<$crate::Actuator> { self.$i.actuators() }
+    };
 }

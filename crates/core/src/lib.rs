@@ -67,7 +67,7 @@ pub use observe::{
 pub use pattern::SparsityPattern;
 pub use state::State;
 pub use system::{
-    Attitude, ConstraintHessian, Dims, ExactSolution, ImplicitDae, Index1Jacobians,
+    Actuator, Attitude, ConstraintHessian, Dims, ExactSolution, ImplicitDae, Index1Jacobians,
     MechanicalSystem, Prioritized, ProblemInfo, ReferenceDomain, ReferenceSolution, ScdComponents,
     SemiExplicitDae, SystemForm, SystemRef, TangentMatrices, Unilateral,
 };

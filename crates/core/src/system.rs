@@ -259,6 +259,37 @@ pub trait MechanicalSystem: Send + Sync {
     fn reference_domain(&self, _t_end: f64) -> ReferenceDomain {
         undeclared_domain(self.exact(0.0).is_some(), self.reference().is_some())
     }
+    /// The actuators a policy drives, where the problem has them (a model file's motors):
+    /// each a generalized force `gear · u` on its coordinates, `u` clipped to its control
+    /// range. None by default.
+    fn actuators(&self) -> Vec<Actuator> {
+        Vec::new()
+    }
+}
+
+/// One actuator of a [`MechanicalSystem`]: the generalized force `u·Σ (gear_i e_{c_i})` of
+/// a control `u`, clipped to `ctrlrange` where limited (MuJoCo's motor).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Actuator {
+    /// Its name in the model file.
+    pub name: String,
+    /// The coordinates it drives and the force per unit of control on each.
+    pub column: Vec<(usize, f64)>,
+    /// The control range, where limited.
+    pub ctrlrange: Option<[f64; 2]>,
+}
+
+impl Actuator {
+    /// Add this actuator's force at control `u` (clipped) to `f`.
+    pub fn apply(&self, u: f64, f: &mut [f64]) {
+        let u = match self.ctrlrange {
+            Some([lo, hi]) => u.clamp(lo, hi),
+            None => u,
+        };
+        for &(c, gear) in &self.column {
+            f[c] += gear * u;
+        }
+    }
 }
 
 /// Opt-in capability of a [`MechanicalSystem`]: the constraint Hessian contraction

@@ -197,7 +197,7 @@ where
 {
     driftlab_core::forward_mechanical!(inner;
         mass_pattern, mass, forces, tangent, energy, energy_scale, momentum, unilateral,
-        reference);
+        reference, actuators);
     fn info(&self) -> ProblemInfo {
         let mut i = self.inner.info();
         i.title = format!(

@@ -277,3 +277,26 @@ def test_the_first_reset_starts_episode_zero_and_close_frees_the_environments():
     assert env.closed
     with pytest.raises(driftlab.InputError, match="this VecEnv is closed"):
         env.step(np.zeros((3, 4)))
+
+
+def test_an_mjcf_model_s_motors_are_the_action_space():
+    """dm_control's cart-pole from its MJCF: one motor (gear 10 on the slider, control in
+    [-1, 1]); a control of 0.5 is the force 5, bit for bit, and 3 is clipped to 1."""
+    cart = driftlab.Model(robot="dmc-cartpole")
+    kw = dict(method_params={"xi": 1.0, "omega_n": 20.0}, h=1e-3, t_end=0.02)
+    motor = driftlab.VecEnv(cart, "baumgarte", 2, action="actuators", substeps=5, **kw)
+    force = driftlab.VecEnv(cart, "baumgarte", 2, substeps=5, **kw)
+    assert motor.action_dim == 1 and force.action_dim == 2
+    assert motor.actuators == [("slide", -1.0, 1.0)]
+    motor.reset(seed=0)
+    force.reset(seed=0)
+    for u, f in [(0.5, 5.0), (3.0, 10.0)]:
+        a, *_ = motor.step(np.full((2, 1), u))
+        b, *_ = force.step(np.array([[f, 0.0], [f, 0.0]]))
+        np.testing.assert_array_equal(a, b)
+    assert a[0, 0] != 0.0
+    gym = pytest.importorskip("gymnasium")
+    assert isinstance(motor.single_action_space, gym.spaces.Box)
+    np.testing.assert_array_equal(motor.single_action_space.low, [-1.0])
+    with pytest.raises(driftlab.InputError, match="has no actuators"):
+        driftlab.VecEnv("planar-chain", "baumgarte", 2, action="actuators", params={"links": 2}, **kw)

@@ -328,3 +328,36 @@ fn the_first_reset_starts_episode_zero() {
         "then the next ones"
     );
 }
+
+/// An MJCF model's motors as the action space (issue 47): dm_control's cart-pole has one,
+/// `gear = 10` on the slider with `ctrlrange = [-1, 1]`; a control of 0.5 is the force 5 on
+/// the slider, bit for bit, and a control of 3 is clipped to 1 (the force 10).
+#[test]
+fn mjcf_motors_are_the_action_space() {
+    let cartpole = "id = \"model\"\nparams = { robot = \"dmc-cartpole\" }";
+    let cart = spec(cartpole, BAUMGARTE, 2, 0.02, 1e-3);
+    let mut by_motor = env(&cart, ActionMode::Actuators, 1);
+    let mut by_force = env(&cart, ActionMode::Force, 1);
+    assert_eq!(by_motor.action_dim(), 1);
+    assert_eq!(by_motor.actuators()[0].ctrlrange, Some([-1.0, 1.0]));
+    let d = by_motor.observation_dim();
+    let (mut a, mut b) = (vec![0.0; 2 * d], vec![0.0; 2 * d]);
+    for (u, f) in [(0.5, 5.0), (3.0, 10.0), (-0.25, -2.5)] {
+        by_motor.step(&[u, u], 5, &mut a).expect("motor step");
+        by_force
+            .step(&[f, 0.0, f, 0.0], 5, &mut b)
+            .expect("force step");
+        assert_eq!(a, b, "control {u} against force {f}");
+    }
+    assert!(a[0] != 0.0, "the cart moved: {a:?}");
+    let tree = "id = \"planar-chain\"\nparams = { links = 2 }";
+    let err = VecEnv::from_spec(
+        Registry::default(),
+        &spec(tree, BAUMGARTE, 2, 0.02, 1e-3),
+        ActionMode::Actuators,
+        1,
+    )
+    .err()
+    .expect("a problem without actuators is refused");
+    assert!(err.contains("has no actuators"), "{err}");
+}

@@ -333,4 +333,18 @@ impl MechanicalSystem for JointCoordinates {
     fn initial_state(&self) -> State {
         self.start.clone()
     }
+    fn actuators(&self) -> Vec<driftlab_core::Actuator> {
+        let m = &self.model;
+        m.actuators
+            .iter()
+            .filter_map(|a| {
+                let j = m.joint(&a.joint)?;
+                Some(driftlab_core::Actuator {
+                    name: a.name.clone(),
+                    column: vec![(self.tree.offset[j], a.gear)],
+                    ctrlrange: a.ctrlrange,
+                })
+            })
+            .collect()
+    }
 }

@@ -37,7 +37,10 @@ class VecEnv(_Base):  # type: ignore[misc, valid-type]
     Each call of :meth:`step` holds every environment's action over ``substeps`` steps:
     ``action="force"`` adds a generalized force, ``M v' = f + u − Φ_qᵀλ``;
     ``action="velocity"`` replaces ``v`` by the command, first projected mass-orthogonally
-    onto ``{v : Φ_q v + Φ_t = 0}`` when ``project_actions`` (seed 001 §3.6.3).
+    onto ``{v : Φ_q v + Φ_t = 0}`` when ``project_actions`` (seed 001 §3.6.3);
+    ``action="actuators"`` drives the model file's motors (MJCF ``<motor>``): one control
+    per actuator, clipped to its ``ctrlrange``, acting as ``gear · u`` on its joint (the
+    action space's bounds are the control ranges; ``actuators`` lists them).
 
     Episode ``e`` of environment ``i`` is member ``e·num_envs + i`` of the ensemble with
     ``seed``: its initial-state noise (``initial={"q_sigma": …, "v_sigma": …}``), its
@@ -98,14 +101,26 @@ class VecEnv(_Base):  # type: ignore[misc, valid-type]
             n, d = self._env.action_dim, self._env.observation_dim
             box = _gym.spaces.Box
             self.single_observation_space = box(-np.inf, np.inf, (d,), np.float64)
-            self.single_action_space = box(-np.inf, np.inf, (n,), np.float64)
+            lo = np.full(n, -np.inf)
+            hi = np.full(n, np.inf)
+            if action == "actuators":
+                lo = np.array([a[1] for a in self._env.actuators], dtype=np.float64)
+                hi = np.array([a[2] for a in self._env.actuators], dtype=np.float64)
+            self.single_action_space = box(lo, hi, (n,), np.float64)
             self.observation_space = box(-np.inf, np.inf, (self.num_envs, d), np.float64)
-            self.action_space = box(-np.inf, np.inf, (self.num_envs, n), np.float64)
+            self.action_space = box(np.tile(lo, (self.num_envs, 1)), np.tile(hi, (self.num_envs, 1)),
+                                    (self.num_envs, n), np.float64)
 
     @property
     def action_dim(self) -> int:
-        """Length of one action (the coordinates n)."""
+        """Length of one action (the coordinates n, or the actuators)."""
         return self._env.action_dim
+
+    @property
+    def actuators(self) -> list:
+        """With ``action="actuators"``: ``(name, lower, upper)`` per control (±inf where
+        the file gives no range)."""
+        return list(self._env.actuators)
 
     @property
     def observation_dim(self) -> int:

@@ -1,4 +1,4 @@
-"""A mechanism from a model file (URDF, SDF with loops, driftlab's TOML) or one of the
+"""A mechanism from a model file (URDF, SDF with loops, MJCF, driftlab's TOML) or one of the
 shipped robots, as a problem for :func:`driftlab.simulate`, :func:`driftlab.describe`,
 :class:`driftlab.VecEnv` and specs (``Model.problem()``)."""
 
@@ -36,11 +36,11 @@ class Model:
         self.params: dict[str, Any] = {"coordinates": coordinates, **params}
         if file is not None:
             if not isinstance(file, (str, os.PathLike)):
-                raise InputError(f"Model: file = {file!r}; give the path of a .urdf, .sdf or .toml file")
+                raise InputError(f"Model: file = {file!r}; give the path of a .urdf, .sdf, .xml (MJCF) or .toml file")
             path = os.fspath(file)
             if not os.path.isfile(path):
                 why = "it is a folder" if os.path.isdir(path) else "no such file"
-                raise InputError(f"Model: file = {path!r}: {why}; give the path of a .urdf, .sdf or .toml model file")
+                raise InputError(f"Model: file = {path!r}: {why}; give the path of a .urdf, .sdf, .xml (MJCF) or .toml model file")
             self.params["file"] = path
         else:
             self.params["robot"] = robot

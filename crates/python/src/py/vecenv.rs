@@ -24,6 +24,9 @@ pub struct VecEnv {
     inner: Mutex<driftlab_runner::vecenv::VecEnv>,
     num_envs: usize,
     action_dim: usize,
+    /// Per actuator (action = "actuators"): name, lower and upper control bound (±inf
+    /// where unlimited).
+    actuators: Vec<(String, f64, f64)>,
     observation_dim: usize,
     episode_steps: usize,
     h: f64,
@@ -44,8 +47,12 @@ fn action_mode(action: &str, project: bool) -> PyResult<ActionMode> {
             "project_actions = True applies to velocity actions; give action=\"velocity\" or project_actions=False",
         )),
         ("velocity", p) => Ok(ActionMode::Velocity { project: p }),
+        ("actuators", false) => Ok(ActionMode::Actuators),
+        ("actuators", true) => Err(input_error(
+            "project_actions = True applies to velocity actions; give action=\"velocity\" or project_actions=False",
+        )),
         (other, _) => Err(input_error(format!(
-            "action = {other:?}: give \"force\" (a generalized force held over the substeps) or \"velocity\" (a velocity command)"
+            "action = {other:?}: give \"force\" (a generalized force held over the substeps), \"velocity\" (a velocity command) or \"actuators\" (the model file's motors)"
         ))),
     }
 }
@@ -71,8 +78,17 @@ impl VecEnv {
                 )
             })
             .map_err(input_error)?;
+        let actuators = env
+            .actuators()
+            .iter()
+            .map(|a| {
+                let [lo, hi] = a.ctrlrange.unwrap_or([f64::NEG_INFINITY, f64::INFINITY]);
+                (a.name.clone(), lo, hi)
+            })
+            .collect();
         Ok(Self {
             num_envs: env.num_envs(),
+            actuators,
             action_dim: env.action_dim(),
             observation_dim: env.observation_dim(),
             episode_steps: env.episode_steps(),
@@ -88,10 +104,16 @@ impl VecEnv {
         self.num_envs
     }
 
-    /// Length of one action (the coordinates n).
+    /// Length of one action (the coordinates n, or the actuators).
     #[getter]
     fn action_dim(&self) -> usize {
         self.action_dim
+    }
+
+    /// The actuators driven by action = "actuators": (name, lower, upper) per control.
+    #[getter]
+    fn actuators(&self) -> Vec<(String, f64, f64)> {
+        self.actuators.clone()
     }
 
     /// Length of one observation (2n: q then v).

@@ -219,7 +219,7 @@ fn apply_action(
     projector: &mut Option<ActionProjector>, command: &mut Vec<f64>,
 ) -> Result<(), String> {
     match mode {
-        ActionMode::Force => {
+        ActionMode::Force | ActionMode::Actuators => {
             if !episode.borrow_owner().set_force(action) {
                 return Ok(());
             }

@@ -47,6 +47,10 @@ pub enum ActionMode {
         /// Project onto `{v : Φ_q v + Φ_t = 0}` first.
         project: bool,
     },
+    /// The controls of the problem's actuators (a model file's motors, MJCF `<motor>`):
+    /// the force `Σ_k gear_k · clip(u_k)` on each actuator's coordinate, held over the
+    /// call's steps as a force action.
+    Actuators,
 }
 
 /// What one environment reported at the last `reset` or `step`.
@@ -90,6 +94,8 @@ pub(crate) struct Shared {
     problem: Arc<dyn MechanicalSystem>,
     schedule: Schedule,
     action: ActionMode,
+    /// The problem's actuators (with [`ActionMode::Actuators`]).
+    actuators: Vec<driftlab_core::Actuator>,
     num_envs: usize,
     episode_steps: usize,
     /// Coordinates.
@@ -147,7 +153,17 @@ impl VecEnv {
             .build()
             .map_err(|e| format!("threads = {threads}: cannot start the pool: {e}"))?;
         let num_envs = ensemble.members;
+        let actuators = if action == ActionMode::Actuators {
+            let a = problem.actuators();
+            if a.is_empty() {
+                return Err(format!("`{}` has no actuators (a model file's motors): give action = \"force\" (a generalized force) or \"velocity\"", cell.problem));
+            }
+            a
+        } else {
+            Vec::new()
+        };
         let shared = Shared {
+            actuators,
             n: problem.dims().n,
             registry,
             cell,
@@ -202,9 +218,18 @@ impl VecEnv {
         self.shared.num_envs
     }
 
-    /// Length of one action (`n`, the coordinates).
+    /// Length of one action: `n`, the coordinates (force and velocity actions), or the
+    /// number of actuators.
     pub fn action_dim(&self) -> usize {
-        self.shared.n
+        match self.shared.action {
+            ActionMode::Actuators => self.shared.actuators.len(),
+            _ => self.shared.n,
+        }
+    }
+
+    /// The actuators' names and control ranges (with [`ActionMode::Actuators`]).
+    pub fn actuators(&self) -> &[driftlab_core::Actuator] {
+        &self.shared.actuators
     }
 
     /// Length of one observation (`2n`: `q` then `v`).
@@ -268,6 +293,8 @@ impl VecEnv {
         }
         self.check_observations(obs)?;
         self.begun_by_new = false;
+        let forces = self.actuator_forces(actions);
+        let actions = forces.as_deref().unwrap_or(actions);
         let (shared, n) = (&self.shared, self.shared.n);
         self.pool.install(|| {
             self.members
@@ -280,6 +307,21 @@ impl VecEnv {
                 })
         });
         Ok(())
+    }
+
+    /// The generalized forces of actuator controls (`None` for other action modes).
+    fn actuator_forces(&self, actions: &[f64]) -> Option<Vec<f64>> {
+        if self.shared.action != ActionMode::Actuators {
+            return None;
+        }
+        let (n, k) = (self.shared.n, self.shared.actuators.len());
+        let mut f = vec![0.0; self.shared.num_envs * n];
+        for (fe, ue) in f.chunks_mut(n).zip(actions.chunks(k)) {
+            for (a, &u) in self.shared.actuators.iter().zip(ue) {
+                a.apply(u, fe);
+            }
+        }
+        Some(f)
     }
 
     /// `Err` unless `obs` holds `num_envs × observation_dim` numbers.
@@ -296,10 +338,15 @@ impl VecEnv {
 
     /// `Err` unless `actions` has `num_envs × n` finite entries.
     fn check_actions(&self, actions: &[f64]) -> Result<(), String> {
-        let (envs, n) = (self.shared.num_envs, self.shared.n);
+        let (envs, n) = (self.shared.num_envs, self.action_dim());
+        let what = if self.shared.action == ActionMode::Actuators {
+            "actuators"
+        } else {
+            "coordinates"
+        };
         if actions.len() != envs * n {
             return Err(format!(
-                "actions: {} numbers for {envs} environments × {n} coordinates; give an array of shape ({envs}, {n})",
+                "actions: {} numbers for {envs} environments × {n} {what}; give an array of shape ({envs}, {n})",
                 actions.len()
             ));
         }
