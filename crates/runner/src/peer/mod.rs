@@ -164,6 +164,10 @@ fn record(
     };
     rec.summary.max_pos_residual = row.max_pos_residual;
     rec.summary.max_energy_rel_error = row.max_energy_rel_error;
+    rec.summary.max_vel_residual = row.max_vel_residual;
+    rec.summary.final_pos_residual = row.final_pos_residual;
+    rec.summary.err_q = row.err_q;
+    rec.summary.final_err_q = row.final_err_q;
     rec.step_seconds_min = row.step_seconds;
     rec.step_seconds_max = row.step_seconds;
     rec
@@ -386,6 +390,21 @@ mod tests {
             rec.summary.err_q.is_nan(),
             "what the peer did not measure stays null"
         );
+    }
+
+    #[test]
+    fn a_peer_s_optional_measures_reach_the_runs_row() {
+        let r = row(&[(
+            "\"wall_seconds\"",
+            "\"err_q\": 2.5e-3, \"final_err_q\": 1e-3, \"max_vel_residual\": 0.3, \"final_pos_residual\": 0.01, \"wall_seconds\"",
+        )]);
+        let cells = [own("{\"links\":10.0}", 1e-3)];
+        let of = Cells::new(&cells).of(&r).expect("matches");
+        let rec = record("mujoco-loops", 7, 1, &r, of);
+        let s = &rec.summary;
+        assert_eq!((s.err_q, s.final_err_q), (2.5e-3, 1e-3));
+        assert_eq!((s.max_vel_residual, s.final_pos_residual), (0.3, 0.01));
+        assert!(s.err_v.is_nan(), "what the peer did not give stays null");
     }
 
     #[test]

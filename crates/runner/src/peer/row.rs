@@ -40,10 +40,28 @@ pub struct PeerRow {
     /// max |H − H₀| / max(|H₀|, the problem's energy scale).
     #[serde(deserialize_with = "null_as_nan")]
     pub max_energy_rel_error: f64,
+    /// max over steps and rows of |Φ_q v + Φ_t| (optional: a peer that measured it).
+    #[serde(default = "nan", deserialize_with = "null_as_nan")]
+    pub max_vel_residual: f64,
+    /// max |Φ_i| at the end (optional).
+    #[serde(default = "nan", deserialize_with = "null_as_nan")]
+    pub final_pos_residual: f64,
+    /// max over steps and coordinates of |q − q_ref| against the experiment's converged
+    /// reference, sampled at the peer's steps (optional).
+    #[serde(default = "nan", deserialize_with = "null_as_nan")]
+    pub err_q: f64,
+    /// |q − q_ref| at the end (optional).
+    #[serde(default = "nan", deserialize_with = "null_as_nan")]
+    pub final_err_q: f64,
     /// Wall time of the measured run.
     pub wall_seconds: f64,
     /// Wall time of the steps alone.
     pub step_seconds: f64,
+}
+
+/// An optional measure the peer did not give: NaN, as driftlab's rows without it.
+fn nan() -> f64 {
+    f64::NAN
 }
 
 /// A measure the peer could not take (`null`, e.g. a run MuJoCo refused) is NaN, as in
