@@ -9,11 +9,12 @@
 //! into the joint's placement (`R(a, q − ref) = R(a, −ref)·R(a, q)`), so driftlab's
 //! joint coordinates equal MuJoCo's `qpos` for hinges and slides.
 
-use super::super::super::spatial::{axis_angle, matrix_quat, scale, sub, Inertia, Placement, V3};
+use super::super::super::spatial::{matrix_quat, sub, Inertia, Placement, V3};
 use super::super::description::{default_v0, Body, Joint, JointKind, Limits, ModelError};
-use super::compiler::{boolean, keyword, numbers, unit, FromGeom};
+use super::compiler::{numbers, FromGeom};
 use super::defaults::Styled;
 use super::inertia::{bound, combine, geom_solid, geom_type, inertial, shifted, Solid};
+use super::joint::JointReader;
 use super::schema::{check_attributes, check_children};
 use super::tree::El;
 use super::Reader;
@@ -320,13 +321,11 @@ impl Reader<'_> {
         };
         let origin = self.files.origin(el);
         if joints.is_empty() {
+            // A body without joints is welded to its parent.
             self.push_body(name, shifted(&solid, [0.0; 3]), origin.clone());
             let child = self.model.bodies.len() - 1;
             let mut j = Joint::floating(format!("{name}:weld"), child, base, origin);
-            j.kind = JointKind::Fixed;
-            j.parent = pf.body;
-            j.q0 = Vec::new();
-            j.v0 = Vec::new();
+            (j.kind, j.parent, j.q0, j.v0) = (JointKind::Fixed, pf.body, Vec::new(), Vec::new());
             self.model.joints.push(j);
             return Ok([0.0; 3]);
         }
@@ -365,40 +364,14 @@ impl Reader<'_> {
                     Some(b),
                 ),
             };
-            let mut j = Joint::floating(
-                spec.name.clone(),
+            let j = tree_joint(
+                &spec,
                 child,
+                parent_body,
                 pre.then(&spec.unref),
+                world0,
                 self.files.origin(it.el),
             );
-            j.kind = spec.kind;
-            j.parent = parent_body;
-            j.axis = spec.axis;
-            j.limits = spec.limits;
-            j.stiffness = spec.stiffness;
-            j.rest = spec.springref;
-            j.damping = spec.damping;
-            j.armature = spec.armature;
-            j.q0 = match spec.kind {
-                JointKind::Floating => {
-                    let q = matrix_quat(&world0.rot);
-                    vec![
-                        world0.pos[0],
-                        world0.pos[1],
-                        world0.pos[2],
-                        q[0],
-                        q[1],
-                        q[2],
-                        q[3],
-                    ]
-                }
-                JointKind::Spherical => vec![1.0, 0.0, 0.0, 0.0],
-                _ => vec![spec.reference],
-            };
-            j.v0 = default_v0(spec.kind);
-            if spec.kind == JointKind::Floating {
-                j.placement = Placement::IDENTITY;
-            }
             self.joint_info
                 .insert(spec.name.clone(), (spec.kind, spec.reference));
             self.model.joints.push(j);
@@ -417,7 +390,7 @@ impl Reader<'_> {
         });
     }
 
-    /// One `<joint>` or `<freejoint>` read through its class.
+    /// One `<joint>` or `<freejoint>` read through its class ([`super::joint`]).
     fn joint_spec(&mut self, it: &Item) -> Result<JointSpec, ModelError> {
         let el = it.el;
         let index = self.model.joints.len();
@@ -431,182 +404,78 @@ impl Reader<'_> {
         }
         check_attributes(self.files, el, "joint", false)?;
         let j = Styled::new(self.files, &self.defaults, el, "joint", &it.class)?;
-        let f = self.files;
-        let kind = keyword(
-            f,
+        let r = JointReader {
+            files: self.files,
             el,
-            "type",
-            j.get("type").unwrap_or("hinge"),
-            &["hinge", "slide", "ball", "free"],
-        )?;
-        if kind == "free" {
-            // A `<joint type="free">` takes its class's damping and armature, as in MuJoCo.
-            if j.get("stiffness")
-                .is_some_and(|v| v.split_whitespace().any(|x| x.parse::<f64>() != Ok(0.0)))
-            {
-                return Err(f.err(
-                    el,
-                    "a free joint with stiffness",
-                    "a free joint's spring is not read: remove stiffness",
-                ));
-            }
-            let mut spec = JointSpec::free(name);
-            spec.damping = j
-                .get("damping")
-                .map_or(Ok(vec![0.0]), |v| numbers(f, el, "damping", v, (1, 3)))?[0];
-            spec.armature = j
-                .get("armature")
-                .map_or(Ok(vec![0.0]), |v| numbers(f, el, "armature", v, (1, 1)))?[0];
-            return Ok(spec);
-        }
-        let vec3 = |a: &str, d: V3| -> Result<V3, ModelError> {
-            j.get(a).map_or(Ok(d), |v| {
-                numbers(f, el, a, v, (3, 3)).map(|x| [x[0], x[1], x[2]])
-            })
+            j: &j,
+            compiler: &self.compiler,
         };
-        let scalar = |a: &str| -> Result<f64, ModelError> {
-            j.get(a)
-                .map_or(Ok(0.0), |v| numbers(f, el, a, v, (1, 1)).map(|x| x[0]))
-        };
-        let poly = |a: &str| -> Result<f64, ModelError> {
-            let Some(v) = j.get(a) else { return Ok(0.0) };
-            let c = numbers(f, el, a, v, (1, 3))?;
-            if c[1..].iter().any(|x| *x != 0.0) {
-                return Err(f.err(
-                    el,
-                    format!("`{a}` = \"{}\" is a polynomial", super::super::xml::clip(v)),
-                    format!("driftlab reads a linear {a} (one coefficient)"),
-                ));
-            }
-            Ok(c[0])
-        };
-        if j.get("springdamper").is_some() {
-            return Err(f.err(
-                el,
-                "springdamper is not read",
-                "give stiffness and damping (MuJoCo's compiled model has them)",
-            ));
-        }
-        let angular = kind == "hinge" || kind == "ball";
-        let conv = |x: f64| if angular { self.compiler.angle(x) } else { x };
-        let pos = it.pose.point(vec3("pos", [0.0; 3])?);
-        let axis = unit(
-            f,
-            el,
-            "axis",
-            super::super::super::spatial::mul(&it.pose.rot, vec3("axis", [0.0, 0.0, 1.0])?),
-        )?;
-        let reference = conv(scalar("ref")?);
-        let range = match j.get("range") {
-            Some(r) => Some(
-                numbers(f, el, "range", r, (2, 2))?
-                    .into_iter()
-                    .map(conv)
-                    .collect::<Vec<_>>(),
-            ),
-            None => None,
-        };
-        let limited = match j.get("limited").unwrap_or("auto") {
-            "auto" => self.compiler.autolimits && range.is_some(),
-            v => boolean(f, el, "limited", v)?,
-        };
-        if limited && range.is_none() {
-            return Err(f.err(
-                el,
-                "limited=\"true\" without range",
-                "give range=\"lower upper\"",
-            ));
-        }
-        let limits = match (&range, limited, kind) {
-            (Some(r), true, "hinge" | "slide") => {
-                if kind == "hinge"
-                    && (r[0].abs() > 2.0 * std::f64::consts::PI + 1e-9
-                        || r[1].abs() > 2.0 * std::f64::consts::PI + 1e-9)
-                {
-                    return Err(f.err(el, format!("hinge range [{}, {}] rad reaches beyond a turn (2π)", r[0], r[1]), if self.compiler.degree { "the range is read in degrees (MJCF's default): check the numbers".to_string() } else { "<compiler angle=\"radian\"> reads ranges in radians: write them in radians, or drop angle=\"radian\" for degrees".to_string() }));
-                }
-                if r[0] > r[1] {
-                    return Err(f.err(
-                        el,
-                        format!("range lower {} > upper {}", r[0], r[1]),
-                        "swap the limits",
-                    ));
-                }
-                Some(Limits {
-                    lower: r[0],
-                    upper: r[1],
-                    effort: f64::INFINITY,
-                    velocity: f64::INFINITY,
-                })
-            }
-            _ => None,
-        };
-        let frictionloss = scalar("frictionloss")?;
+        let spec = r.spec(name, &it.pose)?;
+        let frictionloss = r.scalar("frictionloss")?;
         if frictionloss != 0.0 {
             self.note_at(el, format!("frictionloss {frictionloss} not modelled (MuJoCo enforces it as a constraint; the oracle turns it off)"));
         }
-        let stiffness = poly("stiffness")?;
-        if kind == "ball" && stiffness != 0.0 {
-            return Err(f.err(
-                el,
-                "a ball joint with stiffness",
-                "a ball joint's spring is not read: remove stiffness",
-            ));
-        }
-        let (jk, unref) = match kind {
-            "hinge" => (
-                if limits.is_some() {
-                    JointKind::Revolute
-                } else {
-                    JointKind::Continuous
-                },
-                Placement {
-                    pos: [0.0; 3],
-                    rot: axis_angle(axis, -reference),
-                },
-            ),
-            "slide" => (
-                JointKind::Prismatic,
-                Placement {
-                    pos: scale(-reference, axis),
-                    rot: super::super::super::spatial::IDENTITY,
-                },
-            ),
-            _ => (JointKind::Spherical, Placement::IDENTITY),
-        };
-        Ok(JointSpec {
-            name,
-            kind: jk,
-            anchor: pos,
-            axis,
-            reference: if kind == "ball" { 0.0 } else { reference },
-            unref,
-            limits,
-            stiffness,
-            springref: conv(scalar("springref")?),
-            damping: poly("damping")?,
-            armature: scalar("armature")?,
-        })
+        Ok(spec)
     }
 }
 
+/// The tree joint of `spec` moving body `child` from `parent` (`None`: the world), its
+/// frame at `placement` in the parent's; a free joint starts at the body's pose at qpos0,
+/// `world0` (MuJoCo's qpos0 of a free joint), a hinge or slide at `ref`.
+fn tree_joint(
+    spec: &JointSpec, child: usize, parent: Option<usize>, placement: Placement,
+    world0: &Placement, origin: super::super::description::Origin,
+) -> Joint {
+    let mut j = Joint::floating(spec.name.clone(), child, placement, origin);
+    j.kind = spec.kind;
+    j.parent = parent;
+    j.axis = spec.axis;
+    j.limits = spec.limits;
+    j.stiffness = spec.stiffness;
+    j.rest = spec.springref;
+    j.damping = spec.damping;
+    j.armature = spec.armature;
+    j.q0 = match spec.kind {
+        JointKind::Floating => {
+            let q = matrix_quat(&world0.rot);
+            vec![
+                world0.pos[0],
+                world0.pos[1],
+                world0.pos[2],
+                q[0],
+                q[1],
+                q[2],
+                q[3],
+            ]
+        }
+        JointKind::Spherical => vec![1.0, 0.0, 0.0, 0.0],
+        _ => vec![spec.reference],
+    };
+    j.v0 = default_v0(spec.kind);
+    if spec.kind == JointKind::Floating {
+        j.placement = Placement::IDENTITY;
+    }
+    j
+}
+
 /// A joint as read: kind, anchor and axis in the body frame, `ref` and its inverse motion.
-struct JointSpec {
-    name: String,
-    kind: JointKind,
-    anchor: V3,
-    axis: V3,
-    reference: f64,
-    unref: Placement,
-    limits: Option<Limits>,
-    stiffness: f64,
-    springref: f64,
-    damping: f64,
-    armature: f64,
+pub(super) struct JointSpec {
+    pub(super) name: String,
+    pub(super) kind: JointKind,
+    pub(super) anchor: V3,
+    pub(super) axis: V3,
+    pub(super) reference: f64,
+    pub(super) unref: Placement,
+    pub(super) limits: Option<Limits>,
+    pub(super) stiffness: f64,
+    pub(super) springref: f64,
+    pub(super) damping: f64,
+    pub(super) armature: f64,
 }
 
 impl JointSpec {
-    fn free(name: String) -> Self {
+    /// A free joint (nothing but its name).
+    pub(super) fn free(name: String) -> Self {
         Self {
             name,
             kind: JointKind::Floating,

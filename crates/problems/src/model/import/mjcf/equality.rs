@@ -14,7 +14,7 @@
 //! Each equality's `solref`/`solimp` (its class's, else MuJoCo's defaults 0.02 1 and
 //! 0.9 0.95 0.001 0.5 2) is kept for the MuJoCo rows and the audit.
 
-use super::super::super::spatial::{quat_matrix, Placement};
+use super::super::super::spatial::{quat_matrix, Placement, IDENTITY};
 use super::super::description::{
     Actuator, Closure, ClosureKind, Coupling, ModelError, SoftEquality,
 };
@@ -23,6 +23,9 @@ use super::defaults::Styled;
 use super::schema::{check_attributes, check_children};
 use super::tree::El;
 use super::Reader;
+
+/// The two ends of a closure: MuJoCo body and the frame on it (MuJoCo's body frame).
+type Ends = ((usize, Placement), (usize, Placement));
 
 const SOLREF: [f64; 2] = [0.02, 1.0];
 const SOLIMP: [f64; 5] = [0.9, 0.95, 0.001, 0.5, 2.0];
@@ -163,84 +166,12 @@ impl Reader<'_> {
         } else {
             ClosureKind::Weld
         };
-        let (a, fa, b, fb) = if e.attr("site1").is_some() || e.attr("site2").is_some() {
-            let site = |attr: &str| -> Result<(usize, Placement), ModelError> {
-                let n = e.attr(attr).ok_or_else(|| {
-                    self.files
-                        .err(e, format!("`{attr}` missing"), "give both site1 and site2")
-                })?;
-                self.sites.get(n).copied().ok_or_else(|| {
-                    self.files.err(
-                        e,
-                        format!("site \"{n}\" is not in the model"),
-                        "name a site of <worldbody>",
-                    )
-                })
-            };
-            if ["body1", "body2", "anchor", "relpose"]
-                .iter()
-                .any(|k| e.attr(k).is_some())
-            {
-                return Err(self.files.err(
-                    e,
-                    "sites mixed with body1/body2/anchor/relpose",
-                    "give site1 and site2, or bodies (MuJoCo refuses both)",
-                ));
-            }
-            let ((b1, p1), (b2, p2)) = (site("site1")?, site("site2")?);
-            (b1, p1, b2, p2)
+        let ends = if e.attr("site1").is_some() || e.attr("site2").is_some() {
+            self.site_ends(e)?
         } else {
-            let body = |attr: &str, required: bool| -> Result<usize, ModelError> {
-                match e.attr(attr) {
-                    Some(n) => self.by_body.get(n).copied().ok_or_else(|| {
-                        self.files.err(
-                            e,
-                            format!("{attr} \"{n}\" is not a body of the model"),
-                            "name a body of <worldbody> (or \"world\")",
-                        )
-                    }),
-                    None if required => Err(self.files.err(
-                        e,
-                        format!("`{attr}` missing"),
-                        format!("give {attr} (or site1 and site2)"),
-                    )),
-                    None => Ok(0),
-                }
-            };
-            let (b1, b2) = (body("body1", true)?, body("body2", false)?);
-            let anchor = numbers(
-                self.files,
-                e,
-                "anchor",
-                e.attr("anchor").unwrap_or("0 0 0"),
-                (3, 3),
-            )?;
-            let anchor = Placement {
-                pos: [anchor[0], anchor[1], anchor[2]],
-                rot: super::super::super::spatial::IDENTITY,
-            };
-            let (w1, w2) = (self.frames[b1].world0, self.frames[b2].world0);
-            if kind == ClosureKind::Ball {
-                (b1, anchor, b2, w2.inverse().then(&w1.then(&anchor)))
-            } else {
-                let rel = match e.attr("relpose") {
-                    Some(t) => {
-                        let r = numbers(self.files, e, "relpose", t, (7, 7))?;
-                        let n = r[3..].iter().map(|x| x * x).sum::<f64>().sqrt();
-                        if n < 1e-14 {
-                            w1.inverse().then(&w2)
-                        } else {
-                            Placement {
-                                pos: [r[0], r[1], r[2]],
-                                rot: quat_matrix(&[r[3] / n, r[4] / n, r[5] / n, r[6] / n]),
-                            }
-                        }
-                    }
-                    None => w1.inverse().then(&w2),
-                };
-                (b1, rel.then(&anchor), b2, anchor)
-            }
+            self.body_ends(e, kind)?
         };
+        let ((a, fa), (b, fb)) = ends;
         if a == b {
             return Err(self.files.err(
                 e,
@@ -259,6 +190,91 @@ impl Reader<'_> {
             origin: self.files.origin(e),
         });
         Ok(())
+    }
+
+    /// The two ends of an equality on sites: each site's frame on its body (MuJoCo holds
+    /// the sites together, with no pose computed at qpos0).
+    fn site_ends(&self, e: &El) -> Result<Ends, ModelError> {
+        if ["body1", "body2", "anchor", "relpose"]
+            .iter()
+            .any(|k| e.attr(k).is_some())
+        {
+            return Err(self.files.err(
+                e,
+                "sites mixed with body1/body2/anchor/relpose",
+                "give site1 and site2, or bodies (MuJoCo refuses both)",
+            ));
+        }
+        let site = |attr: &str| -> Result<(usize, Placement), ModelError> {
+            let n = e.attr(attr).ok_or_else(|| {
+                self.files
+                    .err(e, format!("`{attr}` missing"), "give both site1 and site2")
+            })?;
+            self.sites.get(n).copied().ok_or_else(|| {
+                self.files.err(
+                    e,
+                    format!("site \"{n}\" is not in the model"),
+                    "name a site of <worldbody>",
+                )
+            })
+        };
+        Ok((site("site1")?, site("site2")?))
+    }
+
+    /// The two ends of an equality on bodies: a `connect`'s anchor on body1 and its image
+    /// on body2 at qpos0; a `weld`'s anchor on body2 and its pose `relpose` (or the pose at
+    /// qpos0, for a zero quaternion or none) on body1.
+    fn body_ends(&self, e: &El, kind: ClosureKind) -> Result<Ends, ModelError> {
+        let body = |attr: &str, required: bool| -> Result<usize, ModelError> {
+            match e.attr(attr) {
+                Some(n) => self.by_body.get(n).copied().ok_or_else(|| {
+                    self.files.err(
+                        e,
+                        format!("{attr} \"{n}\" is not a body of the model"),
+                        "name a body of <worldbody> (or \"world\")",
+                    )
+                }),
+                None if required => Err(self.files.err(
+                    e,
+                    format!("`{attr}` missing"),
+                    format!("give {attr} (or site1 and site2)"),
+                )),
+                None => Ok(0),
+            }
+        };
+        let (b1, b2) = (body("body1", true)?, body("body2", false)?);
+        let p = numbers(
+            self.files,
+            e,
+            "anchor",
+            e.attr("anchor").unwrap_or("0 0 0"),
+            (3, 3),
+        )?;
+        let anchor = Placement {
+            pos: [p[0], p[1], p[2]],
+            rot: IDENTITY,
+        };
+        let (w1, w2) = (self.frames[b1].world0, self.frames[b2].world0);
+        if kind == ClosureKind::Ball {
+            return Ok(((b1, anchor), (b2, w2.inverse().then(&w1.then(&anchor)))));
+        }
+        let at_qpos0 = w1.inverse().then(&w2);
+        let rel = match e.attr("relpose") {
+            Some(t) => {
+                let r = numbers(self.files, e, "relpose", t, (7, 7))?;
+                let n = r[3..].iter().map(|x| x * x).sum::<f64>().sqrt();
+                if n < 1e-14 {
+                    at_qpos0
+                } else {
+                    Placement {
+                        pos: [r[0], r[1], r[2]],
+                        rot: quat_matrix(&[r[3] / n, r[4] / n, r[5] / n, r[6] / n]),
+                    }
+                }
+            }
+            None => at_qpos0,
+        };
+        Ok(((b1, rel.then(&anchor)), (b2, anchor)))
     }
 
     /// A `joint` or `tendon` equality as a coupling row.
@@ -368,37 +384,44 @@ impl Reader<'_> {
                 );
                 continue;
             };
-            self.scalar_joint(a, joint)?;
-            let gear = numbers(self.files, a, "gear", s.get("gear").unwrap_or("1"), (1, 6))?[0];
-            let range = s
-                .get("ctrlrange")
-                .map(|r| numbers(self.files, a, "ctrlrange", r, (2, 2)))
-                .transpose()?;
-            let limited = match s.get("ctrllimited").unwrap_or("auto") {
-                "auto" => self.compiler.autolimits && range.is_some(),
-                v => keyword(self.files, a, "ctrllimited", v, &["true", "false"])? == "true",
-            };
-            if limited && range.as_ref().is_none_or(|r| r[0] >= r[1]) {
-                return Err(self.files.err(
-                    a,
-                    "ctrllimited without an increasing ctrlrange",
-                    "give ctrlrange=\"lower upper\" with lower < upper",
-                ));
-            }
-            let ctrlrange = if limited {
+            let motor = self.motor(a, &s, name, joint)?;
+            self.model.actuators.push(motor);
+        }
+        Ok(())
+    }
+}
+
+impl Reader<'_> {
+    /// A motor on `joint`: its gear and, where limited, its control range.
+    fn motor(&self, a: &El, s: &Styled, name: String, joint: &str) -> Result<Actuator, ModelError> {
+        self.scalar_joint(a, joint)?;
+        let gear = numbers(self.files, a, "gear", s.get("gear").unwrap_or("1"), (1, 6))?[0];
+        let range = s
+            .get("ctrlrange")
+            .map(|r| numbers(self.files, a, "ctrlrange", r, (2, 2)))
+            .transpose()?;
+        let limited = match s.get("ctrllimited").unwrap_or("auto") {
+            "auto" => self.compiler.autolimits && range.is_some(),
+            v => keyword(self.files, a, "ctrllimited", v, &["true", "false"])? == "true",
+        };
+        if limited && range.as_ref().is_none_or(|r| r[0] >= r[1]) {
+            return Err(self.files.err(
+                a,
+                "ctrllimited without an increasing ctrlrange",
+                "give ctrlrange=\"lower upper\" with lower < upper",
+            ));
+        }
+        Ok(Actuator {
+            name,
+            joint: joint.to_string(),
+            gear,
+            ctrlrange: if limited {
                 range.map(|r| [r[0], r[1]])
             } else {
                 None
-            };
-            self.model.actuators.push(Actuator {
-                name,
-                joint: joint.to_string(),
-                gear,
-                ctrlrange,
-                origin: self.files.origin(a),
-            });
-        }
-        Ok(())
+            },
+            origin: self.files.origin(a),
+        })
     }
 }
 

@@ -19,6 +19,7 @@ pub mod compiler;
 pub mod defaults;
 pub mod equality;
 pub mod inertia;
+mod joint;
 pub mod schema;
 pub mod tree;
 
