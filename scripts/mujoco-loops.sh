@@ -75,6 +75,18 @@ fi
 dir="$out/$name"
 size_args=()
 [ "$size" = full ] || size_args=(--size "$size")
+# The converged references (the spec's reference method at its step, its accuracy
+# measured against twice the step), written with a copy of the spec that measures every
+# row's err_q against them (`reference_trace`): OUT/NAME-references/, owned by this script.
+refs="$out/$name-references"
+if [ -e "$refs" ] && [ ! -e "$refs/.written-by-mujoco-loops" ]; then
+  echo "mujoco-loops: $refs exists and was not written by this script; move it, or give another --out" >&2; exit 2
+fi
+mkdir -p "$refs"
+touch "$refs/.written-by-mujoco-loops"
+"$python" "$script" --driftlab "$bin" --spec "$spec" --size "$size" --out /dev/null --table /dev/null \
+  --prepare "$refs/$name.toml"
+spec=$(realpath "$refs/$name.toml")
 "$bin" run "$spec" "${size_args[@]}" --out "$dir" --force
 # From the experiment's folder: MuJoCo writes its warnings to MUJOCO_LOG.TXT in the
 # working directory, which belongs beside the rows it concerns.

@@ -48,6 +48,7 @@ Usage: mujoco_loops.py --driftlab BIN --spec experiments/optional/mujoco-loops.t
                        [--size quick|full] --out rows.jsonl --table mujoco_loops.csv [--repeat 3]"""
 import argparse
 import csv
+import json
 import math
 import os
 import re
@@ -95,6 +96,67 @@ def trace(binary, params, method, h, t_end):
             header = f.readline().strip().split(",")
             data = np.array([[float(x) for x in line.split(",")] for line in f if line.strip()])
     return header, data
+
+
+def read_trace(path):
+    """A trace file (header, rows as an array)."""
+    with open(path) as f:
+        header = f.readline().strip().split(",")
+        data = np.array([[float(x) for x in line.split(",")] for line in f if line.strip()])
+    return header, data
+
+
+def prepare(a, spec, text, problems, t_end):
+    """--prepare: the converged reference of every problem, written beside the spec copy
+    `a.prepare` (the reference method at its step h_ref, its accuracy the largest |q|
+    difference from the same method at 2·h_ref at their common times), and the copy itself:
+    each problem given `reference_trace` and `reference_accuracy`, the reference method's
+    own entry left out (its row would be compared with itself)."""
+    ref_spec = next(m for m in spec["methods"] if m.get("label", "").startswith("reference"))
+    ref_h = ref_spec["steps"]["h"][0]
+    folder = os.path.dirname(os.path.abspath(a.prepare))
+    extra = []
+    for k, entry in enumerate(problems):
+        params = dict(sorted(entry["params"].items()))
+        name = re.sub(r"[^A-Za-z0-9_-]", "-", os.path.basename(str(params.get("robot", params.get("file", "model")))))
+        fine_h, fine = trace(a.driftlab, params, spec_method(ref_spec), ref_h, t_end)
+        coarse_h, coarse = trace(a.driftlab, params, spec_method(ref_spec), 2 * ref_h, t_end)
+        qs = [c for c in fine_h if re.fullmatch(r"q\d+", c)]
+        fq = fine[:, [fine_h.index(c) for c in qs]][::2]
+        cq = coarse[:, [coarse_h.index(c) for c in qs]]
+        rows = min(len(fq), len(cq))
+        accuracy = float(np.max(np.abs(fq[:rows] - cq[:rows])))
+        accuracy = max(accuracy, 1e-15)
+        path = os.path.join(folder, f"reference-{k}-{name}.csv")
+        with open(path + ".partial", "w") as f:
+            f.write(",".join(fine_h) + "\n")
+            for row in fine:
+                f.write(",".join(repr(float(x)) if math.isfinite(x) else "NaN" for x in row) + "\n")
+        os.replace(path + ".partial", path)
+        extra.append(f'reference_trace = {json.dumps(path)}, reference_accuracy = {accuracy:e}')
+        print(f"mujoco_loops: {name}: reference {ref_spec['label']} to t = {t_end:g}, accuracy "
+              f"{accuracy:.1e} (against h = {2 * ref_h:g}) → {path}", file=sys.stderr)
+    out, k = [], 0
+    for line in text.splitlines(keepends=True):
+        m = re.match(r"^params = \{(.*)\}\s*$", line)
+        if m and k < len(extra) and in_problems(out):
+            line = f"params = {{{m.group(1).rstrip()}, {extra[k]} }}\n"
+            k += 1
+        out.append(line)
+    copy = re.sub(r'(?m)^\[\[methods\]\]\nid = "[^"]*"\nlabel = "reference[^"]*"\n(?:(?!\[).*\n)*', "", "".join(out))
+    if k != len(extra):
+        raise Refused(f"the spec's problems are not one-line `params = {{…}}` tables ({k} of {len(extra)} found)")
+    with open(a.prepare + ".partial", "w") as f:
+        f.write("# prepared by scripts/mujoco_loops.py --prepare: the converged references written beside it\n" + copy)
+    os.replace(a.prepare + ".partial", a.prepare)
+
+
+def in_problems(lines):
+    """Whether the last table header in `lines` is [[problems]]."""
+    for line in reversed(lines):
+        if line.startswith("["):
+            return line.strip() == "[[problems]]"
+    return False
 
 
 def spec_method(m):
@@ -284,15 +346,21 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--table", required=True)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--prepare", help="write the converged references and a spec copy using them, then stop")
     a = ap.parse_args()
     with open(a.spec, "rb") as f:
         spec = tomllib.load(f)
+    with open(a.spec) as f:
+        text = f.read()
     size = spec.get("sizes", {}).get(a.size, {}) if a.size != "full" else {}
     t_end = size.get("t_end", spec["t_end"])
     hs = size.get("steps", {}).get("h", spec["steps"]["h"])
     problems = size.get("problems", spec["problems"])
-    ref_spec = next(m for m in spec["methods"] if m.get("label", "").startswith("reference"))
-    ref_h = ref_spec["steps"]["h"][0]
+    if a.prepare:
+        # To the full size's end time, so that every size's runs are inside its domain.
+        prepare(a, spec, text, problems, max(t_end, spec["t_end"]))
+        return
+    ref_spec = next((m for m in spec["methods"] if m.get("label", "").startswith("reference")), None)
     own = [m for m in spec["methods"] if not m.get("label", "").startswith("reference")]
     rows, table = [], []
     for entry in problems:
@@ -301,10 +369,17 @@ def main():
         path = mjcf_path(params)
         doc, q, v = driftlab_start(a.driftlab, params, hs[0])
         q, v = np.array(q), np.array(v)
-        rh, rdata = trace(a.driftlab, params, spec_method(ref_spec), ref_h, t_end)
+        if "reference_trace" in params:
+            rh, rdata = read_trace(params["reference_trace"])
+            ref_label = f"the converged trace {os.path.basename(params['reference_trace'])}"
+        else:
+            rh, rdata = trace(a.driftlab, params, spec_method(ref_spec), ref_spec["steps"]["h"][0], t_end)
+            ref_label = ref_spec["label"]
+        ref_h = float(rdata[1, 0] - rdata[0, 0])
+        ref_h = float(f"{ref_h:.12g}")
         n = sum(j["nq"] for j in doc["joints"])
         ref = (rdata[:, 0], rdata[:, [rh.index(f"q{i}") for i in range(n)]], ref_h)
-        print(f"mujoco_loops: {name}: reference {ref_spec['label']} to t = {t_end:g}, "
+        print(f"mujoco_loops: {name}: reference {ref_label} to t = {t_end:g}, "
               f"max ‖Φ‖∞ {np.max(rdata[:, rh.index('pos_residual')]):.1e}", file=sys.stderr)
         for h in hs:
             for m in own:
@@ -344,7 +419,7 @@ def main():
                                           "solimp": [list(map(float, r)) for r in base.eq_solimp],
                                           "iterations": it, "contact": "off", "limits": "off", "control": 0.0,
                                           "mujoco": mujoco.__version__,
-                                          "reference": f"driftlab {ref_spec['label']}"}}
+                                          "reference": f"driftlab {ref_label}"}}
                         try:
                             meas, extra = mujoco_run(path, doc["joints"], q, v, h, t_end, integ,
                                                      None if sname == "model" else sr, it, ref, a.repeat)

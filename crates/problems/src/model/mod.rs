@@ -37,6 +37,7 @@ pub mod rows;
 pub mod samples;
 pub mod spatial;
 pub mod stops;
+pub mod trace_reference;
 pub mod tree;
 
 use crate::{natural, Problem, ProblemEntry};
@@ -94,6 +95,13 @@ pub struct ModelParams {
     pub inertia: String,
     /// Default end time (s).
     pub t_end: f64,
+    /// A converged trajectory of this model (`driftlab simulate --trace` of a run at a fine
+    /// step) to measure the error columns against ([`trace_reference`]); joint coordinates
+    /// only. Empty: none (the model has no reference).
+    pub reference_trace: String,
+    /// The trace's own error bound (absolute, in q), measured by whoever wrote it (e.g. the
+    /// same method at twice the step); required with `reference_trace`.
+    pub reference_accuracy: f64,
 }
 
 impl Default for ModelParams {
@@ -113,6 +121,8 @@ impl Default for ModelParams {
             restitution: 0.0,
             inertia: "keep".into(),
             t_end: 1.0,
+            reference_trace: String::new(),
+            reference_accuracy: 0.0,
         }
     }
 }
@@ -144,6 +154,14 @@ impl From<ModelError> for ParamError {
 /// The problem of `p` in its coordinates.
 pub fn build_problem(p: &ModelParams) -> Result<Problem, ParamError> {
     let joint = build(p)?;
+    if !p.reference_trace.is_empty() {
+        if p.coordinates != "joint" {
+            return Err(invalid(format!("reference_trace with coordinates = \"{}\": a trace holds joint coordinates; give coordinates = \"joint\"", p.coordinates)));
+        }
+        let trace = trace_reference::Trace::read(&p.reference_trace, joint.dims().n)?;
+        let referenced = trace_reference::TraceReferenced::new(joint, trace, p.reference_accuracy)?;
+        return Ok(Problem::Mechanical(Box::new(referenced)));
+    }
     Ok(Problem::Mechanical(match p.coordinates.as_str() {
         "joint" => Box::new(joint),
         "body" => Box::new(in_body_coordinates(&joint, p)?),
