@@ -220,6 +220,7 @@ mod tests {
     /// q = sin t sampled at h = 0.01: at the samples exact, between them the Hermite
     /// interpolant's error O(h⁴) and v's (through central-difference rates) O(h³).
     #[test]
+    #[allow(clippy::float_cmp)] // a sample comes back as written, bit for bit
     fn a_trace_is_interpolated_to_its_order() {
         let mut text = String::from("t,q0,v0,lambda0\n");
         for k in 0..=100 {
