@@ -253,10 +253,10 @@ def orth(a, tol=RANK_TOL):
     return u[:, :r]
 
 
-def largest_angle(a, b):
-    """sin of the largest principal angle between the column spaces of a and b (1 when
-    their dimensions differ)."""
-    qa, qb = orth(a), orth(b)
+def largest_angle(a, b, tol=RANK_TOL):
+    """sin of the largest principal angle between the column spaces of a and b, each taken
+    to its rank at `tol` (1 when their dimensions differ)."""
+    qa, qb = orth(a, tol), orth(b, tol)
     if qa.shape[1] != qb.shape[1]:
         return 1.0
     if qa.shape[1] == 0:
@@ -387,7 +387,11 @@ def compare(doc, m, expect_states):
     samples = doc["samples"]
     if not samples or (expect_states is not None and len(samples) != expect_states):
         raise Refused(f"{len(samples)} samples, {expect_states} expected")
-    res = {"n": n, "nv": int(m.nv), "states": len(samples), "dl_rows": len(other),
+    # A model sampled with `redundant_tol` (driftlab kept the rows independent at that
+    # tolerance) is compared at the same rank tolerance: MuJoCo keeps the near-redundant
+    # rows, whose directions below it are not determined.
+    rank_tol = float(doc.get("redundant_tol") or RANK_TOL)
+    res = {"n": n, "nv": int(m.nv), "rank_tol": rank_tol, "states": len(samples), "dl_rows": len(other),
            "dl_row_kinds": sorted(set(other)), "mj_rows": None, "mj_rank": None, "mass": None,
            "accel": None, "accel_backward": None, "bias": None, "kkt_accel": None,
            "kkt_accel_backward": None, "force_angle": None,
@@ -443,10 +447,10 @@ def compare(doc, m, expect_states):
             # principal angle between the two row spaces.
             rows = np.array(smp["jacobian"], float).reshape(len(kinds), n)
             ours_rows = rows[[r for r, kind in enumerate(kinds) if kind != "unit-norm"]] @ s
-            keep("row_angle", largest_angle(ours_rows.T, j_efc.T), (k,))
+            keep("row_angle", largest_angle(ours_rows.T, j_efc.T, rank_tol), (k,))
         if res["mj_rows"] is None:
             res["mj_rows"] = int(j_efc.shape[0])
-            res["mj_rank"] = int(orth(j_efc.T).shape[1])
+            res["mj_rank"] = int(orth(j_efc.T, rank_tol).shape[1])
         if not constrained:
             if j_efc.shape[0]:
                 raise Refused(f"MuJoCo has {j_efc.shape[0]} equality rows, driftlab none")
@@ -458,7 +462,7 @@ def compare(doc, m, expect_states):
             keep("bias", e, (k, i, -implied[i], -f_mj[i]))
         else:
             jm, gam = equality_rows(m, d, qvel)
-            keep("rows_vs_efc_J", largest_angle(jm.T, j_efc.T), (k,))
+            keep("rows_vs_efc_J", largest_angle(jm.T, j_efc.T, rank_tol), (k,))
             minv = np.linalg.inv(mfull)
             afree = minv @ f_mj
             if jm.shape[0]:
