@@ -168,46 +168,24 @@ fn effective_masses(p: &ModelParams) -> Result<Vec<f64>, Failure> {
     s.jacobian(0.0, &q, &mut jv);
     let j = jp.to_dense(&jv, false);
     let kinds = s.row_kinds();
+    let lu = driftlab_solver::dense::DenseLu::factor(d.n, &m).map_err(|e| {
+        bad(format!(
+            "the mass matrix at the start cannot be factored ({e}): no effective mass"
+        ))
+    })?;
     let mut out = Vec::new();
     for r in 0..d.m {
         if kinds[r] == "unit-norm" || kinds[r] == "mimic" {
             continue;
         }
         let row = &j[r * d.n..(r + 1) * d.n];
-        let x = solve(&m, row, d.n)
-            .ok_or_else(|| bad("the mass matrix at the start is singular: no effective mass"))?;
+        let mut x = row.to_vec();
+        lu.solve(&mut x)
+            .map_err(|e| bad(format!("M⁻¹Φ_qᵀ at the start: {e}")))?;
         let a: f64 = row.iter().zip(&x).map(|(u, v)| u * v).sum();
         out.push(if a > 0.0 { 1.0 / a } else { f64::INFINITY });
     }
     Ok(out)
-}
-
-/// `M x = b` by Gaussian elimination with partial pivoting (dense, small n).
-fn solve(m: &[f64], b: &[f64], n: usize) -> Option<Vec<f64>> {
-    let mut a = m.to_vec();
-    let mut x = b.to_vec();
-    for c in 0..n {
-        let p = (c..n).max_by(|&i, &k| a[i * n + c].abs().total_cmp(&a[k * n + c].abs()))?;
-        if a[p * n + c].abs() < 1e-300 {
-            return None;
-        }
-        for k in 0..n {
-            a.swap(c * n + k, p * n + k);
-        }
-        x.swap(c, p);
-        for i in c + 1..n {
-            let f = a[i * n + c] / a[c * n + c];
-            for k in c..n {
-                a[i * n + k] -= f * a[c * n + k];
-            }
-            x[i] -= f * x[c];
-        }
-    }
-    for c in (0..n).rev() {
-        let s: f64 = (c + 1..n).map(|k| a[c * n + k] * x[k]).sum();
-        x[c] = (x[c] - s) / a[c * n + c];
-    }
-    Some(x)
 }
 
 /// A copy of the MJCF file of `p` at `out` with `solref` set on every equality of the

@@ -328,3 +328,14 @@ proptest::proptest! {
         }
     }
 }
+
+/// An element driftlab reads as a leaf refuses a child with its line (a `<plugin>` in a
+/// `<geom>` would otherwise be dropped unread).
+#[test]
+fn a_child_of_a_leaf_element_is_refused_with_its_line() {
+    let none = |p: &str| Err(format!("{p}: no includes here"));
+    let text = "<mujoco>\n<worldbody>\n<body>\n<joint/>\n<geom size=\"0.1\">\n<plugin instance=\"x\"/>\n</geom>\n</body>\n</worldbody>\n</mujoco>";
+    let e = mjcf::read("leaf.xml", text, &none).expect_err("refused");
+    assert_eq!(e.at.line, Some(6), "{e}");
+    assert!(e.what.contains("<plugin> is not read"), "{e}");
+}

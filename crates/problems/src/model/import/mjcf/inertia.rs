@@ -286,34 +286,25 @@ fn principal(s: &Shape, m: f64) -> V3 {
     }
 }
 
-/// Solids combined about their common centre of mass (parallel axes).
+/// Solids combined about their common centre of mass (parallel axes, the same sum the
+/// merge of fixed joints uses: [`super::super::merge::sum`]).
 pub fn combine(solids: &[Solid]) -> Solid {
-    let mass: f64 = solids.iter().map(|s| s.mass).sum();
-    if solids.len() == 1 {
-        return solids[0];
-    }
-    let com = if mass > 0.0 {
-        scale(
-            1.0 / mass,
-            solids
-                .iter()
-                .fold([0.0; 3], |acc, s| add(acc, scale(s.mass, s.com))),
-        )
-    } else {
-        [0.0; 3]
+    let as_inertia = |s: &Solid| Inertia {
+        mass: s.mass,
+        com: s.com,
+        rot: s.rot,
     };
-    let mut rot = [[0.0; 3]; 3];
-    for s in solids {
-        let d = sub(s.com, com);
-        let dd = dot(d, d);
-        for i in 0..3 {
-            for j in 0..3 {
-                let shift = if i == j { dd } else { 0.0 } - d[i] * d[j];
-                rot[i][j] += s.rot[i][j] + s.mass * shift;
-            }
-        }
+    let total = solids
+        .iter()
+        .skip(1)
+        .fold(as_inertia(&solids[0]), |acc, s| {
+            super::super::merge::sum(&acc, &as_inertia(s))
+        });
+    Solid {
+        mass: total.mass,
+        com: total.com,
+        rot: total.rot,
     }
-    Solid { mass, com, rot }
 }
 
 /// `boundmass`, `boundinertia` and `balanceinertia` on one body's solid (principal

@@ -10,6 +10,28 @@ use super::super::description::ModelError;
 use super::super::xml::{clip, listing, resembles};
 use super::tree::{El, Files};
 
+/// Elements read that take no children: a child of one (a `<plugin>` in a `<geom>`, a typo)
+/// is refused as any unknown element is.
+const LEAVES: [&str; 17] = [
+    "inertial",
+    "joint",
+    "freejoint",
+    "geom",
+    "site",
+    "connect",
+    "weld",
+    "equality-joint",
+    "equality-tendon",
+    "fixed-joint",
+    "motor",
+    "general",
+    "position",
+    "velocity",
+    "intvelocity",
+    "damper",
+    "cylinder",
+];
+
 const ORIENTATION: [&str; 5] = ["quat", "axisangle", "xyaxes", "zaxis", "euler"];
 
 /// The attributes of `tag` (inside `<default>` when `in_default`: no `name`, `class` or
@@ -411,6 +433,9 @@ pub fn check_attributes(
             ),
             fix,
         ));
+    }
+    if LEAVES.contains(&tag) {
+        check_children(files, el, &[], &[])?;
     }
     let given: Vec<&str> = ORIENTATION
         .iter()
