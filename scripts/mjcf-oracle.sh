@@ -99,25 +99,8 @@ else
   bin="$target_dir/debug/driftlab"
 fi
 
-venv="${MUJOCO_VENV:-$target_dir/mujoco-venv}"
-# mj_jacDot (MuJoCo ≥ 3.1) gives J̇ of connect and weld rows.
-venv_ok() {
-  "$venv/bin/python" -c "import mujoco, numpy, sys; sys.exit(not hasattr(mujoco, 'mj_jacDot'))" 2>/dev/null
-}
-if ! venv_ok; then
-  echo "mjcf-oracle: creating $venv with mujoco and numpy from PyPI"
-  # A bare Debian has neither python3 nor its venv module (python3-venv carries ensurepip).
-  if ! python3 -c "import venv, ensurepip" 2>/dev/null; then
-    echo "mjcf-oracle: installing python3 and python3-venv (Debian packages)"
-    "$(dirname "$0")/apt-install.sh" python3 python3-venv
-  fi
-  rm -rf "$venv"
-  python3 -m venv "$venv" || die "python3 -m venv $venv failed"
-  "$venv/bin/pip" install -q --disable-pip-version-check "mujoco>=3.1,<5" "numpy>=1.24" \
-    || die "pip install mujoco numpy into $venv failed"
-  venv_ok || die "$venv: \`import mujoco\` fails after the install (see above)"
-fi
-python=$(cd "$venv/bin" && pwd)/python
+. "$(dirname "$0")/mujoco-venv.sh"
+mujoco_venv mjcf-oracle
 version=$("$python" -c "import mujoco; print(mujoco.__version__)")
 
 dir=$(dirname "$out")

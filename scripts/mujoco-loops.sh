@@ -33,19 +33,8 @@ if [ ! -x "$bin" ]; then
   bin="${CARGO_TARGET_DIR:-target}/experiments/driftlab"
 fi
 bin=$(realpath "$bin")
-venv="${MUJOCO_VENV:-${CARGO_TARGET_DIR:-target}/mujoco-venv}"
-if ! "$venv/bin/python" -c "import mujoco, numpy" 2>/dev/null; then
-  echo "mujoco-loops: creating $venv with mujoco and numpy from PyPI"
-  # A bare Debian has neither python3 nor its venv module (python3-venv carries ensurepip).
-  if ! python3 -c "import venv, ensurepip" 2>/dev/null; then
-    echo "mujoco-loops: installing python3 and python3-venv (Debian packages)"
-    "$(dirname "$0")/apt-install.sh" python3 python3-venv
-  fi
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check "mujoco>=3,<5" "numpy>=1.24"
-fi
-python=$(cd "$venv/bin" && pwd)/python
+. "$(dirname "$0")/mujoco-venv.sh"
+mujoco_venv mujoco-loops
 spec=$(realpath experiments/optional/mujoco-loops.toml)
 script=$(realpath scripts/mujoco_loops.py)
 name=mujoco-loops

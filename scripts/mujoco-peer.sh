@@ -24,25 +24,14 @@ if [ ! -x "$bin" ]; then
   cargo build --profile experiments -p driftlab-cli
   bin="${CARGO_TARGET_DIR:-target}/experiments/driftlab"
 fi
-venv="${MUJOCO_VENV:-${CARGO_TARGET_DIR:-target}/mujoco-venv}"
-if ! "$venv/bin/python" -c "import mujoco, numpy" 2>/dev/null; then
-  echo "mujoco-peer: creating $venv with mujoco and numpy from PyPI"
-  # A bare Debian has neither python3 nor its venv module (python3-venv carries ensurepip).
-  if ! python3 -c "import venv, ensurepip" 2>/dev/null; then
-    echo "mujoco-peer: installing python3 and python3-venv (Debian packages)"
-    "$(dirname "$0")/apt-install.sh" python3 python3-venv
-  fi
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check "mujoco>=3,<5" "numpy>=1.24"
-fi
+. "$(dirname "$0")/mujoco-venv.sh"
+mujoco_venv mujoco-peer
 dir="$out/mujoco-peer"
 size_args=()
 [ "$size" = full ] || size_args=(--size "$size")
 "$bin" run experiments/optional/mujoco-peer.toml "${size_args[@]}" --out "$dir"
 # From the experiment's folder: MuJoCo writes its warnings to MUJOCO_LOG.TXT in the
 # working directory, which belongs beside the rows it concerns.
-python=$(cd "$venv/bin" && pwd)/python
 (cd "$dir" && "$python" "$OLDPWD/scripts/mujoco_peer.py" --size "$size" \
   --out peer-mujoco.jsonl --solref-out solref_check.csv)
 "$bin" import-peer "$dir/peer-mujoco.jsonl" --into "$dir"
@@ -55,4 +44,4 @@ robots="$out/robots-coordinates"
   --spec "$OLDPWD/experiments/robots-coordinates.toml" --size "$size" --out peer-mujoco.jsonl)
 "$bin" import-peer "$robots/peer-mujoco.jsonl" --into "$robots"
 "$bin" report --dir "$out" >/dev/null
-echo "mujoco-peer: MuJoCo $("$venv/bin/python" -c 'import mujoco; print(mujoco.__version__)') rows in $dir/runs.parquet; report rebuilt in $out"
+echo "mujoco-peer: MuJoCo $("$python" -c 'import mujoco; print(mujoco.__version__)') rows in $dir/runs.parquet; report rebuilt in $out"
