@@ -247,5 +247,37 @@ mod tests {
         assert!(bad.to_string().contains("does not increase"), "{bad}");
         let missing = Trace::parse("x.csv", "t,q0\n0,1\n", 1).expect_err("no v0");
         assert!(missing.to_string().contains("no column `v0`"), "{missing}");
+        for (text, says) in [
+            (
+                "t,q0,v0\n0,1,2\n1,NaN,2\n",
+                "line 3: column q0 is not a finite number",
+            ),
+            (
+                "t,q0,v0\n0,1,2\n1,abc,2\n",
+                "line 3: column q0 is not a finite number",
+            ),
+            (
+                "t,q0,v0\n0,1,2\n1,1\n",
+                "line 3: column v0 is not a finite number",
+            ),
+            ("t,q0,v0\n0,1,2\n", "1 rows"),
+        ] {
+            let e = Trace::parse("x.csv", text, 1).expect_err(text);
+            assert!(e.to_string().contains(says), "{e}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Junk spliced into a trace: a trace or an error, never a panic.
+        #[test]
+        fn the_trace_reader_survives_hostile_input(at in 0usize..60, junk in "[-+.,eE0-9naifNA \n]{0,80}") {
+            let base = "t,q0,v0\n0,0,1\n0.1,0.1,1\n0.2,0.2,1\n";
+            let cut = at.min(base.len());
+            let text = format!("{}{junk}{}", &base[..cut], &base[cut..]);
+            if let Ok(tr) = Trace::parse("x.csv", &text, 1) {
+                let _ = tr.at(0.05);
+                let _ = tr.at(f64::NAN);
+            }
+        }
     }
 }
