@@ -129,3 +129,66 @@ fn peer_rows_join_the_runs_table_and_bad_peers_are_refused() {
     assert_eq!(runs(&dir).height(), 4);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The times of a row a claim uses are measured alone after the sweep (`driftlab_runner::timing`) and are
+/// not in the journal: an import writes the table again and keeps them, with their range
+/// and count, for the experiment's own rows.
+#[test]
+fn an_import_keeps_the_times_measured_alone() {
+    let text = SPEC.replace(
+        "trace_stride = 0\n",
+        "trace_stride = 0\ntiming_repeats = 3\n",
+    ) + r#"
+[[claims]]
+claim = "RATTLE at 1e-2 takes less step time than at 5e-3"
+source = "test"
+measure = "step_seconds"
+select = ["rattle", "h=1e-2"]
+against = ["rattle", "h=5e-3"]
+at_most = 1.0
+instead = "it does not"
+"#;
+    let dir = std::env::temp_dir().join(format!("driftlab-peer-alone-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let spec = Spec::parse(&text, "peer.toml").expect("spec");
+    let options = RunOptions {
+        out_dir: Some(dir.clone()),
+        threads: Some(1),
+        progress: false,
+        ..RunOptions::default()
+    };
+    run_spec(&spec, &text, "peer.toml", &options).expect("run");
+    let times = |df: &DataFrame| -> Vec<Vec<f64>> {
+        [
+            "timed_alone",
+            "step_seconds",
+            "step_seconds_min",
+            "step_seconds_max",
+        ]
+        .iter()
+        .map(|c| {
+            let c = df
+                .column(c)
+                .expect(c)
+                .cast(&DataType::Float64)
+                .expect("f64");
+            c.f64().expect("f64").iter().take(2).flatten().collect()
+        })
+        .collect()
+    };
+    let before = times(&runs(&dir));
+    assert_eq!(
+        before[0],
+        [3.0, 3.0],
+        "both rows the claim uses timed alone"
+    );
+    let file = dir.join("peer.jsonl");
+    std::fs::write(&file, peer_row("sim a", 1e-2, 0.25)).expect("write");
+    peer::import(&file, &dir, false).expect("import");
+    assert_eq!(
+        times(&runs(&dir)),
+        before,
+        "the times alone survive the import"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -60,13 +60,40 @@ fn own_rows(dir: &Path) -> Result<Vec<RunRecord>, RunnerError> {
         .collect())
 }
 
-/// Per cell: its batch's cells side by side and wall time.
-type Batches = BTreeMap<usize, (usize, f64)>;
+/// What `run` set on a cell's row after the journal recorded it: its batch (cells side
+/// by side, the batch's wall time) and, for a row a verdict uses, the times of its runs
+/// alone (`timed_alone` > 0, [`crate::timing`]), which the journal does not hold.
+#[derive(Clone, Copy, Debug, Default)]
+struct AfterJournal {
+    sweep_threads: usize,
+    batch_seconds: f64,
+    timed_alone: usize,
+    wall_seconds: f64,
+    step_seconds: f64,
+    observe_seconds: f64,
+    step_seconds_min: f64,
+    step_seconds_max: f64,
+}
 
-/// The batch columns `run` set on its rows after the journal recorded them (cells side
-/// by side and the batch's wall time), per cell, from the runs table it wrote; and how
-/// many rows that table holds.
-fn batch_columns(dir: &Path) -> Result<(Batches, usize), RunnerError> {
+impl AfterJournal {
+    /// Set on `r`: the batch, and the times alone where there are any.
+    fn apply(&self, r: &mut RunRecord) {
+        r.sweep_threads = self.sweep_threads;
+        r.batch_seconds = self.batch_seconds;
+        if self.timed_alone > 0 {
+            r.timed_alone = self.timed_alone;
+            r.wall_seconds = self.wall_seconds;
+            r.step_seconds = self.step_seconds;
+            r.observe_seconds = self.observe_seconds;
+            r.step_seconds_min = self.step_seconds_min;
+            r.step_seconds_max = self.step_seconds_max;
+        }
+    }
+}
+
+/// Per cell, what `run` set after the journal ([`AfterJournal`]), from the runs table it
+/// wrote; and how many rows that table holds.
+fn after_journal(dir: &Path) -> Result<(BTreeMap<usize, AfterJournal>, usize), RunnerError> {
     use driftlab_results::schema::runs;
     use polars::prelude::DataType;
     let path = dir.join("runs.parquet");
@@ -75,22 +102,43 @@ fn batch_columns(dir: &Path) -> Result<(Batches, usize), RunnerError> {
     };
     let err = |e: polars::prelude::PolarsError| RunnerError::Resume {
         path: path.display().to_string(),
-        message: format!("cannot read the batch columns: {e}"),
+        message: format!("cannot read the columns set after the journal: {e}"),
     };
     let col = |name: &str| -> Result<Vec<Option<f64>>, RunnerError> {
         let c = df.column(name).map_err(err)?;
         let c = c.cast(&DataType::Float64).map_err(err)?;
         Ok(c.f64().map_err(err)?.iter().collect())
     };
-    let (cells, sweeps, secs) = (
-        col(runs::CELL.name)?,
-        col(runs::SWEEP_THREADS.name)?,
-        col(runs::BATCH_SECONDS.name)?,
-    );
-    let map = cells
-        .iter()
-        .zip(sweeps.iter().zip(&secs))
-        .filter_map(|(c, (k, s))| Some((c.as_ref().copied()? as usize, ((*k)? as usize, (*s)?))))
+    let cols = [
+        runs::CELL.name,
+        runs::SWEEP_THREADS.name,
+        runs::BATCH_SECONDS.name,
+        runs::TIMED_ALONE.name,
+        runs::WALL_SECONDS.name,
+        runs::STEP_SECONDS.name,
+        runs::OBSERVE_SECONDS.name,
+        runs::STEP_SECONDS_MIN.name,
+        runs::STEP_SECONDS_MAX.name,
+    ]
+    .map(col);
+    let [cell, sweep, batch, alone, wall, step, observe, min, max] = cols;
+    let (cell, sweep, batch, alone) = (cell?, sweep?, batch?, alone?);
+    let (wall, step, observe, min, max) = (wall?, step?, observe?, min?, max?);
+    let nan = |x: &Option<f64>| x.unwrap_or(f64::NAN);
+    let map = (0..df.height())
+        .filter_map(|k| {
+            let after = AfterJournal {
+                sweep_threads: sweep[k]? as usize,
+                batch_seconds: batch[k]?,
+                timed_alone: alone[k].unwrap_or(0.0) as usize,
+                wall_seconds: nan(&wall[k]),
+                step_seconds: nan(&step[k]),
+                observe_seconds: nan(&observe[k]),
+                step_seconds_min: nan(&min[k]),
+                step_seconds_max: nan(&max[k]),
+            };
+            Some((cell[k]? as usize, after))
+        })
         .collect();
     Ok((map, df.height()))
 }
@@ -159,7 +207,8 @@ fn record(
         step_seconds: row.step_seconds,
         observe_seconds: (row.wall_seconds - row.step_seconds).max(0.0),
         metrics_stride: 1,
-        repeat: 1,
+        repeat: row.repeat,
+        timed_alone: if row.alone { row.repeat } else { 0 },
         ..RunRecord::default()
     };
     rec.summary.max_pos_residual = row.max_pos_residual;
@@ -168,8 +217,9 @@ fn record(
     rec.summary.final_pos_residual = row.final_pos_residual;
     rec.summary.err_q = row.err_q;
     rec.summary.final_err_q = row.final_err_q;
-    rec.step_seconds_min = row.step_seconds;
-    rec.step_seconds_max = row.step_seconds;
+    let or_median = |x: f64| if x.is_nan() { row.step_seconds } else { x };
+    rec.step_seconds_min = or_median(row.step_seconds_min);
+    rec.step_seconds_max = or_median(row.step_seconds_max);
     rec
 }
 
@@ -265,11 +315,10 @@ pub fn import(file: &Path, dir: &Path, replace: bool) -> Result<Imported, Runner
         )));
     }
     let mut own = own_rows(dir)?;
-    let (batches, table_rows) = batch_columns(dir)?;
+    let (after, table_rows) = after_journal(dir)?;
     for r in &mut own {
-        if let Some((k, secs)) = batches.get(&r.cell) {
-            r.sweep_threads = *k;
-            r.batch_seconds = *secs;
+        if let Some(a) = after.get(&r.cell) {
+            a.apply(r);
         }
     }
     let earlier = earlier_rows(dir, own.len(), table_rows, replace)?;
@@ -405,6 +454,46 @@ mod tests {
         assert_eq!((s.err_q, s.final_err_q), (2.5e-3, 1e-3));
         assert_eq!((s.max_vel_residual, s.final_pos_residual), (0.3, 0.01));
         assert!(s.err_v.is_nan(), "what the peer did not give stays null");
+    }
+
+    #[test]
+    fn a_peer_s_repeated_times_keep_their_range_and_say_whether_alone() {
+        let r = row(&[(
+            "\"step_seconds\": 0.026",
+            "\"step_seconds\": 0.026, \"repeat\": 5, \"step_seconds_min\": 0.025, \"step_seconds_max\": 0.031, \"alone\": true",
+        )]);
+        assert_eq!(r.invalid(), None);
+        let cells = [own("{\"links\":10.0}", 1e-3)];
+        let of = Cells::new(&cells).of(&r).expect("matches");
+        let rec = record("mujoco-loops", 7, 1, &r, of);
+        assert_eq!((rec.repeat, rec.timed_alone), (5, 5));
+        assert_eq!((rec.step_seconds_min, rec.step_seconds_max), (0.025, 0.031));
+        let plain = record("mujoco-loops", 7, 1, &row(&[]), of);
+        assert_eq!(
+            (plain.repeat, plain.timed_alone),
+            (1, 0),
+            "one run, side by side"
+        );
+        assert_eq!(
+            (plain.step_seconds_min, plain.step_seconds_max),
+            (0.026, 0.026)
+        );
+        let said = |edit: &str| {
+            row(&[("\"step_seconds\": 0.026", edit)])
+                .invalid()
+                .unwrap_or_default()
+        };
+        assert!(said("\"step_seconds\": 0.026, \"repeat\": 0").contains("repeat = 0"));
+        assert!(said("\"step_seconds\": 0.026, \"repeat\": 101").contains("1 to 100"));
+        let outside =
+            "\"step_seconds\": 0.026, \"step_seconds_min\": 0.03, \"step_seconds_max\": 0.04";
+        assert!(
+            said(outside).contains("min ≤ median ≤ max"),
+            "{}",
+            said(outside)
+        );
+        let half = "\"step_seconds\": 0.026, \"step_seconds_min\": 0.02";
+        assert!(said(half).contains("both ends"), "{}", said(half));
     }
 
     #[test]

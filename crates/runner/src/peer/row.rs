@@ -55,8 +55,29 @@ pub struct PeerRow {
     pub final_err_q: f64,
     /// Wall time of the measured run.
     pub wall_seconds: f64,
-    /// Wall time of the steps alone.
+    /// Wall time of the steps alone (the median over `repeat` runs).
     pub step_seconds: f64,
+    /// Runs behind the times (optional, 1 by default; at most [`MAX_PEER_REPEAT`]).
+    #[serde(default = "one")]
+    pub repeat: usize,
+    /// The smallest and largest step time over those runs (optional; `step_seconds` when
+    /// not given).
+    #[serde(default = "nan", deserialize_with = "null_as_nan")]
+    pub step_seconds_min: f64,
+    /// See `step_seconds_min`.
+    #[serde(default = "nan", deserialize_with = "null_as_nan")]
+    pub step_seconds_max: f64,
+    /// Whether those runs had the machine to themselves (optional, `false` by default):
+    /// nothing else ran, as driftlab's `timed_alone` rows.
+    #[serde(default)]
+    pub alone: bool,
+}
+
+/// The most runs a peer row's times may rest on (as a spec's `timing_repeats`).
+pub const MAX_PEER_REPEAT: usize = 100;
+
+fn one() -> usize {
+    1
 }
 
 /// An optional measure the peer did not give: NaN, as driftlab's rows without it.
@@ -112,6 +133,9 @@ impl PeerRow {
                 ));
             }
         }
+        if let Some(why) = self.invalid_spread() {
+            return Some(why);
+        }
         if self.variant.trim().is_empty() || self.problem.trim().is_empty() {
             return Some("`variant` and `problem` must not be empty".into());
         }
@@ -120,6 +144,27 @@ impl PeerRow {
             return self.invalid_ok(reach);
         }
         self.invalid_failure(reach)
+    }
+
+    /// `repeat` in 1..=[`MAX_PEER_REPEAT`], and the step time's range around its median.
+    fn invalid_spread(&self) -> Option<String> {
+        if !(1..=MAX_PEER_REPEAT).contains(&self.repeat) {
+            return Some(format!(
+                "repeat = {}: give the number of runs behind the times, 1 to {MAX_PEER_REPEAT}",
+                self.repeat
+            ));
+        }
+        let (lo, hi) = (self.step_seconds_min, self.step_seconds_max);
+        if lo.is_nan() && hi.is_nan() {
+            return None;
+        }
+        let median = self.step_seconds;
+        if !(lo.is_finite() && hi.is_finite() && lo <= median && median <= hi) {
+            return Some(format!(
+                "step_seconds_min = {lo}, step_seconds = {median}, step_seconds_max = {hi}: give both ends of the range, min ≤ median ≤ max"
+            ));
+        }
+        None
     }
 
     fn invalid_ok(&self, reach: f64) -> Option<String> {
