@@ -58,6 +58,9 @@ pub struct Cell {
     /// Where the problem's exact solution or published reference holds at these
     /// parameters and this end time ([`crate::reference`] judges the rows by it).
     pub reference: driftlab_core::ReferenceDomain,
+    /// The problem is tagged `conservative` (its energy is a first integral): only then
+    /// does a reference's energy belong in its self-check ([`crate::reference::judge`]).
+    pub conservative: bool,
 }
 
 fn compact(t: &toml::Table) -> String {
@@ -146,6 +149,7 @@ struct ProblemCell<'a> {
     params: toml::Table,
     t_end: f64,
     reference: driftlab_core::ReferenceDomain,
+    conservative: bool,
     allowed: Option<driftlab_core::AllowedViolation>,
 }
 
@@ -161,6 +165,12 @@ impl<'a> ProblemCell<'a> {
             .map_err(|e| named(e.to_string()))?;
         let t_end = spec.t_end.unwrap_or_else(|| prob.as_system().info().t_end);
         let reference = prob.as_system().reference_domain(t_end);
+        let conservative = prob
+            .as_system()
+            .info()
+            .tags
+            .iter()
+            .any(|t| t == "conservative");
         if let driftlab_core::ReferenceDomain::Outside(why) = &reference {
             eprintln!(
                 "note: [[problems]] entry {} (`{}` {}): its reference is outside its domain ({why}); the error columns of its cells will be null",
@@ -179,6 +189,7 @@ impl<'a> ProblemCell<'a> {
             params,
             t_end,
             reference,
+            conservative,
             allowed,
         })
     }
@@ -254,6 +265,7 @@ impl Expansion<'_> {
                     repeat: spec.repeat,
                     ensemble: ensemble_of(spec, ms),
                     reference: problem.reference.clone(),
+                    conservative: problem.conservative,
                 });
                 let last = self.cells.last().map(|c: &Cell| (key_of(c), describe(c)));
                 if let Some((key, what)) = last {

@@ -6,9 +6,11 @@
 //!   that its elliptic modulus rounds to 1, a published reference at other parameters than
 //!   the published ones) the errors would be the reference's, not the method's.
 //! * Its **self-check** at the compared points ([`RefResiduals`]: the reference's own
-//!   constraint residuals and energy error, measured during the run): a reference that is
-//!   off its own constraint manifold, or off the run's energy, is broken whatever it
-//!   declares.
+//!   constraint residuals and, for a problem tagged `conservative`, its energy error,
+//!   measured during the run): a reference that is off its own constraint manifold, or off
+//!   the run's energy where energy is a first integral, is broken whatever it declares. A
+//!   damped model's converged trajectory loses energy as the physics does; that is not a
+//!   broken reference.
 //!
 //! Either way the row keeps its residual, energy and cost columns — the run happened — and
 //! its `err_*`, `final_err_*` and `scd` columns are null, with the reason in `reference`.
@@ -22,10 +24,14 @@ use driftlab_core::{RefResiduals, ReferenceDomain};
 pub const SELF_CHECK_LIMIT: f64 = 1e-6;
 
 /// Judge the reference of `rec` (its summary filled by the run): the `reference` and
-/// `reference_accuracy` columns, and the error columns nulled when it cannot be trusted.
+/// `reference_accuracy` columns, and the error columns nulled when it cannot be trusted;
+/// the reference's energy is checked only when the problem is `conservative`.
 /// Returns whether the errors were kept.
-pub fn judge(rec: &mut RunRecord, domain: &ReferenceDomain) -> bool {
-    let own = rec.summary.reference;
+pub fn judge(rec: &mut RunRecord, domain: &ReferenceDomain, conservative: bool) -> bool {
+    let mut own = rec.summary.reference;
+    if !conservative {
+        own.energy = f64::NAN;
+    }
     let (text, keep) = match domain {
         ReferenceDomain::Absent => (None, true),
         ReferenceDomain::Outside(why) => (Some(format!("outside its domain: {why}")), false),
@@ -105,7 +111,7 @@ mod tests {
             basis: "formula".into(),
         };
         let mut ok = row(1e-16);
-        assert!(judge(&mut ok, &domain));
+        assert!(judge(&mut ok, &domain, true));
         assert_eq!(
             ok.summary.err_q.to_bits(),
             2f64.to_bits(),
@@ -113,17 +119,45 @@ mod tests {
         );
         assert_eq!(ok.reference_accuracy, Some(1e-15));
         let mut broken = row(0.3);
-        assert!(!judge(&mut broken, &domain));
+        assert!(!judge(&mut broken, &domain, true));
         assert!(broken.summary.err_q.is_nan());
         let why = broken.reference.unwrap_or_default();
         assert!(why.contains("‖Φ(t, q_ref)‖∞ = 3.000e-1"), "{why}");
     }
 
     #[test]
+    fn a_reference_losing_energy_is_broken_only_where_energy_is_a_first_integral() {
+        let domain = ReferenceDomain::Valid {
+            accuracy: 1e-9,
+            basis: "a converged trace".into(),
+        };
+        let damped = || {
+            let mut r = row(1e-16);
+            r.summary.reference.energy = 4.7e-4;
+            r
+        };
+        let mut conservative = damped();
+        assert!(!judge(&mut conservative, &domain, true));
+        let why = conservative.reference.unwrap_or_default();
+        assert!(why.contains("relative energy error = 4.700e-4"), "{why}");
+        let mut dissipative = damped();
+        assert!(
+            judge(&mut dissipative, &domain, false),
+            "damping loses energy"
+        );
+        assert_eq!(dissipative.summary.err_q.to_bits(), 2f64.to_bits());
+        assert_eq!(
+            dissipative.summary.reference.energy.to_bits(),
+            4.7e-4f64.to_bits(),
+            "its ref_energy_rel_error column keeps what was measured"
+        );
+    }
+
+    #[test]
     fn outside_its_domain_the_errors_are_null_whatever_the_self_check_says() {
         let mut r = row(0.0);
         let domain = ReferenceDomain::Outside("k = 1".into());
-        assert!(!judge(&mut r, &domain));
+        assert!(!judge(&mut r, &domain, true));
         assert!(r.summary.err_q.is_nan());
         assert_eq!(r.reference.as_deref(), Some("outside its domain: k = 1"));
     }

@@ -284,7 +284,7 @@ fn run_cell_once(registry: &Registry, experiment: &str, cell: &Cell) -> (RunReco
         Ok(Ok((out, metrics, states))) => {
             record_outcome(&mut rec, cell, &out, &metrics);
             let mut trace = cell_trace(cell, &metrics, &states);
-            if !crate::reference::judge(&mut rec, &cell.reference) {
+            if !crate::reference::judge(&mut rec, &cell.reference, cell.conservative) {
                 null_trace_errors(&mut trace);
             }
             (rec, trace)
