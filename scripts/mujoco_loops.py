@@ -7,10 +7,11 @@ Per [[problems]] entry of the spec and per cell step h of the spec:
   * the model: mujoco.MjModel.from_xml_path(the same MJCF file), contact off
     (mjDSBL_CONTACT), joint and tendon limits off (driftlab keeps limits as data), zero
     control (MjData's default), damping, armature and springs as the file says (driftlab
-    reads them too); opt.timestep = h, opt.integrator ∈ {Euler, implicitfast, RK4};
+    reads them too; the damping zeroed where the problem sets `damping = false`);
+    opt.timestep = h, opt.integrator ∈ {Euler, implicitfast, RK4};
   * solref of every equality ∈ {the model's own (eq_solref as compiled), MuJoCo's default
-    (0.02, 1), and the PLACEHOLDER recommendation (2h, 1) — MuJoCo's stiffest safe time
-    constant — until `driftlab tune` (issue 47, item 5) gives the tuning guide's}; a
+    (0.02, 1), and `driftlab tune`'s recommendation at h, (2h, 1): MuJoCo's stiffest safe
+    time constant}; a
     setting equal to an earlier one (the model's own = the default) is run once, under the
     earlier name; solimp stays the model's;
   * opt.iterations ∈ {the model's, 100, 3}, run once where they coincide (MuJoCo's default
@@ -39,15 +40,17 @@ the solver's warm start):
     step time k·h is a multiple of 1e-4, so the reference is read at the same times, no
     interpolation (a time off the grid is refused); a ball joint's quaternion is compared
     up to sign (min over ±q_ref);
-  * step_seconds: the median over --repeat runs of the wall time of the mj_step calls
-    alone from the start (no measuring), × steps; wall_seconds: the measured run.
+  * step_seconds: the median over --repeat runs of the wall time of the steps alone from
+    the start (one mj_step call with nstep = steps: no measuring, no Python per step), with their range (step_seconds_min/max)
+    and `alone` (the script runs after driftlab's run, nothing beside it); wall_seconds:
+    the measured run.
 The peer-row format (crates/runner/src/peer/row.rs) has columns only for max_pos_residual
 and max_energy_rel_error, and the optional max_vel_residual, final_pos_residual, err_q and
 final_err_q; the other measures (final_vel_residual, the anchor check) are written into the row's `params` and
 into --table (CSV), which also holds the same measures for driftlab's own methods at each
 h (from their traces against the same reference).
 Usage: mujoco_loops.py --driftlab BIN --spec experiments/optional/mujoco-loops.toml
-                       [--size quick|full] --out rows.jsonl --table mujoco_loops.csv [--repeat 3]"""
+                       [--size quick|full] --out rows.jsonl --table mujoco_loops.csv [--repeat 5]"""
 import argparse
 import csv
 import json
@@ -234,8 +237,13 @@ def anchor_gap(model, data):
     return worst
 
 
-def build(path, h, integrator, solref, iterations):
+def build(path, h, integrator, solref, iterations, damping=True):
+    """MuJoCo's model of the file as driftlab runs it: contact and limits off, the step,
+    integrator, solref and iterations of the row; without the joints' damping when the
+    problem drops it (`damping = false`, a conservative model)."""
     model = mujoco.MjModel.from_xml_path(path)
+    if not damping:
+        model.dof_damping[:] = 0.0
     model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT
     model.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_ENERGY
     model.jnt_limited[:] = 0
@@ -249,9 +257,10 @@ def build(path, h, integrator, solref, iterations):
     return model
 
 
-def mujoco_run(path, layout_doc, q, v, h, t_end, integrator, solref, iterations, ref, repeat):
+def mujoco_run(path, layout_doc, q, v, h, t_end, integrator, solref, iterations, ref, repeat,
+               damping=True):
     """One run's measures (a dict of row fields and extra measures)."""
-    model = build(path, h, integrator, solref, iterations)
+    model = build(path, h, integrator, solref, iterations, damping)
     layout = Layout(model, layout_doc)
     scale = max(float(np.sum(model.body_mass)) * float(np.linalg.norm(model.opt.gravity)), 1.0)
     steps = int(round(t_end / h))
@@ -301,11 +310,16 @@ def mujoco_run(path, layout_doc, q, v, h, t_end, integrator, solref, iterations,
         for _ in range(repeat):
             d = mujoco.MjData(model)
             layout.set_start(model, d, q, v)
+            # All steps in one call (`nstep`): MuJoCo's C loop, without a Python call per
+            # step (measured on the four-bar: 2.67 µs per step against 3.08 µs called
+            # step by step).
             ts = time.perf_counter()
-            for _ in range(steps):
-                mujoco.mj_step(model, d)
+            mujoco.mj_step(model, d, nstep=steps)
             per.append((time.perf_counter() - ts) / steps)
-        out["step_seconds"] = statistics.median(per) * steps
+        # The script runs after driftlab's run has finished: nothing else is running.
+        out.update({"step_seconds": statistics.median(per) * steps, "repeat": repeat,
+                    "step_seconds_min": min(per) * steps, "step_seconds_max": max(per) * steps,
+                    "alone": True})
     else:
         out["step_seconds"] = wall
     return out, extra
@@ -350,7 +364,7 @@ def main():
     ap.add_argument("--size", choices=["quick", "full"], default="full")
     ap.add_argument("--out", required=True)
     ap.add_argument("--table", required=True)
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--prepare", help="write the converged references and a spec copy using them, then stop")
     a = ap.parse_args()
     with open(a.spec, "rb") as f:
@@ -429,7 +443,8 @@ def main():
                                           "reference": f"driftlab {ref_label}"}}
                         try:
                             meas, extra = mujoco_run(path, doc["joints"], q, v, h, t_end, integ,
-                                                     None if sname == "model" else sr, it, ref, a.repeat)
+                                                     None if sname == "model" else sr, it, ref, a.repeat,
+                                                     params.get("damping", True))
                         except Exception as e:  # noqa: BLE001 — a run MuJoCo refuses is its failed row
                             meas = {"steps": 0, "ok": False, "fail_time": 0.0,
                                     "fail_kind": "unsupported-form" if isinstance(e, Refused) else "external",

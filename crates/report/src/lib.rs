@@ -32,6 +32,7 @@ pub mod paper_tables;
 pub mod pdf;
 pub mod scaling;
 pub mod sections;
+pub mod soft_audit;
 pub mod solref_check;
 pub mod style;
 pub mod tables;

@@ -126,6 +126,13 @@ pub const SECTIONS: &[Section] = &[
         },
     },
     Section {
+        id: "soft-audit",
+        write: |b, c| {
+            crate::soft_audit::write(b, c.all);
+            Ok(())
+        },
+    },
+    Section {
         id: "failures",
         write: |b, c| {
             crate::failures::write(b, c.all);
