@@ -30,9 +30,9 @@
 //! `diagA` is its inverse), computed at the model's start for each row of the group.
 
 use super::{bad, Failure};
-use driftlab_core::MechanicalSystem;
-use driftlab_problems::model::import::description::Model;
-use driftlab_problems::model::{build, load, ModelParams};
+use driftlab_problems::model::groups::{constraint_groups, params_of, ConstraintGroup};
+use driftlab_problems::model::ModelParams;
+use driftlab_report::tuning::{recommended, EngineParams};
 use std::path::PathBuf;
 
 /// Arguments of `driftlab tune`.
@@ -49,11 +49,6 @@ pub struct TuneArgs {
     pub write_mjcf: Option<PathBuf>,
 }
 
-/// The recommended law at step `h`: `(ξ, ω_n)`.
-pub fn recommended(h: f64) -> (f64, f64) {
-    (1.0, 1.0 / (2.0 * h))
-}
-
 /// `driftlab tune`.
 pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
     let h = args.h;
@@ -62,32 +57,49 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
             "--h {h}: give the step in seconds, a positive number"
         )));
     }
-    let p = params(&args.file);
-    let model = load(&p).map_err(bad)?;
-    let groups = groups(&model);
+    let p = params_of(&args.file);
+    let groups = constraint_groups(&p).map_err(bad)?;
     if groups.is_empty() {
         return Err(bad(format!("{}: no loop closure or coupling, so no constraint to stabilize; a tree in joint coordinates holds its joints exactly", args.file)));
     }
-    let masses = effective_masses(&p)?;
     let (xi, wn) = recommended(h);
-    let (tau, zeta) = driftlab_report::tuning::solref(xi, wn);
-    let (erp, cfm_m) = driftlab_report::tuning::erp_cfm(xi, wn, h);
+    let e = EngineParams::of(xi, wn, h);
+    let (tau, zeta) = e.mujoco_solref;
     out!("{} at h = {h:e} s: ξ = {xi}, ω_n = {wn:.6e} /s (ω_n h = 1/2: critically damped, the stiffest law inside the explicit updates' stable regions with margin and at MuJoCo's floor τ = 2h)", args.file);
     out!(
-        "  Baumgarte  α = ξω_n = {:.6e} /s, β = ω_n = {wn:.6e} /s",
-        xi * wn
+        "  Baumgarte  α = ξω_n = {:.6e} /s, β = ω_n = {:.6e} /s",
+        e.baumgarte_alpha,
+        e.baumgarte_beta
     );
     out!("  MuJoCo     solref = \"{tau:.6e} {zeta}\" (timeconst s, dampratio), in the limit d → d_max of solimp");
     out!(
         "  Pinocchio  Kp = ω_n² = {:.6e} /s², Kd = 2ξω_n = {:.6e} /s",
-        wn * wn,
-        2.0 * xi * wn
+        e.pinocchio_kp,
+        e.pinocchio_kd
     );
-    out!("  ODE/Bullet ERP = {erp:.6e}, CFM·m = {cfm_m:.6e} s (CFM per group below)");
     out!(
-        "  Box2D, Rapier  frequency = {:.6e} Hz, damping ratio = {xi}",
-        wn / (2.0 * std::f64::consts::PI)
+        "  ODE/Bullet ERP = {:.6e}, CFM·m = {:.6e} s (CFM per group below)",
+        e.ode_erp,
+        e.ode_cfm_times_mass
     );
+    out!(
+        "  Box2D, Rapier  frequency = {:.6e} Hz, damping ratio = {}",
+        e.rapier_hz,
+        e.rapier_damping_ratio
+    );
+    print_groups(&groups, e.ode_cfm_times_mass);
+    if let Some(outp) = &args.write_mjcf {
+        write_mjcf(&p, outp, (tau, zeta))?;
+        out!(
+            "wrote {} with solref = \"{tau:e} {zeta}\" on every equality",
+            outp.display()
+        );
+    }
+    Ok(())
+}
+
+/// The groups' table: name, kind, rows and ODE/Bullet's CFM range over the rows.
+fn print_groups(groups: &[ConstraintGroup], cfm_m: f64) {
     out!(
         "{:<24} {:<10} {:>4}  {:>24}",
         "group",
@@ -95,11 +107,9 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         "rows",
         "ODE/Bullet CFM [s/kg]"
     );
-    let mut row = 0;
-    for (name, kind, rows) in &groups {
-        let m = &masses[row..row + rows];
-        row += rows;
-        let cfm: Vec<f64> = m
+    for g in groups {
+        let cfm: Vec<f64> = g
+            .effective_masses
             .iter()
             .filter(|x| x.is_finite() && **x > 0.0)
             .map(|x| cfm_m / x)
@@ -111,81 +121,8 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
             (Some(a), Some(b)) => format!("{a:.3e} – {b:.3e}"),
             _ => "— (rows without mass)".into(),
         };
-        out!("{name:<24} {kind:<10} {rows:>4}  {range:>24}");
+        out!("{:<24} {:<10} {:>4}  {range:>24}", g.name, g.kind, g.rows);
     }
-    if let Some(outp) = &args.write_mjcf {
-        write_mjcf(&p, outp, (tau, zeta))?;
-        out!(
-            "wrote {} with solref = \"{tau:e} {zeta}\" on every equality",
-            outp.display()
-        );
-    }
-    Ok(())
-}
-
-/// `model` parameters for `file` (`robot:ID` names a shipped model).
-fn params(file: &str) -> ModelParams {
-    match file.strip_prefix("robot:") {
-        Some(id) => ModelParams {
-            robot: id.to_string(),
-            ..ModelParams::default()
-        },
-        None => ModelParams {
-            file: file.to_string(),
-            ..ModelParams::default()
-        },
-    }
-}
-
-/// Each loop closure and coupling: its name, kind and number of rows.
-fn groups(model: &Model) -> Vec<(String, String, usize)> {
-    let mut out: Vec<(String, String, usize)> = model
-        .couplings
-        .iter()
-        .map(|c| (c.name.clone(), "coupling".to_string(), 1))
-        .collect();
-    out.extend(
-        model
-            .closures
-            .iter()
-            .map(|c| (c.name.clone(), c.kind.name().to_string(), c.kind.rows())),
-    );
-    out
-}
-
-/// The effective mass `1/(Φ_q M⁻¹ Φ_qᵀ)_rr` of each coupling and closure row at the start,
-/// in the order of [`groups`] (the unit-norm rows of Euler parameters come first in the
-/// system's rows and are skipped).
-fn effective_masses(p: &ModelParams) -> Result<Vec<f64>, Failure> {
-    let s = build(p).map_err(bad)?;
-    let d = s.dims();
-    let q = s.initial_state().q;
-    let mut mass = vec![0.0; s.mass_pattern().entries.len()];
-    s.mass(&q, &mut mass);
-    let m = s.mass_pattern().to_dense(&mass, true);
-    let jp = s.jacobian_pattern();
-    let mut jv = vec![0.0; jp.entries.len()];
-    s.jacobian(0.0, &q, &mut jv);
-    let j = jp.to_dense(&jv, false);
-    let kinds = s.row_kinds();
-    let lu = driftlab_solver::dense::DenseLu::factor(d.n, &m).map_err(|e| {
-        bad(format!(
-            "the mass matrix at the start cannot be factored ({e}): no effective mass"
-        ))
-    })?;
-    let mut out = Vec::new();
-    for r in 0..d.m {
-        if kinds[r] == "unit-norm" || kinds[r] == "mimic" {
-            continue;
-        }
-        let row = &j[r * d.n..(r + 1) * d.n];
-        let mut x = row.to_vec();
-        lu.solve(&mut x)
-            .map_err(|e| bad(format!("M⁻¹Φ_qᵀ at the start: {e}")))?;
-        let a: f64 = row.iter().zip(&x).map(|(u, v)| u * v).sum();
-        out.push(if a > 0.0 { 1.0 / a } else { f64::INFINITY });
-    }
-    Ok(out)
 }
 
 /// A copy of the MJCF file of `p` at `out` with `solref` set on every equality of the

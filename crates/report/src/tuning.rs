@@ -39,6 +39,63 @@ use crate::book::Book;
 use crate::data::Results;
 use region::Region;
 
+/// The law recommended at step `h` (`driftlab tune`, issue 47 item 5): critically damped,
+/// ξ = 1, ω_n = 1/(2h). Its steady error falls as 1/ω_n² ("where the best cells sit"
+/// above), so the stiffest law the step can carry is best; at ω_n h = 1/2 it is inside the
+/// Taylor update's region (ω_n h/4 = 0.125 < ξ < 1/(ω_n h) = 2) and the semi-implicit one's
+/// (ξω_n h = 0.5 < 1 − (ω_n h)²/4 = 0.9375) with margin, and at MuJoCo's floor τ = 2h.
+pub fn recommended(h: f64) -> (f64, f64) {
+    (1.0, 1.0 / (2.0 * h))
+}
+
+/// One error law (ξ, ω_n) at step h in every engine's parameters (the module doc's
+/// conversions).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EngineParams {
+    /// Damping ratio ξ \[1\].
+    pub xi: f64,
+    /// Natural frequency ω_n \[1/s\].
+    pub omega_n: f64,
+    /// Baumgarte α = ξω_n \[1/s\] (seeds 001, 002).
+    pub baumgarte_alpha: f64,
+    /// Baumgarte β = ω_n \[1/s\].
+    pub baumgarte_beta: f64,
+    /// MuJoCo solref (timeconst τ \[s\], dampratio ζ \[1\]), in the limit d → d_max.
+    pub mujoco_solref: (f64, f64),
+    /// Pinocchio's corrector a* = −Kp Φ − Kd Φ̇: Kp = ω_n² \[1/s²\].
+    pub pinocchio_kp: f64,
+    /// Kd = 2ξω_n \[1/s\].
+    pub pinocchio_kd: f64,
+    /// ODE/Bullet ERP \[1\].
+    pub ode_erp: f64,
+    /// ODE/Bullet CFM times the row's effective mass \[s\] (CFM = this / m).
+    pub ode_cfm_times_mass: f64,
+    /// Box2D/Rapier soft-constraint frequency f = ω_n/(2π) \[Hz\].
+    pub rapier_hz: f64,
+    /// Box2D/Rapier damping ratio ζ = ξ \[1\].
+    pub rapier_damping_ratio: f64,
+}
+
+impl EngineParams {
+    /// The law (ξ, ω_n) at step `h` in every engine's parameters.
+    pub fn of(xi: f64, wn: f64, h: f64) -> Self {
+        let (erp, cfm_m) = erp_cfm(xi, wn, h);
+        Self {
+            xi,
+            omega_n: wn,
+            baumgarte_alpha: xi * wn,
+            baumgarte_beta: wn,
+            mujoco_solref: solref(xi, wn),
+            pinocchio_kp: wn * wn,
+            pinocchio_kd: 2.0 * xi * wn,
+            ode_erp: erp,
+            ode_cfm_times_mass: cfm_m,
+            rapier_hz: wn / (2.0 * std::f64::consts::PI),
+            rapier_damping_ratio: xi,
+        }
+    }
+}
+
 /// ERP \[1\] and CFM·m_eff \[s\] of ODE/Bullet for (ξ, ω_n \[1/s\], h \[s\]): ERP = hω_n/(hω_n + 2ξ),
 /// CFM·m = 1/(hω_n² + 2ξω_n) (module doc; CFM itself is in s/kg).
 pub fn erp_cfm(xi: f64, wn: f64, h: f64) -> (f64, f64) {

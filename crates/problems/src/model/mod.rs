@@ -28,6 +28,7 @@
 pub mod assemble;
 pub mod body_coords;
 pub mod dynamics;
+pub mod groups;
 pub mod import;
 pub mod joint_coords;
 pub mod links;

@@ -53,6 +53,7 @@ __all__ = [
     "run",
     "simulate",
     "traces",
+    "tune",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -74,6 +75,21 @@ def describe(id: Union[str, Model], **params: Any) -> dict:
     rank and nonzeros of its Jacobian at t₀) or a method (its declared properties)."""
     problem, merged = _problem_of(id, params, "id")
     return json.loads(_native.describe_json(problem, _toml_document(merged or None, "params")))
+
+
+def tune(model: Union[str, Model], h: float) -> dict:
+    """The constraint stabilization the tuning guide recommends at step ``h`` for each loop
+    closure and coupling of ``model`` (a :class:`Model`, a model file, or ``"robot:ID"``),
+    in every engine's parameters: the law (``xi``, ``omega_n``: critically damped,
+    ω_n = 1/(2h)), ``baumgarte`` (α, β), ``mujoco`` (``solref``), ``pinocchio`` (Kp, Kd),
+    ``ode`` (ERP, CFM·m) and ``rapier`` (frequency, damping ratio); ``groups`` lists each
+    group's rows, effective masses and ODE's CFM per row. As ``driftlab tune FILE --h H``
+    (whose ``--write-mjcf`` writes the solref into a copy of an MJCF file)."""
+    if isinstance(model, str):
+        model = Model(robot=model[len("robot:"):]) if model.startswith("robot:") else Model(model)
+    if not isinstance(model, Model):
+        raise InputError(f"tune: model = {model!r}; give a Model, a model file or 'robot:ID'")
+    return json.loads(_native.tune_json(_toml_document(dict(model.params), "params"), float(h)))
 
 
 @dataclass

@@ -5,6 +5,7 @@ pub mod catalog;
 pub mod convert;
 pub mod simulate;
 pub mod sweep;
+pub mod tune;
 pub mod vecenv;
 
 use pyo3::prelude::*;
@@ -42,6 +43,7 @@ fn _driftlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep::run, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::report, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::check_folder, m)?)?;
+    m.add_function(wrap_pyfunction!(tune::tune_json, m)?)?;
     m.add_class::<vecenv::VecEnv>()?;
     m.add_class::<callables::CallableProblem>()?;
     m.add_function(wrap_pyfunction!(callables::simulate_callables, m)?)?;
