@@ -405,6 +405,8 @@ fn cases() -> Vec<Case> {
         c("`import-peer` of an empty file", Given::Scripted(surfaces::peer_empty), Refused("no peer rows (an empty file adds nothing and replaces nothing)")),
         c("`import-peer` killed between the runs table and the manifest, then `--replace`", Given::Scripted(surfaces::peer_import_killed), Checked("the row counts the kill left are not damage to the import that writes the table again; the folder checks clean after it")),
         c("a peer row with a negative time", Given::Scripted(surfaces::peer_negative_time), Refused("line 1: wall_seconds = -0.002: a time is finite and ≥ 0")),
+        c("a peer row whose times rest on 0 runs", Given::Scripted(surfaces::peer_repeat_zero), Refused("line 1: repeat = 0: give the number of runs behind the times, 1 to 100")),
+        c("a peer row whose step-time range leaves out its median", Given::Scripted(surfaces::peer_range_outside_median), Refused("give both ends of the range, min ≤ median ≤ max")),
         c("an `ok` peer row with a failure time", Given::Scripted(surfaces::peer_ok_with_failure), Refused("line 1: an `ok` row with a failure")),
         c("a peer run given twice in one file", Given::Scripted(surfaces::peer_duplicate_rows), Refused("line 2: the run `sim a` at h = 1e-2 is also line 1: give each run once")),
         c("a failed peer row without its `fail_kind`", Given::Scripted(surfaces::peer_failed_without_kind), Refused("fail_kind = None: give one of memory, linear-solve")),

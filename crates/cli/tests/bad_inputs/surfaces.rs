@@ -254,6 +254,26 @@ pub fn peer_negative_time(dir: &Path) -> Ran {
     import_row(dir, ("\"wall_seconds\": 0.002", "\"wall_seconds\": -0.002"))
 }
 
+pub fn peer_repeat_zero(dir: &Path) -> Ran {
+    import_row(
+        dir,
+        (
+            "\"step_seconds\": 0.001",
+            "\"step_seconds\": 0.001, \"repeat\": 0",
+        ),
+    )
+}
+
+pub fn peer_range_outside_median(dir: &Path) -> Ran {
+    import_row(
+        dir,
+        (
+            "\"step_seconds\": 0.001",
+            "\"step_seconds\": 0.001, \"step_seconds_min\": 0.002, \"step_seconds_max\": 0.003",
+        ),
+    )
+}
+
 pub fn peer_ok_with_failure(dir: &Path) -> Ran {
     import_row(dir, ("\"fail_time\": null", "\"fail_time\": 0.02"))
 }
