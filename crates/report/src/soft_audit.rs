@@ -461,6 +461,79 @@ mod tests {
         r
     }
 
+    /// A MuJoCo row of the four-bar at `h` with `setting` (`model` or `tune`) and
+    /// `iterations`, an error growing with h, times from the step count.
+    fn mujoco(h: f64, setting: &str, iterations: u64, err: f64) -> Run {
+        let mut r = timed(err, 2.6e-6 * 2.0 / h, 2.5e-6 * 2.0 / h, 2.8e-6 * 2.0 / h, 5);
+        r.method = MUJOCO.into();
+        r.h = h;
+        r.problem_params = r#"{"robot":"mjcf-four-bar"}"#.into();
+        r.params = format!(
+            r#"{{"integrator":"Euler","solref_setting":"{setting}","solref":[0.02,1.0],"iterations":{iterations}}}"#
+        );
+        r.max_pos_residual = Some(if setting == "tune" {
+            100.0 * h * h
+        } else {
+            2e-3
+        });
+        r
+    }
+
+    #[test]
+    fn the_section_gives_slopes_the_iteration_axis_and_equal_error_verdicts() {
+        let mut runs = Vec::new();
+        for h in [4e-3, 2e-3, 1e-3, 5e-4] {
+            for (setting, err) in [("model", 5.0 * h), ("tune", 4.0 * h)] {
+                runs.push(mujoco(h, setting, 100, err));
+                runs.push(mujoco(h, setting, 3, err));
+            }
+        }
+        for h in [1.6e-2, 8e-3, 4e-3] {
+            // RATTLE: second order, 21 µs a step, timed alone over 3 runs.
+            let steps = 2.0 / h;
+            let mut r = timed(30.0 * h * h, 21e-6 * steps, 20e-6 * steps, 22e-6 * steps, 3);
+            r.method = "rattle".into();
+            r.variant = "rattle".into();
+            r.h = h;
+            r.problem_params = r#"{"robot":"mjcf-four-bar"}"#.into();
+            r.max_pos_residual = Some(1e-15);
+            r.row.reference_accuracy = Some(1e-9);
+            runs.push(r);
+        }
+        let res = Results {
+            name: "mujoco-loops".into(),
+            runs,
+            ..Results::default()
+        };
+        let all = [res];
+        let m = models(&all[0]);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].label, "mjcf-four-bar");
+        let (fewer, worst, n) = iteration_effect(&m[0], 100).expect("two iteration counts");
+        assert_eq!((fewer, n), (3, 8));
+        assert_eq!(worst.to_bits(), 0f64.to_bits());
+        let mut b = Book::new("test");
+        write(&mut b, &all);
+        let md = b.finish().md;
+        assert!(md.contains("# MuJoCo's soft constraints against the exact solution"));
+        // The default's residual is flat in h (slope 0), tune's falls as h² (slope 2).
+        let line = |start: &str| {
+            md.lines()
+                .find(|l| l.starts_with(start))
+                .unwrap_or_default()
+                .to_string()
+        };
+        assert!(line("| MuJoCo Euler, solref the model's (0.02, 1) |").ends_with("| 0.00 |"));
+        assert!(line("| MuJoCo Euler, solref driftlab tune's (2h, 1) |").ends_with("| 2.00 |"));
+        // MuJoCo at 4e-3 (err 1.6e-2, 1.3 ms) against RATTLE at 1.6e-2 (err 7.7e-3,
+        // 2.6 ms): MuJoCo cheaper. At 5e-4 (err 2e-3, 10.4 ms) RATTLE at 8e-3 (err
+        // 1.9e-3, 5.25 ms) is cheaper; the ranges do not overlap.
+        assert!(md.contains("| Euler, solref driftlab tune's (2h, 1), h = 4e-3 | 1.60e-2 |"));
+        assert!(md.contains("| 2.02 | MuJoCo cheaper |"), "{md}");
+        assert!(md.contains("rattle, h = 8e-3 | 1.92e-3 |"), "{md}");
+        assert!(md.contains("| exact cheaper |"), "{md}");
+    }
+
     #[test]
     fn the_front_keeps_each_row_more_accurate_than_every_cheaper_one() {
         let rows = [
