@@ -186,7 +186,7 @@ fn budget_table(
     floor: f64,
 ) {
     let mut head: Vec<String> = vec!["setting".into()];
-    head.extend(hs.iter().map(|h| format!("h = {h:e}")));
+    head.extend(hs.iter().map(|h| format!("h = {}", step(*h))));
     head.push("slope p".into());
     let rows: Vec<Vec<String>> = all
         .iter()
@@ -211,6 +211,19 @@ fn budget_table(
         .collect();
     let head: Vec<&str> = head.iter().map(String::as_str).collect();
     b.table(&head, &rows);
+}
+
+/// A step to three significant digits, trailing zeros dropped (`4e-3`, `1.61e-2`: a step
+/// snapped so that t_end/h is whole keeps its digits).
+fn step(h: f64) -> String {
+    let text = format!("{h:.2e}");
+    match text.split_once('e') {
+        Some((mantissa, exp)) if mantissa.contains('.') => {
+            let m = mantissa.trim_end_matches('0').trim_end_matches('.');
+            format!("{m}e{exp}")
+        }
+        _ => text,
+    }
 }
 
 /// A row's step time as median and range over its runs, and whether they were alone.
@@ -299,7 +312,7 @@ fn equal_error(b: &mut Book, m: &Model, iterations: u64, floor: f64) -> BTreeMap
                 .filter(|r| r.ok && r.err_q.is_some_and(|x| x <= e))
                 .min_by(|a, b| a.step_seconds.total_cmp(&b.step_seconds));
             let mut row = vec![
-                format!("{}, solref {}, h = {:e}", s.integrator, s.solref, mj.h),
+                format!("{}, solref {}, h = {}", s.integrator, s.solref, step(mj.h)),
                 format!("{e:.2e}"),
                 time_text(mj),
             ];
@@ -310,7 +323,7 @@ fn equal_error(b: &mut Book, m: &Model, iterations: u64, floor: f64) -> BTreeMap
                 }
                 Some(x) => {
                     row.extend([
-                        format!("{}, h = {:e}", x.variant, x.h),
+                        format!("{}, h = {}", x.variant, step(x.h)),
                         cell(Some(x), |r| r.err_q, floor),
                         time_text(x),
                         format!("{:.2}", x.step_seconds / mj.step_seconds),
@@ -532,6 +545,14 @@ mod tests {
         assert!(md.contains("| 2.02 | MuJoCo cheaper |"), "{md}");
         assert!(md.contains("rattle, h = 8e-3 | 1.92e-3 |"), "{md}");
         assert!(md.contains("| exact cheaper |"), "{md}");
+    }
+
+    #[test]
+    fn steps_print_with_three_digits_at_most() {
+        assert_eq!(step(4e-3), "4e-3");
+        assert_eq!(step(1.6e-2), "1.6e-2");
+        assert_eq!(step(0.5 / 31.0), "1.61e-2");
+        assert_eq!(step(5e-4), "5e-4");
     }
 
     #[test]
