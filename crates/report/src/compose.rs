@@ -429,7 +429,9 @@ pub(crate) fn write_paper_tables(_: &mut Book, c: &mut Context<'_>) -> Result<()
 fn experiment_section(b: &mut Book, res: &Results) {
     b.heading(&format!("{} — runs, catalog, figures", res.name), 2);
     b.paragraph(&res.description);
-    catalog_entries(b, &manifest(&res.dir));
+    let m = manifest(&res.dir);
+    catalog_entries(b, &m);
+    file_notes(b, &m);
     runs_table(b, res);
     crate::scaling::table(b, res);
     ensemble_table(b, res);
@@ -452,6 +454,36 @@ fn catalog_entries(b: &mut Book, m: &serde_json::Value) {
                 b.paragraph(&format!("Source: {}. {}", s(n, "citation"), s(n, "note")));
             }
         }
+    }
+}
+
+/// The notes of one file shown in its experiment's section (the rest stay in the manifest).
+const FILE_NOTES_SHOWN: usize = 8;
+
+/// What reading the experiment's model and data files skipped, kept as published or left
+/// out (the manifest's `datasets` notes: an MJCF model's "contact is not simulated here",
+/// an element without dynamics), once per file, so that every row of the experiment is
+/// read with them.
+fn file_notes(b: &mut Book, m: &serde_json::Value) {
+    for d in m["datasets"].as_array().into_iter().flatten() {
+        let notes: Vec<&str> = d["notes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|n| n.as_str())
+            .collect();
+        if notes.is_empty() {
+            continue;
+        }
+        let more = match notes.len().saturating_sub(FILE_NOTES_SHOWN) {
+            0 => String::new(),
+            k => format!("; and {k} more (all in the experiment's manifest.json)"),
+        };
+        b.paragraph(&format!(
+            "Reading {} noted, for every row that uses it: {}{more}.",
+            s(d, "file"),
+            notes[..notes.len().min(FILE_NOTES_SHOWN)].join("; ")
+        ));
     }
 }
 
@@ -908,5 +940,31 @@ fn cheapest_meeting_target(res: &Results) -> String {
             }
         ),
         None => format!(" No run meets the target ({}).", role.target_text()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_model_file_s_notes_reach_its_experiment_section_once_and_capped() {
+        let notes: Vec<String> = (1..=10).map(|k| format!("note {k}")).collect();
+        let m = serde_json::json!({"datasets": [
+            {"file": "datasets/mjcf/x.xml", "notes": notes},
+            {"file": "models/quiet.xml", "notes": []},
+        ]});
+        let mut b = Book::new("test");
+        file_notes(&mut b, &m);
+        let md = b.finish().md;
+        assert!(md.contains(
+            "Reading datasets/mjcf/x.xml noted, for every row that uses it: note 1; note 2;"
+        ));
+        assert!(
+            md.contains("note 8; and 2 more (all in the experiment's manifest.json)."),
+            "{md}"
+        );
+        assert!(!md.contains("note 9") && !md.contains("quiet.xml"), "{md}");
+        file_notes(&mut Book::new("old"), &serde_json::json!({}));
     }
 }
