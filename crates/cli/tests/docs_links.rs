@@ -4,7 +4,8 @@
 //! Markdown page must be one of its headings, slugged as GitHub renders them (lower case;
 //! letters, digits, `-` and `_` kept, spaces to `-`, everything else dropped; a repeated
 //! heading gets `-1`, `-2`, …). Links inside code (fenced blocks, `backticks`) are text,
-//! not links; `http(s):` and `mailto:` links are not followed (no network in CI).
+//! not links; `http(s):` and `mailto:` links are not followed (no network in CI). And every
+//! repository path the pages name in code exists (`every_path_the_documentation_names_exists`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
@@ -212,4 +213,85 @@ fn the_readme_is_a_front_page() {
         lines <= 200,
         "README.md has {lines} lines; the reference belongs in docs/"
     );
+}
+
+/// The inline code spans of `text` outside fenced blocks.
+fn code_spans(text: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if !fenced {
+            out.extend(line.split('`').skip(1).step_by(2).map(str::to_string));
+        }
+    }
+    out
+}
+
+/// A code span that names a file or folder of the repository, without its `:line`,
+/// `#anchor` or `::item` suffix: a path from the root (`crates/…`, `docs/…`, …) or a
+/// crate's test (`tests/x.rs`); placeholders (`<name>`, `{…}`, `*`, `…`) and commands are
+/// not paths.
+fn repository_path(span: &str) -> Option<String> {
+    const ROOTS: [&str; 8] = [
+        "crates/",
+        "docs/",
+        "scripts/",
+        "experiments/",
+        "models/",
+        "datasets/",
+        "examples/",
+        "tests/",
+    ];
+    let t = span.trim();
+    if !ROOTS.iter().any(|r| t.starts_with(r))
+        || t.contains(|c: char| c.is_whitespace() || "<>{}*…".contains(c))
+    {
+        return None;
+    }
+    let end = t.find([':', '#']).unwrap_or(t.len());
+    Some(t[..end].to_string())
+}
+
+/// Every path the documentation names in code (`crates/runner/src/record.rs`) exists: a
+/// page that sends the next engineer to a moved file is wrong (issue 48: docs/adding.md's
+/// paths true). A crate's test (`tests/schur.rs`) exists in some crate.
+#[test]
+fn every_path_the_documentation_names_exists() {
+    let r = root();
+    let crate_test = |p: &str| {
+        std::fs::read_dir(r.join("crates"))
+            .unwrap()
+            .any(|c| c.unwrap().path().join(p).exists())
+    };
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for p in code_spans(&text).iter().filter_map(|s| repository_path(s)) {
+            checked += 1;
+            let found = r.join(&p).exists() || (p.starts_with("tests/") && crate_test(&p));
+            if !found {
+                bad.push(format!("{}: `{p}`", page.display()));
+            }
+        }
+    }
+    assert!(
+        checked > 100,
+        "only {checked} paths found: the scan is broken"
+    );
+    assert!(
+        bad.is_empty(),
+        "paths that do not exist:\n{}",
+        bad.join("\n")
+    );
+    assert_eq!(
+        repository_path("crates/a.rs:12"),
+        Some("crates/a.rs".into())
+    );
+    assert_eq!(repository_path("crates/<family>/<name>.rs"), None);
+    assert_eq!(repository_path("cargo run -p x"), None);
 }
