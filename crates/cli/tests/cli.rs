@@ -186,6 +186,7 @@ fn simulate_trace_is_full_precision_csv() {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // one end-to-end scenario, its checks in the order a reader follows the output
 fn run_and_report_produce_figures_with_text() {
     let d = tmp("report");
     let out = d.join("reports");
@@ -424,6 +425,7 @@ fn manifest_records_the_source_revision_not_the_folders() {
 /// other's `--write`), a folder the file does not list is named as not checked, a changed
 /// number is found and named (exit 1), a folder without results is refused (exit 2).
 #[test]
+#[allow(clippy::too_many_lines)] // one end-to-end scenario over two folders and their fingerprints
 fn fingerprints_agree_on_reruns_and_name_a_changed_folder() {
     let d = tmp("fingerprint");
     let spec = root().join("experiments/seed003-index1.toml");
@@ -572,6 +574,7 @@ fn methods_and_parameters(dir: &Path) -> Vec<String> {
 /// poppler is installed, `pdftotext` gives back every text as typeset — every method id
 /// and parameter name among them ("method" came back as "met od").
 #[test]
+#[allow(clippy::too_many_lines)] // one report, checked page by page
 fn report_is_navigable_and_its_text_layer_gives_back_what_is_typeset() {
     let d = tmp("document");
     let out = d.join("reports");

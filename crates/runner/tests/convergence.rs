@@ -141,6 +141,7 @@ fn spec_for(
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // one sweep over the catalog, its per-case tolerances a data table
 fn every_method_meets_its_declared_orders_on_every_exact_problem() {
     let dir = std::env::temp_dir().join(format!("driftlab-conv-{}", std::process::id()));
     let mut checked = Vec::new();

@@ -36,6 +36,7 @@ const ORIENTATION: [&str; 5] = ["quat", "axisangle", "xyaxes", "zaxis", "euler"]
 
 /// The attributes of `tag` (inside `<default>` when `in_default`: no `name`, `class` or
 /// the schema's `nodefault` attributes), or `None` for an element driftlab does not read.
+#[allow(clippy::too_many_lines)] // a data table: MuJoCo's attribute lists, one arm per element
 pub fn attributes(tag: &str, in_default: bool) -> Option<Vec<&'static str>> {
     let own: &[&str] = match tag {
         "mujoco" => &["model"],
