@@ -52,10 +52,8 @@ pub struct TuneArgs {
 /// `driftlab tune`.
 pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
     let h = args.h;
-    if !(h.is_finite() && h > 0.0) {
-        return Err(bad(format!(
-            "--h {h}: give the step in seconds, a positive number"
-        )));
+    if let Some(why) = driftlab_report::tuning::step_refused(h) {
+        return Err(bad(format!("--{why}")));
     }
     let p = params_of(&args.file);
     let groups = constraint_groups(&p).map_err(bad)?;

@@ -63,5 +63,8 @@ def test_tune_gives_every_engine_the_critically_damped_law_at_the_step(root):
     assert same["groups"] == t["groups"]
     with pytest.raises(driftlab.InputError, match="no loop closure or coupling"):
         driftlab.tune("robot:gym-ant", 2e-3)
-    with pytest.raises(driftlab.InputError, match="h = 0: give the step"):
-        driftlab.tune("robot:mjcf-four-bar", 0.0)
+    for h in (0.0, float("nan"), 1e308):  # 1e308 had given solref τ = ∞
+        with pytest.raises(driftlab.InputError, match="give the step in seconds"):
+            driftlab.tune("robot:mjcf-four-bar", h)
+    with pytest.raises(driftlab.InputError, match="h = 'abc'; give the step"):
+        driftlab.tune("robot:mjcf-four-bar", "abc")

@@ -48,6 +48,16 @@ pub fn recommended(h: f64) -> (f64, f64) {
     (1.0, 1.0 / (2.0 * h))
 }
 
+/// Why `h` cannot be tuned for, if it cannot: a step is finite and within [1e-60, 1e60] s,
+/// so that ω_n = 1/(2h), ω_n² and τ = 2h stay finite and normal (the window of the
+/// catalog's physical parameters, `driftlab_core::params::MIN_MAGNITUDE`/`MAX_MAGNITUDE`;
+/// h = 1e308 gave τ = ∞).
+pub fn step_refused(h: f64) -> Option<String> {
+    (!(1e-60..=1e60).contains(&h)).then(|| {
+        format!("h = {h}: give the step in seconds, a positive number within [1e-60, 1e60]")
+    })
+}
+
 /// One error law (ξ, ω_n) at step h in every engine's parameters (the module doc's
 /// conversions).
 #[derive(Clone, Copy, Debug, PartialEq)]

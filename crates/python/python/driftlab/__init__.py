@@ -89,6 +89,8 @@ def tune(model: Union[str, Model], h: float) -> dict:
         model = Model(robot=model[len("robot:"):]) if model.startswith("robot:") else Model(model)
     if not isinstance(model, Model):
         raise InputError(f"tune: model = {model!r}; give a Model, a model file or 'robot:ID'")
+    if isinstance(h, bool) or not isinstance(h, (int, float)):
+        raise InputError(f"tune: h = {h!r}; give the step in seconds, a number")
     return json.loads(_native.tune_json(_toml_document(dict(model.params), "params"), float(h)))
 
 

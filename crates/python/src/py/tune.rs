@@ -12,10 +12,8 @@ use serde_json::json;
 /// The recommendation for the `model` problem with `params` (TOML text) at step `h`.
 #[pyfunction]
 pub fn tune_json(py: Python<'_>, params: &str, h: f64) -> PyResult<String> {
-    if !(h.is_finite() && h > 0.0) {
-        return Err(input_error(format!(
-            "tune: h = {h}: give the step in seconds, a positive number"
-        )));
+    if let Some(why) = driftlab_report::tuning::step_refused(h) {
+        return Err(input_error(format!("tune: {why}")));
     }
     let table = super::convert::table(Some(params), "params")?;
     let p: ModelParams =
