@@ -325,7 +325,7 @@ fn write_marker(dir: &Path, name: &str, file: &str, sha: &str, spec: &str) -> Re
     let marker = Marker {
         model: file.to_string(),
         model_sha256: sha.to_string(),
-        spec_sha256: driftlab_runner::manifest::sha256_hex(spec),
+        spec_sha256: driftlab_runner::store::manifest::sha256_hex(spec),
         entries,
     };
     let text = serde_json::to_string_pretty(&marker)
@@ -365,7 +365,7 @@ fn checked_model(
         file_text,
         p,
         coords,
-        driftlab_runner::manifest::sha256_hex(&model_text),
+        driftlab_runner::store::manifest::sha256_hex(&model_text),
     ))
 }
 
@@ -379,7 +379,7 @@ fn check_spec(
     let spec = root.join(format!("{name}.toml"));
     let on_disk = std::fs::read_to_string(&spec).ok();
     if let (Some(m), Some(t)) = (marker, &on_disk) {
-        if driftlab_runner::manifest::sha256_hex(t) != m.spec_sha256 {
+        if driftlab_runner::store::manifest::sha256_hex(t) != m.spec_sha256 {
             return Err(bad(format!(
                 "`{}` was edited since compare-methods wrote it; run your edit with `driftlab run {} --out {}`, or move the spec out to let compare-methods write its own",
                 spec.display(),
@@ -427,7 +427,7 @@ pub fn compare_methods(registry: &Registry, args: &CompareMethodsArgs) -> Result
     let spec = root.join(format!("{name}.toml"));
     // Atomically: a kill mid-write must not leave a cut spec that the next run reads as
     // the user's edit.
-    driftlab_runner::journal::write_atomically(&spec, |f| {
+    driftlab_runner::store::atomic::write_atomically(&spec, |f| {
         std::io::Write::write_all(f, text.as_bytes()).map_err(|e| e.to_string())
     })
     .map_err(|e| bad(format!("{e}; choose a writable --out")))?;

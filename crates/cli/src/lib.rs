@@ -18,7 +18,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use driftlab_core::MethodInfo;
-use driftlab_runner::folder::Claim;
+use driftlab_runner::store::folder::Claim;
 use driftlab_runner::{run_spec, Registry, RunOptions, Spec};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -376,7 +376,7 @@ fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
 fn run_one(registry: &Registry, args: RunArgs) -> Result<(), Failure> {
     let shard = args
         .shard
-        .map(|t| driftlab_runner::shard::parse_shard(&t))
+        .map(|t| driftlab_runner::distributed::shard::parse_shard(&t))
         .transpose()
         .map_err(bad)?;
     let (s, text) = Spec::load(&args.spec).map_err(bad)?;
@@ -408,7 +408,7 @@ fn run_one(registry: &Registry, args: RunArgs) -> Result<(), Failure> {
 /// `compare`: exit 0 when the folders agree (measured columns aside), 1 with the
 /// differences.
 fn compare(a: &Path, b: &Path) -> Result<(), Failure> {
-    let diff = driftlab_runner::compare::compare(a, b).map_err(bad)?;
+    let diff = driftlab_runner::store::compare::compare(a, b).map_err(bad)?;
     if diff.is_empty() {
         out!(
             "`{}` and `{}` agree in every column except the measured ones",
@@ -425,7 +425,7 @@ fn compare(a: &Path, b: &Path) -> Result<(), Failure> {
 
 /// `fingerprint`: print, write or check the digests of the result folders under `dir`.
 fn fingerprint(dir: &Path, check: Option<&Path>, write: Option<&Path>) -> Result<(), Failure> {
-    use driftlab_runner::fingerprint as fp;
+    use driftlab_runner::store::fingerprint as fp;
     let mut entries = Vec::new();
     for (name, path) in fp::folders(dir).map_err(bad)? {
         entries.push((name, fp::digest(&path).map_err(bad)?));
@@ -504,7 +504,7 @@ fn fingerprint(dir: &Path, check: Option<&Path>, write: Option<&Path>) -> Result
 
 /// `merge`: shard folders into one result folder.
 fn merge(registry: &Registry, dirs: &[PathBuf], out: &Path) -> Result<(), Failure> {
-    let sum = driftlab_runner::shard::merge(dirs, out, registry).map_err(bad)?;
+    let sum = driftlab_runner::distributed::shard::merge(dirs, out, registry).map_err(bad)?;
     out!(
         "{}: {} cells ({} failed) from {} shards → {}",
         sum.name,
@@ -519,7 +519,7 @@ fn merge(registry: &Registry, dirs: &[PathBuf], out: &Path) -> Result<(), Failur
 /// `slurm`: validate the spec (every size it will run), then write the job array.
 fn slurm(args: SlurmArgs) -> Result<(), Failure> {
     let spec = args.spec.as_path();
-    let mut job = driftlab_runner::slurm::SlurmJob {
+    let mut job = driftlab_runner::distributed::slurm::SlurmJob {
         spec: args.spec.clone(),
         out: PathBuf::new(),
         shards: args.shards,
@@ -800,7 +800,8 @@ fn load_experiments(
                 out.join(&s.name).display()
             )));
         }
-        driftlab_runner::folder::admits(&out.join(&s.name), &s.name, how.claim()).map_err(bad)?;
+        driftlab_runner::store::folder::admits(&out.join(&s.name), &s.name, how.claim())
+            .map_err(bad)?;
         loaded.push((p.clone(), s, text));
     }
     Ok(loaded)
@@ -813,8 +814,8 @@ fn complete_already(folder: &Path, text: &str, size: &str) -> Result<bool, Failu
     if !manifest.exists() {
         return Ok(false);
     }
-    let m = driftlab_runner::manifest::Manifest::read(&manifest).map_err(bad)?;
-    let same = m.spec_hash == driftlab_runner::manifest::sha256_hex(text) && m.size == size;
+    let m = driftlab_runner::store::manifest::Manifest::read(&manifest).map_err(bad)?;
+    let same = m.spec_hash == driftlab_runner::store::manifest::sha256_hex(text) && m.size == size;
     if same && m.status == "complete" {
         eprintln!(
             "      complete already ({} cells) → {}",

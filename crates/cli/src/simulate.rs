@@ -7,8 +7,8 @@
 use crate::{bad, Failure};
 use driftlab_core::{Dims, MetricsObserver, Observation, Observer, RunOutcome, RunStatus};
 use driftlab_core::{State, SystemForm};
-use driftlab_runner::cell::expand;
-use driftlab_runner::one_cell::{OneCell, OneCellSteps};
+use driftlab_runner::spec::cell::expand;
+use driftlab_runner::spec::one_cell::{OneCell, OneCellSteps};
 use driftlab_runner::{drive_cell, Registry};
 use std::io::Write;
 use std::path::{Path, PathBuf};

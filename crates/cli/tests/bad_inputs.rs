@@ -464,11 +464,11 @@ fn quota_device(dir: &Path) -> Ran {
         .status()
         .expect("sh starts");
     let stderr = std::fs::read_to_string(dir.join("stderr.txt")).unwrap_or_default();
-    let (_, items) = driftlab_runner::journal::Journal::read(&dir.join("out")).unwrap();
+    let (_, items) = driftlab_runner::store::journal::Journal::read(&dir.join("out")).unwrap();
     assert_eq!(items.len(), 2, "two cells recorded before the quota");
     let resumed = run_spec(&text, &["--resume", "--threads", "1"], dir);
     assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
-    let (_, items) = driftlab_runner::journal::Journal::read(&dir.join("out")).unwrap();
+    let (_, items) = driftlab_runner::store::journal::Journal::read(&dir.join("out")).unwrap();
     assert_eq!(items.len(), 4, "the resume ran the other two");
     Ran {
         code: status.code(),
@@ -506,7 +506,7 @@ fn interrupted_write(dir: &Path) -> Ran {
     let want = runs(&first.out);
     let journal = first.out.join("journal.bin");
     let len = std::fs::metadata(&journal).unwrap().len();
-    let (_, items) = driftlab_runner::journal::Journal::read(&first.out).unwrap();
+    let (_, items) = driftlab_runner::store::journal::Journal::read(&first.out).unwrap();
     assert_eq!(items.len(), 3);
     std::fs::OpenOptions::new()
         .write(true)
@@ -518,7 +518,7 @@ fn interrupted_write(dir: &Path) -> Ran {
     let again = run_spec(&text, &["--resume"], dir);
     assert_eq!(again.code, Some(0), "{}", again.stderr);
     assert_eq!(runs(&again.out), want, "the resumed rows differ");
-    let (_, items) = driftlab_runner::journal::Journal::read(&again.out).unwrap();
+    let (_, items) = driftlab_runner::store::journal::Journal::read(&again.out).unwrap();
     assert_eq!(
         items.len(),
         3,

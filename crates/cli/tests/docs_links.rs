@@ -256,7 +256,7 @@ fn repository_path(span: &str) -> Option<String> {
     Some(t[..end].to_string())
 }
 
-/// Every path the documentation names in code (`crates/runner/src/record.rs`) exists: a
+/// Every path the documentation names in code (`crates/runner/src/store/record.rs`) exists: a
 /// page that sends the next engineer to a moved file is wrong (issue 48: docs/adding.md's
 /// paths true). A crate's test (`tests/schur.rs`) exists in some crate.
 #[test]

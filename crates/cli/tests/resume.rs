@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is the failure report
 
 use driftlab_results::schema::runs;
-use driftlab_runner::journal::Journal;
+use driftlab_runner::store::journal::Journal;
 use polars::prelude::*;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

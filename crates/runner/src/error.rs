@@ -39,7 +39,7 @@ pub enum RunnerError {
         /// What it holds and what to do.
         message: String,
     },
-    /// The caller asked the sweep to stop ([`crate::RunOptions::stop`]); the folder's
+    /// The caller asked the sweep to stop (`RunOptions::stop`); the folder's
     /// journal holds every finished run.
     #[error("the sweep was interrupted (`{path}`): {message}")]
     Interrupted {
@@ -65,4 +65,13 @@ pub enum RunnerError {
         /// Cause.
         message: String,
     },
+}
+
+/// The message of a caught panic.
+pub fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "panic".into())
 }

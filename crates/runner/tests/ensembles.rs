@@ -5,7 +5,7 @@
 #![allow(clippy::float_cmp)] // bitwise reproducibility and exact curriculum values
 
 use driftlab_results::schema::{members, runs};
-use driftlab_runner::ensemble::percentile;
+use driftlab_runner::exec::members::percentile;
 use driftlab_runner::{run_spec, RunOptions, RunSummary, Spec};
 use polars::prelude::*;
 

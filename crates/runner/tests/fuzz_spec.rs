@@ -8,7 +8,7 @@
 //! Cases per strategy: `DRIFTLAB_FUZZ_CASES` (default 4000, so the three strategies run
 //! 1.2·10⁴ cases in `cargo test`; `DRIFTLAB_FUZZ_CASES=34000` runs > 10⁵).
 
-use driftlab_runner::cell::expand;
+use driftlab_runner::spec::cell::expand;
 use driftlab_runner::{Registry, Spec};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};

@@ -64,7 +64,7 @@ proptest! {
         head in prop_oneof![Just("# driftlab fingerprint, simd x86-64-v3\n".to_string()), Just(String::new()), "[ -~]{0,40}\n"],
     ) {
         let text = format!("{head}{}", lines.join("\n"));
-        match driftlab_runner::fingerprint::parse(&text) {
+        match driftlab_runner::store::fingerprint::parse(&text) {
             Ok((_, entries)) => {
                 for (name, digest) in entries {
                     prop_assert!(!name.is_empty() && digest.len() == 16);

@@ -130,7 +130,7 @@ fn peer_rows_join_the_runs_table_and_bad_peers_are_refused() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The times of a row a claim uses are measured alone after the sweep (`driftlab_runner::timing`) and are
+/// The times of a row a claim uses are measured alone after the sweep (`driftlab_runner::exec::timing`) and are
 /// not in the journal: an import writes the table again and keeps them, with their range
 /// and count, for the experiment's own rows.
 #[test]

@@ -41,7 +41,7 @@ at_most = 100.0
 instead = "it does not"
 "#;
 
-fn run(text: &str, name: &str) -> Vec<driftlab_runner::record::RunRecord> {
+fn run(text: &str, name: &str) -> Vec<driftlab_runner::store::record::RunRecord> {
     let dir = std::env::temp_dir().join(format!("driftlab-timing-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let spec = Spec::parse(text, "t.toml").expect("valid spec");
@@ -68,7 +68,8 @@ fn verdict_rows_are_timed_alone_and_nothing_else_changes() {
         &SPEC.replace("timing_repeats = 3", "timing_repeats = 0"),
         "off",
     );
-    let label = |r: &driftlab_runner::record::RunRecord| format!("{} h={:e}", r.variant, r.h);
+    let label =
+        |r: &driftlab_runner::store::record::RunRecord| format!("{} h={:e}", r.variant, r.h);
     let alone: Vec<String> = timed
         .iter()
         .filter(|r| r.timed_alone > 0)
@@ -94,8 +95,8 @@ fn verdict_rows_are_timed_alone_and_nothing_else_changes() {
     let measured: Vec<&str> = runs::MEASURED.iter().map(|c| c.name).collect();
     for (a, b) in timed.iter().zip(&untimed) {
         let (ra, rb) = (
-            driftlab_runner::record::runs_row(a),
-            driftlab_runner::record::runs_row(b),
+            driftlab_runner::store::record::runs_row(a),
+            driftlab_runner::store::record::runs_row(b),
         );
         for (def, _) in runs::COLUMNS
             .iter()

@@ -5,8 +5,8 @@
 #![allow(clippy::float_cmp)] // bitwise reproducibility
 
 use driftlab_core::{drive, MechanicalSystem, RunStatus};
-use driftlab_runner::cell::expand;
-use driftlab_runner::ensemble::{mechanical_problem, member_setup};
+use driftlab_runner::exec::members::{mechanical_problem, member_setup};
+use driftlab_runner::spec::cell::expand;
 use driftlab_runner::vecenv::{ActionMode, VecEnv};
 use driftlab_runner::{Registry, Spec};
 

@@ -6,8 +6,8 @@ use super::input_error;
 use driftlab_core::{
     Dims, Metrics, MetricsObserver, Observation, Observer, RunOutcome, RunStatus, State, SystemForm,
 };
-use driftlab_runner::cell::expand;
-use driftlab_runner::one_cell::{OneCell, OneCellSteps};
+use driftlab_runner::spec::cell::expand;
+use driftlab_runner::spec::one_cell::{OneCell, OneCellSteps};
 use driftlab_runner::{drive_cell, Registry};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1};

@@ -13,15 +13,15 @@
 pub mod row;
 
 use crate::error::RunnerError;
-use crate::journal::{Journal, RunItem};
-use crate::record::{runs_frame, write_csv, write_parquet, RunRecord};
+use crate::store::journal::{Journal, RunItem};
+use crate::store::record::{runs_frame, write_csv, write_parquet, RunRecord};
 use driftlab_core::FailKind;
 pub use row::PeerRow;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The peer rows a folder holds, one JSON object per line, as imported.
-pub const FILE: &str = "peers.jsonl";
+/// The peer rows a folder holds ([`crate::store::folder::PEERS_FILE`]).
+pub use crate::store::folder::PEERS_FILE as FILE;
 
 /// What an import did: rows added, and peer rows the folder holds now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,14 +55,14 @@ fn own_rows(dir: &Path) -> Result<Vec<RunRecord>, RunnerError> {
             runs.sort_by_key(|i| i.repeat);
             let mut runs = runs.into_iter().map(|i| i.record);
             let first = runs.next()?;
-            Some(crate::run::with_repeats(first, runs.collect()))
+            Some(crate::exec::cell_run::with_repeats(first, runs.collect()))
         })
         .collect())
 }
 
 /// What `run` set on a cell's row after the journal recorded it: its batch (cells side
 /// by side, the batch's wall time) and, for a row a verdict uses, the times of its runs
-/// alone (`timed_alone` > 0, [`crate::timing`]), which the journal does not hold.
+/// alone (`timed_alone` > 0, [`crate::exec::timing`]), which the journal does not hold.
 #[derive(Clone, Copy, Debug, Default)]
 struct AfterJournal {
     sweep_threads: usize,
@@ -97,7 +97,7 @@ fn after_journal(dir: &Path) -> Result<(BTreeMap<usize, AfterJournal>, usize), R
     use driftlab_results::schema::runs;
     use polars::prelude::DataType;
     let path = dir.join("runs.parquet");
-    let Some(df) = crate::compare::read(&path)? else {
+    let Some(df) = crate::store::compare::read(&path)? else {
         return Ok((BTreeMap::new(), 0));
     };
     let err = |e: polars::prelude::PolarsError| RunnerError::Resume {
@@ -291,15 +291,15 @@ pub fn import(file: &Path, dir: &Path, replace: bool) -> Result<Imported, Runner
     let path = dir.join("manifest.json");
     if !path.exists() {
         // The manifest's own error names the missing file.
-        crate::manifest::Manifest::read(&path)?;
+        crate::store::manifest::Manifest::read(&path)?;
     }
     let doing = format!(
         "driftlab import-peer {}, since {}",
         file.display(),
-        crate::manifest::now_rfc3339()
+        crate::store::manifest::now_rfc3339()
     );
-    let _lock = crate::folder::lock(dir, &doing)?;
-    let mut manifest = crate::manifest::Manifest::read(&path)?;
+    let _lock = crate::store::folder::lock(dir, &doing)?;
+    let mut manifest = crate::store::manifest::Manifest::read(&path)?;
     // The runs table is rebuilt below from the journal and peers.jsonl: an import killed
     // between that table and the manifest leaves row counts this import repairs.
     driftlab_results::folder_check::check_except_rows(dir, &["runs.parquet"]).map_err(|d| {
@@ -350,7 +350,7 @@ pub fn import(file: &Path, dir: &Path, replace: bool) -> Result<Imported, Runner
     if !manifest.files.iter().any(|f| f == FILE) {
         manifest.files.push(FILE.into());
     }
-    manifest.tables = crate::manifest::table_notes(dir, &manifest.files)?;
+    manifest.tables = crate::store::manifest::table_notes(dir, &manifest.files)?;
     manifest.write(&path)?;
     Ok(Imported {
         added: new.len(),
@@ -386,7 +386,7 @@ fn write_peers(path: &Path, rows: &[PeerRow]) -> Result<(), RunnerError> {
         text.push_str(&line);
         text.push('\n');
     }
-    crate::journal::write_atomically(path, |f| {
+    crate::store::atomic::write_atomically(path, |f| {
         std::io::Write::write_all(f, text.as_bytes()).map_err(|e| e.to_string())
     })
 }

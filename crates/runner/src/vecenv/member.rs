@@ -4,7 +4,7 @@
 
 use super::{ActionMode, EnvInfo, Shared};
 use crate::ensemble::action::ActionProjector;
-use crate::ensemble::{holonomic_drift, member_setup};
+use crate::exec::members::{holonomic_drift, member_setup};
 use crate::vecenv::actuated::Actuated;
 use driftlab_core::{
     FailKind, MechanicalSystem, Metrics, Observation, Observer, Rollout, RunStatus,

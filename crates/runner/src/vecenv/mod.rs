@@ -28,9 +28,10 @@ mod member;
 
 pub use actuated::Actuated;
 
-use crate::cell::Cell;
-use crate::ensemble::{mechanical_problem, EnsembleSpec};
+use crate::ensemble::EnsembleSpec;
+use crate::exec::members::mechanical_problem;
 use crate::registry::Registry;
+use crate::spec::cell::Cell;
 use driftlab_core::{FailKind, MechanicalSystem, Schedule};
 use member::Member;
 use rayon::prelude::*;
@@ -144,7 +145,7 @@ impl VecEnv {
                 cell.t_end, cell.h, cell.max_steps
             ));
         }
-        let mut schedule = crate::run::schedule_of(&cell);
+        let mut schedule = crate::spec::cell::schedule_of(&cell);
         // Metrics are evaluated at the end of each call only (and for the info).
         schedule.metrics_stride = usize::MAX;
         schedule.deadline = None;
@@ -194,14 +195,14 @@ impl VecEnv {
     /// are the environments): how the Python package and the tests build one, so that a
     /// spec's checks and messages apply unchanged.
     pub fn from_spec(
-        registry: Registry, spec: &crate::Spec, action: ActionMode, threads: usize,
+        registry: Registry, spec: &crate::spec::Spec, action: ActionMode, threads: usize,
     ) -> Result<Self, String> {
         let Some(ensemble) = spec.ensemble.clone() else {
             return Err("an environment needs an `[ensemble]` table (members = num_envs)".into());
         };
         let sized = spec.sized(None, &spec.name).map_err(|e| e.to_string())?;
         let cells =
-            crate::cell::expand(&sized, &spec.name, &registry).map_err(|e| e.to_string())?;
+            crate::spec::cell::expand(&sized, &spec.name, &registry).map_err(|e| e.to_string())?;
         let [cell] = <[Cell; 1]>::try_from(cells).map_err(|cells| {
             format!(
                 "an environment is one problem, one method and one h; the parameters expand to {} cells — give single values, not lists",

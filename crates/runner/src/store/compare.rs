@@ -8,7 +8,7 @@ use polars::prelude::*;
 use std::path::Path;
 
 /// The tables a comparison reads, each with the measured columns it leaves out (times,
-/// heap); `orders.csv` is compared whole besides. [`crate::fingerprint`] digests the same.
+/// heap); `orders.csv` is compared whole besides. The fingerprint (`fingerprint.rs`) digests the same.
 pub(crate) const COMPARED: [(&str, &[ColumnDef]); 3] = [
     ("runs.parquet", &runs::MEASURED),
     ("traces.parquet", &[]),
@@ -65,7 +65,7 @@ fn comparable(dir: &Path, side: &str) -> Result<(), RunnerError> {
     }
     let manifest = dir.join("manifest.json");
     if manifest.exists() {
-        let m = crate::manifest::Manifest::read(&manifest)?;
+        let m = crate::store::manifest::Manifest::read(&manifest)?;
         if m.status != "complete" {
             return Err(refuse(format!(
                 "it holds an interrupted run of `{}` ({} of {} cells recorded); finish it with --resume first",

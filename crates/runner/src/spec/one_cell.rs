@@ -1,6 +1,6 @@
 //! The spec of a single run: one problem, one method (with projection when asked), one
 //! step size or tolerance. `driftlab simulate` and the Python package's `simulate` build
-//! their run with it, so that both run the same cell through [`crate::drive_cell`].
+//! their run with it, so that both run the same cell through `drive_cell` (`exec/cell_run.rs`).
 
 use crate::error::RunnerError;
 use crate::spec::{Spec, SCHEMA_VERSION};

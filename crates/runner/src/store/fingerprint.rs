@@ -1,5 +1,5 @@
 //! A result folder's fingerprint: one 64-bit digest per experiment of everything
-//! [`crate::compare::compare`] compares — `runs.parquet` and `members.parquet` without
+//! [`crate::store::compare::compare`] compares — `runs.parquet` and `members.parquet` without
 //! their measured columns (times, heap), `traces.parquet`, `orders.csv` and (where present) `optima.csv` whole — so that
 //! a refactor that must change no number is checked against a digest stored in the
 //! repository (`tests/fingerprints/quick.txt`, `driftlab fingerprint --check`), not only
@@ -11,8 +11,8 @@
 //! instruction level it was made on ([`simd_level`]) and a check on another level says so
 //! instead of reporting every chaotic trajectory as a regression.
 
-use crate::compare::{read, COMPARED};
 use crate::error::RunnerError;
+use crate::store::compare::{read, COMPARED};
 use polars::prelude::*;
 use std::path::{Path, PathBuf};
 

@@ -15,7 +15,7 @@
 //! Either way the row keeps its residual, energy and cost columns — the run happened — and
 //! its `err_*`, `final_err_*` and `scd` columns are null, with the reason in `reference`.
 
-use crate::record::RunRecord;
+use crate::store::record::RunRecord;
 use driftlab_core::{RefResiduals, ReferenceDomain};
 
 /// The largest own residual (or relative energy error) a reference may show at the

@@ -46,6 +46,9 @@
 //! Step sizes are snapped so that `t_end / h` is an integer (`h ← t_end / round(t_end/h)`)
 //! — every run ends exactly at `t_end`, and errors at `t_end` compare like with like.
 
+pub mod cell;
+pub mod one_cell;
+
 use crate::error::RunnerError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -108,7 +111,7 @@ pub struct Spec {
     #[serde(default = "default_repeat")]
     pub repeat: usize,
     /// Runs with the cell alone on the machine behind the time of every row a verdict uses
-    /// (a `[report]` class's candidates, a claim's time; [`crate::timing`]), after a
+    /// (a `[report]` class's candidates, a claim's time; the timing pass, `exec/timing.rs`), after a
     /// warm-up run for a cell under 1 s. 0: those rows keep the sweep's times.
     #[serde(default = "default_timing_repeats")]
     pub timing_repeats: usize,
@@ -138,9 +141,9 @@ pub struct Spec {
     /// Run every cell as an ensemble of seeded, perturbed rollouts ([`crate::ensemble`]).
     pub ensemble: Option<crate::ensemble::EnsembleSpec>,
     /// Swept method parameters optimized against an ensemble's expected task and
-    /// constraint losses ([`crate::optima`]): `optima.csv`.
+    /// constraint losses ([`crate::analysis::optima`]): `optima.csv`.
     #[serde(default)]
-    pub optima: Vec<crate::optima::OptimumSpec>,
+    pub optima: Vec<crate::analysis::optima::OptimumSpec>,
 }
 
 /// A reference curve `x^x_exp · y^y_exp · h^h_exp = value` in the plane of two swept method

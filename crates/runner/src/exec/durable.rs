@@ -2,10 +2,10 @@
 //! to, the items an interrupted run already recorded (taken instead of recomputed on
 //! `--resume`), and the progress in `manifest.json` (cells done / total).
 
-use crate::cell::Cell;
 use crate::error::RunnerError;
-use crate::journal::{Journal, Recorded, RunItem};
-use crate::manifest::Manifest;
+use crate::spec::cell::Cell;
+use crate::store::journal::{Journal, Recorded, RunItem};
+use crate::store::manifest::Manifest;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,7 +23,7 @@ pub(crate) struct Durable {
     /// The first journal failure; once set, no further item runs.
     error: Mutex<Option<RunnerError>>,
     failed: AtomicBool,
-    /// Set from outside: start no more runs ([`crate::RunOptions::stop`]).
+    /// Set from outside: start no more runs (`RunOptions::stop`, set by the caller of `run_spec`).
     stop: Option<Arc<AtomicBool>>,
     /// Log every item started and recorded on stderr ([`Durable::log`]).
     log: bool,
@@ -181,7 +181,7 @@ impl Durable {
     ) -> Result<(), RunnerError> {
         let mut p = lock(&self.progress);
         let dir = p.path.parent().unwrap_or(std::path::Path::new("."));
-        p.manifest.tables = crate::manifest::table_notes(dir, &files)?;
+        p.manifest.tables = crate::store::manifest::table_notes(dir, &files)?;
         p.manifest.files = files;
         p.manifest.status = "complete".into();
         p.manifest.cells_done = p.manifest.cells_total;

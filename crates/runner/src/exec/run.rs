@@ -1,21 +1,19 @@
 //! Running an experiment: cells in parallel (rayon), each through the one time loop.
 
-use crate::cell::{expand, json_of, Cell};
-use crate::durable::Durable;
+use crate::analysis::orders::{fit_orders, OrderRow};
 use crate::error::RunnerError;
-use crate::folder::Claim;
-use crate::journal::{Header, Journal, Recorded, RunItem};
-use crate::manifest::{now_rfc3339, sha256_hex, Manifest};
-use crate::orders::{fit_orders, OrderRow};
-use crate::record::{runs_frame, traces_frame, write_csv, write_parquet, CellTrace, RunRecord};
+use crate::exec::cell_run::{combine, empty_trace, pool, run_alone, run_ensemble_item, run_item};
+use crate::exec::durable::Durable;
 use crate::registry::Registry;
+use crate::spec::cell::{expand, Cell};
 use crate::spec::Spec;
-use driftlab_core::{
-    drive, FailKind, MetricsObserver, Observer, ParamError, RunOutcome, RunStatus, Schedule,
-    TrajectoryRecorder,
+use crate::store::folder::Claim;
+use crate::store::journal::{Header, Journal, Recorded, RunItem};
+use crate::store::manifest::{now_rfc3339, sha256_hex, Manifest};
+use crate::store::record::{
+    runs_frame, traces_frame, write_csv, write_parquet, CellTrace, RunRecord,
 };
 use indicatif::{ProgressBar, ProgressStyle};
-use ndarray::Array2;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -36,12 +34,12 @@ pub struct RunOptions {
     /// Continue the interrupted sweep in the output folder: runs its journal recorded
     /// are taken, not recomputed; the spec, size and thread counts must be the same.
     pub resume: bool,
-    /// Run only shard `(I, N)` of the cells ([`crate::shard`]).
+    /// Run only shard `(I, N)` of the cells (`driftlab run --shard I/N`).
     pub shard: Option<(usize, usize)>,
     /// Compute nothing: every run must be in the journal (a merge of shards).
     pub complete_only: bool,
     /// Discard whatever run the output folder holds (`--force`): driftlab's own files in
-    /// it are removed first, other files stay ([`crate::folder`]).
+    /// it are removed first, other files stay ([`crate::store::folder`]).
     pub force: bool,
     /// Every cell's wall-time budget in seconds (`--cell-seconds`), replacing the spec's
     /// `cell_seconds`: a cell past it is a failed row `time-budget`.
@@ -69,65 +67,6 @@ pub struct RunSummary {
     pub rows: Vec<RunRecord>,
     /// Fitted orders.
     pub orders: Vec<OrderRow>,
-}
-
-/// The `k`-th run of `cell` as a journal item: the first run measured (peak heap) and
-/// with its trace, the others for their times.
-fn run_item(registry: &Registry, experiment: &str, cell: &Cell, k: usize) -> RunItem {
-    let (record, trace) = if k == 0 {
-        let (rec, trace) = run_measured(registry, experiment, cell);
-        (rec, Some(trace))
-    } else {
-        (run_cell_once(registry, experiment, cell).0, None)
-    };
-    RunItem {
-        cell: cell.index,
-        repeat: k,
-        record,
-        trace,
-        members: Vec::new(),
-    }
-}
-
-/// The row and trace of `cell` from its runs (`items`, any order): the first run's
-/// record and trace with the median times of all runs.
-fn combine(cell: &Cell, mut items: Vec<RunItem>) -> (RunRecord, CellTrace) {
-    items.sort_by_key(|i| i.repeat);
-    let mut items = items.into_iter();
-    let Some(first) = items.next() else {
-        return (RunRecord::default(), empty_trace(cell));
-    };
-    let trace = first.trace.unwrap_or_else(|| empty_trace(cell));
-    let repeats = items.map(|i| i.record).collect();
-    (with_repeats(first.record, repeats), trace)
-}
-
-/// The first run of `cell`, with its measured peak heap.
-fn run_measured(registry: &Registry, experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
-    let ((mut rec, trace), peak) =
-        crate::memory::measure_peak(|| run_cell_once(registry, experiment, cell));
-    rec.peak_heap_bytes = peak;
-    (rec, trace)
-}
-
-/// `first` (the record of a cell's first run) with the median wall, step and observe
-/// times of it and its `repeats`, and the range of the step times.
-pub(crate) fn with_repeats(mut rec: RunRecord, repeats: Vec<RunRecord>) -> RunRecord {
-    let mut walls = vec![rec.wall_seconds];
-    let mut steps = vec![rec.step_seconds];
-    let mut observes = vec![rec.observe_seconds];
-    for r in &repeats {
-        walls.push(r.wall_seconds);
-        steps.push(r.step_seconds);
-        observes.push(r.observe_seconds);
-    }
-    rec.repeat = 1 + repeats.len();
-    rec.wall_seconds = median(&mut walls);
-    rec.step_seconds = median(&mut steps);
-    rec.observe_seconds = median(&mut observes);
-    rec.step_seconds_min = steps.first().copied().unwrap_or(f64::NAN);
-    rec.step_seconds_max = steps.last().copied().unwrap_or(f64::NAN);
-    rec
 }
 
 /// Run the one-thread `cells` side by side on the current pool, each `repeat` times, the
@@ -186,253 +125,15 @@ fn run_side_by_side(
 }
 
 /// The runs `(repeat, cell)` of `cells`, longest cell first by
-/// [`crate::shard::cost_estimate`] (repeats of a cell in order, ties by cell index).
+/// [`crate::exec::cost::cost_estimate`] (repeats of a cell in order, ties by cell index).
 fn longest_first(registry: &Registry, cells: &[&Cell]) -> Vec<(usize, usize)> {
-    let costs = crate::shard::cost_estimates(cells.iter().copied(), registry);
+    let costs = crate::exec::cost::cost_estimates(cells.iter().copied(), registry);
     let mut order: Vec<usize> = (0..cells.len()).collect();
     order.sort_by(|&a, &b| costs[b].total_cmp(&costs[a]).then(a.cmp(&b)));
     order
         .into_iter()
         .flat_map(|i| (0..cells[i].repeat.max(1)).map(move |k| (k, i)))
         .collect()
-}
-
-/// Median of `x` (sorted in place).
-fn median(x: &mut [f64]) -> f64 {
-    x.sort_by(f64::total_cmp);
-    match x.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => x[n / 2],
-        n => 0.5 * (x[n / 2 - 1] + x[n / 2]),
-    }
-}
-
-/// Build `cell`'s problem and method from `registry` and run them through [`drive()`], feeding
-/// `observers`: the one place where a cell becomes a run (the runner's rows and the CLI's
-/// `simulate` both come from here).
-pub fn drive_cell(
-    registry: &Registry, cell: &Cell, observers: &mut [&mut dyn Observer],
-) -> Result<RunOutcome, ParamError> {
-    let problem = registry.build_problem(&cell.problem, &cell.problem_params)?;
-    let mut method =
-        registry.build_method(&cell.method_id, &cell.method_params, cell.decorators())?;
-    Ok(drive(
-        problem.as_system(),
-        method.as_mut(),
-        &schedule_of(cell),
-        observers,
-    ))
-}
-
-/// The time schedule of `cell`: fixed or error-controlled steps, budget, metrics stride.
-pub(crate) fn schedule_of(cell: &Cell) -> Schedule {
-    let mut schedule = match cell.adaptive {
-        Some(a) => Schedule::adaptive(a),
-        None => Schedule::fixed(cell.h, cell.t_end),
-    };
-    schedule.max_steps = cell.max_steps;
-    schedule.metrics_stride = cell.metrics_stride;
-    schedule.deadline = cell.cell_seconds.map(driftlab_core::Deadline::from_now);
-    schedule.retained = retained_by(cell);
-    schedule.threads = cell.threads;
-    schedule
-}
-
-/// What a cell's observers keep over its run: the trace every `trace_stride` steps (and
-/// the first and last state), with states when the spec traces them. The accepted steps
-/// of an error-controlled cell are not known before it runs: only its first and last
-/// samples are counted (the fill check of the sparse KKT solver still guards its factor).
-fn retained_by(cell: &Cell) -> driftlab_core::Retained {
-    if cell.trace_stride == 0 {
-        return driftlab_core::Retained::default();
-    }
-    let steps = match cell.adaptive {
-        Some(_) => 0.0,
-        None => (cell.t_end / cell.h).round(),
-    };
-    driftlab_core::Retained {
-        samples: (steps / cell.trace_stride as f64) as u64 + 2,
-        states: cell.trace_states,
-    }
-}
-
-/// The message of a caught panic.
-pub(crate) fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_else(|| "panic".into())
-}
-
-/// Run one cell once; never panics outward (a panic in a method becomes a failed row).
-fn run_cell_once(registry: &Registry, experiment: &str, cell: &Cell) -> (RunRecord, CellTrace) {
-    let mut rec = base_record(experiment, cell);
-    let empty = empty_trace(cell);
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let mut metrics =
-            MetricsObserver::new(cell.trace_stride).with_allowed_violation(cell.allowed.clone());
-        let mut states = TrajectoryRecorder::new(cell.trace_stride.max(1));
-        let out = if cell.trace_states && cell.trace_stride > 0 {
-            drive_cell(registry, cell, &mut [&mut metrics, &mut states])
-        } else {
-            drive_cell(registry, cell, &mut [&mut metrics])
-        };
-        out.map(|out| (out, metrics, states))
-    }));
-    match result {
-        Ok(Ok((out, metrics, states))) => {
-            record_outcome(&mut rec, cell, &out, &metrics);
-            let mut trace = cell_trace(cell, &metrics, &states);
-            if !crate::reference::judge(&mut rec, &cell.reference, cell.conservative) {
-                null_trace_errors(&mut trace);
-            }
-            (rec, trace)
-        }
-        Ok(Err(e)) => {
-            rec.fail_time = Some(0.0);
-            rec.fail_kind = Some(FailKind::Build);
-            rec.fail_reason = Some(e.to_string());
-            (rec, empty)
-        }
-        Err(panic) => {
-            let msg = panic_message(&panic);
-            rec.fail_time = Some(0.0);
-            rec.fail_kind = Some(FailKind::Panic);
-            rec.fail_reason = Some(format!("internal error (panic): {msg}"));
-            (rec, empty)
-        }
-    }
-}
-
-/// The row of `cell` before it runs: what the cell is, nothing measured yet.
-fn base_record(experiment: &str, cell: &Cell) -> RunRecord {
-    RunRecord {
-        experiment: experiment.to_string(),
-        cell: cell.index,
-        problem: cell.problem.clone(),
-        problem_params: json_of(&cell.problem_params),
-        method: cell.method.clone(),
-        variant: cell.variant.clone(),
-        params: cell.params_json(),
-        h: cell.h,
-        t_end: cell.t_end,
-        threads: cell.threads,
-        metrics_stride: cell.metrics_stride,
-        tolerances: cell.adaptive.map(|a| a.tol),
-        declared: cell.info.orders,
-        ..Default::default()
-    }
-}
-
-/// A trace without samples.
-fn empty_trace(cell: &Cell) -> CellTrace {
-    CellTrace {
-        cell: cell.index,
-        samples: Array2::zeros((0, driftlab_results::schema::traces::SAMPLED.len())),
-        q: None,
-        v: None,
-        lambda: None,
-        phi: None,
-    }
-}
-
-/// Fill `rec` from a finished run: status and failure, counters, metrics, times.
-fn record_outcome(rec: &mut RunRecord, cell: &Cell, out: &RunOutcome, metrics: &MetricsObserver) {
-    rec.ok = out.status == RunStatus::Ok;
-    if let RunStatus::Failed { t, error } = &out.status {
-        rec.fail_time = Some(*t);
-        rec.fail_kind = Some(error.fail_kind());
-        rec.fail_reason = Some(error.to_string());
-    }
-    rec.steps = out.steps;
-    rec.adaptive = out.adaptive;
-    if cell.adaptive.is_some() {
-        // The mean accepted step, so that error-against-h figures place the cell.
-        rec.h = cell.t_end / out.steps.max(1) as f64;
-    }
-    rec.summary = metrics.summary;
-    rec.warnings = metrics.warnings;
-    rec.stats = out.stats;
-    rec.reports = out.reports;
-    rec.counters = out
-        .counters
-        .iter()
-        .map(|&(k, n)| (k.to_string(), n))
-        .collect();
-    rec.wall_seconds = out.wall_seconds();
-    rec.step_seconds = out.step_seconds;
-    rec.observe_seconds = out.observe_seconds;
-}
-
-/// The error columns of a trace whose reference cannot be trusted, nulled like the row's.
-fn null_trace_errors(trace: &mut CellTrace) {
-    use driftlab_results::schema::traces::{ERR_LAMBDA, ERR_Q, ERR_V, SAMPLED};
-    for col in [ERR_Q, ERR_V, ERR_LAMBDA] {
-        if let Some(j) = SAMPLED.iter().position(|c| c.name == col.name) {
-            trace.samples.column_mut(j).fill(f64::NAN);
-        }
-    }
-}
-
-/// The cell's sampled metrics (columns of [`driftlab_results::schema::traces::SAMPLED`]) and,
-/// when the spec asks for them, the states at the same times.
-fn cell_trace(cell: &Cell, metrics: &MetricsObserver, states: &TrajectoryRecorder) -> CellTrace {
-    let mut samples = Array2::<f64>::zeros((
-        metrics.trace.len(),
-        driftlab_results::schema::traces::SAMPLED.len(),
-    ));
-    for (i, m) in metrics.trace.iter().enumerate() {
-        let row = [
-            m.t,
-            m.pos_residual,
-            m.vel_residual,
-            m.acc_residual,
-            m.energy_rel_error,
-            m.err_q,
-            m.err_v,
-            m.err_lambda,
-        ];
-        for (j, x) in row.iter().enumerate() {
-            samples[(i, j)] = *x;
-        }
-    }
-    let (q, v, lambda, phi) = if cell.trace_states && !states.points.is_empty() {
-        // Align states with metric samples by time.
-        let index: Vec<Option<usize>> = metrics
-            .trace
-            .iter()
-            .map(|m| {
-                states
-                    .points
-                    .iter()
-                    .position(|(s, _)| s.t.to_bits() == m.t.to_bits())
-            })
-            .collect();
-        let pick = |f: &dyn Fn(usize) -> Vec<f64>| {
-            index
-                .iter()
-                .map(|k| k.map(f).unwrap_or_default())
-                .collect::<Vec<_>>()
-        };
-        let point = |k: usize| &states.points[k].0;
-        (
-            Some(pick(&|k| point(k).q.clone())),
-            Some(pick(&|k| point(k).v.clone())),
-            Some(pick(&|k| point(k).lambda.clone())),
-            Some(pick(&|k| states.rows.get(k).cloned().unwrap_or_default())),
-        )
-    } else {
-        (None, None, None, None)
-    };
-    CellTrace {
-        cell: cell.index,
-        samples,
-        q,
-        v,
-        lambda,
-        phi,
-    }
 }
 
 /// `orders.csv`: the rows column by column through the schema's accessors
@@ -461,10 +162,10 @@ fn write_optima(
 /// Run `spec` (read from `path`, with `text` its source) and write the result folder.
 ///
 /// The folder is locked for the run and must hold nothing of another run
-/// ([`crate::folder`]): a previous complete run of the same experiment is replaced, an
+/// ([`crate::store::folder`]): a previous complete run of the same experiment is replaced, an
 /// interrupted one is continued only with `opts.resume` and discarded only with
 /// `opts.force`. Every finished run of a cell is recorded in the folder's journal as it
-/// finishes ([`crate::journal`]); with `opts.resume` the runs an interrupted sweep
+/// finishes ([`crate::store::journal`]); with `opts.resume` the runs an interrupted sweep
 /// recorded are taken from it instead of recomputed (the spec, size and thread counts
 /// must match).
 pub fn run_spec(
@@ -481,7 +182,7 @@ pub fn run_spec(
         (false, false) => Claim::Fresh,
     };
     let doing = format!("driftlab run {path}, since {}", now_rfc3339());
-    let _lock = crate::folder::prepare(&out_dir, &spec.name, claim, &doing)?;
+    let _lock = crate::store::folder::prepare(&out_dir, &spec.name, claim, &doing)?;
     run_in_folder(&spec, &cells, text, opts, &out_dir)
 }
 
@@ -529,7 +230,7 @@ pub(crate) fn run_in_folder(
     let sweeps = sweep_counts(spec, opts, earlier.as_ref());
     let batches = batch_cells(cells, &sweeps);
     let batches = match opts.shard {
-        Some(shard) => crate::shard::keep_shard(batches, shard, &opts.registry),
+        Some(shard) => crate::exec::cost::keep_shard(batches, shard, &opts.registry),
         None => batches,
     };
     let durable = start_durable(spec, text, opts, out_dir, cells, &batches, earlier)?;
@@ -550,13 +251,13 @@ pub(crate) fn run_in_folder(
     let orders = fit_orders(&first);
     let mut files = write_tables(spec, out_dir, &rows, &traces, &orders)?;
     if spec.ensemble.is_some() {
-        let mut df = crate::ensemble::members_frame(&spec.name, &members)?;
+        let mut df = crate::store::members::members_frame(&spec.name, &members)?;
         write_parquet(&mut df, &out_dir.join("members.parquet"))?;
         write_csv(&mut df, &out_dir.join("members.csv"))?;
         files.extend(["members.parquet".to_string(), "members.csv".to_string()]);
     }
     if !spec.optima.is_empty() {
-        let optima = crate::optima::find(&spec.optima, &first, &members);
+        let optima = crate::analysis::optima::find(&spec.optima, &first, &members);
         write_optima(&optima, &out_dir.join("optima.csv"))?;
         files.push("optima.csv".into());
     }
@@ -577,7 +278,7 @@ pub(crate) fn run_in_folder(
 pub(crate) struct Earlier {
     started: String,
     resumes: usize,
-    shards: Vec<crate::manifest::ShardNote>,
+    shards: Vec<crate::store::manifest::ShardNote>,
     sweep_thread_counts: Vec<usize>,
 }
 
@@ -608,7 +309,7 @@ fn resumable(out_dir: &Path, text: &str) -> Result<Option<Earlier>, RunnerError>
         return Ok(None);
     };
     if spec_hash != sha256_hex(text) {
-        let what = crate::manifest::spec_difference(&spec_text, text)
+        let what = crate::store::manifest::spec_difference(&spec_text, text)
             .unwrap_or_else(|| "comments or layout only, but the hash covers the text".into());
         return Err(RunnerError::Resume {
             path: out_dir.display().to_string(),
@@ -672,12 +373,12 @@ fn start_durable(
             )
         })
         .collect();
-    let datasets = crate::manifest::dataset_notes(
+    let datasets = crate::store::manifest::dataset_notes(
         cells
             .iter()
             .map(|c| (c.problem.as_str(), &c.problem_params)),
     );
-    crate::manifest::print_notes(&datasets, opts.progress);
+    crate::store::manifest::print_notes(&datasets, opts.progress);
     let header = Header {
         datasets: datasets
             .iter()
@@ -737,7 +438,7 @@ fn start_durable(
 struct Batch {
     rows: Vec<RunRecord>,
     traces: Vec<CellTrace>,
-    members: Vec<crate::ensemble::MemberRecord>,
+    members: Vec<crate::store::members::MemberRecord>,
     side_by_side: f64,
 }
 
@@ -758,17 +459,6 @@ fn run_batches(
         all.members.extend(done.members);
     }
     Ok(all)
-}
-
-/// A rayon pool of `threads` threads.
-fn pool(threads: usize) -> Result<rayon::ThreadPool, RunnerError> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| RunnerError::Write {
-            path: "thread pool".into(),
-            message: e.to_string(),
-        })
 }
 
 /// The progress bar of a run of `cells`.
@@ -839,53 +529,7 @@ fn run_cells(
     })
 }
 
-/// An ensemble cell run whole (all its repeats) as one journal item, its members inside.
-fn run_ensemble_item(registry: &Registry, experiment: &str, cell: &Cell) -> RunItem {
-    let base = base_record(experiment, cell);
-    let (record, members) = match cell.ensemble.as_ref() {
-        Some(e) => crate::ensemble::run_ensemble(registry, base, cell, e),
-        None => (base, Vec::new()),
-    };
-    RunItem {
-        cell: cell.index,
-        repeat: 0,
-        record,
-        trace: None,
-        members,
-    }
-}
-
-/// Run `cell` with `run` on a pool of its own of `threads` threads; a pool that cannot
-/// start fails this cell's row, not the rows already computed. `None` when `run` could
-/// not record its result.
-fn run_alone(
-    experiment: &str, cell: &Cell, threads: usize,
-    run: impl FnOnce(&Cell) -> Option<(RunRecord, CellTrace)> + Send,
-) -> Option<(RunRecord, CellTrace)> {
-    match pool(threads) {
-        Ok(p) => p.install(|| run(cell)),
-        Err(e) => {
-            let mut rec = base_record(experiment, cell);
-            rec.fail_time = Some(0.0);
-            rec.fail_kind = Some(FailKind::ThreadPool);
-            rec.fail_reason = Some(format!(
-                "cannot start a pool of {threads} threads for this cell: {e}"
-            ));
-            Some((rec, empty_trace(cell)))
-        }
-    }
-}
-
-/// One run of `cell` with nothing else running, on a pool of its own threads (the
-/// timing pass, [`crate::timing`]).
-pub(crate) fn run_alone_once(registry: &Registry, experiment: &str, cell: &Cell) -> RunRecord {
-    run_alone(experiment, cell, cell.threads.max(1), |c| {
-        Some(run_cell_once(registry, experiment, c))
-    })
-    .map_or_else(|| base_record(experiment, cell), |(r, _)| r)
-}
-
-/// Time the rows a verdict of `spec` uses with their cells alone ([`crate::timing`]); a
+/// Time the rows a verdict of `spec` uses with their cells alone ([`crate::exec::timing`]); a
 /// shard sees part of the cells, so its rows keep the sweep's times.
 fn time_verdict_rows(
     spec: &Spec, batches: &[(usize, Vec<Cell>)], rows: &mut [RunRecord], opts: &RunOptions,
@@ -893,7 +537,7 @@ fn time_verdict_rows(
     if opts.shard.is_some() || spec.timing_repeats == 0 {
         return;
     }
-    let which = crate::timing::rows_to_time(spec, rows);
+    let which = crate::exec::timing::rows_to_time(spec, rows);
     if which.is_empty() {
         return;
     }
@@ -905,8 +549,8 @@ fn time_verdict_rows(
             .find(|c| c.index == index)
             .cloned()
     };
-    let run = crate::timing::run_once(&opts.registry, &spec.name);
-    let timed = crate::timing::time_alone(rows, &which, spec.timing_repeats, cell_of, run);
+    let run = crate::exec::timing::run_once(&opts.registry, &spec.name);
+    let timed = crate::exec::timing::time_alone(rows, &which, spec.timing_repeats, cell_of, run);
     if opts.progress {
         eprintln!(
             "{:>28} {} rows a verdict uses timed alone, {} runs each ({:.1} s)",
@@ -947,13 +591,13 @@ fn write_tables(
 
 /// Catalog metadata of the problems and methods of `cells` (each id once, the first
 /// instance's parameters).
-fn catalog_notes(registry: &Registry, cells: &[Cell]) -> Vec<crate::manifest::CatalogNote> {
-    let mut out: Vec<crate::manifest::CatalogNote> = Vec::new();
+fn catalog_notes(registry: &Registry, cells: &[Cell]) -> Vec<crate::store::manifest::CatalogNote> {
+    let mut out: Vec<crate::store::manifest::CatalogNote> = Vec::new();
     for c in cells {
         if !out.iter().any(|n| n.kind == "problem" && n.id == c.problem) {
             if let Ok(p) = registry.build_problem(&c.problem, &c.problem_params) {
                 let i = p.as_system().info();
-                out.push(crate::manifest::CatalogNote {
+                out.push(crate::store::manifest::CatalogNote {
                     kind: "problem".into(),
                     id: c.problem.clone(),
                     title: i.title,
@@ -966,7 +610,7 @@ fn catalog_notes(registry: &Registry, cells: &[Cell]) -> Vec<crate::manifest::Ca
         if !out.iter().any(|n| n.kind == "method" && n.id == c.method) {
             let i = &c.info;
             let o = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v}"));
-            out.push(crate::manifest::CatalogNote {
+            out.push(crate::store::manifest::CatalogNote {
                 kind: "method".into(),
                 id: c.method.clone(),
                 title: i.title.clone(),

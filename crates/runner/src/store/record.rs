@@ -79,14 +79,14 @@ pub struct RunRecord {
     /// Largest step time over the runs.
     pub step_seconds_max: f64,
     /// Runs with the cell alone behind the times (0: the sweep's times;
-    /// [`crate::timing`]).
+    /// the timing pass, `exec/timing.rs`).
     #[serde(default)]
     pub timed_alone: usize,
     /// Declared orders (q, v, λ).
     pub declared: driftlab_core::DeclaredOrders,
     /// The distribution over members when the row summarizes an ensemble.
-    pub ensemble: Option<crate::ensemble::EnsembleSummary>,
-    /// The reference judged ([`crate::reference`]): the `reference` column.
+    pub ensemble: Option<crate::store::members::EnsembleSummary>,
+    /// The reference judged (`analysis/reference.rs`): the `reference` column.
     #[serde(default)]
     pub reference: Option<String>,
     /// The reference's declared accuracy (`reference_accuracy`).
@@ -221,7 +221,9 @@ pub fn runs_row(r: &RunRecord) -> runs::Row {
 }
 
 /// A statistic of an ensemble row (null for a single run).
-fn ensemble_stat(r: &RunRecord, get: fn(&crate::ensemble::EnsembleSummary) -> f64) -> Option<f64> {
+fn ensemble_stat(
+    r: &RunRecord, get: fn(&crate::store::members::EnsembleSummary) -> f64,
+) -> Option<f64> {
     opt(r.ensemble.as_ref().map_or(f64::NAN, get))
 }
 
@@ -330,7 +332,7 @@ pub fn traces_frame(rows: &[RunRecord], traces: &[CellTrace]) -> Result<DataFram
 
 /// Write a frame as Parquet, atomically.
 pub fn write_parquet(df: &mut DataFrame, path: &Path) -> Result<(), RunnerError> {
-    crate::journal::write_atomically(path, |f| {
+    crate::store::atomic::write_atomically(path, |f| {
         ParquetWriter::new(f)
             .finish(df)
             .map(|_| ())
@@ -340,7 +342,7 @@ pub fn write_parquet(df: &mut DataFrame, path: &Path) -> Result<(), RunnerError>
 
 /// Write a frame as CSV (header, full float precision), atomically.
 pub fn write_csv(df: &mut DataFrame, path: &Path) -> Result<(), RunnerError> {
-    crate::journal::write_atomically(path, |f| {
+    crate::store::atomic::write_atomically(path, |f| {
         CsvWriter::new(f)
             .include_header(true)
             .finish(df)

@@ -17,9 +17,10 @@
 //! the readable journal: [`Journal::resume`] keeps the records before it and truncates
 //! the file there, so the cut record's run is simply recomputed.
 
-use crate::ensemble::MemberRecord;
 use crate::error::RunnerError;
-use crate::record::{CellTrace, RunRecord};
+use crate::store::atomic::sync_dir;
+use crate::store::members::MemberRecord;
+use crate::store::record::{CellTrace, RunRecord};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -89,7 +90,7 @@ fn changed_dataset(then: &[(String, String)], now: &[(String, String)]) -> Optio
 impl Header {
     /// The [`Header::binary`] of this build.
     pub fn this_binary() -> String {
-        let m = crate::manifest::Manifest::of_this_build();
+        let m = crate::store::manifest::Manifest::of_this_build();
         format!(
             "{} {}{}",
             m.driftlab_version,
@@ -348,41 +349,6 @@ fn write_error(path: &Path, e: &std::io::Error) -> RunnerError {
     }
 }
 
-/// `fsync` a folder so that a file created or renamed in it survives a crash (best
-/// effort: some file systems refuse to open folders for syncing).
-pub fn sync_dir(dir: &Path) {
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-}
-
-/// Write `path` atomically: `fill` writes a temporary file beside it, which is synced and
-/// renamed over `path`, so a reader sees the old file or the new one, never half of one.
-pub fn write_atomically(
-    path: &Path, fill: impl FnOnce(&mut File) -> Result<(), String>,
-) -> Result<(), RunnerError> {
-    let err = |message: String| RunnerError::Write {
-        path: path.display().to_string(),
-        message,
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.partial"));
-    let mut file = File::create(&tmp).map_err(|e| err(e.to_string()))?;
-    let written = fill(&mut file).and_then(|()| file.sync_all().map_err(|e| e.to_string()));
-    drop(file);
-    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path).map_err(|e| e.to_string())) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(err(e));
-    }
-    if let Some(dir) = path.parent() {
-        sync_dir(dir);
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -510,7 +476,7 @@ mod tests {
         let dir = tmp("atomic");
         let path = dir.join("runs.csv");
         std::fs::write(&path, "old").expect("write");
-        let r = write_atomically(&path, |_| Err("disk full".into()));
+        let r = crate::store::atomic::write_atomically(&path, |_| Err("disk full".into()));
         assert!(r.is_err());
         assert_eq!(std::fs::read_to_string(&path).expect("read"), "old");
         assert!(!dir.join(".runs.csv.partial").exists());

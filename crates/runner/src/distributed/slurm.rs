@@ -11,7 +11,7 @@
 //!   `--dependency=afterok:<array job>`, and prints both job ids.
 //!
 //! Slurm is the engine (scheduling, requeueing, accounting); driftlab only shards
-//! deterministically and merges ([`crate::shard`]).
+//! deterministically and merges (`shard.rs`).
 
 use crate::error::RunnerError;
 use std::path::{Path, PathBuf};

@@ -20,10 +20,10 @@
 //! sweep already ran alone at least as often, and long enough to need no warm-up, keeps
 //! those times ([`timed_by_the_sweep`]).
 
-use crate::cell::Cell;
-use crate::record::{runs_row, RunRecord};
 use crate::registry::Registry;
+use crate::spec::cell::Cell;
 use crate::spec::Spec;
+use crate::store::record::{runs_row, RunRecord};
 use driftlab_results::claim_spec::{select_key, selects, time_selections};
 use driftlab_results::schema::runs;
 use driftlab_results::verdict::{self, Cost, Entry, Target};
@@ -249,7 +249,7 @@ pub(crate) fn run_once<'r>(
     registry: &'r Registry, experiment: &str,
 ) -> impl Fn(&Cell) -> RunRecord + 'r {
     let experiment = experiment.to_string();
-    move |cell| crate::run::run_alone_once(registry, &experiment, cell)
+    move |cell| crate::exec::cell_run::run_alone_once(registry, &experiment, cell)
 }
 
 #[cfg(test)]

@@ -23,8 +23,8 @@
 //! alpha = [0.0, 1.0, 10.0]
 //! ```
 
-use crate::ensemble::MemberRecord;
-use crate::record::RunRecord;
+use crate::store::members::MemberRecord;
+use crate::store::record::RunRecord;
 use driftlab_results::schema::optima;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -56,10 +56,10 @@ pub struct Cell {
     /// Run as an ensemble of perturbed rollouts ([`crate::ensemble`]).
     pub ensemble: Option<crate::ensemble::EnsembleSpec>,
     /// Where the problem's exact solution or published reference holds at these
-    /// parameters and this end time ([`crate::reference`] judges the rows by it).
+    /// parameters and this end time ([`crate::analysis::reference`] judges the rows by it).
     pub reference: driftlab_core::ReferenceDomain,
     /// The problem is tagged `conservative` (its energy is a first integral): only then
-    /// does a reference's energy belong in its self-check ([`crate::reference::judge`]).
+    /// does a reference's energy belong in its self-check ([`crate::analysis::reference::judge`]).
     pub conservative: bool,
 }
 
@@ -507,4 +507,36 @@ fn step_points(
             (a.h0, Some(schedule))
         })
         .collect())
+}
+
+/// The time schedule of `cell`: fixed or error-controlled steps, budget, metrics stride.
+pub fn schedule_of(cell: &Cell) -> driftlab_core::Schedule {
+    let mut schedule = match cell.adaptive {
+        Some(a) => driftlab_core::Schedule::adaptive(a),
+        None => driftlab_core::Schedule::fixed(cell.h, cell.t_end),
+    };
+    schedule.max_steps = cell.max_steps;
+    schedule.metrics_stride = cell.metrics_stride;
+    schedule.deadline = cell.cell_seconds.map(driftlab_core::Deadline::from_now);
+    schedule.retained = retained_by(cell);
+    schedule.threads = cell.threads;
+    schedule
+}
+
+/// What a cell's observers keep over its run: the trace every `trace_stride` steps (and
+/// the first and last state), with states when the spec traces them. The accepted steps
+/// of an error-controlled cell are not known before it runs: only its first and last
+/// samples are counted (the fill check of the sparse KKT solver still guards its factor).
+fn retained_by(cell: &Cell) -> driftlab_core::Retained {
+    if cell.trace_stride == 0 {
+        return driftlab_core::Retained::default();
+    }
+    let steps = match cell.adaptive {
+        Some(_) => 0.0,
+        None => (cell.t_end / cell.h).round(),
+    };
+    driftlab_core::Retained {
+        samples: (steps / cell.trace_stride as f64) as u64 + 2,
+        states: cell.trace_states,
+    }
 }

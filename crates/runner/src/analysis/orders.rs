@@ -25,7 +25,7 @@
 //! with fewer than two usable points gets a row with an empty `observed_order` and the
 //! reason in `note` — never a silently missing row.
 
-use crate::record::RunRecord;
+use crate::store::record::RunRecord;
 
 pub use driftlab_results::order_note::{ROUNDOFF_FLOOR, SLOPE_BAND};
 

@@ -16,9 +16,13 @@
 //! leaves every other file alone.
 
 use crate::error::RunnerError;
-use crate::manifest::Manifest;
+use crate::store::manifest::Manifest;
 use driftlab_results::folder_lock::{FolderLock, LockError};
 use std::path::{Path, PathBuf};
+
+/// The peer rows a folder holds, one JSON object per line, as imported
+/// (`driftlab import-peer`).
+pub const PEERS_FILE: &str = "peers.jsonl";
 
 /// The files a run (and its report) writes into its folder; a replaced or forced run
 /// removes them first.
@@ -32,8 +36,8 @@ pub const OWN_FILES: [&str; 12] = [
     "members.csv",
     "summary.md",
     "solref_check.csv",
-    crate::journal::FILE,
-    crate::peer::FILE,
+    crate::store::journal::FILE,
+    PEERS_FILE,
     "manifest.json",
 ];
 
@@ -80,7 +84,7 @@ pub fn survey(dir: &Path) -> Result<Holds, RunnerError> {
     if manifest.exists() {
         return Ok(Holds::Run(Some(Box::new(Manifest::read(&manifest)?))));
     }
-    if dir.join(crate::journal::FILE).exists() {
+    if dir.join(crate::store::journal::FILE).exists() {
         return Ok(Holds::Run(None));
     }
     let mut foreign: Vec<String> = names

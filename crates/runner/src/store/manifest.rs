@@ -87,13 +87,13 @@ pub struct Manifest {
 /// The notes of the Parquet tables among `files` in `dir` (read from their metadata).
 pub fn table_notes(
     dir: &std::path::Path, files: &[String],
-) -> Result<Vec<driftlab_results::folder_check::TableNote>, crate::RunnerError> {
+) -> Result<Vec<driftlab_results::folder_check::TableNote>, crate::error::RunnerError> {
     files
         .iter()
         .filter(|f| f.ends_with(".parquet"))
         .map(|f| {
             driftlab_results::folder_check::note(dir, f).map_err(|message| {
-                crate::RunnerError::Write {
+                crate::error::RunnerError::Write {
                     path: dir.join(f).display().to_string(),
                     message,
                 }
@@ -135,19 +135,20 @@ impl Manifest {
     }
 
     /// Write as pretty JSON to `path`, atomically (a reader never sees half of it).
-    pub fn write(&self, path: &std::path::Path) -> Result<(), crate::RunnerError> {
-        let json = serde_json::to_string_pretty(self).map_err(|e| crate::RunnerError::Write {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
-        crate::journal::write_atomically(path, |f| {
+    pub fn write(&self, path: &std::path::Path) -> Result<(), crate::error::RunnerError> {
+        let json =
+            serde_json::to_string_pretty(self).map_err(|e| crate::error::RunnerError::Write {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            })?;
+        crate::store::atomic::write_atomically(path, |f| {
             std::io::Write::write_all(f, json.as_bytes()).map_err(|e| e.to_string())
         })
     }
 
     /// Read the manifest at `path`.
-    pub fn read(path: &std::path::Path) -> Result<Self, crate::RunnerError> {
-        let err = |message: String| crate::RunnerError::Resume {
+    pub fn read(path: &std::path::Path) -> Result<Self, crate::error::RunnerError> {
+        let err = |message: String| crate::error::RunnerError::Resume {
             path: path.display().to_string(),
             message,
         };
