@@ -595,7 +595,7 @@ fn describe(registry: &Registry, id: &str, set: &[String]) -> Result<(), Failure
             out!("    {k} = {v}");
         }
         print_structure(&p);
-        print_notes(&driftlab_problems::testset::input_notes(
+        print_notes(&driftlab_problems::provenance::input_notes(
             id,
             &set_table(set)?,
         ));

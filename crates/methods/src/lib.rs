@@ -26,6 +26,7 @@
 pub mod dae_form;
 pub mod decorators;
 pub mod dynamics;
+pub mod entry;
 pub mod explicit;
 pub mod fd_newton;
 #[cfg(feature = "ida")]
@@ -37,6 +38,7 @@ pub mod roundoff;
 pub mod unilateral;
 
 pub use driftlab_solver::sequential_dense_kernels;
+pub use entry::{find_in, MethodEntry, OPTIONAL};
 
 use decorators::{projection, recovery, richardson, velocity_projection};
 use driftlab_core::params;
@@ -48,21 +50,6 @@ use implicit::{
 };
 use pendulum::{crank_nicolson_pendulum, implicit_euler_mu_ode, implicit_euler_pendulum};
 use unilateral::moreau_jean;
-
-/// A catalog line: what the runner, `list`, `describe` and `simulate` need to know of a
-/// method. Every method file has `pub fn entry() -> MethodEntry`; a user's crate writes its
-/// own and adds it to a `driftlab_runner::Registry`.
-#[derive(Clone, Copy)]
-pub struct MethodEntry {
-    /// Catalog id.
-    pub id: &'static str,
-    /// Declared properties at default parameters.
-    pub info: fn() -> MethodInfo,
-    /// Build from a parameter table (unknown keys are errors).
-    pub build: fn(&toml::Table) -> Result<Box<dyn Method>, ParamError>,
-    /// Default parameters.
-    pub defaults: fn() -> toml::Table,
-}
 
 /// The catalog, one line per method.
 pub fn catalog() -> Vec<MethodEntry> {
@@ -96,39 +83,10 @@ pub fn catalog() -> Vec<MethodEntry> {
     ]
 }
 
-/// Catalog entries behind optional cargo features: (id, feature, how to build them).
-pub const OPTIONAL: &[(&str, &str, &str)] = &[(
-    "ida",
-    "ida",
-    "install SUNDIALS with `scripts/install-sundials.sh`, then build with \
-     `cargo build --profile experiments -p driftlab-cli --features ida`",
-)];
-
 /// Look up `id` in the default [`catalog`]; the error lists the valid ids, or names the
 /// cargo feature that adds it.
 pub fn find(id: &str) -> Result<MethodEntry, ParamError> {
     find_in(&catalog(), id)
-}
-
-/// Look up `id` in `catalog` (the default one or a user's registry); the error lists the
-/// valid ids, or names the cargo feature that adds it.
-pub fn find_in(catalog: &[MethodEntry], id: &str) -> Result<MethodEntry, ParamError> {
-    if let Some(e) = catalog.iter().find(|e| e.id == id) {
-        return Ok(*e);
-    }
-    if let Some(&(_, feature, fix)) = OPTIONAL.iter().find(|o| o.0 == id) {
-        return Err(ParamError::NotBuilt {
-            kind: "method",
-            id: id.into(),
-            feature,
-            fix,
-        });
-    }
-    Err(ParamError::UnknownId {
-        kind: "method",
-        id: id.to_string(),
-        known: catalog.iter().map(|e| e.id).collect::<Vec<_>>().join(", "),
-    })
 }
 
 /// Build method `id` of the default [`catalog`] with `params`, wrapped in the projection

@@ -1,5 +1,5 @@
 //! Issue 32 W20: the projection with `momentum = true` adds the conserved momenta
-//! `A(q) v = p₀` to its velocity step (`decorators::momentum_projection`). On the
+//! `A(q) v = p₀` to its velocity step (`decorators::projection::momentum`). On the
 //! torque-free body in natural coordinates Baumgarte's own step drifts L by O(h); with the
 //! rows L stays at round-off, and since T = ½Lᵀ I(q)⁻¹ L the energy error falls to the
 //! attitude's. A problem without momenta is refused, naming the option.

@@ -31,7 +31,7 @@
 //! # Ok::<(), String>(())
 //! ```
 
-use crate::Problem;
+use crate::entry::Problem;
 use driftlab_core::{
     Dims, ExactSolution, Index1Jacobians, MechanicalSystem, SemiExplicitDae, SparsityPattern,
 };

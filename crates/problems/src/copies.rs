@@ -16,7 +16,7 @@
 //! nonholonomic, unilateral or prioritized rows are refused (their rows have an order
 //! that a stacking would break).
 
-use crate::Problem;
+use crate::entry::Problem;
 use driftlab_core::parallel::in_cell_threads;
 use driftlab_core::{
     ConstraintHessian, Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo,
@@ -384,7 +384,7 @@ mod tests {
         )
         .expect("copies = 3");
         let (s1, s3) = match (&one, &three) {
-            (crate::Problem::Mechanical(a), crate::Problem::Mechanical(b)) => (a, b),
+            (crate::entry::Problem::Mechanical(a), crate::entry::Problem::Mechanical(b)) => (a, b),
             _ => panic!("mechanical"),
         };
         let d = s1.dims();
@@ -394,6 +394,6 @@ mod tests {
         let e1 = s1.energy(0.0, &s1.initial_state().q, &s1.initial_state().v);
         let e3 = s3.energy(0.0, &start.q, &start.v);
         assert_eq!(e3, e1.map(|e| 3.0 * e));
-        assert!(matches!(same, crate::Problem::Mechanical(s) if s.dims() == d));
+        assert!(matches!(same, crate::entry::Problem::Mechanical(s) if s.dims() == d));
     }
 }

@@ -15,7 +15,7 @@
 //! energy error then includes the pulse's work.
 
 use crate::adjusted::{Adjusted, Pulse};
-use crate::Problem;
+use crate::entry::Problem;
 use driftlab_core::ParamError;
 use serde::Deserialize;
 

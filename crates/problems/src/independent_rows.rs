@@ -24,7 +24,7 @@
 //! necessarily far from it. The residual columns of a run then cover the kept rows; the
 //! test `tests/independent_rows.rs` also evaluates the removed ones along the run.
 
-use crate::Problem;
+use crate::entry::Problem;
 use driftlab_core::row_selection::RowSelection;
 use driftlab_core::{
     ConstraintHessian, Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo,

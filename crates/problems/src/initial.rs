@@ -27,7 +27,7 @@
 //! reference any more: the wrapped problem reports none (error columns stay null).
 
 use crate::adjusted::Adjusted;
-use crate::Problem;
+use crate::entry::Problem;
 use driftlab_core::{Index1Jacobians, MechanicalSystem, ParamError, SemiExplicitDae, State};
 use driftlab_solver::{project_position, project_velocity, ConstraintsAt, ProjectionParams};
 use serde::{Deserialize, Serialize};

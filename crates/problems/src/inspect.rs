@@ -4,7 +4,7 @@
 //! its extreme singular values (redundant rows, seed 001 §3.11 pitfall 2; singular
 //! configurations, pitfall 4). `driftlab describe <problem>` prints it.
 
-use crate::Problem;
+use crate::entry::Problem;
 use driftlab_core::{Index1Jacobians, MechanicalSystem, SemiExplicitDae};
 use driftlab_solver::{numerical_rank, RankReport, SolverError};
 

@@ -50,10 +50,7 @@ macro_rules! forward_stepper {
     };
 }
 
-pub mod momentum_projection;
 pub mod projection;
 pub mod recovery;
 pub mod richardson;
-pub mod sequential_projection;
-pub mod symmetric_projection;
 pub mod velocity_projection;

@@ -29,7 +29,7 @@
 //! and relax keep the step and change the state, which is not the inner method's
 //! solution: they trade drift for an energy and accuracy error that the runs show.
 
-use crate::decorators::projection::projection_error;
+use crate::decorators::projection::metric::projection_error;
 use crate::dynamics::{add_kkt_stats, kkt_pattern, linear_error, ConstraintsAt, KktChoice};
 use driftlab_core::prelude::*;
 use driftlab_solver::{project_position, project_velocity, KktSolver};

@@ -134,9 +134,9 @@ impl Stepper for VelocityProjectionStepper<'_> {
 }
 
 /// This method's catalog line.
-pub fn entry() -> crate::MethodEntry {
+pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
-    crate::MethodEntry {
+    crate::entry::MethodEntry {
         id: "velocity-projection",
         info,
         build: |t| {

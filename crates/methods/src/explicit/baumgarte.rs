@@ -42,6 +42,7 @@
 //! sufficient for the upper limit, but an under-damped choice (ξ < ω_n h/4) is unstable
 //! however small h is (test `guidance_holds_only_with_enough_damping`).
 use crate::dynamics::{with_kkt_stats, AccelerationSolver, KktChoice};
+pub use crate::explicit::baumgarte_gains::Gains;
 use crate::explicit::baumgarte_history::{GainHistory, HistoryParams};
 use driftlab_core::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -144,33 +145,6 @@ pub struct GroupGains {
     pub xi: f64,
     /// Natural frequency ω_n [1/s].
     pub omega_n: f64,
-}
-
-/// Resolved gains `(α, β)`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Gains {
-    /// α = ξ ω_n.
-    pub alpha: f64,
-    /// β = ω_n.
-    pub beta: f64,
-}
-
-impl Gains {
-    /// From damping ratio and natural frequency: `α = ξ ω_n`, `β = ω_n`.
-    pub fn from_xi_omega(xi: f64, omega_n: f64) -> Self {
-        Self {
-            alpha: xi * omega_n,
-            beta: omega_n,
-        }
-    }
-    /// Damping ratio `ξ = α/β`.
-    pub fn xi(&self) -> f64 {
-        self.alpha / self.beta
-    }
-    /// Natural frequency `ω_n = β`.
-    pub fn omega_n(&self) -> f64 {
-        self.beta
-    }
 }
 
 impl BaumgarteParams {
@@ -627,9 +601,9 @@ where
 
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
-pub fn entry() -> crate::MethodEntry {
+pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
-    crate::MethodEntry {
+    crate::entry::MethodEntry {
         id: "baumgarte",
         info,
         build: |t| {

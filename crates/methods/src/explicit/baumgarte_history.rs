@@ -16,7 +16,7 @@
 //! (`baumgarte.rs`); with `stable_region = true` every update is clamped into it (with a
 //! 10 % margin), without it the rule runs as the seed gives it.
 
-use crate::explicit::baumgarte::Gains;
+use crate::explicit::baumgarte_gains::Gains;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 

@@ -214,10 +214,10 @@ impl Stepper for HybridStepper<'_> {
                 ..Default::default()
             };
             let r = project_position(kkt, &mass, &mut state.q, &mut eval, &params)
-                .map_err(|e| crate::decorators::projection::projection_error(t, e))?;
+                .map_err(|e| crate::decorators::projection::metric::projection_error(t, e))?;
             s.mass(&state.q, &mut mass);
             project_velocity(kkt, &mass, &state.q, &mut state.v, &mut eval)
-                .map_err(|e| crate::decorators::projection::projection_error(t, e))?;
+                .map_err(|e| crate::decorators::projection::metric::projection_error(t, e))?;
             self.iterations += r.iterations;
             report.projection_iterations = r.iterations;
             report.factorizations += r.iterations + 1;
@@ -236,9 +236,9 @@ impl Stepper for HybridStepper<'_> {
 
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
-pub fn entry() -> crate::MethodEntry {
+pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
-    crate::MethodEntry {
+    crate::entry::MethodEntry {
         id: "hybrid",
         info,
         build: |t| {

@@ -4,6 +4,7 @@
 //! priority level (`priority`); seed 001 §3.3–3.5, seed 002 §18–19.
 
 pub mod baumgarte;
+pub mod baumgarte_gains;
 pub mod baumgarte_history;
 pub mod hybrid;
 pub mod lie_rkmk;

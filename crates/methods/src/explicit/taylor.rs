@@ -154,9 +154,9 @@ impl Stepper for TaylorStepper<'_> {
 
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
-pub fn entry() -> crate::MethodEntry {
+pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
-    crate::MethodEntry {
+    crate::entry::MethodEntry {
         id: "taylor",
         info,
         build: |t| Ok(Box::new(Taylor::new(params::parse("method", "taylor", t)?))),
@@ -165,9 +165,9 @@ pub fn entry() -> crate::MethodEntry {
 }
 
 /// The catalog line of `semi-implicit-euler` (the parameters of `taylor`).
-pub fn semi_implicit_euler_entry() -> crate::MethodEntry {
+pub fn semi_implicit_euler_entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
-    crate::MethodEntry {
+    crate::entry::MethodEntry {
         id: "semi-implicit-euler",
         info: semi_implicit_euler_info,
         build: |t| {

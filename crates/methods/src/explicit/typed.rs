@@ -548,9 +548,9 @@ fn step_treated(
 
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
-pub fn entry() -> crate::MethodEntry {
+pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
-    crate::MethodEntry {
+    crate::entry::MethodEntry {
         id: "typed",
         info,
         build: |t| Ok(Box::new(Typed::new(params::parse("method", "typed", t)?)?)),

@@ -261,9 +261,9 @@ impl Stepper for IdaStepper<'_> {
 
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
-pub fn entry() -> crate::MethodEntry {
+pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
-    crate::MethodEntry {
+    crate::entry::MethodEntry {
         id: "ida",
         info,
         build: |t| Ok(Box::new(Ida::new(params::parse("method", "ida", t)?)?)),

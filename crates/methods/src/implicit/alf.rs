@@ -493,9 +493,9 @@ impl Method for Alf {
 
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
-pub fn entry() -> crate::MethodEntry {
+pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
-    crate::MethodEntry {
+    crate::entry::MethodEntry {
         id: "alf",
         info,
         build: |t| Ok(Box::new(Alf::new(params::parse("method", "alf", t)?)?)),

@@ -272,9 +272,9 @@ impl Method for Bdf {
 
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
-pub fn entry() -> crate::MethodEntry {
+pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
-    crate::MethodEntry {
+    crate::entry::MethodEntry {
         id: "bdf",
         info,
         build: |t| Ok(Box::new(Bdf::new(params::parse("method", "bdf", t)?)?)),

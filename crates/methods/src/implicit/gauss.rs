@@ -501,9 +501,9 @@ impl StiffStages {
 
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
-pub fn entry() -> crate::MethodEntry {
+pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
-    crate::MethodEntry {
+    crate::entry::MethodEntry {
         id: "gauss",
         info,
         build: |t| Ok(Box::new(Gauss::new(params::parse("method", "gauss", t)?)?)),

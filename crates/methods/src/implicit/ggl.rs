@@ -398,9 +398,9 @@ impl Stepper for GglStepper<'_> {
 
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
-pub fn entry() -> crate::MethodEntry {
+pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
-    crate::MethodEntry {
+    crate::entry::MethodEntry {
         id: "ggl",
         info,
         build: |t| Ok(Box::new(Ggl::new(params::parse("method", "ggl", t)?)?)),

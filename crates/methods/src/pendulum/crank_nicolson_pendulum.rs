@@ -223,9 +223,9 @@ impl Stepper for CrankNicolsonPendulumStepper {
 
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
-pub fn entry() -> crate::MethodEntry {
+pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
-    crate::MethodEntry {
+    crate::entry::MethodEntry {
         id: "crank-nicolson-pendulum",
         info,
         build: |t| {

@@ -24,8 +24,8 @@
 //! `datasets/ivptestset_andrews.json`. The reference (PSIDE, rtol = atol = 1e-14) is itself
 //! good to about 3e-10 relative in positions, so scd saturates near 9.5 digits.
 
+use crate::entry::{Problem, ProblemEntry};
 use crate::testset::Dataset;
-use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::ConstraintHessian;
 use driftlab_core::{

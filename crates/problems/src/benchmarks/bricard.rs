@@ -17,8 +17,8 @@
 //! the simEngine3D and OpenSim ports); the reference history of P₃ was not obtainable, so
 //! energy conservation and the residuals are the checks.
 
+use crate::entry::{Problem, ProblemEntry};
 use crate::natural::{NaturalModel, NaturalSystem, Node};
-use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::ProblemInfo;
 use serde::{Deserialize, Serialize};

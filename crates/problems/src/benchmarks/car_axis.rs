@@ -16,8 +16,8 @@
 //! multipliers are negated when loaded. Source: IVP Test Set (Mazzia & Magherini), problem
 //! `caraxis`; data in `datasets/ivptestset_caraxis.json`.
 
+use crate::entry::{Problem, ProblemEntry};
 use crate::testset::Dataset;
-use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::ConstraintHessian;
 use driftlab_core::{

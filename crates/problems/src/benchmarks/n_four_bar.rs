@@ -19,8 +19,8 @@
 //! history of B₀; its reference file was not obtainable, so energy conservation and the
 //! constraint residuals are the checks here (datasets/iftomm_udc_mbs_benchmark_specs.json).
 
+use crate::entry::{Problem, ProblemEntry};
 use crate::planar::at_least_one;
-use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::ConstraintHessian;
 use driftlab_core::{Dims, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State};

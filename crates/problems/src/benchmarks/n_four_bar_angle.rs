@@ -17,7 +17,7 @@
 //! choice is the price: a coordinate that covers one branch cannot follow another.
 
 use crate::benchmarks::n_four_bar::{NFourBar, NFourBarParams};
-use crate::{Problem, ProblemEntry};
+use crate::entry::{Problem, ProblemEntry};
 use driftlab_core::params;
 use driftlab_core::{Dims, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State};
 

@@ -42,8 +42,8 @@
 //! on the rigid motion), which excites the elastic modes strongly; no reference exists
 //! for it, nor for the `nonlinear_stiffness` and `damping` variants.
 
+use crate::entry::{Problem, ProblemEntry};
 use crate::testset::Dataset;
-use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{ConstraintHessian, TangentMatrices};
 use driftlab_core::{

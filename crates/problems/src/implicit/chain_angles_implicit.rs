@@ -12,8 +12,8 @@
 //! Campbell & Petzold 1996, §1.1). N = 1 is the pendulum, whose exact solution gives
 //! `θ`, `ω` and `ω′ = −(g/ℓ) sin θ`.
 
+use crate::entry::{Problem, ProblemEntry};
 use crate::planar::planar_chain_angles::{PlanarChainAngles, PlanarChainAnglesParams};
-use crate::{Problem, ProblemEntry};
 use driftlab_core::params;
 use driftlab_core::{
     ExactSolution, ImplicitDae, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,

@@ -9,7 +9,7 @@
 //! `c = 1`, `h = 1/4`: `(x₁, z₁) = (1/6, 5/6)`, `(x₂, z₂) = (5/18, 13/18)`, and the
 //! recursion `x_{n+1} = (x_n + c h)/(1 + 2h)`.
 
-use crate::{Problem, ProblemEntry};
+use crate::entry::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
     ExactSolution, Index1Jacobians, ParamError, ProblemInfo, SemiExplicitDae, State,

@@ -41,7 +41,8 @@ pub mod stops;
 pub mod trace_reference;
 pub mod tree;
 
-use crate::{natural, Problem, ProblemEntry};
+use crate::entry::{Problem, ProblemEntry};
+use crate::natural;
 use driftlab_core::params;
 use driftlab_core::{MechanicalSystem, ParamError};
 use import::description::{JointKind, Limits, Model, ModelError};

@@ -21,7 +21,7 @@
 //! give a different motion: problem `knife-edge-vakonomic`.
 
 use crate::domain::{self, judge, part, EPS, SAFETY};
-use crate::{Problem, ProblemEntry};
+use crate::entry::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
     ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain, State,

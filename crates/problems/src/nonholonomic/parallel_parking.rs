@@ -25,7 +25,7 @@
 //! Gauss–Legendre quadrature to round-off. The drive does work: no energy is conserved.
 
 use crate::domain::{judge, part, EPS, SAFETY};
-use crate::{Problem, ProblemEntry};
+use crate::entry::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
     ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain, State,

@@ -18,7 +18,7 @@
 //! hypergeometric, is not this problem.
 
 use crate::domain::{judge, part, EPS, SAFETY};
-use crate::{Problem, ProblemEntry};
+use crate::entry::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,

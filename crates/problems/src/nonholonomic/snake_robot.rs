@@ -21,8 +21,8 @@
 //! the wheels do work and push).
 
 use crate::domain::{EPS, LIMIT, SAFETY};
+use crate::entry::{Problem, ProblemEntry};
 use crate::planar::space_robot::{SpaceRobot, SpaceRobotParams};
-use crate::{Problem, ProblemEntry};
 use driftlab_core::params;
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,

@@ -15,8 +15,8 @@
 //! Delassus matrix is taken with the rods' KKT matrix). Released horizontally at rest, the
 //! chain falls onto the floor `depth` below the pivot (depth < Nℓ).
 
+use crate::entry::{Problem, ProblemEntry};
 use crate::planar::planar_chain::{PlanarChain, PlanarChainParams};
-use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{MechanicalSystem, ParamError, ProblemInfo, Unilateral};
 use serde::{Deserialize, Serialize};

@@ -11,7 +11,7 @@
 //! (From m a = −m ω² q = −2 q λ.) Energy `H = ½ m |v|²` is conserved.
 
 use crate::domain::{judge, part, EPS, SAFETY};
-use crate::{Problem, ProblemEntry};
+use crate::entry::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
     ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain, State,

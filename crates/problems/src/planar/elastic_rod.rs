@@ -22,7 +22,7 @@
 //! stiffness (`TangentMatrices`), so implicit methods put it in their Newton matrix. No
 //! closed form; the energy is conserved.
 
-use crate::{Problem, ProblemEntry};
+use crate::entry::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
     Dims, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State, TangentMatrices,

@@ -20,8 +20,8 @@
 //! mass carries its share away); the specific energy `½|v|² + g y` is, and
 //! [`MechanicalSystem::energy`] returns it times m₀.
 
+use crate::entry::{Problem, ProblemEntry};
 use crate::planar::pendulum::{Pendulum, PendulumParams};
-use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain};
 use serde::{Deserialize, Serialize};

@@ -25,7 +25,7 @@
 //! periods), which [`Pendulum::reference_domain`] bounds.
 
 use crate::elliptic::{complete_k_c, sn_cn_dn_c};
-use crate::{Problem, ProblemEntry};
+use crate::entry::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive, finite};
 use driftlab_core::{ExactSolution, MechanicalSystem, ParamError, ProblemInfo, State};
 use serde::{Deserialize, Serialize};

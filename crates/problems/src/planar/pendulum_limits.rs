@@ -14,8 +14,8 @@
 //! circle). Released at rest at θ₀; between the stops it is the pendulum of
 //! `pendulum`, so the first arrival at a stop is known exactly.
 
+use crate::entry::{Problem, ProblemEntry};
 use crate::planar::pendulum::{Pendulum, PendulumParams};
-use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self};
 use driftlab_core::Unilateral;
 use driftlab_core::{Dims, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State};

@@ -16,7 +16,7 @@
 //! `|∂r/∂s| = 1` sampled at N points of spacing ℓ (`|p_i − p_{i−1}|² = ℓ²`), with the
 //! mass lumped at the points and no bending stiffness.
 
-use crate::{Problem, ProblemEntry};
+use crate::entry::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::ConstraintHessian;
 use driftlab_core::{Dims, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State};

@@ -18,8 +18,8 @@
 //! Algorithms, 2008, ch. 6, for the O(N) alternative); the maximal-coordinate chain's `M`
 //! is diagonal and its `Φ_q` banded.
 
+use crate::entry::{Problem, ProblemEntry};
 use crate::planar::pendulum::{Pendulum, PendulumParams};
-use crate::{Problem, ProblemEntry};
 use driftlab_core::params;
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,

@@ -19,7 +19,7 @@
 //! x*² + depth²ℓ² ≤ 4ℓ² all four rows hold; beyond that reach the tip ends at
 //! x₂ = √(4ℓ² − depth²ℓ²), the stretched arm, and |Φ₃| = x* − √(4 − depth²)ℓ.
 
-use crate::{Problem, ProblemEntry};
+use crate::entry::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::Prioritized;
 use driftlab_core::{Dims, MechanicalSystem, ProblemInfo, SparsityPattern, State};

@@ -18,7 +18,7 @@
 //! and it is what [`MechanicalSystem::energy`] returns here.
 
 use crate::domain::{judge, part, EPS, SAFETY};
-use crate::{Problem, ProblemEntry};
+use crate::entry::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::ConstraintHessian;
 use driftlab_core::{

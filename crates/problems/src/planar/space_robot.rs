@@ -22,7 +22,7 @@
 //! Mukherjee, IEEE Trans. Robot. Automat. 7(4), 1991, for free-floating space robots).
 //! The energy is not conserved (the drives do work); `momentum()` = (P_x, P_y, L).
 
-use crate::{Problem, ProblemEntry};
+use crate::entry::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{Dims, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State};
 use serde::{Deserialize, Serialize};

@@ -27,8 +27,8 @@
 //! issue (A59) asks per stabilization. The control does work: no energy is conserved.
 
 use crate::domain::{judge, multiplier_sensitivity, part, EPS, SAFETY};
+use crate::entry::{Problem, ProblemEntry};
 use crate::planar::planar_chain::{PlanarChain, PlanarChainParams};
-use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
     ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain, State,

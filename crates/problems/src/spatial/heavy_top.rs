@@ -21,10 +21,10 @@
 //! the axial spin Cω₃ (`momentum()` = (L_z, Cω₃)).
 
 use crate::domain::{self, judge, part, EPS, SAFETY};
+use crate::entry::{Problem, ProblemEntry};
 use crate::spatial::quaternion_body::{
     g_matrix, qmul, rotation, QuaternionBody, QuaternionBodyParams,
 };
-use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,

@@ -18,8 +18,8 @@
 
 use crate::consistency::accelerations;
 use crate::domain::{self, judge, part, EPS, SAFETY};
+use crate::entry::{Problem, ProblemEntry};
 use crate::spatial::quaternion_body::{precession, rotation_matrix, QuaternionBodyParams};
-use crate::{Problem, ProblemEntry};
 use driftlab_core::params;
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, SparsityPattern, State,

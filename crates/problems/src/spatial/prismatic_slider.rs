@@ -23,8 +23,8 @@
 //! Natural coordinates: J. García de Jalón & E. Bayo (1994), ch. 3; seed 001 §3.6.1.
 
 use crate::domain::{judge, part, EPS, SAFETY};
+use crate::entry::{Problem, ProblemEntry};
 use crate::natural::{NaturalModel, NaturalSystem};
-use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{ExactSolution, MechanicalSystem, ParamError, ProblemInfo};
 use serde::{Deserialize, Serialize};

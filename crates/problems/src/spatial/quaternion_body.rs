@@ -25,7 +25,7 @@
 //! 3rd ed., §5.6). H = ½ ω'ᵀ J' ω' is conserved.
 
 use crate::domain::{judge, part, EPS, SAFETY};
-use crate::{Problem, ProblemEntry};
+use crate::entry::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
     Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,

@@ -22,8 +22,8 @@
 //! Implicit generalized-α is not bound by it (N = 1000 runs at h = 5e-3). With `spin = 0`
 //! the chain starts tension-free and falls, and the limit only builds up with time.
 
+use crate::entry::{Problem, ProblemEntry};
 use crate::natural::{NaturalModel, NaturalSystem, Node};
-use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{ParamError, ProblemInfo};
 use serde::{Deserialize, Serialize};

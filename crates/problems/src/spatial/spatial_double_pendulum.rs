@@ -15,8 +15,8 @@
 //! axes along z, the whole mechanism spinning rigidly about the vertical at Ω (so the
 //! velocities are consistent by construction); the motion is then fully three-dimensional.
 
+use crate::entry::{Problem, ProblemEntry};
 use crate::natural::{NaturalModel, NaturalSystem};
-use crate::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::ProblemInfo;
 use serde::{Deserialize, Serialize};

@@ -170,7 +170,7 @@ pub struct DatasetNote {
     /// The problems that use it.
     pub problems: Vec<String>,
     /// What reading it skipped or kept as published (a model file's vendor elements,
-    /// unphysical inertias, dropped mimics: `driftlab_problems::testset::input_notes`).
+    /// unphysical inertias, dropped mimics: `driftlab_problems::provenance::input_notes`).
     pub notes: Vec<String>,
 }
 
@@ -180,13 +180,13 @@ pub fn dataset_notes<'a>(
 ) -> Vec<DatasetNote> {
     let mut out: Vec<DatasetNote> = Vec::new();
     for (id, params) in problems {
-        for (file, text) in driftlab_problems::testset::datasets_read(id, params) {
+        for (file, text) in driftlab_problems::provenance::datasets_read(id, params) {
             match out.iter_mut().find(|d| d.file == file) {
                 Some(d) if !d.problems.iter().any(|p| p == id) => d.problems.push(id.into()),
                 Some(_) => {}
                 None => out.push(DatasetNote {
                     sha256: sha256_hex(&text),
-                    notes: driftlab_problems::testset::input_notes(id, params),
+                    notes: driftlab_problems::provenance::input_notes(id, params),
                     file,
                     problems: vec![id.into()],
                 }),

@@ -672,9 +672,9 @@ fn newton_error(e: NewtonFailure<StepError>, t: f64, iterations: usize, tol: f64
 
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
-pub fn entry() -> crate::MethodEntry {
+pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
-    crate::MethodEntry {
+    crate::entry::MethodEntry {
         id: "radau",
         info,
         build: |t| Ok(Box::new(Radau::new(params::parse("method", "radau", t)?)?)),

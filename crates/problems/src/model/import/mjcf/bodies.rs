@@ -10,11 +10,11 @@
 //! joint coordinates equal MuJoCo's `qpos` for hinges and slides.
 
 use super::super::super::spatial::{matrix_quat, sub, Inertia, Placement, V3};
-use super::super::description::{default_v0, Body, Joint, JointKind, Limits, ModelError};
+use super::super::description::{default_v0, Body, Joint, JointKind, ModelError};
 use super::compiler::{numbers, FromGeom};
 use super::defaults::Styled;
 use super::inertia::{bound, combine, geom_solid, geom_type, inertial, shifted, Solid};
-use super::joint::JointReader;
+use super::joint::{JointReader, JointSpec};
 use super::schema::{check_attributes, check_children};
 use super::tree::El;
 use super::Reader;
@@ -456,38 +456,4 @@ fn tree_joint(
         j.placement = Placement::IDENTITY;
     }
     j
-}
-
-/// A joint as read: kind, anchor and axis in the body frame, `ref` and its inverse motion.
-pub(super) struct JointSpec {
-    pub(super) name: String,
-    pub(super) kind: JointKind,
-    pub(super) anchor: V3,
-    pub(super) axis: V3,
-    pub(super) reference: f64,
-    pub(super) unref: Placement,
-    pub(super) limits: Option<Limits>,
-    pub(super) stiffness: f64,
-    pub(super) springref: f64,
-    pub(super) damping: f64,
-    pub(super) armature: f64,
-}
-
-impl JointSpec {
-    /// A free joint (nothing but its name).
-    pub(super) fn free(name: String) -> Self {
-        Self {
-            name,
-            kind: JointKind::Floating,
-            anchor: [0.0; 3],
-            axis: [1.0, 0.0, 0.0],
-            reference: 0.0,
-            unref: Placement::IDENTITY,
-            limits: None,
-            stiffness: 0.0,
-            springref: 0.0,
-            damping: 0.0,
-            armature: 0.0,
-        }
-    }
 }

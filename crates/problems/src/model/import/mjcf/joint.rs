@@ -8,7 +8,6 @@
 use super::super::super::spatial::{axis_angle, mul, scale, Placement, IDENTITY, V3};
 use super::super::description::{JointKind, Limits, ModelError};
 use super::super::xml::clip;
-use super::bodies::JointSpec;
 use super::compiler::{boolean, keyword, numbers, unit, Compiler};
 use super::defaults::Styled;
 use super::tree::{El, Files};
@@ -210,5 +209,39 @@ impl JointReader<'_> {
             ));
         }
         Ok(c[0])
+    }
+}
+
+/// A joint as read: kind, anchor and axis in the body frame, `ref` and its inverse motion.
+pub(super) struct JointSpec {
+    pub(super) name: String,
+    pub(super) kind: JointKind,
+    pub(super) anchor: V3,
+    pub(super) axis: V3,
+    pub(super) reference: f64,
+    pub(super) unref: Placement,
+    pub(super) limits: Option<Limits>,
+    pub(super) stiffness: f64,
+    pub(super) springref: f64,
+    pub(super) damping: f64,
+    pub(super) armature: f64,
+}
+
+impl JointSpec {
+    /// A free joint (nothing but its name).
+    pub(super) fn free(name: String) -> Self {
+        Self {
+            name,
+            kind: JointKind::Floating,
+            anchor: [0.0; 3],
+            axis: [1.0, 0.0, 0.0],
+            reference: 0.0,
+            unref: Placement::IDENTITY,
+            limits: None,
+            stiffness: 0.0,
+            springref: 0.0,
+            damping: 0.0,
+            armature: 0.0,
+        }
     }
 }

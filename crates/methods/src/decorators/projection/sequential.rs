@@ -17,7 +17,7 @@
 //! the order and is not the nearest point of the manifold, which the simultaneous
 //! projection finds (measured in `tests/variants.rs`).
 
-use crate::decorators::projection::{projection_error, Metric};
+use super::metric::{projection_error, Metric};
 use crate::dynamics::KktChoice;
 use driftlab_core::prelude::*;
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};

@@ -18,7 +18,7 @@
 //! momentum already fixed by the constraints), the minimum-norm μ of the pseudo-inverse
 //! is used.
 
-use crate::decorators::projection::Metric;
+use super::metric::Metric;
 use driftlab_core::prelude::*;
 use driftlab_solver::dense::{pseudo_inverse, DenseLu};
 

@@ -33,7 +33,7 @@
 //! and the iteration ends as a `projection-failed` row (measured in
 //! `tests/reversibility.rs`).
 
-use crate::decorators::projection::{fill_metric, projection_error, Metric};
+use super::metric::{fill_metric, projection_error, Metric};
 use crate::dynamics::{linear_error, ConstraintsAt};
 use driftlab_core::prelude::*;
 use driftlab_solver::newton::{NewtonFailure, NewtonKernel, NewtonOptions};
