@@ -6,9 +6,8 @@
 //! index.md): every experiment's full section, as [`crate::compose`] writes it.
 
 use crate::book::Book;
-use crate::compose;
 use crate::error::ReportError;
-use crate::sections::Context;
+use crate::sections::context::Context;
 
 /// One catalog entry (a problem or a method id) over every experiment that uses it.
 #[derive(Debug, Default, PartialEq)]
@@ -133,7 +132,12 @@ pub(crate) fn write(b: &mut Book, c: &mut Context<'_>) -> Result<(), ReportError
     let catalogs: Vec<(String, serde_json::Value)> = c
         .all
         .iter()
-        .map(|r| (r.name.clone(), compose::manifest(&r.dir)["catalog"].clone()))
+        .map(|r| {
+            (
+                r.name.clone(),
+                crate::role::manifest(&r.dir)["catalog"].clone(),
+            )
+        })
         .collect();
     let all = entries(&catalogs);
     for (kind, title) in [("problem", "Problems"), ("method", "Methods")] {
@@ -148,7 +152,7 @@ pub(crate) fn write(b: &mut Book, c: &mut Context<'_>) -> Result<(), ReportError
     }
     b.set_screen(true);
     b.set_paper(false);
-    compose::experiments_appendix(b, c)?;
+    crate::sections::experiment::experiments_appendix(b, c)?;
     b.set_paper(true);
     Ok(())
 }

@@ -81,7 +81,7 @@ pub fn key_figures(svgs: &[PathBuf]) -> Vec<&PathBuf> {
 /// The problem key (as figure stems spell it) of the instance a class's recommendation is
 /// about: its recommended setting's first run.
 fn recommended_instance(res: &Results) -> Option<String> {
-    let role = crate::compose::Role::of(res)?;
+    let role = crate::role::Role::of(res)?;
     let view = crate::verdicts::ClassView::of(res, &role)?;
     let run = view.recommended_runs().into_iter().next()?;
     Some(crate::style::slug(&run.problem_key()))
@@ -126,7 +126,7 @@ pub fn section(b: &mut Book, all: &[Results]) {
     );
     for res in all {
         let svgs = svgs_of(res);
-        let findings = crate::compose::findings(res);
+        let findings = crate::findings::findings(res);
         let instance = recommended_instance(res);
         match key_figures_of(&svgs, instance.as_deref()).first() {
             Some(p) => {

@@ -4,9 +4,9 @@
 //! no setting covers the class, the best per instance (rule and cost definition:
 //! [`driftlab_results::verdict`]).
 
-use crate::compose::Role;
 use crate::data::{Order, Results, Run};
 use crate::orders_table::Verdict as OrderVerdict;
+use crate::role::Role;
 use driftlab_results::verdict::{self, Candidate, ClassVerdict, Cost, Entry, Target};
 
 /// A class's runs with their verdict.

@@ -113,7 +113,7 @@ pub(super) fn work_precision(
 fn recommended_point(
     res: &Results, runs: &[&Run], get: &dyn Fn(&Run) -> Option<f64>,
 ) -> Option<Line> {
-    let role = crate::compose::Role::of(res)?;
+    let role = crate::role::Role::of(res)?;
     let view = crate::verdicts::ClassView::of(res, &role)?;
     let chosen = view.recommended_runs();
     let r = runs

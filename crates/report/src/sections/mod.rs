@@ -1,53 +1,22 @@
 //! The report's sections, registered in one list ([`SECTIONS`]) in report order, as the
 //! methods are in the method catalog: a section is a function of the shared [`Context`]
-//! that writes into the [`Book`]. Adding a section is one function (in its own file) and
-//! one line here; `compose::write_report` only walks the list.
+//! that writes into the [`Book`], each in a file of its own (this folder, or the module of
+//! its subject: claims, orders, tuning, the audit of soft constraints, failures). Adding a
+//! section is one file and one line in [`SECTIONS`]; `compose::write_report` only walks
+//! the list.
+
+pub mod context;
+pub mod experiment;
+pub mod mechanism;
+pub mod provenance;
+pub mod recommendations;
+pub mod references;
+pub mod tables;
+pub mod title;
 
 use crate::book::Book;
-use crate::claims::Verdict;
-use crate::compose::{self, Role};
-use crate::data::Results;
 use crate::error::ReportError;
-use crate::folders::Unfinished;
-use std::path::Path;
-
-/// What every section may read: the report's folder, the experiments, the folders left
-/// out, the first experiment's manifest, the experiments' `[report]` roles, the claims'
-/// verdicts, and the page on which the main body ended (set by the section that ends it).
-pub struct Context<'a> {
-    /// The report's folder (sections that write files write under it).
-    pub root: &'a Path,
-    /// Every complete experiment, in report order.
-    pub all: &'a [Results],
-    /// The folders whose runs are not complete, each with why.
-    pub unfinished: &'a [Unfinished],
-    /// The first experiment's `manifest.json` (provenance: version, revision, machine).
-    pub first: serde_json::Value,
-    /// The experiments that declare a `[report]` role, resolved against their rows.
-    pub roles: Vec<(&'a Results, Role<'a>)>,
-    /// Every `[[claims]]` entry's verdict from data.
-    pub verdicts: Vec<Verdict>,
-    /// The last page of the main body (0 until [`END_OF_MAIN_BODY`] has run).
-    pub main_pages: usize,
-}
-
-impl<'a> Context<'a> {
-    /// The context of a report over `all` under `root`.
-    pub fn new(root: &'a Path, all: &'a [Results], unfinished: &'a [Unfinished]) -> Self {
-        Self {
-            root,
-            all,
-            unfinished,
-            first: all
-                .first()
-                .map(|r| compose::manifest(&r.dir))
-                .unwrap_or(serde_json::Value::Null),
-            roles: all.iter().filter_map(|r| Some((r, Role::of(r)?))).collect(),
-            verdicts: crate::claims::all_verdicts(all),
-            main_pages: 0,
-        }
-    }
-}
+pub use context::Context;
 
 /// What a section does: write into the book (and, for some, files under the root).
 pub type Write = fn(&mut Book, &mut Context<'_>) -> Result<(), ReportError>;
@@ -60,105 +29,63 @@ pub struct Section {
     pub write: Write,
 }
 
+impl Section {
+    /// The section `id` written by `write`.
+    pub const fn new(id: &'static str, write: Write) -> Self {
+        Self { id, write }
+    }
+}
+
 /// The section that records where the main body ends (the appendices follow it).
-pub const END_OF_MAIN_BODY: Section = Section {
-    id: "end-of-main-body",
-    write: |b, c| {
-        c.main_pages = b.pages_so_far();
-        Ok(())
-    },
-};
+pub const END_OF_MAIN_BODY: Section = Section::new("end-of-main-body", |b, c| {
+    c.main_pages = b.pages_so_far();
+    Ok(())
+});
+
+/// The table of contents: levels 1 and 2, one heading per experiment at a glance, and the
+/// parts and sections of the body and the appendices (about 25).
+fn contents(b: &mut Book, c: &mut Context<'_>) -> Result<(), ReportError> {
+    b.contents(c.all.len() + 25);
+    Ok(())
+}
 
 /// Every section, in report order.
 pub const SECTIONS: &[Section] = &[
-    Section {
-        id: "title",
-        write: compose::title_section,
-    },
-    Section {
-        id: "unfinished",
-        write: compose::unfinished_note,
-    },
-    Section {
-        id: "contents",
-        write: |b, c| {
-            // Levels 1 and 2: one heading per experiment at a glance, and the parts and
-            // sections of the body and the appendices (about 25).
-            b.contents(c.all.len() + 25);
-            Ok(())
-        },
-    },
-    Section {
-        id: "recommendations",
-        write: compose::recommendations_section,
-    },
-    Section {
-        id: "your-mechanism",
-        write: compose::your_mechanism_section,
-    },
-    Section {
-        id: "claims",
-        write: |b, c| {
-            crate::claims::section(b, &c.verdicts);
-            Ok(())
-        },
-    },
-    Section {
-        id: "paper-tables",
-        write: compose::write_paper_tables,
-    },
-    Section {
-        id: "orders",
-        write: |b, c| {
-            crate::orders_table::main_section(b, c.all);
-            Ok(())
-        },
-    },
-    Section {
-        id: "references",
-        write: compose::references_section,
-    },
-    Section {
-        id: "tuning",
-        write: |b, c| {
-            crate::tuning::write(b, c.all);
-            Ok(())
-        },
-    },
-    Section {
-        id: "soft-audit",
-        write: |b, c| {
-            crate::soft_audit::write(b, c.all);
-            Ok(())
-        },
-    },
-    Section {
-        id: "failures",
-        write: |b, c| {
-            crate::failures::write(b, c.all);
-            Ok(())
-        },
-    },
-    Section {
-        id: "at-a-glance",
-        write: |b, c| {
-            crate::glance::section(b, c.all);
-            Ok(())
-        },
-    },
+    Section::new("title", title::title_section),
+    Section::new("unfinished", title::unfinished_note),
+    Section::new("contents", contents),
+    Section::new("recommendations", recommendations::recommendations_section),
+    Section::new("your-mechanism", mechanism::your_mechanism_section),
+    Section::new("claims", |b, c| {
+        crate::claims::section(b, &c.verdicts);
+        Ok(())
+    }),
+    Section::new("paper-tables", tables::write_paper_tables),
+    Section::new("orders", |b, c| {
+        crate::orders_table::main_section(b, c.all);
+        Ok(())
+    }),
+    Section::new("references", references::references_section),
+    Section::new("tuning", |b, c| {
+        crate::tuning::write(b, c.all);
+        Ok(())
+    }),
+    Section::new("soft-audit", |b, c| {
+        crate::soft_audit::write(b, c.all);
+        Ok(())
+    }),
+    Section::new("failures", |b, c| {
+        crate::failures::write(b, c.all);
+        Ok(())
+    }),
+    Section::new("at-a-glance", |b, c| {
+        crate::glance::section(b, c.all);
+        Ok(())
+    }),
     END_OF_MAIN_BODY,
-    Section {
-        id: "orders-full",
-        write: crate::appendix::orders,
-    },
-    Section {
-        id: "experiments",
-        write: crate::appendix::write,
-    },
-    Section {
-        id: "provenance",
-        write: compose::provenance_section,
-    },
+    Section::new("orders-full", crate::appendix::orders),
+    Section::new("experiments", crate::appendix::write),
+    Section::new("provenance", provenance::provenance_section),
 ];
 
 #[cfg(test)]
