@@ -22,7 +22,7 @@ pub struct Context<'a> {
     pub roles: Vec<(&'a Results, Role<'a>)>,
     /// Every `[[claims]]` entry's verdict from data.
     pub verdicts: Vec<Verdict>,
-    /// The last page of the main body (0 until [`END_OF_MAIN_BODY`] has run).
+    /// The last page of the main body (0 until `END_OF_MAIN_BODY` (the section list) has run).
     pub main_pages: usize,
 }
 
