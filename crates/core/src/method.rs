@@ -275,38 +275,64 @@ pub trait Stepper: Send {
     /// Advance one step of size `h`.
     fn step(&mut self, state: &mut State, h: f64) -> Result<StepReport, StepError>;
     /// The step just taken was accepted. A stepper with memory across steps (a Jacobian,
-    /// dense output) commits the step here.
-    fn accept(&mut self) {}
+    /// dense output) commits the step here. Default: nothing, or the wrapped stepper's
+    /// ([`Stepper::inner`]).
+    fn accept(&mut self) {
+        if let Some(inner) = self.inner_mut() {
+            inner.accept();
+        }
+    }
     /// The step just taken was rejected by the step-size controller (or failed and will
     /// be retried with a smaller `h`); the state of its start has been restored. A
-    /// stepper with memory across steps must not treat the step as accepted.
-    fn reject(&mut self) {}
+    /// stepper with memory across steps must not treat the step as accepted. Default:
+    /// nothing, or the wrapped stepper's.
+    fn reject(&mut self) {
+        if let Some(inner) = self.inner_mut() {
+            inner.reject();
+        }
+    }
     /// Recompute derived quantities after `(q, v)` were changed from outside. A decorator
     /// that itself recomputes `a` and `λ` consistently with the new `(q, v)` (the
-    /// projection's acceleration level) does not call it.
-    fn refresh(&mut self, _state: &mut State) -> Result<(), StepError> {
-        Ok(())
+    /// projection's acceleration level) does not call it. Default: nothing, or the
+    /// wrapped stepper's.
+    fn refresh(&mut self, state: &mut State) -> Result<(), StepError> {
+        self.inner_mut()
+            .map_or(Ok(()), |inner| inner.refresh(state))
     }
     /// Start again from `state` as after [`Method::start`], after a change between steps
     /// that the stepper's derived state cannot know of: the velocities replaced, or the
     /// system's applied forces changed (a policy's action through [`crate::Rollout`]).
     /// Recompute whatever the next step takes from the state besides `q` and `v` — the
     /// consistent acceleration and multipliers, a method's own memory of them. Default:
-    /// [`Stepper::refresh`]; a method whose step reads an acceleration it carries over
-    /// (RATTLE's `a_n`, generalized-α's algorithmic acceleration) overrides it. Decorators
-    /// forward it. Only [`crate::Rollout`] calls it, so a run of [`crate::drive()`] never
-    /// does.
+    /// the wrapped stepper's ([`Stepper::inner`]), else [`Stepper::refresh`]; a method
+    /// whose step reads an acceleration it carries over (RATTLE's `a_n`, generalized-α's
+    /// algorithmic acceleration) overrides it. Only [`crate::Rollout`] calls it, so a run
+    /// of [`crate::drive()`] never does.
     fn restart(&mut self, state: &mut State) -> Result<(), StepError> {
-        self.refresh(state)
+        match self.inner_mut() {
+            Some(inner) => inner.restart(state),
+            None => self.refresh(state),
+        }
     }
     /// Cumulative counters.
     fn stats(&self) -> MethodStats;
     /// The method's own named counters beyond [`MethodStats`] (e.g. how many steps each
     /// regime of a switching method took), cumulative over the run; the runner writes
-    /// them to the runs table's `counters` column. A decorator forwards its inner
-    /// stepper's. Default: none.
+    /// them to the runs table's `counters` column. Default: none, or the wrapped
+    /// stepper's.
     fn counters(&self) -> Vec<(&'static str, usize)> {
-        Vec::new()
+        self.inner().map_or_else(Vec::new, Stepper::counters)
+    }
+    /// The stepper this one wraps, when it is a decorator's: the defaults of `accept`,
+    /// `reject`, `refresh`, `restart` and `counters` then pass the call on to it, and
+    /// the decorator writes only what it changes. `None` (the default) for a method's
+    /// own stepper, whose defaults do nothing.
+    fn inner(&self) -> Option<&dyn Stepper> {
+        None
+    }
+    /// [`Stepper::inner`], to call on.
+    fn inner_mut(&mut self) -> Option<&mut dyn Stepper> {
+        None
     }
 }
 

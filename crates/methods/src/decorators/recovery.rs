@@ -513,7 +513,12 @@ impl Stepper for RecoveredStepper<'_> {
         }
     }
 
-    forward_stepper!(accept, reject, refresh, restart, counters);
+    fn inner(&self) -> Option<&dyn Stepper> {
+        Some(self.inner.as_ref())
+    }
+    fn inner_mut(&mut self) -> Option<&mut dyn Stepper> {
+        Some(self.inner.as_mut())
+    }
     fn stats(&self) -> MethodStats {
         let mut st = self.inner.stats();
         add_kkt_stats(&mut st, self.work.kkt.stats());

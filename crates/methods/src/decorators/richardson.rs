@@ -165,7 +165,15 @@ impl Stepper for RichardsonStepper<'_> {
         })
     }
 
-    forward_stepper!(accept, reject, refresh, restart, counters, stats);
+    fn inner(&self) -> Option<&dyn Stepper> {
+        Some(self.inner.as_ref())
+    }
+    fn inner_mut(&mut self) -> Option<&mut dyn Stepper> {
+        Some(self.inner.as_mut())
+    }
+    fn stats(&self) -> MethodStats {
+        self.inner.stats()
+    }
 }
 
 /// RMS over `q` and `v` of `(a − b) / (atol + rtol max(|a|, |b|))`.

@@ -401,7 +401,12 @@ impl Stepper for ProjectedStepper<'_> {
         }
         Ok(report)
     }
-    forward_stepper!(accept, refresh, restart, counters);
+    fn inner(&self) -> Option<&dyn Stepper> {
+        Some(self.inner.as_ref())
+    }
+    fn inner_mut(&mut self) -> Option<&mut dyn Stepper> {
+        Some(self.inner.as_mut())
+    }
     fn reject(&mut self) {
         // A rejected step does not count towards `every`.
         self.steps = self.steps_at_start;
