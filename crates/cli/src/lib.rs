@@ -256,7 +256,6 @@ fn bad(msg: impl std::fmt::Display) -> Failure {
 
 /// Parse the command line and run it over `registry`: the whole `driftlab` program.
 pub fn main_with(registry: Registry) -> ExitCode {
-    driftlab_methods::sequential_dense_kernels();
     match run(Cli::parse(), &registry) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure(msg, code)) => {

@@ -313,19 +313,10 @@ impl RunOutcome {
 /// Never panics on numerical failure: a step error, a non-finite state or an exhausted
 /// budget ends the run with [`RunStatus::Failed`] carrying the time and the reason.
 ///
-/// Code under it (a problem's model functions, the KKT solver) sees the cell's
-/// [`Schedule::threads`] through [`crate::parallel::in_cell_threads`].
+/// The cell's [`Schedule::threads`] reach the code under it explicitly: the method's KKT
+/// solver through [`StartOptions`](crate::method::StartOptions), the problem's model
+/// functions through [`MechanicalSystem::use_threads`](crate::MechanicalSystem::use_threads).
 pub fn drive(
-    sys: SystemRef<'_>, method: &dyn Method, schedule: &Schedule,
-    observers: &mut [&mut dyn Observer],
-) -> RunOutcome {
-    crate::parallel::with_in_cell_threads(schedule.threads, || {
-        drive_in_cell(sys, method, schedule, observers)
-    })
-}
-
-/// [`drive`] on the thread that states the cell's threads.
-fn drive_in_cell(
     sys: SystemRef<'_>, method: &dyn Method, schedule: &Schedule,
     observers: &mut [&mut dyn Observer],
 ) -> RunOutcome {
@@ -372,6 +363,7 @@ fn drive_in_cell(
 pub(crate) fn begin<'s>(
     sys: SystemRef<'s>, method: &dyn Method, schedule: &Schedule, info: &MethodInfo,
 ) -> Result<(Loop<'s>, Box<dyn Stepper + 's>), Box<RunOutcome>> {
+    sys.use_threads(schedule.threads);
     // Before the initial state: a system too large for memory is refused before anything
     // of its size is allocated (its final state is then empty).
     if let Err(e) = refuse_oversized(sys.dims(), schedule.retained) {

@@ -110,6 +110,9 @@ macro_rules! forward_mechanical {
     (@one $i:ident reference) => {
         fn reference(&self) -> Option<$crate::ReferenceSolution> { self.$i.reference() }
     };
+    (@one $i:ident threads) => {
+        fn use_threads(&self, threads: usize) { self.$i.use_threads(threads) }
+    };
     (@one $i:ident actuators) => {
         fn actuators(&self) -> Vec<$crate::Actuator> { self.$i.actuators() }
     };

@@ -28,7 +28,6 @@ pub mod forward;
 pub mod memory;
 pub mod method;
 pub mod observe;
-pub mod parallel;
 pub mod params;
 pub mod pattern;
 pub mod row_selection;

@@ -265,6 +265,15 @@ pub trait MechanicalSystem: Send + Sync {
     fn actuators(&self) -> Vec<Actuator> {
         Vec::new()
     }
+    /// The threads the running cell may use inside itself, stated by the time loop
+    /// ([`crate::drive::drive`], from [`Schedule::threads`](crate::drive::Schedule::threads))
+    /// before the first model call. A system whose model functions can fan out over
+    /// independent parts (`driftlab_problems`' `copies`) keeps the count and fans out on
+    /// the current rayon pool only when it is ≥ 2; the runner gives a cell of `threads =
+    /// k ≥ 2` a pool of `k` threads of its own, and runs cells of 1 side by side, where a
+    /// fan-out would take a neighbour's core. Others ignore it (the default). A wrapper
+    /// passes it on (`forward_mechanical!`'s `threads`).
+    fn use_threads(&self, _threads: usize) {}
 }
 
 /// One actuator of a [`MechanicalSystem`]: the generalized force `u·Σ (gear_i e_{c_i})` of
@@ -526,6 +535,13 @@ impl<'a> SystemRef<'a> {
         match self {
             Self::Mechanical(s) => Some(s),
             Self::SemiExplicit(_) | Self::Implicit(_) => None,
+        }
+    }
+    /// State the running cell's threads ([`MechanicalSystem::use_threads`]; the index-1
+    /// and implicit forms have no model function that fans out).
+    pub fn use_threads(&self, threads: usize) {
+        if let Self::Mechanical(s) = self {
+            s.use_threads(threads);
         }
     }
     /// Coordinates and constraint rows: `(n, m)` of a mechanical system, `(nx, nz)` of

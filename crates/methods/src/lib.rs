@@ -37,7 +37,6 @@ pub mod pendulum;
 pub mod roundoff;
 pub mod unilateral;
 
-pub use driftlab_solver::sequential_dense_kernels;
 pub use entry::{find_in, MethodEntry, OPTIONAL};
 
 use decorators::{projection, recovery, richardson, velocity_projection};

@@ -44,7 +44,7 @@ impl MechanicalSystem for Adjusted<dyn MechanicalSystem> {
     driftlab_core::forward_mechanical!(inner;
         info, dims, mass_pattern, mass, constraints, jacobian_pattern, jacobian, phi_t,
         curvature, constraint_hessian, tangent, energy, energy_scale, momentum, row_kinds,
-        nonholonomic_rows, prioritized, unilateral, actuators);
+        nonholonomic_rows, prioritized, unilateral, actuators, threads);
     fn forces(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
         self.inner.forces(t, q, v, out);
         if let Some(p) = &self.pulse {

@@ -8,7 +8,7 @@
 //!
 //! every copy the same problem with the same start. The KKT matrix is then block diagonal
 //! after ordering: `k` independent constraint groups. With threads inside the cell
-//! ([`driftlab_core::parallel::in_cell_threads`] ≥ 2) the model functions run copy by copy
+//! ([`MechanicalSystem::use_threads`] ≥ 2, stated by the time loop) the model functions run copy by copy
 //! on the cell's pool, and the KKT solver factors and solves the groups side by side
 //! (`driftlab-solver`'s `kkt/split.rs`); with one thread, everything runs as for one
 //! large system. The exact solution, where the problem has one, is every copy's; a
@@ -17,12 +17,12 @@
 //! that a stacking would break).
 
 use crate::entry::Problem;
-use driftlab_core::parallel::in_cell_threads;
 use driftlab_core::{
     ConstraintHessian, Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo,
     ReferenceDomain, SparsityPattern, State, TangentMatrices,
 };
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The reserved parameter name.
 pub const KEY: &str = "copies";
@@ -82,7 +82,12 @@ pub fn apply(id: &str, problem: Problem, k: usize) -> Result<Problem, ParamError
             .map_or(0, |h| h.pattern().entries.len()),
         tangent: inner.tangent().map_or(0, |t| t.pattern().entries.len()),
     };
-    Ok(Problem::Mechanical(Box::new(Copies { inner, k, sizes })))
+    Ok(Problem::Mechanical(Box::new(Copies {
+        inner,
+        k,
+        sizes,
+        threads: AtomicUsize::new(1),
+    })))
 }
 
 /// The inner problem's lengths, per copy.
@@ -99,18 +104,20 @@ struct Copies {
     inner: Box<dyn MechanicalSystem>,
     k: usize,
     sizes: Sizes,
+    /// The running cell's threads ([`MechanicalSystem::use_threads`]; 1 until stated).
+    threads: AtomicUsize,
 }
 
 /// `f(c, out_c)` for every copy `c`, `out` cut into chunks of `len`: side by side on the
-/// current pool when the cell has threads, in order otherwise.
-fn each_copy<F>(out: &mut [f64], len: usize, f: F)
+/// current pool when the cell has `threads` ≥ 2, in order otherwise.
+fn each_copy<F>(threads: usize, out: &mut [f64], len: usize, f: F)
 where
     F: Fn(usize, &mut [f64]) + Sync,
 {
     if len == 0 {
         return;
     }
-    if in_cell_threads() >= 2 {
+    if threads >= 2 {
         out.par_chunks_mut(len)
             .enumerate()
             .for_each(|(c, o)| f(c, o));
@@ -129,12 +136,14 @@ fn pieces(x: &mut [f64], len: usize, k: usize) -> Vec<&mut [f64]> {
 }
 
 /// As [`each_copy`] for `k` copies of two outputs, cut into chunks of `len_a` and `len_b`.
-fn each_copy2<F>(k: usize, a: &mut [f64], len_a: usize, b: &mut [f64], len_b: usize, f: F)
-where
+fn each_copy2<F>(
+    threads: usize, k: usize, (a, len_a): (&mut [f64], usize), (b, len_b): (&mut [f64], usize),
+    f: F,
+) where
     F: Fn(usize, &mut [f64], &mut [f64]) + Sync,
 {
     let pairs = pieces(a, len_a, k).into_iter().zip(pieces(b, len_b, k));
-    if in_cell_threads() >= 2 {
+    if threads >= 2 {
         let pairs: Vec<_> = pairs.collect();
         pairs
             .into_par_iter()
@@ -146,6 +155,11 @@ where
 }
 
 impl Copies {
+    /// The running cell's threads.
+    fn threads(&self) -> usize {
+        self.threads.load(Ordering::Relaxed)
+    }
+
     /// Copy `c`'s coordinates in `x` (a vector of `n` per copy).
     fn of<'a>(&self, x: &'a [f64], c: usize) -> &'a [f64] {
         let n = self.sizes.dims.n;
@@ -209,12 +223,12 @@ impl MechanicalSystem for Copies {
         )
     }
     fn mass(&self, q: &[f64], out: &mut [f64]) {
-        each_copy(out, self.sizes.mass, |c, o| {
+        each_copy(self.threads(), out, self.sizes.mass, |c, o| {
             self.inner.mass(self.of(q, c), o)
         });
     }
     fn mass_at(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        each_copy(out, self.sizes.mass, |c, o| {
+        each_copy(self.threads(), out, self.sizes.mass, |c, o| {
             self.inner.mass_at(t, self.of(q, c), self.of(v, c), o)
         });
     }
@@ -222,12 +236,12 @@ impl MechanicalSystem for Copies {
         self.inner.mass_varies()
     }
     fn forces(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        each_copy(out, self.sizes.dims.n, |c, o| {
+        each_copy(self.threads(), out, self.sizes.dims.n, |c, o| {
             self.inner.forces(t, self.of(q, c), self.of(v, c), o)
         });
     }
     fn constraints(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        each_copy(out, self.sizes.dims.m, |c, o| {
+        each_copy(self.threads(), out, self.sizes.dims.m, |c, o| {
             self.inner.constraints(t, self.of(q, c), o)
         });
     }
@@ -238,23 +252,23 @@ impl MechanicalSystem for Copies {
         )
     }
     fn jacobian(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        each_copy(out, self.sizes.jacobian, |c, o| {
+        each_copy(self.threads(), out, self.sizes.jacobian, |c, o| {
             self.inner.jacobian(t, self.of(q, c), o)
         });
     }
     fn constraints_and_jacobian(&self, t: f64, q: &[f64], phi: &mut [f64], jac: &mut [f64]) {
         let (m, nj) = (self.sizes.dims.m, self.sizes.jacobian);
-        each_copy2(self.k, phi, m, jac, nj, |c, p, j| {
+        each_copy2(self.threads(), self.k, (phi, m), (jac, nj), |c, p, j| {
             self.inner.constraints_and_jacobian(t, self.of(q, c), p, j)
         });
     }
     fn phi_t(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        each_copy(out, self.sizes.dims.m, |c, o| {
+        each_copy(self.threads(), out, self.sizes.dims.m, |c, o| {
             self.inner.phi_t(t, self.of(q, c), o)
         });
     }
     fn curvature(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        each_copy(out, self.sizes.dims.m, |c, o| {
+        each_copy(self.threads(), out, self.sizes.dims.m, |c, o| {
             self.inner.curvature(t, self.of(q, c), self.of(v, c), o)
         });
     }
@@ -304,6 +318,11 @@ impl MechanicalSystem for Copies {
             Some(_) => driftlab_core::system::undeclared_domain(self.exact(0.0).is_some(), false),
         }
     }
+    /// Kept here, not passed on: the copies are what runs side by side; each inner call
+    /// stays on one thread.
+    fn use_threads(&self, threads: usize) {
+        self.threads.store(threads.max(1), Ordering::Relaxed);
+    }
 }
 
 impl ConstraintHessian for Copies {
@@ -312,7 +331,7 @@ impl ConstraintHessian for Copies {
     }
     fn values(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut [f64]) {
         // The trait objects are not `Sync`: each copy asks the inner problem again.
-        each_copy(out, self.sizes.hessian, |c, o| {
+        each_copy(self.threads(), out, self.sizes.hessian, |c, o| {
             if let Some(h) = self.inner.constraint_hessian() {
                 h.values(t, self.of(q, c), self.rows_of(lambda, c), o)
             }
@@ -326,7 +345,7 @@ impl TangentMatrices for Copies {
     }
     fn values(&self, t: f64, q: &[f64], v: &[f64], k: &mut [f64], c: &mut [f64]) {
         let len = self.sizes.tangent;
-        each_copy2(self.k, k, len, c, len, |b, kb, cb| {
+        each_copy2(self.threads(), self.k, (k, len), (c, len), |b, kb, cb| {
             if let Some(tm) = self.inner.tangent() {
                 tm.values(t, self.of(q, b), self.of(v, b), kb, cb)
             }
@@ -337,6 +356,74 @@ impl TangentMatrices for Copies {
 #[cfg(test)]
 mod tests {
     use crate::build;
+    use crate::entry::Problem;
+    use driftlab_core::MechanicalSystem;
+    use std::collections::BTreeSet;
+    use std::sync::{Arc, Mutex};
+
+    /// A problem that records on which pool thread its `forces` ran (and takes 1 ms, so
+    /// that an idle thread steals work when there is any to steal).
+    struct Recording {
+        inner: Box<dyn MechanicalSystem>,
+        seen: Arc<Mutex<BTreeSet<Option<usize>>>>,
+    }
+
+    impl MechanicalSystem for Recording {
+        driftlab_core::forward_mechanical!(inner;
+            info, dims, mass_pattern, mass, constraints, jacobian_pattern, jacobian,
+            curvature, initial_state);
+        fn forces(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            if let Ok(mut seen) = self.seen.lock() {
+                seen.insert(rayon::current_thread_index());
+            }
+            self.inner.forces(t, q, v, out);
+        }
+    }
+
+    /// The threads `forces` of 8 copies ran on, called 10 times on a pool of 2 after
+    /// `use_threads(threads)` (none: never stated).
+    fn threads_seen(threads: Option<usize>) -> usize {
+        let Ok(Problem::Mechanical(pendulum)) = build("pendulum", &toml::Table::new()) else {
+            panic!("pendulum builds as a mechanical system");
+        };
+        let seen = Arc::new(Mutex::new(BTreeSet::new()));
+        let recording = Recording {
+            inner: pendulum,
+            seen: Arc::clone(&seen),
+        };
+        let Ok(Problem::Mechanical(copies)) =
+            super::apply("pendulum", Problem::Mechanical(Box::new(recording)), 8)
+        else {
+            panic!("8 copies of the pendulum");
+        };
+        if let Some(k) = threads {
+            copies.use_threads(k);
+        }
+        let start = copies.initial_state();
+        let mut f = vec![0.0; start.q.len()];
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("pool");
+        pool.install(|| (0..10).for_each(|_| copies.forces(0.0, &start.q, &start.v, &mut f)));
+        let n = seen.lock().map(|s| s.len()).unwrap_or(0);
+        n
+    }
+
+    /// One channel for threads (issue 48 item 4): the copies fan out on the cell's pool
+    /// exactly when the time loop stated ≥ 2 threads, and stay on one thread otherwise,
+    /// whatever the pool they are called on.
+    #[test]
+    fn the_copies_fan_out_only_when_told_two_threads() {
+        assert_eq!(threads_seen(None), 1, "never told: one thread");
+        assert_eq!(threads_seen(Some(1)), 1, "told 1: one thread");
+        assert_eq!(
+            threads_seen(Some(2)),
+            2,
+            "told 2: both of the pool's threads"
+        );
+    }
 
     fn refusal(id: &str, params: &str) -> String {
         let table: toml::Table = params.parse().expect("toml");

@@ -197,7 +197,7 @@ where
 {
     driftlab_core::forward_mechanical!(inner;
         mass_pattern, mass, forces, tangent, energy, energy_scale, momentum, unilateral,
-        reference, actuators);
+        reference, actuators, threads);
     fn info(&self) -> ProblemInfo {
         let mut i = self.inner.info();
         i.title = format!(

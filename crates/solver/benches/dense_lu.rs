@@ -87,7 +87,9 @@ fn complex(c: &mut Criterion) {
 }
 
 fn bench_dense(c: &mut Criterion) {
-    driftlab_solver::sequential_dense_kernels();
+    // faer's high-level LU below reads faer's process-wide parallelism; this program is
+    // the bench alone, so it sets it to the sequential kernels the workspace calls.
+    faer::set_global_parallelism(faer::Par::Seq);
     real(c);
     complex(c);
 }

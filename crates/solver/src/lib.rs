@@ -23,10 +23,7 @@ pub mod rank;
 
 pub use error::SolverError;
 pub use faer::Par;
-pub use kkt::{
-    par_of, sequential_dense_kernels, KktBackend, KktOptions, KktPattern, KktSolver, KktStats,
-    DENSE_MAX_DIM,
-};
+pub use kkt::{par_of, KktBackend, KktOptions, KktPattern, KktSolver, KktStats, DENSE_MAX_DIM};
 pub use projection::{
     project_position, project_velocity, ConstraintEval, ConstraintsAt, ProjectionParams,
     ProjectionReport,

@@ -29,7 +29,7 @@ pub fn numerical_rank(
     for (&(i, j), &v) in entries.iter().zip(values) {
         a[(i, j)] += v;
     }
-    let s = a.singular_values().map_err(|e| {
+    let s = crate::dense::singular_values(a.as_ref(), faer::Par::Seq).map_err(|e| {
         SolverError::Factorization(format!("SVD of the {rows}×{cols} Jacobian failed: {e:?}"))
     })?;
     let smax = s.first().copied().unwrap_or(0.0);

@@ -12,7 +12,6 @@ use super::{begin, Loop, RunOutcome, RunStatus, Schedule};
 use crate::error::RunError;
 use crate::method::{Method, MethodStats, Stepper};
 use crate::observe::{Metrics, Observer};
-use crate::parallel::with_in_cell_threads;
 use crate::state::State;
 use crate::system::SystemRef;
 
@@ -22,8 +21,6 @@ pub struct Rollout<'s> {
     stepper: Box<dyn Stepper + 's>,
     h: f64,
     t0: f64,
-    /// The cell's threads, stated for the code under the loop as `drive` states them.
-    threads: usize,
 }
 
 impl<'s> Rollout<'s> {
@@ -34,16 +31,13 @@ impl<'s> Rollout<'s> {
     pub fn start(
         sys: SystemRef<'s>, method: &dyn Method, h: f64, schedule: &Schedule,
     ) -> Result<Self, Box<RunOutcome>> {
-        let threads = schedule.threads;
-        let (run, stepper) =
-            with_in_cell_threads(threads, || begin(sys, method, schedule, &method.info()))?;
+        let (run, stepper) = begin(sys, method, schedule, &method.info())?;
         let t0 = run.state.t;
         Ok(Self {
             run,
             stepper,
             h,
             t0,
-            threads,
         })
     }
 
@@ -56,9 +50,7 @@ impl<'s> Rollout<'s> {
         let k0 = self.run.out.steps;
         let ks = k0 + 1..=k0 + n;
         let (run, stepper, (h, t0)) = (&mut self.run, self.stepper.as_mut(), (self.h, self.t0));
-        with_in_cell_threads(self.threads, || {
-            run.fixed_steps(stepper, h, t0, ks, observers)
-        });
+        run.fixed_steps(stepper, h, t0, ks, observers);
         if self.run.out.status == RunStatus::Ok {
             // The loop skips this copy after a run's last step; a rollout goes on.
             self.run.last_good.clone_from(&self.run.state);
@@ -92,7 +84,7 @@ impl<'s> Rollout<'s> {
             return Err(error.clone());
         }
         let (stepper, state) = (&mut self.stepper, &mut self.run.state);
-        let restarted = with_in_cell_threads(self.threads, || stepper.restart(state));
+        let restarted = stepper.restart(state);
         match restarted {
             Ok(()) => {
                 self.run.last_good.clone_from(&self.run.state);

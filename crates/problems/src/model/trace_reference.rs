@@ -191,7 +191,7 @@ impl<S: MechanicalSystem> MechanicalSystem for TraceReferenced<S> {
         info, dims, mass_pattern, mass, forces, constraints, jacobian_pattern, jacobian,
         phi_t, curvature, constraint_hessian, tangent, energy, energy_scale,
         nonholonomic_rows, prioritized, unilateral, row_kinds, momentum, initial_state,
-        actuators);
+        actuators, threads);
     fn exact(&self, t: f64) -> Option<ExactSolution> {
         self.trace.at(t)
     }

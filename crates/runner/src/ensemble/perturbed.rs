@@ -135,7 +135,7 @@ impl MechanicalSystem for Perturbed {
     driftlab_core::forward_mechanical!(inner;
         info, dims, mass_pattern, mass, forces, jacobian_pattern, jacobian, phi_t, curvature,
         constraint_hessian, tangent, energy, energy_scale, nonholonomic_rows, prioritized,
-        unilateral, row_kinds, momentum, actuators);
+        unilateral, row_kinds, momentum, actuators, threads);
     fn constraints(&self, t: f64, q: &[f64], out: &mut [f64]) {
         self.inner.constraints(t, q, out);
         let Some(noise) = &self.noise else { return };

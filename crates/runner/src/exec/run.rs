@@ -221,7 +221,6 @@ pub(crate) fn validated(
 pub(crate) fn run_in_folder(
     spec: &Spec, cells: &[Cell], text: &str, opts: &RunOptions, out_dir: &Path,
 ) -> Result<RunSummary, RunnerError> {
-    driftlab_methods::sequential_dense_kernels();
     let clock = Instant::now();
     let earlier = match opts.resume {
         true => resumable(out_dir, text)?,

@@ -54,7 +54,7 @@ impl MechanicalSystem for Actuated {
         info, dims, mass_pattern, mass, constraints, jacobian_pattern, jacobian, phi_t,
         curvature, constraint_hessian, tangent, energy, energy_scale, nonholonomic_rows,
         prioritized, unilateral, row_kinds, momentum, initial_state, exact, reference,
-        actuators);
+        actuators, threads);
     fn forces(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
         self.inner.forces(t, q, v, out);
         for (f, u) in out.iter_mut().zip(&self.force) {

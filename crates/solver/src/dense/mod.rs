@@ -2,14 +2,15 @@
 //! by LU with partial pivoting — in place ([`SmallLu`], [`SplitComplexLu`]) up to a size, faer's blocked LU
 //! above; pseudo-inverses (faer SVD) and Cholesky for the prioritized method.
 
+mod blocked;
 mod small;
 
+pub(crate) use blocked::singular_values;
+use blocked::{thin_svd, BlockedLu};
 pub use small::{SmallLu, SplitComplexLu};
 
 use crate::error::SolverError;
-use faer::c64;
-use faer::linalg::solvers::{PartialPivLu, Solve};
-use faer::Mat;
+use faer::{c64, Mat, Par};
 
 /// Solve `A x = b` for a dense row-major `n × n` matrix `a`, overwriting `b` with `x`.
 /// Fails with [`SolverError::Factorization`] if the result is not finite (singular `A`).
@@ -52,7 +53,7 @@ pub struct DenseLu {
 /// The two implementations behind [`DenseLu`].
 enum RealFactor {
     Small(SmallLu),
-    Faer(Option<PartialPivLu<f64>>),
+    Faer(Option<BlockedLu<f64>>),
 }
 
 impl DenseLu {
@@ -89,7 +90,7 @@ impl DenseLu {
                 lu.factor()
             }
             RealFactor::Faer(lu) => {
-                *lu = Some(Mat::<f64>::from_fn(n, n, at).partial_piv_lu());
+                *lu = Some(BlockedLu::factor(Mat::from_fn(n, n, at), Par::Seq));
                 Ok(())
             }
         }
@@ -133,7 +134,7 @@ pub struct DenseComplexLu {
 /// The two implementations behind [`DenseComplexLu`] (faer's with its right-hand side).
 enum ComplexFactor {
     Small(SplitComplexLu),
-    Faer(Option<PartialPivLu<c64>>, Mat<c64>),
+    Faer(Option<BlockedLu<c64>>, Mat<c64>),
 }
 
 impl DenseComplexLu {
@@ -173,7 +174,7 @@ impl DenseComplexLu {
                     let (re, im) = at(i, j);
                     c64::new(re, im)
                 };
-                *lu = Some(Mat::<c64>::from_fn(n, n, at).partial_piv_lu());
+                *lu = Some(BlockedLu::factor(Mat::from_fn(n, n, at), Par::Seq));
                 Ok(())
             }
         }
@@ -223,11 +224,10 @@ pub fn damped_pseudo_inverse(
     rows: usize, cols: usize, a: &[f64], mu: f64, scale: f64,
 ) -> Result<(Vec<f64>, usize), SolverError> {
     let m = Mat::<f64>::from_fn(rows, cols, |i, j| a[i * cols + j]);
-    let svd = m.thin_svd().map_err(|e| {
+    let svd = thin_svd(m.as_ref(), Par::Seq).map_err(|e| {
         SolverError::Factorization(format!("SVD of a {rows}×{cols} matrix failed: {e:?}"))
     })?;
-    let (u, v) = (svd.U(), svd.V());
-    let sv = svd.S().column_vector();
+    let (u, sv, v) = (&svd.u, &svd.s, &svd.v);
     let k = rows.min(cols);
     let smax = if k > 0 { sv[0] } else { 0.0 };
     let tol = rows.max(cols) as f64 * f64::EPSILON * smax.max(scale);

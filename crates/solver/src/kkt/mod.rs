@@ -44,18 +44,6 @@ pub use schur::SCHUR_MAX_BLOCK;
 use sparse::SparseLdlt;
 use split::Blocks;
 
-/// Make faer's process-wide parallelism sequential. faer's dense solvers (the LU of
-/// [`crate::dense::DenseLu`] above [`crate::dense::SMALL_LU_MAX_DIM`], the SVD of the
-/// pseudo-inverses) read it, and its default is every core through rayon: inside a sweep
-/// cell that oversubscribes the cores and puts another cell's threads into this cell's
-/// timing (a 96 × 96 LU took 244 µs that way against 146 µs for the sequential small
-/// LU, `cargo bench -p driftlab-solver`). The workspace's parallelism is explicit instead:
-/// cells side by side in the runner's pool, faer threads inside a cell through
-/// [`KktOptions::par`]. The runner and the CLI call this once at start.
-pub fn sequential_dense_kernels() {
-    faer::set_global_parallelism(Par::Seq);
-}
-
 /// faer's parallelism for `threads` threads (0 and 1: sequential).
 pub fn par_of(threads: usize) -> Par {
     match threads {
@@ -682,7 +670,7 @@ impl Single {
             return Err(SolverError::Factorization("not the sparse backend".into()));
         };
         self.in_hand = None;
-        sparse.factorize_pivoted(&self.exact)?;
+        sparse.factorize_pivoted(&self.exact, self.par)?;
         self.stats.pivoted_factorizations += 1;
         Ok(())
     }

@@ -18,10 +18,10 @@
 //! symbolic LU (column ordering) are built once, at the first fallback.
 
 use crate::error::SolverError;
-use faer::linalg::solvers::SolveCore;
-use faer::sparse::linalg::solvers::{Lu, SymbolicLu};
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::sparse::linalg::lu::{factorize_symbolic_lu, LuRef, NumericLu, SymbolicLu};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMat, SymbolicSparseColMatRef};
-use faer::Conj;
+use faer::{Conj, Par};
 
 /// The full matrix `K` (pattern, values) and its LU.
 pub(super) struct PivotedLu {
@@ -31,7 +31,12 @@ pub(super) struct PivotedLu {
     from: Vec<usize>,
     values: Vec<f64>,
     symbolic: SymbolicLu<usize>,
-    lu: Option<Lu<usize, f64>>,
+    /// The numeric LU, valid when `factored` (faer's low-level API, which takes the
+    /// parallelism as an argument instead of reading faer's process-wide setting).
+    numeric: NumericLu<usize, f64>,
+    factored: bool,
+    /// The parallelism of the last factorization, for its solves.
+    par: Par,
 }
 
 impl PivotedLu {
@@ -61,42 +66,66 @@ impl PivotedLu {
         let row_idx: Vec<usize> = entries.iter().map(|&(_, r, _)| r).collect();
         let from: Vec<usize> = entries.iter().map(|&(_, _, s)| s).collect();
         let full = SymbolicSparseColMat::new_checked(dim, dim, col_ptr, None, row_idx);
-        let symbolic = SymbolicLu::try_new(full.as_ref())
+        let symbolic = factorize_symbolic_lu(full.as_ref(), Default::default())
             .map_err(|e| SolverError::Symbolic(format!("sparse LU analysis: {e:?}")))?;
         Ok(Self {
             values: vec![0.0; from.len()],
             full,
             from,
             symbolic,
-            lu: None,
+            numeric: NumericLu::new(),
+            factored: false,
+            par: Par::Seq,
         })
     }
 
-    /// Factor `K` with the stored triangle's values `tri_values`.
-    pub(super) fn factorize(&mut self, tri_values: &[f64]) -> Result<(), SolverError> {
-        self.lu = None;
+    /// Factor `K` with the stored triangle's values `tri_values`, on `par` (the cell's
+    /// threads, [`super::KktOptions::par`]).
+    pub(super) fn factorize(&mut self, tri_values: &[f64], par: Par) -> Result<(), SolverError> {
+        self.factored = false;
+        self.par = par;
         for (v, &s) in self.values.iter_mut().zip(&self.from) {
             *v = tri_values[s];
         }
         let mat = SparseColMatRef::new(self.full.as_ref(), &self.values);
-        let lu = Lu::try_new_with_symbolic(self.symbolic.clone(), mat)
+        let scratch = self
+            .symbolic
+            .factorize_numeric_lu_scratch::<f64>(par, Default::default());
+        let mut buffer = MemBuffer::try_new(scratch).map_err(|e| {
+            SolverError::Factorization(format!("pivoted sparse LU workspace: {e:?}"))
+        })?;
+        self.symbolic
+            .factorize_numeric_lu(
+                &mut self.numeric,
+                mat,
+                par,
+                MemStack::new(&mut buffer),
+                Default::default(),
+            )
             .map_err(|e| SolverError::Factorization(format!("pivoted sparse LU: {e:?}")))?;
-        self.lu = Some(lu);
+        self.factored = true;
         Ok(())
     }
 
     /// Whether a factor is in hand.
     pub(super) fn is_factored(&self) -> bool {
-        self.lu.is_some()
+        self.factored
     }
 
     /// Solve in place with the factor (`x` in the triangle's order); a no-op without one.
     pub(super) fn solve_in_place(&self, x: &mut [f64]) {
-        if let Some(lu) = &self.lu {
-            let dim = x.len();
-            let col = faer::MatMut::from_column_major_slice_mut(x, dim, 1);
-            lu.solve_in_place_with_conj(Conj::No, col);
+        if !self.factored {
+            return;
         }
+        let dim = x.len();
+        let col = faer::MatMut::from_column_major_slice_mut(x, dim, 1);
+        let scratch = self.symbolic.solve_in_place_scratch::<f64>(1, self.par);
+        LuRef::new_unchecked(&self.symbolic, &self.numeric).solve_in_place_with_conj(
+            Conj::No,
+            col,
+            self.par,
+            MemStack::new(&mut MemBuffer::new(scratch)),
+        );
     }
 }
 
@@ -121,7 +150,7 @@ mod tests {
             };
             let tri = SymbolicSparseColMat::new_checked(2, 2, col_ptr, None, rows);
             let mut lu = PivotedLu::new(tri.as_ref()).expect("analysis");
-            lu.factorize(&values).expect("factor");
+            lu.factorize(&values, faer::Par::Seq).expect("factor");
             let mut x = [3.0, -2.0];
             lu.solve_in_place(&mut x);
             assert!(

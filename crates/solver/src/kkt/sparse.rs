@@ -157,13 +157,15 @@ impl SparseLdlt {
 
     /// Factor the matrix with values `values` by the pivoted sparse LU (see
     /// `kkt/pivoted.rs`), which then replaces the LDLᵀ factor in hand.
-    pub(super) fn factorize_pivoted(&mut self, values: &[f64]) -> Result<(), SolverError> {
+    pub(super) fn factorize_pivoted(
+        &mut self, values: &[f64], par: Par,
+    ) -> Result<(), SolverError> {
         self.use_pivoted = false;
         let lu = match &mut self.pivoted {
             Some(lu) => lu,
             slot => slot.insert(Box::new(PivotedLu::new(self.tri.as_ref())?)),
         };
-        lu.factorize(values)?;
+        lu.factorize(values, par)?;
         self.use_pivoted = lu.is_factored();
         Ok(())
     }
