@@ -43,13 +43,15 @@ struct Cli {
 enum What {
     Problems,
     Methods,
+    /// `docs/catalog.md` (Markdown, from the registry).
+    Catalog,
 }
 
 #[derive(Subcommand)]
 enum Cmd {
     /// List the problem or method catalog.
     List {
-        /// `problems` or `methods`.
+        /// `problems`, `methods`, or `catalog` (both as `docs/catalog.md`'s Markdown).
         what: What,
     },
     /// Show a problem's or method's equations, parameters with defaults, and citation.
@@ -243,6 +245,7 @@ macro_rules! out {
     }};
 }
 
+pub mod catalog;
 mod compare_methods;
 mod simulate;
 mod tune;
@@ -317,6 +320,12 @@ fn run(cli: Cli, registry: &Registry) -> Result<(), Failure> {
                 out!("{:<22} {}", e.id, i.title);
             }
             out!("{:<22} decorator over any method: `projection = {{ tol, max_iter, velocity }}` in a spec, --projection in simulate", "+projection");
+            Ok(())
+        }
+        Cmd::List {
+            what: What::Catalog,
+        } => {
+            out!("{}", catalog::markdown(registry).trim_end());
             Ok(())
         }
         Cmd::Describe { id, set } => describe(registry, &id, &set),
