@@ -24,7 +24,8 @@ use crate::domain::{self, judge, part, EPS, SAFETY};
 use crate::entry::{Problem, ProblemEntry};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
-    ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain, State,
+    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,
+    SparsityPattern, State,
 };
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +36,11 @@ pub(crate) fn no_slip_row(q: &[f64], out: &mut [f64]) {
     let (s, c) = q[2].sin_cos();
     out[0] = s;
     out[1] = -c;
+}
+
+/// The pattern of that row on `q = (x, y, θ)`: one row, `(0, 0), (0, 1)`.
+pub(crate) fn no_slip_pattern() -> SparsityPattern {
+    SparsityPattern::new(1, 3, vec![(0, 0), (0, 1)])
 }
 
 /// Its curvature `γ = −(A_q v) v = −θ̇ (ẋ cos θ + ẏ sin θ)`.
@@ -143,7 +149,31 @@ impl MechanicalSystem for KnifeEdge {
             reference: "exact (closed form)".into(),
         }
     }
-    no_slip_body!();
+    fn dims(&self) -> Dims {
+        Dims { n: 3, m: 1 }
+    }
+    fn nonholonomic_rows(&self) -> usize {
+        1
+    }
+    fn mass_pattern(&self) -> SparsityPattern {
+        SparsityPattern::diagonal(3)
+    }
+    fn mass(&self, _q: &[f64], out: &mut [f64]) {
+        out.copy_from_slice(&[self.p.m, self.p.m, self.p.inertia]);
+    }
+    /// No position-level constraint: the row is nonholonomic.
+    fn constraints(&self, _t: f64, _q: &[f64], out: &mut [f64]) {
+        out[0] = 0.0;
+    }
+    fn jacobian_pattern(&self) -> SparsityPattern {
+        no_slip_pattern()
+    }
+    fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        no_slip_row(q, out);
+    }
+    fn curvature(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        no_slip_curvature(q, v, out);
+    }
     fn forces(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
         out.copy_from_slice(&[self.p.m * self.p.slope_g(), 0.0, 0.0]);
     }

@@ -26,9 +26,11 @@
 
 use crate::domain::{judge, part, EPS, SAFETY};
 use crate::entry::{Problem, ProblemEntry};
+use crate::nonholonomic::knife_edge::{no_slip_curvature, no_slip_pattern, no_slip_row};
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
-    ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain, State,
+    Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain,
+    SparsityPattern, State,
 };
 use serde::{Deserialize, Serialize};
 
@@ -156,7 +158,31 @@ impl MechanicalSystem for ParallelParking {
             reference: "exact: u, θ in closed form, (x, y) by quadrature; after a period (2πU/Ω) J₁(W/Ω)(sin c, −cos c)".into(),
         }
     }
-    no_slip_body!();
+    fn dims(&self) -> Dims {
+        Dims { n: 3, m: 1 }
+    }
+    fn nonholonomic_rows(&self) -> usize {
+        1
+    }
+    fn mass_pattern(&self) -> SparsityPattern {
+        SparsityPattern::diagonal(3)
+    }
+    fn mass(&self, _q: &[f64], out: &mut [f64]) {
+        out.copy_from_slice(&[self.p.m, self.p.m, self.p.inertia]);
+    }
+    /// No position-level constraint: the row is nonholonomic.
+    fn constraints(&self, _t: f64, _q: &[f64], out: &mut [f64]) {
+        out[0] = 0.0;
+    }
+    fn jacobian_pattern(&self) -> SparsityPattern {
+        no_slip_pattern()
+    }
+    fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        no_slip_row(q, out);
+    }
+    fn curvature(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        no_slip_curvature(q, v, out);
+    }
     fn forces(&self, t: f64, q: &[f64], _v: &[f64], out: &mut [f64]) {
         let (s, c) = (self.omega * t).sin_cos();
         let f = -self.p.m * self.p.speed * self.omega * s;

@@ -12,9 +12,11 @@
 
 use crate::domain::{judge, part, EPS, SAFETY};
 use crate::entry::{Problem, ProblemEntry};
+use crate::planar::circle;
 use driftlab_core::params::{self, bounded_positive};
 use driftlab_core::{
-    ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain, State,
+    ConstraintHessian, Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo,
+    ReferenceDomain, SparsityPattern, State,
 };
 use serde::{Deserialize, Serialize};
 
@@ -99,11 +101,33 @@ impl MechanicalSystem for CircleRotor {
             reference: "exact: uniform circular motion".into(),
         }
     }
-    planar_point_mass!();
+    fn dims(&self) -> Dims {
+        circle::DIMS
+    }
+    fn mass_pattern(&self) -> SparsityPattern {
+        SparsityPattern::diagonal(2)
+    }
+    fn mass(&self, _q: &[f64], out: &mut [f64]) {
+        circle::mass(self.p.m, out);
+    }
     fn forces(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
         out.iter_mut().for_each(|x| *x = 0.0);
     }
-    circle_constraint!(radius);
+    fn constraints(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        out[0] = circle::phi(q, self.p.radius);
+    }
+    fn jacobian_pattern(&self) -> SparsityPattern {
+        circle::jacobian_pattern()
+    }
+    fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        circle::jacobian(q, out);
+    }
+    fn curvature(&self, _t: f64, _q: &[f64], v: &[f64], out: &mut [f64]) {
+        out[0] = circle::curvature(v);
+    }
+    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
+        Some(self)
+    }
     fn energy(&self, _t: f64, _q: &[f64], v: &[f64]) -> Option<f64> {
         Some(0.5 * self.p.m * (v[0] * v[0] + v[1] * v[1]))
     }
@@ -153,4 +177,11 @@ impl MechanicalSystem for CircleRotor {
     }
 }
 
-circle_hessian!(CircleRotor);
+impl ConstraintHessian for CircleRotor {
+    fn pattern(&self) -> SparsityPattern {
+        SparsityPattern::diagonal(2)
+    }
+    fn values(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
+        circle::hessian(lambda, out);
+    }
+}

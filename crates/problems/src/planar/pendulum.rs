@@ -26,8 +26,12 @@
 
 use crate::elliptic::{complete_k_c, sn_cn_dn_c};
 use crate::entry::{Problem, ProblemEntry};
+use crate::planar::circle;
 use driftlab_core::params::{self, bounded_positive, finite};
-use driftlab_core::{ExactSolution, MechanicalSystem, ParamError, ProblemInfo, State};
+use driftlab_core::{
+    ConstraintHessian, Dims, ExactSolution, MechanicalSystem, ParamError, ProblemInfo,
+    SparsityPattern, State,
+};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of [`Pendulum`].
@@ -272,12 +276,34 @@ impl MechanicalSystem for Pendulum {
             reference: format!("exact (Jacobi elliptic functions), period {:.15} s", self.period()),
         }
     }
-    planar_point_mass!();
+    fn dims(&self) -> Dims {
+        circle::DIMS
+    }
+    fn mass_pattern(&self) -> SparsityPattern {
+        SparsityPattern::diagonal(2)
+    }
+    fn mass(&self, _q: &[f64], out: &mut [f64]) {
+        circle::mass(self.p.m, out);
+    }
     fn forces(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
         out[0] = 0.0;
         out[1] = -self.p.m * self.p.g;
     }
-    circle_constraint!(length);
+    fn constraints(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        out[0] = circle::phi(q, self.p.length);
+    }
+    fn jacobian_pattern(&self) -> SparsityPattern {
+        circle::jacobian_pattern()
+    }
+    fn jacobian(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        circle::jacobian(q, out);
+    }
+    fn curvature(&self, _t: f64, _q: &[f64], v: &[f64], out: &mut [f64]) {
+        out[0] = circle::curvature(v);
+    }
+    fn constraint_hessian(&self) -> Option<&dyn ConstraintHessian> {
+        Some(self)
+    }
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> Option<f64> {
         Some(0.5 * self.p.m * (v[0] * v[0] + v[1] * v[1]) + self.p.m * self.p.g * q[1])
     }
@@ -335,7 +361,14 @@ impl MechanicalSystem for Pendulum {
     }
 }
 
-circle_hessian!(Pendulum);
+impl ConstraintHessian for Pendulum {
+    fn pattern(&self) -> SparsityPattern {
+        SparsityPattern::diagonal(2)
+    }
+    fn values(&self, _t: f64, _q: &[f64], lambda: &[f64], out: &mut [f64]) {
+        circle::hessian(lambda, out);
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -19,8 +19,9 @@
 
 use crate::domain::{judge, part, EPS, SAFETY};
 use crate::entry::{Problem, ProblemEntry};
+use crate::planar::circle;
 use driftlab_core::params::{self, bounded_positive};
-use driftlab_core::ConstraintHessian;
+use driftlab_core::{ConstraintHessian, Dims};
 use driftlab_core::{
     ExactSolution, MechanicalSystem, ParamError, ProblemInfo, ReferenceDomain, SparsityPattern,
     State,
@@ -111,7 +112,15 @@ impl MechanicalSystem for RotatingRod {
             reference: "exact: r₀ cosh Ωt (closed form)".into(),
         }
     }
-    planar_point_mass!();
+    fn dims(&self) -> Dims {
+        circle::DIMS
+    }
+    fn mass_pattern(&self) -> SparsityPattern {
+        SparsityPattern::diagonal(2)
+    }
+    fn mass(&self, _q: &[f64], out: &mut [f64]) {
+        circle::mass(self.p.m, out);
+    }
     fn forces(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
         out.iter_mut().for_each(|x| *x = 0.0);
     }
