@@ -44,7 +44,7 @@ fn run_key(r: &Run) -> String {
         &r.variant,
         &r.params,
         r.h,
-        r.threads,
+        r.cell_threads(),
     )
 }
 
@@ -56,7 +56,7 @@ fn selected<'a>(runs: &'a [Run], texts: &[String]) -> Vec<&'a Run> {
 
 /// The value of a runs measure (a column named by the spec) on one row.
 fn run_value(r: &Run, measure: &str) -> Option<f64> {
-    table::number(&r.row, runs::COLUMNS, measure).filter(|x| x.is_finite())
+    table::number(r, runs::COLUMNS, measure).filter(|x| x.is_finite())
 }
 
 fn aggregate(mut values: Vec<f64>, how: Aggregate) -> Option<f64> {
@@ -125,7 +125,7 @@ fn measured(
     }
     let rows = selected(&res.runs, texts);
     if measure == "failed_rows" {
-        let failed = rows.iter().filter(|r| !r.ok).count();
+        let failed = rows.iter().filter(|r| !r.ok()).count();
         return (
             if rows.is_empty() {
                 None
@@ -323,7 +323,7 @@ mod tests {
     use super::*;
 
     fn run(variant: &str, ok: bool, sweeps: u64, err: f64) -> Run {
-        Run::of_row(&runs::Row {
+        runs::Row {
             problem: "ball-stack".into(),
             problem_params: "{\"balls\":20}".into(),
             variant: variant.into(),
@@ -332,7 +332,7 @@ mod tests {
             err_q: Some(err),
             h: 1e-3,
             ..runs::Row::default()
-        })
+        }
     }
 
     fn results() -> Results {

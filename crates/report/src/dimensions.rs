@@ -21,15 +21,15 @@ pub fn base_key(r: &Run) -> String {
 
 const THREADS: Dimension = Dimension {
     header: "threads",
-    value: |r| r.threads.to_string(),
+    value: |r| r.cell_threads().to_string(),
 };
 const SIDE_BY_SIDE: Dimension = Dimension {
     header: "side by side",
-    value: |r| r.sweep_threads.map_or("—".into(), |k| k.to_string()),
+    value: |r| r.batch_threads().map_or("—".into(), |k| k.to_string()),
 };
 const REPEAT: Dimension = Dimension {
     header: "repeat",
-    value: |r| r.repeat.to_string(),
+    value: |r| r.runs_behind_times().to_string(),
 };
 const PARAMS: Dimension = Dimension {
     header: "params",
@@ -53,7 +53,7 @@ pub fn swept(res: &Results) -> Vec<Dimension> {
             out.push(d);
         }
     }
-    if runs.iter().any(|r| r.repeat > 1) {
+    if runs.iter().any(|r| r.runs_behind_times() > 1) {
         out.push(REPEAT);
     }
     if !distinct(runs, &out) {
@@ -90,8 +90,8 @@ mod tests {
             problem_params: "{\"links\":1000}".into(),
             variant: "baumgarte".into(),
             h: 1e-3,
-            threads,
-            sweep_threads: Some(sweep),
+            threads: threads as u64,
+            sweep_threads: sweep as u64,
             repeat: 3,
             ..Run::default()
         }

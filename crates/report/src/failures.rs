@@ -21,7 +21,7 @@ struct Group<'a> {
 fn groups(all: &[Results]) -> BTreeMap<&str, Group<'_>> {
     let mut out: BTreeMap<&str, Group> = BTreeMap::new();
     for res in all {
-        for r in res.runs.iter().filter(|r| !r.ok) {
+        for r in res.runs.iter().filter(|r| !r.ok()) {
             let g = out
                 .entry(r.fail_kind.as_deref().unwrap_or("unknown"))
                 .or_default();
@@ -99,7 +99,7 @@ mod tests {
 
     fn failed(kind: &str, reason: &str) -> Run {
         Run {
-            ok: false,
+            status: "failed".into(),
             fail_kind: Some(kind.into()),
             fail_reason: Some(reason.into()),
             ..Run::default()
@@ -113,7 +113,7 @@ mod tests {
             runs: vec![
                 failed("linear-solve", "rank 23 of 24"),
                 Run {
-                    ok: true,
+                    status: "ok".into(),
                     ..Run::default()
                 },
                 failed("diverged", "‖q‖ = 4e6"),

@@ -16,11 +16,11 @@ pub fn findings(res: &Results) -> String {
             .as_deref()
             .is_some_and(driftlab_results::FailKind::tag_is_refusal)
     };
-    let declined = res.runs.iter().filter(|r| !r.ok).filter(refused).count();
+    let declined = res.runs.iter().filter(|r| !r.ok()).filter(refused).count();
     let failed: Vec<&Run> = res
         .runs
         .iter()
-        .filter(|r| !r.ok)
+        .filter(|r| !r.ok())
         .filter(|r| !refused(r))
         .collect();
     let mut out = format!("What the numbers show: {n} cells, {} failed", failed.len());
@@ -122,7 +122,7 @@ pub(crate) fn best_and_cheapest(res: &Results) -> String {
         }),
         ("max position residual", false, |r| r.max_pos_residual),
     ];
-    let ok: Vec<&Run> = res.runs.iter().filter(|r| r.ok).collect();
+    let ok: Vec<&Run> = res.runs.iter().filter(|r| r.ok()).collect();
     if let Some((name, higher, get)) = measures
         .into_iter()
         .find(|(_, _, g)| ok.iter().any(|r| g(r).is_some_and(f64::is_finite)))

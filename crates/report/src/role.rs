@@ -50,7 +50,7 @@ impl<'a> Role<'a> {
         driftlab_results::schema::runs::find(&self.spec.measure).is_some_and(|c| c.unit == "digits")
     }
     pub(crate) fn value(&self, r: &Run) -> Option<f64> {
-        r.measures
+        r.measures()
             .get(self.measure)
             .copied()
             .flatten()
@@ -58,7 +58,7 @@ impl<'a> Role<'a> {
     }
     /// Whether a successful run meets the target (failed runs never do: `None`).
     pub(crate) fn meets(&self, r: &Run) -> Option<bool> {
-        if !r.ok {
+        if !r.ok() {
             return None;
         }
         let (t, v) = (self.spec.target?, self.value(r)?);

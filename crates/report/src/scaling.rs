@@ -38,7 +38,7 @@ pub fn rows(res: &Results) -> Vec<Vec<String>> {
 fn row(problem: &str, variant: &str, name: &str, runs: &[&Run]) -> Vec<String> {
     let mut points: Vec<(f64, f64, Option<f64>)> = runs
         .iter()
-        .filter(|r| r.ok)
+        .filter(|r| r.ok())
         .filter_map(|r| {
             let size = problem_param(r, name)?;
             let heap = r.peak_heap_bytes.map(|b| b / size);
@@ -56,7 +56,7 @@ fn row(problem: &str, variant: &str, name: &str, runs: &[&Run]) -> Vec<String> {
         .join(" · ");
     let dash = || "—".to_string();
     let (first, last) = (points.first(), points.last());
-    let failed = runs.iter().filter(|r| !r.ok).count();
+    let failed = runs.iter().filter(|r| !r.ok()).count();
     vec![
         problem.to_string(),
         variant.to_string(),

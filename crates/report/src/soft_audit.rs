@@ -100,7 +100,7 @@ fn models(res: &Results) -> Vec<Model<'_>> {
             m.mujoco.push(r);
         } else {
             m.exact.push(r);
-            if let Some(a) = r.row.reference_accuracy.filter(|a| a.is_finite()) {
+            if let Some(a) = r.reference_accuracy.filter(|a| a.is_finite()) {
                 m.accuracy = Some(m.accuracy.map_or(a, |b: f64| b.max(a)));
             }
         }
@@ -135,7 +135,7 @@ fn slope(points: &[(f64, f64)]) -> Option<f64> {
 fn cell(r: Option<&Run>, value: impl Fn(&Run) -> Option<f64>, floor: f64) -> String {
     match r {
         None => "—".into(),
-        Some(r) if !r.ok => format!("failed ({})", r.fail_kind.as_deref().unwrap_or("?")),
+        Some(r) if !r.ok() => format!("failed ({})", r.fail_kind.as_deref().unwrap_or("?")),
         Some(r) => match value(r) {
             Some(x) if x.is_finite() && x < floor => format!("< {floor:.0e}"),
             Some(x) if x.is_finite() => format!("{x:.2e}"),
@@ -202,7 +202,7 @@ fn budget_table(
             let points: Vec<(f64, f64)> = s
                 .rows
                 .iter()
-                .filter(|r| r.ok)
+                .filter(|r| r.ok())
                 .filter_map(|r| Some((r.h, value(r).filter(|x| *x >= floor)?)))
                 .collect();
             row.push(slope(&points).map_or("—".into(), |p| format!("{p:.2}")));
@@ -229,10 +229,10 @@ fn step(h: f64) -> String {
 /// A row's step time as median and range over its runs, and whether they were alone.
 fn time_text(r: &Run) -> String {
     let (lo, hi) = (
-        r.row.step_seconds_min.unwrap_or(r.step_seconds),
-        r.row.step_seconds_max.unwrap_or(r.step_seconds),
+        r.step_seconds_min.unwrap_or(r.step_seconds),
+        r.step_seconds_max.unwrap_or(r.step_seconds),
     );
-    let runs = r.repeat.max(r.row.timed_alone);
+    let runs = r.runs_behind_times().max(r.timed_alone);
     format!(
         "{:.3} ms [{:.3}–{:.3}], {runs} run{}",
         1e3 * r.step_seconds,
@@ -245,7 +245,7 @@ fn time_text(r: &Run) -> String {
 /// Whether `r`'s times were measured with nothing beside them: timed alone, or a sweep
 /// of one cell at a time.
 fn alone(r: &Run) -> bool {
-    r.row.timed_alone > 0 || r.sweep_threads == Some(1)
+    r.timed_alone > 0 || r.batch_threads() == Some(1)
 }
 
 /// Who is cheaper, only where the ranges do not overlap and both were timed alone over
@@ -253,11 +253,11 @@ fn alone(r: &Run) -> bool {
 fn cost_verdict(exact: &Run, mujoco: &Run) -> &'static str {
     let range = |r: &Run| {
         (
-            r.row.step_seconds_min.unwrap_or(r.step_seconds),
-            r.row.step_seconds_max.unwrap_or(r.step_seconds),
+            r.step_seconds_min.unwrap_or(r.step_seconds),
+            r.step_seconds_max.unwrap_or(r.step_seconds),
         )
     };
-    let repeated = |r: &Run| r.repeat.max(r.row.timed_alone) > 1 && alone(r);
+    let repeated = |r: &Run| r.runs_behind_times().max(r.timed_alone) > 1 && alone(r);
     if !(repeated(exact) && repeated(mujoco)) {
         return "not timed alone and repeated: no verdict";
     }
@@ -277,7 +277,7 @@ fn front<'a>(rows: &[&'a Run], floor: f64) -> Vec<&'a Run> {
     let mut ok: Vec<&Run> = rows
         .iter()
         .copied()
-        .filter(|r| r.ok && r.err_q.is_some_and(|e| e.is_finite() && e >= floor))
+        .filter(|r| r.ok() && r.err_q.is_some_and(|e| e.is_finite() && e >= floor))
         .collect();
     ok.sort_by(|a, b| a.step_seconds.total_cmp(&b.step_seconds));
     let mut best = f64::INFINITY;
@@ -309,7 +309,7 @@ fn equal_error(b: &mut Book, m: &Model, iterations: u64, floor: f64) -> BTreeMap
                 .exact
                 .iter()
                 .copied()
-                .filter(|r| r.ok && r.err_q.is_some_and(|x| x <= e))
+                .filter(|r| r.ok() && r.err_q.is_some_and(|x| x <= e))
                 .min_by(|a, b| a.step_seconds.total_cmp(&b.step_seconds));
             let mut row = vec![
                 format!("{}, solref {}, h = {}", s.integrator, s.solref, step(mj.h)),
@@ -375,7 +375,7 @@ fn iteration_effect(m: &Model, most: u64) -> Option<(u64, f64, usize)> {
     let mut n = 0;
     for r in m.mujoco.iter().filter(|r| setting(r).iterations == fewer) {
         let pair = full.get(&key(r)).and_then(|f| Some((r.err_q?, f.err_q?)));
-        if let Some((a, c)) = pair.filter(|_| r.ok) {
+        if let Some((a, c)) = pair.filter(|_| r.ok()) {
             worst = worst.max((a - c).abs() / c.abs().max(f64::MIN_POSITIVE));
             n += 1;
         }
@@ -462,15 +462,15 @@ mod tests {
     /// A row with an error, a median step time and its range over `runs` runs alone.
     fn timed(err_q: f64, median: f64, lo: f64, hi: f64, runs: u64) -> Run {
         let mut r = Run {
-            ok: true,
+            status: "ok".into(),
             err_q: Some(err_q),
             step_seconds: median,
             repeat: runs,
-            sweep_threads: Some(1),
+            sweep_threads: 1,
             ..Run::default()
         };
-        r.row.step_seconds_min = Some(lo);
-        r.row.step_seconds_max = Some(hi);
+        r.step_seconds_min = Some(lo);
+        r.step_seconds_max = Some(hi);
         r
     }
 
@@ -510,7 +510,7 @@ mod tests {
             r.h = h;
             r.problem_params = r#"{"robot":"mjcf-four-bar"}"#.into();
             r.max_pos_residual = Some(1e-15);
-            r.row.reference_accuracy = Some(1e-9);
+            r.reference_accuracy = Some(1e-9);
             runs.push(r);
         }
         let res = Results {
@@ -586,7 +586,7 @@ mod tests {
         let once = timed(1e-3, 0.5, 0.5, 0.5, 1);
         assert!(cost_verdict(&once, &mujoco).starts_with("not timed alone"));
         let mut side_by_side = timed(1e-3, 0.5, 0.4, 0.6, 3);
-        side_by_side.sweep_threads = Some(2);
+        side_by_side.sweep_threads = 2;
         assert!(cost_verdict(&side_by_side, &mujoco).starts_with("not timed alone"));
     }
 

@@ -478,7 +478,7 @@ mod tests {
             params: format!("{{\"method\":{{\"omega_n\":{wn},\"xi\":{xi}}}}}"),
             h,
             t_end: 1.0,
-            ok,
+            status: if ok { "ok" } else { "failed" }.into(),
             steps: if ok { (1.0 / h) as u64 } else { 10 },
             fail_kind: (!ok).then(|| "diverged".into()),
             fail_time: (!ok).then_some(10.0 * h),

@@ -30,7 +30,7 @@ impl<'a> ClassView<'a> {
             .runs
             .iter()
             .copied()
-            .filter(|r| r.ensemble.is_none())
+            .filter(|r| r.ensemble_stats().is_none())
             .collect();
         let entries: Vec<Entry> = runs.iter().map(|r| entry(role, r)).collect();
         Some(Self {
@@ -121,8 +121,8 @@ impl<'a> ClassView<'a> {
     fn counters(&self, c: &Candidate) -> String {
         let sum = |f: fn(&Run) -> u64| -> u64 { c.entries.iter().map(|&k| f(self.runs[k])).sum() };
         let counts = [
-            (sum(|r| r.row.steps), "steps"),
-            (sum(|r| r.row.jacobian_evaluations), "Jacobians"),
+            (sum(|r| r.steps), "steps"),
+            (sum(|r| r.jacobian_evaluations), "Jacobians"),
             (sum(|r| r.factorizations), "factorizations"),
             (sum(|r| r.newton_iterations), "Newton iterations"),
         ];
@@ -315,7 +315,7 @@ impl<'a> ClassView<'a> {
 /// them.
 pub(crate) fn reference_digits(runs: &[&Run]) -> Option<f64> {
     runs.iter()
-        .filter_map(|r| r.row.reference_accuracy)
+        .filter_map(|r| r.reference_accuracy)
         .filter(|a| *a > 0.0 && a.is_finite())
         .map(|a| -a.log10())
         .reduce(f64::min)
@@ -379,23 +379,23 @@ fn entry(role: &Role, r: &Run) -> Entry {
         r.h,
         r.rtol,
     );
-    let (lo, hi) = (r.row.step_seconds_min, r.row.step_seconds_max);
+    let (lo, hi) = (r.step_seconds_min, r.step_seconds_max);
     Entry {
         instance,
         setting,
         method: r.method.clone(),
-        ok: r.ok,
+        ok: r.ok(),
         value: role.value(r),
         cost: Cost {
             median: r.step_seconds,
             min: lo.map_or(r.step_seconds, |x| x.min(r.step_seconds)),
             max: hi.map_or(r.step_seconds, |x| x.max(r.step_seconds)),
-            runs: if r.row.timed_alone > 0 {
-                r.row.timed_alone as usize
+            runs: if r.timed_alone > 0 {
+                r.timed_alone as usize
             } else {
-                r.repeat as usize
+                r.runs_behind_times() as usize
             },
-            alone: r.row.timed_alone > 0,
+            alone: r.timed_alone > 0,
         },
     }
 }
@@ -456,20 +456,18 @@ mod tests {
     fn a_recommendation_names_digits_beyond_its_reference_and_the_target_s_reason() {
         use driftlab_results::report_spec::ReportSpec;
         use driftlab_results::schema::runs;
-        let run = |params: &str, variant: &str, scd: f64, seconds: f64| {
-            crate::data::Run::of_row(&runs::Row {
-                problem: "andrews".into(),
-                problem_params: params.into(),
-                variant: variant.into(),
-                status: "ok".into(),
-                scd: Some(scd),
-                reference_accuracy: Some(3e-10),
-                step_seconds: seconds,
-                steps: 100,
-                factorizations: 7,
-                h: 1e-3,
-                ..runs::Row::default()
-            })
+        let run = |params: &str, variant: &str, scd: f64, seconds: f64| runs::Row {
+            problem: "andrews".into(),
+            problem_params: params.into(),
+            variant: variant.into(),
+            status: "ok".into(),
+            scd: Some(scd),
+            reference_accuracy: Some(3e-10),
+            step_seconds: seconds,
+            steps: 100,
+            factorizations: 7,
+            h: 1e-3,
+            ..runs::Row::default()
         };
         let res = Results {
             name: "x".into(),

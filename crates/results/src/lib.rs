@@ -24,6 +24,7 @@ pub mod folder_check;
 pub mod folder_lock;
 pub mod order_note;
 pub mod report_spec;
+pub mod runs_row;
 pub mod schema;
 pub mod table;
 pub mod verdict;

@@ -9,7 +9,7 @@ pub(super) fn h_label(h: f64) -> String {
 }
 
 pub(super) fn failure_note(r: &Run) -> String {
-    match (r.ok, r.fail_time) {
+    match (r.ok(), r.fail_time) {
         (false, Some(t)) => format!(" (failed at t = {t:.3})"),
         (false, None) => " (failed)".into(),
         _ => String::new(),

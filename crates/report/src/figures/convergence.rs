@@ -69,7 +69,7 @@ fn convergence_lines(
     let mine: Vec<&Run> = runs.iter().copied().filter(|r| r.variant == v).collect();
     let mut pts: Vec<(f64, f64)> = mine
         .iter()
-        .filter(|r| r.ok)
+        .filter(|r| r.ok())
         .filter_map(|r| get(r).map(|e| (r.h, e)))
         .collect();
     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -80,7 +80,7 @@ fn convergence_lines(
         .fold(0.0_f64, f64::max);
     let failed: Vec<(f64, f64)> = mine
         .iter()
-        .filter(|r| !r.ok)
+        .filter(|r| !r.ok())
         .map(|r| (r.h, if top > 0.0 { top } else { 1.0 }))
         .collect();
     let order = stored_order(res, key, &mine, v, qname);

@@ -63,7 +63,7 @@ impl Window {
         let v = map
             .cells
             .iter()
-            .filter(|c| c.0.ok)
+            .filter(|c| c.0.ok())
             .filter_map(|c| get(c.0))
             .filter(|v| *v > 0.0)
             .map(f64::log10)
@@ -165,7 +165,7 @@ where
     let (vmin, vmax) = w.v;
     let side = 14;
     for (r, x, y) in &map.cells {
-        if !r.ok {
+        if !r.ok() {
             chart
                 .draw_series(std::iter::once(Cross::new(
                     (*x, *y),

@@ -108,7 +108,7 @@ fn positions(res: &Results, key: &str, h: f64, at_h: &[&Run], colours: &Colours)
             // flatten every other curve.
             let (lo, hi) = at_h
                 .iter()
-                .filter(|r| r.ok)
+                .filter(|r| r.ok())
                 .flat_map(|r| component(r, c))
                 .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (_, x)| {
                     (lo.min(x), hi.max(x))
@@ -120,7 +120,7 @@ fn positions(res: &Results, key: &str, h: f64, at_h: &[&Run], colours: &Colours)
                 .map(|r| {
                     let mut points = component(r, c);
                     let mut failed_at = vec![];
-                    if !r.ok {
+                    if !r.ok() {
                         let keep = points.iter().take_while(|(_, x)| inside(*x)).count();
                         points.truncate(keep.max(1).min(points.len()));
                         failed_at = points.last().copied().into_iter().collect();

@@ -47,7 +47,7 @@ fn panel(
             Line {
                 colour: colours.of(&label),
                 label: if legend { label } else { String::new() },
-                failed_at: if run.ok {
+                failed_at: if run.ok() {
                     vec![]
                 } else {
                     points.last().copied().into_iter().collect()

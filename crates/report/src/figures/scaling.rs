@@ -62,8 +62,8 @@ pub(crate) fn sized_runs(res: &Results) -> Vec<(&str, String, Vec<&Run>)> {
     let mut problems: Vec<&str> = res.runs.iter().map(|r| r.problem.as_str()).collect();
     problems.sort_unstable();
     problems.dedup();
-    let fewest = res.runs.iter().map(|r| r.threads).min().unwrap_or(1);
-    let first_batch = res.runs.iter().filter_map(|r| r.sweep_threads).min();
+    let fewest = res.runs.iter().map(|r| r.cell_threads()).min().unwrap_or(1);
+    let first_batch = res.runs.iter().filter_map(|r| r.batch_threads()).min();
     problems
         .into_iter()
         .filter_map(|problem| {
@@ -71,7 +71,7 @@ pub(crate) fn sized_runs(res: &Results) -> Vec<(&str, String, Vec<&Run>)> {
                 .runs
                 .iter()
                 .filter(|r| r.problem == problem)
-                .filter(|r| r.threads == fewest && r.sweep_threads == first_batch)
+                .filter(|r| r.cell_threads() == fewest && r.batch_threads() == first_batch)
                 .collect();
             size_parameter(&runs).map(|name| (problem, name, runs))
         })
@@ -142,7 +142,7 @@ impl<'a> Scaling<'a> {
         variants.dedup();
         let top = at_h
             .iter()
-            .filter(|r| r.ok)
+            .filter(|r| r.ok())
             .map(|r| step_time(r))
             .fold(0.0_f64, f64::max);
         Self {
@@ -223,14 +223,14 @@ impl<'a> Scaling<'a> {
             .collect();
         let mut points: Vec<(f64, f64)> = mine
             .iter()
-            .filter(|r| r.ok)
+            .filter(|r| r.ok())
             .filter_map(|r| Some((size(r)?, get(r)?)))
             .filter(|(_, y)| y.is_finite() && *y > 0.0)
             .collect();
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
         let failed_at = mine
             .iter()
-            .filter(|r| !r.ok)
+            .filter(|r| !r.ok())
             .filter_map(|r| size(r).map(|x| (x, self.top.max(f64::MIN_POSITIVE))))
             .collect();
         let fitted = if slope {

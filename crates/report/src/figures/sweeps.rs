@@ -128,7 +128,7 @@ impl Sweep<'_> {
         let mut pts: Vec<(f64, f64)> = self
             .runs
             .iter()
-            .filter(|r| r.ok)
+            .filter(|r| r.ok())
             .filter_map(|r| Some((self.value(r)?, get(r)?)))
             .collect();
         if pts.is_empty() {
@@ -139,7 +139,7 @@ impl Sweep<'_> {
         let failed: Vec<(f64, f64)> = self
             .runs
             .iter()
-            .filter(|r| !r.ok)
+            .filter(|r| !r.ok())
             .filter_map(|r| Some((self.value(r)?, if top > 0.0 { top } else { 1.0 })))
             .collect();
         let (method, nf) = (self.method, failed.len());

@@ -47,11 +47,11 @@ fn per_step(r: &Run) -> f64 {
 /// In-cell curves: per (variant, problem, problem parameters, h) of the first batch, the
 /// successful cells' time per step against their faer threads.
 fn in_cell(runs: &[&Run], colours: &Colours) -> (Vec<Line>, Vec<Line>) {
-    let first_batch = runs.iter().filter_map(|r| r.sweep_threads).min();
+    let first_batch = runs.iter().filter_map(|r| r.batch_threads()).min();
     let batch: Vec<&Run> = runs
         .iter()
         .copied()
-        .filter(|r| r.ok && r.sweep_threads == first_batch)
+        .filter(|r| r.ok() && r.batch_threads() == first_batch)
         .collect();
     let mut keys: Vec<(String, String, String, u64)> = batch
         .iter()
@@ -72,7 +72,7 @@ fn in_cell(runs: &[&Run], colours: &Colours) -> (Vec<Line>, Vec<Line>) {
             .iter()
             .filter(|r| r.variant == variant && r.problem == problem && r.problem_params == params)
             .filter(|r| r.h.to_bits() == h)
-            .map(|r| (r.threads as f64, per_step(r)))
+            .map(|r| (r.cell_threads() as f64, per_step(r)))
             .collect();
         let Some((s, e)) = speedup_and_efficiency(pts) else {
             continue;
@@ -91,7 +91,7 @@ fn ensembles(runs: &[&Run], colours: &Colours) -> (Vec<Line>, Vec<Line>) {
     let rows: Vec<&Run> = runs
         .iter()
         .copied()
-        .filter(|r| r.ensemble.is_some())
+        .filter(|r| r.ensemble_stats().is_some())
         .collect();
     let mut keys: Vec<(String, String, u64)> = rows
         .iter()
@@ -105,8 +105,8 @@ fn ensembles(runs: &[&Run], colours: &Colours) -> (Vec<Line>, Vec<Line>) {
             .iter()
             .filter(|r| r.variant == variant && r.problem_key() == problem && r.h.to_bits() == h)
             .filter_map(|r| {
-                let k = r.sweep_threads? as f64;
-                let throughput = r.ensemble?.throughput?;
+                let k = r.batch_threads()? as f64;
+                let throughput = r.ensemble_stats()?.throughput?;
                 Some((k, 1.0 / throughput))
             })
             .collect();
@@ -126,8 +126,8 @@ fn side_by_side(runs: &[&Run]) -> (Vec<Line>, Vec<Line>) {
     // Ensembles run one at a time after the side-by-side part: not in the batch time.
     let pts = runs
         .iter()
-        .filter(|r| r.ensemble.is_none())
-        .filter_map(|r| Some((r.sweep_threads? as f64, r.batch_seconds?)))
+        .filter(|r| r.ensemble_stats().is_none())
+        .filter_map(|r| Some((r.batch_threads()? as f64, r.batch_time()?)))
         .collect();
     match speedup_and_efficiency(pts) {
         Some((s, e)) => {

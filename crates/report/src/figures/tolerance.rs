@@ -29,7 +29,7 @@ pub fn tolerance_proportionality(key: &str, runs: &[&Run], colours: &Colours) ->
     let adaptive: Vec<&Run> = runs
         .iter()
         .copied()
-        .filter(|r| r.ok && r.rtol.is_some())
+        .filter(|r| r.ok() && r.rtol.is_some())
         .collect();
     let (ylabel, get) = ACCURACY.into_iter().find(|(_, g)| {
         adaptive

@@ -44,7 +44,7 @@ impl TracesAt<'_> {
                 .filter_map(|r| {
                     let tr = self.res.traces.get(&r.cell)?;
                     let pts = series(tr, get);
-                    let failed_at = if r.ok {
+                    let failed_at = if r.ok() {
                         vec![]
                     } else {
                         pts.last().copied().into_iter().collect()

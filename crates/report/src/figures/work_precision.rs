@@ -10,7 +10,7 @@ use driftlab_results::schema::runs as columns;
 
 /// A run's value of the runs column `measure` (finite, or `None`).
 fn value(r: &Run, measure: &str) -> Option<f64> {
-    driftlab_results::table::number(&r.row, columns::COLUMNS, measure).filter(|x| x.is_finite())
+    driftlab_results::table::number(r, columns::COLUMNS, measure).filter(|x| x.is_finite())
 }
 
 /// The accuracy axis: the experiment's `[report]` measure when it declares one (the class
@@ -37,7 +37,7 @@ fn accuracy_axis(res: &Results, runs: &[&Run]) -> Option<(String, bool, String)>
     .map(|(l, log, c)| (l.to_string(), log, c.to_string()));
     declared.into_iter().chain(fallbacks).find(|(_, _, c)| {
         runs.iter()
-            .filter(|r| r.ok)
+            .filter(|r| r.ok())
             .filter_map(|r| value(r, c))
             .any(|x| x > 0.0)
     })
@@ -72,7 +72,7 @@ pub(super) fn work_precision(
     }
     let good: Vec<f64> = runs
         .iter()
-        .filter(|r| r.ok)
+        .filter(|r| r.ok())
         .filter_map(|r| get(r))
         .filter(|x| x.is_finite() && (!log_y || *x > 0.0))
         .collect();
@@ -137,7 +137,7 @@ fn work_precision_line(
     let mine: Vec<&&Run> = runs.iter().filter(|r| &r.variant == v).collect();
     let mut pts: Vec<(f64, f64)> = mine
         .iter()
-        .filter(|r| r.ok && r.step_seconds > 0.0)
+        .filter(|r| r.ok() && r.step_seconds > 0.0)
         .filter_map(|r| {
             get(r)
                 .filter(|x| !log_y || *x > 0.0)
@@ -147,7 +147,7 @@ fn work_precision_line(
     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
     let failed_at = mine
         .iter()
-        .filter(|r| !r.ok && r.step_seconds > 0.0)
+        .filter(|r| !r.ok() && r.step_seconds > 0.0)
         .map(|r| (r.step_seconds, top))
         .collect();
     Line {
@@ -167,11 +167,11 @@ fn time_spread_bars(
 ) -> Option<Line> {
     let points: Vec<(f64, f64)> = runs
         .iter()
-        .filter(|r| &r.variant == v && r.ok && (r.row.timed_alone > 1 || r.repeat > 1))
+        .filter(|r| &r.variant == v && r.ok() && (r.timed_alone > 1 || r.runs_behind_times() > 1))
         .filter_map(|r| {
             let y = get(r).filter(|y| !log_y || *y > 0.0)?;
-            let lo = r.row.step_seconds_min?.min(r.step_seconds);
-            let hi = r.row.step_seconds_max?.max(r.step_seconds);
+            let lo = r.step_seconds_min?.min(r.step_seconds);
+            let hi = r.step_seconds_max?.max(r.step_seconds);
             (lo > 0.0 && hi > lo).then_some([(lo, y), (hi, y)])
         })
         .flatten()

@@ -140,13 +140,13 @@ pub(crate) fn ensemble_table(b: &mut Book, res: &Results) {
     let rows: Vec<Vec<String>> = res
         .runs
         .iter()
-        .filter_map(|r| Some((r, r.ensemble?)))
+        .filter_map(|r| Some((r, r.ensemble_stats()?)))
         .map(|(r, e)| {
             vec![
                 r.problem_key(),
                 r.variant.clone(),
                 r.step_label(),
-                r.sweep_threads.map_or("—".into(), |k| k.to_string()),
+                r.batch_threads().map_or("—".into(), |k| k.to_string()),
                 format!("{}/{}", e.failures, e.members),
                 e3(e.drift[0]),
                 e3(e.drift[1]),

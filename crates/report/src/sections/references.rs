@@ -52,7 +52,7 @@ pub(crate) fn shown_runs<'a>(role: &Role<'a>) -> Vec<&'a Run> {
         return role.runs.clone();
     }
     let mut best: Vec<&Run> = Vec::new();
-    for r in role.runs.iter().copied().filter(|r| r.ok) {
+    for r in role.runs.iter().copied().filter(|r| r.ok()) {
         let Some(v) = role.value(r) else { continue };
         match best.iter_mut().find(|x| x.variant == r.variant) {
             Some(slot) => {
@@ -73,7 +73,7 @@ pub(crate) fn reference_row(role: &Role, r: &Run) -> Vec<String> {
         r.problem_key(),
         r.variant.clone(),
         r.step_label(),
-        if r.ok {
+        if r.ok() {
             role.value(r).map_or("—".into(), |v| format!("{v:.6e}"))
         } else {
             "failed".into()

@@ -19,7 +19,7 @@ pub(crate) fn title_section(b: &mut Book, c: &mut Context<'_>) -> Result<(), Rep
     let cells: usize = all.iter().map(|r| r.runs.len()).sum();
     let failed: usize = all
         .iter()
-        .map(|r| r.runs.iter().filter(|x| !x.ok).count())
+        .map(|r| r.runs.iter().filter(|x| !x.ok()).count())
         .sum();
     b.paragraph(&format!(
         "In numbers: {cells} runs, {failed} of them failed (each a row with its reason and kind; \

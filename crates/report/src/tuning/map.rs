@@ -119,7 +119,7 @@ impl Slice<'_> {
     /// `ran/all` of the cells in region `r`.
     pub fn ran_of(&self, r: Region) -> String {
         let all = self.cells.iter().filter(|c| c.region == r);
-        let ran = all.clone().filter(|c| c.run.ok).count();
+        let ran = all.clone().filter(|c| c.run.ok()).count();
         format!("{ran}/{}", all.count())
     }
 
@@ -128,7 +128,7 @@ impl Slice<'_> {
         let mut good: Vec<&Cell> = self
             .cells
             .iter()
-            .filter(|c| c.run.ok && c.run.max_pos_residual.is_some())
+            .filter(|c| c.run.ok() && c.run.max_pos_residual.is_some())
             .collect();
         good.sort_by(|x, y| {
             let r = |c: &Cell| c.run.max_pos_residual.unwrap_or(f64::INFINITY);
@@ -144,7 +144,7 @@ impl Slice<'_> {
         let inside = self
             .cells
             .iter()
-            .filter(|c| c.run.ok && c.region != Region::Unstable);
+            .filter(|c| c.run.ok() && c.region != Region::Unstable);
         let b_max = inside.clone().map(|c| c.b).fold(f64::NAN, f64::max);
         inside
             .filter(|c| same_h(c.b, b_max))
@@ -221,7 +221,7 @@ pub fn ran_outside(s: &Slice) -> Option<String> {
     let cells: Vec<String> = s
         .cells
         .iter()
-        .filter(|c| c.run.ok && c.region == Region::Unstable)
+        .filter(|c| c.run.ok() && c.region == Region::Unstable)
         .map(|c| {
             let g = region::growth(scheme_of(c.run), c.a, c.b, c.run.steps as f64);
             format!(
@@ -254,7 +254,7 @@ pub fn failed_inside(s: &Slice) -> Option<String> {
     let failed: Vec<&Cell> = s
         .cells
         .iter()
-        .filter(|c| !c.run.ok && c.region == Region::Stable)
+        .filter(|c| !c.run.ok() && c.region == Region::Stable)
         .collect();
     if failed.is_empty() {
         return None;
@@ -269,7 +269,7 @@ pub fn failed_inside(s: &Slice) -> Option<String> {
     let others: Vec<String> = s
         .others
         .iter()
-        .map(|r| format!("{} {}", r.variant, if r.ok { "ran" } else { "failed" }))
+        .map(|r| format!("{} {}", r.variant, if r.ok() { "ran" } else { "failed" }))
         .collect();
     Some(format!(
         "{} at h = {:e}: {} of the {} cells inside the region failed ({}) at t = {} s (step {} of {n}), \
