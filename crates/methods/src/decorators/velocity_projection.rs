@@ -53,7 +53,7 @@ struct VelocityProjectionStepper<'s> {
 /// Declared properties of `velocity-projection`.
 pub fn info() -> MethodInfo {
     MethodInfo {
-        id: "velocity-projection".into(),
+        id: ID.into(),
         symplectic_reason: "no: symplectic Euler with the velocity projected at q_n: the position drifts off {Φ = 0} and the projection is not a symplectic map".into(),
         family: "explicit-symplectic".into(),
         title: "Velocity-level projection: unconstrained velocity update projected onto Φ_q v + Φ_t = 0, then q += h v".into(),
@@ -133,17 +133,18 @@ impl Stepper for VelocityProjectionStepper<'_> {
     }
 }
 
+/// The catalog id `velocity-projection`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "velocity-projection";
+
 /// This method's catalog line.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "velocity-projection",
+        id: ID,
         info,
         build: |t| {
             Ok(Box::new(VelocityProjection::new(params::parse(
-                "method",
-                "velocity-projection",
-                t,
+                "method", ID, t,
             )?)))
         },
         defaults: params::defaults::<VelocityProjectionParams>,

@@ -150,7 +150,7 @@ pub struct GroupGains {
 impl BaumgarteParams {
     /// Resolve to `(α, β)`, rejecting mixed or partial specifications.
     pub fn gains(&self) -> Result<Gains, ParamError> {
-        let id = "baumgarte";
+        let id = ID;
         let nonneg = |field: &'static str, v: f64| {
             if v.is_finite() && v >= 0.0 {
                 Ok(v)
@@ -252,13 +252,13 @@ impl Baumgarte {
     /// ([`BaumgarteParams::gains`]).
     pub fn new(p: BaumgarteParams) -> Result<Self, ParamError> {
         if let Some(e) = p.adaptive_eps {
-            driftlab_core::params::positive("baumgarte", "adaptive_eps", e)?;
+            driftlab_core::params::positive(ID, "adaptive_eps", e)?;
         }
         if let Some(groups) = &p.groups {
             if p.alpha_diag.is_some() || p.beta_diag.is_some() {
                 return Err(ParamError::Invalid {
                     kind: "method",
-                    id: "baumgarte".into(),
+                    id: ID.into(),
                     message: "give gains per row (`alpha_diag`, `beta_diag`) or per kind of row (`groups`), not both".into(),
                 });
             }
@@ -266,7 +266,7 @@ impl Baumgarte {
                 for (field, x) in [("groups.xi", g.xi), ("groups.omega_n", g.omega_n)] {
                     if !(x.is_finite() && x >= 0.0) {
                         return Err(ParamError::OutOfRange {
-                            id: "baumgarte".into(),
+                            id: ID.into(),
                             field,
                             value: x,
                             fix: "give a finite value ≥ 0".into(),
@@ -278,7 +278,7 @@ impl Baumgarte {
         if let Some(hp) = &p.history {
             if hp.window < 2 {
                 return Err(ParamError::OutOfRange {
-                    id: "baumgarte".into(),
+                    id: ID.into(),
                     field: "history.window",
                     value: hp.window as f64,
                     fix: "give a window of at least 2 steps".into(),
@@ -287,7 +287,7 @@ impl Baumgarte {
             for (field, x) in [("history.gamma", hp.gamma), ("history.delta", hp.delta)] {
                 if !(x.is_finite() && x >= 0.0) {
                     return Err(ParamError::OutOfRange {
-                        id: "baumgarte".into(),
+                        id: ID.into(),
                         field,
                         value: x,
                         fix: "give a finite gain ≥ 0".into(),
@@ -307,7 +307,7 @@ impl Baumgarte {
             if let Some((field, _)) = others.iter().find(|(_, set)| *set) {
                 return Err(ParamError::Invalid {
                     kind: "method",
-                    id: "baumgarte".into(),
+                    id: ID.into(),
                     message: format!(
                         "`gain_matrices` replaces every other gain: drop `{field}` or drop `gain_matrices`"
                     ),
@@ -316,7 +316,7 @@ impl Baumgarte {
         }
         if !(p.k_i.is_finite() && p.k_i >= 0.0) {
             return Err(ParamError::OutOfRange {
-                id: "baumgarte".into(),
+                id: ID.into(),
                 field: "k_i",
                 value: p.k_i,
                 fix: "give k_i ≥ 0".into(),
@@ -341,7 +341,7 @@ impl Baumgarte {
                     Ok(v.clone())
                 }
                 Some(v) => Err(MethodError::Incompatible {
-                    method: "baumgarte".into(),
+                    method: ID.into(),
                     problem: s.info().id,
                     reason: format!(
                         "`{field}` has {} entries ≥ 0 expected {} (one per constraint)",
@@ -353,7 +353,7 @@ impl Baumgarte {
         };
         if let Some(gm) = &self.p.gain_matrices {
             gm.check(m).map_err(|reason| MethodError::Incompatible {
-                method: "baumgarte".into(),
+                method: ID.into(),
                 problem: s.info().id,
                 reason,
             })?;
@@ -420,7 +420,7 @@ fn group_gains(
 ) -> Result<(Vec<f64>, Vec<f64>), MethodError> {
     let kinds = s.row_kinds();
     let refuse = |reason: String| MethodError::Incompatible {
-        method: "baumgarte".into(),
+        method: ID.into(),
         problem: s.info().id,
         reason,
     };
@@ -450,7 +450,7 @@ fn group_gains(
 /// Declared properties of `baumgarte`.
 pub fn info() -> MethodInfo {
     MethodInfo {
-        id: "baumgarte".into(),
+        id: ID.into(),
         symplectic_reason: "no: the feedback −2αΦ̇ − β²Φ is not Hamiltonian (it damps the constraint error), and the explicit Taylor update leaves the constraint manifold".into(),
         family: "baumgarte".into(),
         title: "Baumgarte stabilization (ξ, ω_n) on the Taylor scheme".into(),
@@ -599,20 +599,17 @@ where
     }
 }
 
+/// The catalog id `baumgarte`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "baumgarte";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "baumgarte",
+        id: ID,
         info,
-        build: |t| {
-            Ok(Box::new(Baumgarte::new(params::parse(
-                "method",
-                "baumgarte",
-                t,
-            )?)?))
-        },
+        build: |t| Ok(Box::new(Baumgarte::new(params::parse("method", ID, t)?)?)),
         defaults,
     }
 }

@@ -115,7 +115,7 @@ impl Hybrid {
     pub fn new(p: HybridParams) -> Result<Self, ParamError> {
         if !(p.soft_below.is_finite() && p.soft_below >= 0.0 && p.project_above > p.soft_below) {
             return Err(driftlab_core::params::inconsistent(
-                "hybrid",
+                ID,
                 &[
                     ("soft_below", p.soft_below),
                     ("project_above", p.project_above),
@@ -123,7 +123,7 @@ impl Hybrid {
                 "give finite 0 ≤ soft_below < project_above",
             ));
         }
-        driftlab_core::params::positive("hybrid", "tol", p.tol)?;
+        driftlab_core::params::positive(ID, "tol", p.tol)?;
         let soft = Penalty::new(PenaltyParams {
             k_p: p.k_p,
             k_d: p.k_d,
@@ -140,7 +140,7 @@ impl Hybrid {
 /// Declared properties of `hybrid`.
 pub fn info() -> MethodInfo {
     MethodInfo {
-        id: "hybrid".into(),
+        id: ID.into(),
         symplectic_reason: "no: it switches between penalty, Baumgarte and projection, none symplectic on the constraint manifold".into(),
         family: "switching".into(),
         title: "Hybrid switching: soft (penalty) → Baumgarte → projection by the size of ‖Φ‖".into(),
@@ -234,18 +234,17 @@ impl Stepper for HybridStepper<'_> {
     }
 }
 
+/// The catalog id `hybrid`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "hybrid";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "hybrid",
+        id: ID,
         info,
-        build: |t| {
-            Ok(Box::new(Hybrid::new(params::parse(
-                "method", "hybrid", t,
-            )?)?))
-        },
+        build: |t| Ok(Box::new(Hybrid::new(params::parse("method", ID, t)?)?)),
         defaults: params::defaults::<HybridParams>,
     }
 }

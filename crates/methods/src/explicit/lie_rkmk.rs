@@ -41,7 +41,7 @@ pub struct LieRkmk {
 /// Declared properties of `lie-rkmk4`.
 pub fn info() -> MethodInfo {
     MethodInfo {
-        id: "lie-rkmk4".into(),
+        id: ID.into(),
         symplectic_reason: "no: RKMK applies the explicit classical Runge–Kutta method in the Lie algebra, which is not symplectic (Iserles et al., Acta Numerica 2000, §5); it preserves the group, not the canonical form".into(),
         family: "lie-group".into(),
         title: "Runge–Kutta–Munthe-Kaas (RK4 in so(3), attitude by the exponential map) for one rigid body's quaternion".into(),
@@ -162,7 +162,7 @@ impl Method for LieRkmk {
             .attitude()
             .filter(|_| sys.dims().n == 4)
             .ok_or_else(|| MethodError::Incompatible {
-                method: "lie-rkmk4".into(),
+                method: ID.into(),
                 problem: sys.info().id,
                 reason: "lie-rkmk4 steps one rigid body's attitude quaternion on the rotation group: the problem must offer \
                          `MechanicalSystem::attitude` (q = p, n = 4), as quaternion-body does"
@@ -203,16 +203,19 @@ impl Stepper for LieRkmkStepper<'_> {
     }
 }
 
+/// The catalog id `lie-rkmk4`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "lie-rkmk4";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "lie-rkmk4",
+        id: ID,
         info,
         build: |t| {
             Ok(Box::new(LieRkmk {
-                p: params::parse("method", "lie-rkmk4", t)?,
+                p: params::parse("method", ID, t)?,
             }))
         },
         defaults: params::defaults::<LieRkmkParams>,

@@ -57,10 +57,10 @@ impl Penalty {
     /// The penalty method with stiffness `k_p > 0` and damping `k_d ≥ 0`; `ParamError`
     /// naming the field and the fix otherwise.
     pub fn new(p: PenaltyParams) -> Result<Self, ParamError> {
-        driftlab_core::params::positive("penalty", "k_p", p.k_p)?;
+        driftlab_core::params::positive(ID, "k_p", p.k_p)?;
         if !(p.k_d.is_finite() && p.k_d >= 0.0) {
             return Err(ParamError::OutOfRange {
-                id: "penalty".into(),
+                id: ID.into(),
                 field: "k_d",
                 value: p.k_d,
                 fix: "give k_d ≥ 0".into(),
@@ -108,7 +108,7 @@ impl PenaltyStepper<'_> {
 /// Declared properties of `penalty`.
 pub fn info() -> MethodInfo {
     MethodInfo {
-        id: "penalty".into(),
+        id: ID.into(),
         symplectic_reason: "no on the constraint manifold: symplectic Euler is symplectic for the penalized Hamiltonian H + ½k_p‖Φ‖² in ℝ²ⁿ when k_d = 0 (Hairer, Lubich & Wanner, GNI Thm. VI.3.3), but its steps leave {Φ = 0}; k_d > 0 dissipates".into(),
         family: "penalty".into(),
         title: "Penalty (soft) constraints, F = −Φ_qᵀ(k_p Φ + k_d Φ̇), symplectic Euler".into(),
@@ -173,18 +173,17 @@ impl Stepper for PenaltyStepper<'_> {
     }
 }
 
+/// The catalog id `penalty`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "penalty";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "penalty",
+        id: ID,
         info,
-        build: |t| {
-            Ok(Box::new(Penalty::new(params::parse(
-                "method", "penalty", t,
-            )?)?))
-        },
+        build: |t| Ok(Box::new(Penalty::new(params::parse("method", ID, t)?)?)),
         defaults: params::defaults::<PenaltyParams>,
     }
 }

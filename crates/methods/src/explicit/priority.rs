@@ -94,10 +94,10 @@ impl Priority {
     /// The prioritized method with gains `ω_n > 0`, `ξ ≥ 0`; `ParamError` naming the field
     /// and the fix otherwise.
     pub fn new(p: PriorityParams) -> Result<Self, ParamError> {
-        driftlab_core::params::positive("priority", "omega_n", p.omega_n)?;
+        driftlab_core::params::positive(ID, "omega_n", p.omega_n)?;
         if !(p.xi.is_finite() && p.xi >= 0.0) {
             return Err(ParamError::OutOfRange {
-                id: "priority".into(),
+                id: ID.into(),
                 field: "xi",
                 value: p.xi,
                 fix: "give ξ ≥ 0".into(),
@@ -277,7 +277,7 @@ fn multipliers(
 /// Declared properties of `priority`.
 pub fn info() -> MethodInfo {
     MethodInfo {
-        id: "priority".into(),
+        id: ID.into(),
         symplectic_reason: "no: Baumgarte feedback and damped least squares per priority level, then symplectic Euler off the constraint manifold".into(),
         family: "stabilization".into(),
         title: "Prioritized constraints: task-priority least squares at acceleration level, Baumgarte feedback, symplectic Euler".into(),
@@ -304,7 +304,7 @@ impl Method for Priority {
         let s = sys;
         if s.dims().n > MAX_DENSE {
             return Err(MethodError::UnsupportedForm {
-                method: "priority".into(),
+                method: ID.into(),
                 form: "large",
                 hint: format!(
                     "{} coordinates exceed the dense limit {MAX_DENSE}",
@@ -367,18 +367,17 @@ impl Stepper for PriorityStepper<'_> {
     }
 }
 
+/// The catalog id `priority`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "priority";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "priority",
+        id: ID,
         info,
-        build: |t| {
-            Ok(Box::new(Priority::new(params::parse(
-                "method", "priority", t,
-            )?)?))
-        },
+        build: |t| Ok(Box::new(Priority::new(params::parse("method", ID, t)?)?)),
         defaults: params::defaults::<PriorityParams>,
     }
 }

@@ -75,7 +75,7 @@ struct TaylorStepper<'s> {
 /// Declared properties of `semi-implicit-euler`.
 pub fn semi_implicit_euler_info() -> MethodInfo {
     MethodInfo {
-        id: "semi-implicit-euler".into(),
+        id: SEMI_IMPLICIT_EULER_ID.into(),
         symplectic_reason: "no: symplectic Euler is symplectic for Hamiltonian ODEs in ℝ²ⁿ (GNI Thm. VI.3.3), but the acceleration-level ODE is not Hamiltonian there and the steps leave the constraint manifold (local position drift O(h²)); measured in tests/symplecticity.rs".into(),
         family: "explicit-taylor".into(),
         title: "Unstabilized semi-implicit Euler step on the index-1 (acceleration) form".into(),
@@ -90,7 +90,7 @@ pub fn semi_implicit_euler_info() -> MethodInfo {
 /// Declared properties of `taylor`.
 pub fn info() -> MethodInfo {
     MethodInfo {
-        id: "taylor".into(),
+        id: TAYLOR_ID.into(),
         symplectic_reason: "no: an explicit Taylor update of the acceleration-level ODE, which leaves the constraint manifold; measured in tests/symplecticity.rs".into(),
         family: "explicit-taylor".into(),
         title: "Unstabilized second-order Taylor step on the index-1 (acceleration) form".into(),
@@ -152,14 +152,24 @@ impl Stepper for TaylorStepper<'_> {
     }
 }
 
+/// The catalog id `taylor`, written once: the entry, the parameter parse and the messages use it.
+const TAYLOR_ID: &str = "taylor";
+
+/// The catalog id `semi-implicit-euler`, written once: the entry, the parameter parse and the messages use it.
+const SEMI_IMPLICIT_EULER_ID: &str = "semi-implicit-euler";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "taylor",
+        id: TAYLOR_ID,
         info,
-        build: |t| Ok(Box::new(Taylor::new(params::parse("method", "taylor", t)?))),
+        build: |t| {
+            Ok(Box::new(Taylor::new(params::parse(
+                "method", TAYLOR_ID, t,
+            )?)))
+        },
         defaults: params::defaults::<TaylorParams>,
     }
 }
@@ -168,10 +178,10 @@ pub fn entry() -> crate::entry::MethodEntry {
 pub fn semi_implicit_euler_entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "semi-implicit-euler",
+        id: SEMI_IMPLICIT_EULER_ID,
         info: semi_implicit_euler_info,
         build: |t| {
-            let p = params::parse("method", "semi-implicit-euler", t)?;
+            let p = params::parse("method", SEMI_IMPLICIT_EULER_ID, t)?;
             Ok(Box::new(Taylor::with_update(p, Update::SemiImplicitEuler)))
         },
         defaults: params::defaults::<TaylorParams>,

@@ -145,7 +145,7 @@ fn parse_order(text: &str) -> Result<Vec<Group>, ParamError> {
         && order.contains(&Some(Group::Contact));
     if !each_once {
         return Err(ParamError::OutOfRange {
-            id: "typed".into(),
+            id: ID.into(),
             field: "order",
             value: order.len() as f64,
             fix: format!("order = \"{text}\": name each correction group once, \"projection, contact\" or \"contact, projection\""),
@@ -181,15 +181,15 @@ impl Typed {
         ] {
             if !(x.is_finite() && x >= 0.0) {
                 return Err(ParamError::OutOfRange {
-                    id: "typed".into(),
+                    id: ID.into(),
                     field,
                     value: x,
                     fix: "give a finite value ≥ 0".into(),
                 });
             }
         }
-        driftlab_core::params::positive("typed", "projection_tol", p.projection_tol)?;
-        driftlab_core::params::positive("typed", "lcp_tol", p.lcp_tol)?;
+        driftlab_core::params::positive(ID, "projection_tol", p.projection_tol)?;
+        driftlab_core::params::positive(ID, "lcp_tol", p.lcp_tol)?;
         let order = parse_order(&p.order)?;
         Ok(Self { p, order })
     }
@@ -198,7 +198,7 @@ impl Typed {
 /// Declared properties of `typed`.
 pub fn info() -> MethodInfo {
     MethodInfo {
-        id: "typed".into(),
+        id: ID.into(),
         symplectic_reason: "no: per row kind it combines Baumgarte feedback, projection and penalty forces, none of which preserves the canonical form on the constraint manifold".into(),
         family: "stabilized".into(),
         title: "Typed constraint solver: per kind of row, KKT + Baumgarte, projection, or penalty, and contacts by LCP, groups in a given order (seed 001 exercise 8)".into(),
@@ -219,7 +219,7 @@ pub fn info() -> MethodInfo {
 /// The rows of each treatment, from the problem's row kinds.
 fn split_rows(sys: &dyn MechanicalSystem, p: &TypedParams) -> Result<Split, MethodError> {
     let incompatible = |reason: String| MethodError::Incompatible {
-        method: "typed".into(),
+        method: ID.into(),
         problem: sys.info().id,
         reason,
     };
@@ -421,7 +421,7 @@ impl Method for Typed {
         let split = split_rows(sys, &self.p)?;
         let inner =
             Baumgarte::new(self.inner_params(&split)).map_err(|e| MethodError::Incompatible {
-                method: "typed".into(),
+                method: ID.into(),
                 problem: sys.info().id,
                 reason: e.to_string(),
             })?;
@@ -546,14 +546,17 @@ fn step_treated(
     Ok(report)
 }
 
+/// The catalog id `typed`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "typed";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "typed",
+        id: ID,
         info,
-        build: |t| Ok(Box::new(Typed::new(params::parse("method", "typed", t)?)?)),
+        build: |t| Ok(Box::new(Typed::new(params::parse("method", ID, t)?)?)),
         defaults: params::defaults::<TypedParams>,
     }
 }

@@ -92,7 +92,7 @@ fn info_for(p: &IdaParams) -> MethodInfo {
         Kind::Index1 => ("index-1 form y = (q, v, λ)", [false, false, true]),
     };
     MethodInfo {
-        id: "ida".into(),
+        id: ID.into(),
         symplectic_reason: "no: BDF methods are not symplectic (their one-step map is not even defined on the phase space alone: they carry a history)".into(),
         family: "bdf".into(),
         title: format!("SUNDIALS IDA (variable-order BDF) on the {form}"),
@@ -142,7 +142,7 @@ impl Ida {
     /// Validated parameters.
     pub fn new(params: IdaParams) -> Result<Self, ParamError> {
         let bad = |field: &'static str, value: f64, fix: &str| ParamError::OutOfRange {
-            id: "ida".into(),
+            id: ID.into(),
             field,
             value,
             fix: fix.into(),
@@ -209,7 +209,7 @@ impl Method for Ida {
         let form = Formulation::new(self.params.formulation, s);
         if form.dim() > MAX_DENSE_DIM {
             return Err(MethodError::Incompatible {
-                method: "ida".into(),
+                method: ID.into(),
                 problem: s.info().id,
                 reason: format!(
                     "ida runs with a dense Newton matrix here: dim y = {} > {MAX_DENSE_DIM}; \
@@ -259,14 +259,17 @@ impl Stepper for IdaStepper<'_> {
     }
 }
 
+/// The catalog id `ida`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "ida";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "ida",
+        id: ID,
         info,
-        build: |t| Ok(Box::new(Ida::new(params::parse("method", "ida", t)?)?)),
+        build: |t| Ok(Box::new(Ida::new(params::parse("method", ID, t)?)?)),
         defaults: params::defaults::<IdaParams>,
     }
 }

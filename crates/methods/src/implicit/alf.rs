@@ -79,10 +79,10 @@ pub struct Alf {
 impl Alf {
     /// ALF with `alpha ≥ 0`, `tol > 0`; `ParamError` naming the field otherwise.
     pub fn new(p: AlfParams) -> Result<Self, ParamError> {
-        driftlab_core::params::positive("alf", "tol", p.tol)?;
+        driftlab_core::params::positive(ID, "tol", p.tol)?;
         if p.max_iter == 0 {
             return Err(ParamError::OutOfRange {
-                id: "alf".into(),
+                id: ID.into(),
                 field: "max_iter",
                 value: 0.0,
                 fix: "give max_iter ≥ 1".into(),
@@ -90,7 +90,7 @@ impl Alf {
         }
         if !(p.alpha >= 0.0 && p.alpha.is_finite()) {
             return Err(ParamError::OutOfRange {
-                id: "alf".into(),
+                id: ID.into(),
                 field: "alpha",
                 value: p.alpha,
                 fix: "give alpha ≥ 0 (0: chosen per step)".into(),
@@ -103,7 +103,7 @@ impl Alf {
 /// Declared properties of `alf`.
 pub fn info() -> MethodInfo {
     MethodInfo {
-        id: "alf".into(),
+        id: ID.into(),
         symplectic_reason: "no: the trapezoidal rule is not symplectic for nonlinear systems, and the penalty-based projections are not symplectic maps".into(),
         family: "augmented-lagrangian".into(),
         title: "Index-3 augmented Lagrangian with mass-orthogonal projections, trapezoidal rule (ALI3-P)".into(),
@@ -472,7 +472,7 @@ impl Method for Alf {
         let n = sys.dims().n;
         if n > MAX_DENSE {
             return Err(MethodError::Incompatible {
-                method: "alf".into(),
+                method: ID.into(),
                 problem: sys.info().id,
                 reason: format!("the dense ALF matrix would be {n}×{n} (limit {MAX_DENSE}); use a smaller model"),
             });
@@ -491,14 +491,17 @@ impl Method for Alf {
     }
 }
 
+/// The catalog id `alf`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "alf";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "alf",
+        id: ID,
         info,
-        build: |t| Ok(Box::new(Alf::new(params::parse("method", "alf", t)?)?)),
+        build: |t| Ok(Box::new(Alf::new(params::parse("method", ID, t)?)?)),
         defaults: params::defaults::<AlfParams>,
     }
 }

@@ -79,10 +79,10 @@ pub struct Bdf {
 impl Bdf {
     /// BDF of `order` 1 … 4 with `tol > 0`; `ParamError` naming the field otherwise.
     pub fn new(p: BdfParams) -> Result<Self, ParamError> {
-        driftlab_core::params::positive("bdf", "tol", p.tol)?;
+        driftlab_core::params::positive(ID, "tol", p.tol)?;
         if !(1..=4).contains(&p.order) {
             return Err(ParamError::OutOfRange {
-                id: "bdf".into(),
+                id: ID.into(),
                 field: "order",
                 value: p.order as f64,
                 fix: "give order = 1, 2, 3 or 4".into(),
@@ -110,7 +110,7 @@ fn euler_params(p: &BdfParams) -> ImplicitEulerParams {
 fn info_for(k: usize) -> MethodInfo {
     let order = Some(k as f64);
     MethodInfo {
-        id: "bdf".into(),
+        id: ID.into(),
         symplectic_reason: "no: BDF methods are multistep and damp (A(α)-stable, not symmetric); their step is not even a map of the phase space alone".into(),
         family: "bdf".into(),
         title: format!("BDF{k} at fixed steps on the index-3 form (Newton on the sparse KKT matrix; Radau IIA start)"),
@@ -270,14 +270,17 @@ impl Method for Bdf {
     }
 }
 
+/// The catalog id `bdf`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "bdf";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "bdf",
+        id: ID,
         info,
-        build: |t| Ok(Box::new(Bdf::new(params::parse("method", "bdf", t)?)?)),
+        build: |t| Ok(Box::new(Bdf::new(params::parse("method", ID, t)?)?)),
         defaults: params::defaults::<BdfParams>,
     }
 }

@@ -79,12 +79,12 @@ impl Gauss {
     /// otherwise.
     pub fn new(p: GaussParams) -> Result<Self, ParamError> {
         let t = Tableau::gauss(p.stages).ok_or_else(|| ParamError::OutOfRange {
-            id: "gauss".into(),
+            id: ID.into(),
             field: "stages",
             value: p.stages as f64,
             fix: "give stages = 1, 2 or 3".into(),
         })?;
-        driftlab_core::params::positive("gauss", "tol", p.tol)?;
+        driftlab_core::params::positive(ID, "tol", p.tol)?;
         Ok(Self { p, t })
     }
 }
@@ -97,7 +97,7 @@ pub fn info() -> MethodInfo {
 fn info_for(s: usize) -> MethodInfo {
     let p = 2.0 * s as f64;
     MethodInfo {
-        id: "gauss".into(),
+        id: ID.into(),
         symplectic_reason: "no: Gauss is symplectic for Hamiltonian ODEs (GNI Thm. VI.4.2), but here it integrates the acceleration-level ODE, whose flow is not symplectic off the constraint manifold, and its steps leave 𝓜; measured in tests/symplecticity.rs".into(),
         family: "implicit-runge-kutta".into(),
         title: format!("Gauss–Legendre collocation, s = {s} (order {p}), on the acceleration-level formulation"),
@@ -499,14 +499,17 @@ impl StiffStages {
     }
 }
 
+/// The catalog id `gauss`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "gauss";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "gauss",
+        id: ID,
         info,
-        build: |t| Ok(Box::new(Gauss::new(params::parse("method", "gauss", t)?)?)),
+        build: |t| Ok(Box::new(Gauss::new(params::parse("method", ID, t)?)?)),
         defaults: params::defaults::<GaussParams>,
     }
 }

@@ -76,7 +76,7 @@ impl GaussIndex2 {
     /// otherwise.
     pub fn new(p: GaussIndex2Params) -> Result<Self, ParamError> {
         let c = Collocation::new(
-            "gauss-index2",
+            ID,
             p.stages,
             StageLevel::Velocity,
             (p.tol, p.max_iter),
@@ -91,7 +91,7 @@ impl GaussIndex2 {
 fn info_for(s: usize, projected: bool) -> MethodInfo {
     let order = projected.then_some(2.0 * s as f64);
     MethodInfo {
-        id: "gauss-index2".into(),
+        id: ID.into(),
         symplectic_reason: "no: the index-2 form does not hold Φ = 0, so the flow leaves the constraint manifold on which the symplectic form is defined; the projection is not a symplectic map".into(),
         family: "implicit-runge-kutta".into(),
         title: match projected {
@@ -135,20 +135,17 @@ impl Method for GaussIndex2 {
     }
 }
 
+/// The catalog id `gauss-index2`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "gauss-index2";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "gauss-index2",
+        id: ID,
         info,
-        build: |t| {
-            Ok(Box::new(GaussIndex2::new(params::parse(
-                "method",
-                "gauss-index2",
-                t,
-            )?)?))
-        },
+        build: |t| Ok(Box::new(GaussIndex2::new(params::parse("method", ID, t)?)?)),
         defaults: params::defaults::<GaussIndex2Params>,
     }
 }

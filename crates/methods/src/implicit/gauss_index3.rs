@@ -209,7 +209,7 @@ impl GaussIndex3 {
     /// otherwise.
     pub fn new(p: GaussIndex3Params) -> Result<Self, ParamError> {
         let c = Collocation::new(
-            "gauss-index3",
+            ID,
             p.stages,
             StageLevel::Position,
             (p.tol, p.max_iter),
@@ -342,7 +342,7 @@ impl Coefficients<'_> {
 /// Declared properties: no orders (measured by the `gauss-index3-orders` experiment).
 pub fn info() -> MethodInfo {
     MethodInfo {
-        id: "gauss-index3".into(),
+        id: ID.into(),
         symplectic_reason: "no: only the stage positions satisfy Φ(Q_i) = 0, the end point leaves the hidden constraint Φ_q v = 0; on 𝓜 symplecticity needs the partitioned Lobatto IIIA–IIIB pair (Jay, SIAM J. Numer. Anal. 33, 1996); measured in tests/symplecticity.rs".into(),
         family: "implicit-runge-kutta".into(),
         title: "Gauss–Legendre collocation applied to the index-3 system directly (stage constraints Φ(Q_i) = 0)".into(),
@@ -444,20 +444,17 @@ impl Stepper for CollocationStepper<'_> {
     }
 }
 
+/// The catalog id `gauss-index3`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "gauss-index3";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "gauss-index3",
+        id: ID,
         info,
-        build: |t| {
-            Ok(Box::new(GaussIndex3::new(params::parse(
-                "method",
-                "gauss-index3",
-                t,
-            )?)?))
-        },
+        build: |t| Ok(Box::new(GaussIndex3::new(params::parse("method", ID, t)?)?)),
         defaults: params::defaults::<GaussIndex3Params>,
     }
 }

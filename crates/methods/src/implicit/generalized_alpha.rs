@@ -147,13 +147,13 @@ impl GeneralizedAlpha {
     pub fn new(p: GeneralizedAlphaParams) -> Result<Self, ParamError> {
         if !(0.0..=1.0).contains(&p.rho_inf) {
             return Err(ParamError::OutOfRange {
-                id: "generalized-alpha".into(),
+                id: ID.into(),
                 field: "rho_inf",
                 value: p.rho_inf,
                 fix: "give 0 ≤ rho_inf ≤ 1".into(),
             });
         }
-        driftlab_core::params::positive("generalized-alpha", "tol", p.tol)?;
+        driftlab_core::params::positive(ID, "tol", p.tol)?;
         Ok(Self {
             c: AlphaCoefficients::from_rho_inf(p.rho_inf),
             p,
@@ -164,7 +164,7 @@ impl GeneralizedAlpha {
 /// Declared properties of `generalized-alpha`.
 pub fn info() -> MethodInfo {
     MethodInfo {
-        id: "generalized-alpha".into(),
+        id: ID.into(),
         symplectic_reason: "no: ρ∞ < 1 dissipates; at ρ∞ = 1 (trapezoidal Newmark) the scheme preserves at best a non-canonical form (Kane, Marsden, Ortiz & West, Int. J. Numer. Meth. Eng. 49, 2000); measured in tests/symplecticity.rs".into(),
         family: "generalized-alpha".into(),
         title: "Generalized-α (Chung & Hulbert) on the index-3 form, spectral radius ρ∞".into(),
@@ -444,18 +444,19 @@ impl Stepper for GeneralizedAlphaStepper<'_> {
     }
 }
 
+/// The catalog id `generalized-alpha`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "generalized-alpha";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "generalized-alpha",
+        id: ID,
         info,
         build: |t| {
             Ok(Box::new(GeneralizedAlpha::new(params::parse(
-                "method",
-                "generalized-alpha",
-                t,
+                "method", ID, t,
             )?)?))
         },
         defaults: params::defaults::<GeneralizedAlphaParams>,

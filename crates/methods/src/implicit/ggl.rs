@@ -66,7 +66,7 @@ struct GglStepper<'s> {
 impl Ggl {
     /// GGL with Newton tolerance `tol > 0`; `ParamError` otherwise.
     pub fn new(p: GglParams) -> Result<Self, ParamError> {
-        driftlab_core::params::positive("ggl", "tol", p.tol)?;
+        driftlab_core::params::positive(ID, "tol", p.tol)?;
         Ok(Self { p })
     }
 }
@@ -74,7 +74,7 @@ impl Ggl {
 /// Declared properties of `ggl`.
 pub fn info() -> MethodInfo {
     MethodInfo {
-        id: "ggl".into(),
+        id: ID.into(),
         symplectic_reason: "no: backward Euler on the stabilized index-2 form damps (GNI §VI.4)".into(),
         family: "stabilized-index-2".into(),
         title: "Gear–Gupta–Leimkuhler stabilized index-2 formulation, implicit Euler".into(),
@@ -371,7 +371,7 @@ impl Method for Ggl {
         let d = s.dims();
         if 2 * (d.n + d.m) > MAX_DENSE {
             return Err(MethodError::Incompatible {
-                method: "ggl".into(),
+                method: ID.into(),
                 problem: s.info().id,
                 reason: format!("the dense GGL Newton matrix would be {0}×{0} (limit {MAX_DENSE}); use a smaller model", 2 * (d.n + d.m)),
             });
@@ -396,14 +396,17 @@ impl Stepper for GglStepper<'_> {
     }
 }
 
+/// The catalog id `ggl`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "ggl";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "ggl",
+        id: ID,
         info,
-        build: |t| Ok(Box::new(Ggl::new(params::parse("method", "ggl", t)?)?)),
+        build: |t| Ok(Box::new(Ggl::new(params::parse("method", ID, t)?)?)),
         defaults: params::defaults::<GglParams>,
     }
 }

@@ -199,7 +199,7 @@ impl ImplicitEuler {
     /// Implicit Euler with Newton tolerance `tol > 0`; `ParamError` otherwise. The form
     /// (index 3 or index 1) is chosen at `start` from the problem.
     pub fn new(p: ImplicitEulerParams) -> Result<Self, ParamError> {
-        driftlab_core::params::positive("implicit-euler", "tol", p.tol)?;
+        driftlab_core::params::positive(ID, "tol", p.tol)?;
         Ok(Self { p })
     }
 }
@@ -223,7 +223,7 @@ struct ImplicitEulerIndex1Stepper<'s> {
 /// Declared properties of `implicit-euler`.
 pub fn info() -> MethodInfo {
     MethodInfo {
-        id: "implicit-euler".into(),
+        id: ID.into(),
         symplectic_reason: "no: backward Euler is not symplectic even for ODEs (it damps: R(z) = 1/(1 − z); GNI §VI.4); measured in tests/symplecticity.rs".into(),
         family: "implicit-runge-kutta".into(),
         title: "Implicit (backward) Euler with the constraint imposed at t_{n+1} (index 1 and index 3)".into(),
@@ -479,12 +479,7 @@ impl Method for ImplicitEuler {
             tol: self.p.tol,
             max_iter: self.p.max_iter,
         };
-        Ok(Box::new(ImplicitRk::new(
-            "implicit-euler",
-            sys,
-            1,
-            settings,
-        )?))
+        Ok(Box::new(ImplicitRk::new(ID, sys, 1, settings)?))
     }
     fn restartable(&self) -> bool {
         true
@@ -520,18 +515,19 @@ fn index1_newton_system(
     }
 }
 
+/// The catalog id `implicit-euler`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "implicit-euler";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "implicit-euler",
+        id: ID,
         info,
         build: |t| {
             Ok(Box::new(ImplicitEuler::new(params::parse(
-                "method",
-                "implicit-euler",
-                t,
+                "method", ID, t,
             )?)?))
         },
         defaults: params::defaults::<ImplicitEulerParams>,

@@ -76,14 +76,14 @@ impl Lobatto {
     /// Lobatto IIIA–IIIB with `stages` = 2 or 3; `ParamError` naming the field otherwise.
     pub fn new(p: LobattoParams) -> Result<Self, ParamError> {
         let bad = || ParamError::OutOfRange {
-            id: "lobatto".into(),
+            id: ID.into(),
             field: "stages",
             value: p.stages as f64,
             fix: "give stages = 2 or 3".into(),
         };
         let a = Tableau::lobatto_iiia(p.stages).ok_or_else(bad)?;
         let b = Tableau::lobatto_iiib(p.stages).ok_or_else(bad)?;
-        driftlab_core::params::positive("lobatto", "tol", p.tol)?;
+        driftlab_core::params::positive(ID, "tol", p.tol)?;
         Ok(Self { p, a, b })
     }
 }
@@ -234,7 +234,7 @@ pub fn info() -> MethodInfo {
 fn info_for(s: usize) -> MethodInfo {
     let p = 2.0 * s as f64 - 2.0;
     MethodInfo {
-        id: "lobatto".into(),
+        id: ID.into(),
         symplectic_reason: "yes: the Lobatto IIIA–IIIB pair is symplectic on the constraint manifold (Jay, SIAM J. Numer. Anal. 33, 1996; GNI §VII.1.4); measured in tests/symplecticity.rs".into(),
         family: "symplectic-partitioned-rk".into(),
         title: format!("Lobatto IIIA–IIIB, s = {s} (order {p}), for constrained mechanical systems"),
@@ -266,7 +266,7 @@ impl Method for Lobatto {
         let dim = self.a.s * (d.n + d.m) + d.n;
         if dim > MAX_DENSE {
             return Err(MethodError::Incompatible {
-                method: "lobatto".into(),
+                method: ID.into(),
                 problem: s.info().id,
                 reason: format!("the dense Newton matrix would be {dim}×{dim} (limit {MAX_DENSE}); use a smaller model or rattle"),
             });
@@ -336,18 +336,17 @@ impl Stepper for LobattoStepper<'_> {
     }
 }
 
+/// The catalog id `lobatto`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "lobatto";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "lobatto",
+        id: ID,
         info,
-        build: |t| {
-            Ok(Box::new(Lobatto::new(params::parse(
-                "method", "lobatto", t,
-            )?)?))
-        },
+        build: |t| Ok(Box::new(Lobatto::new(params::parse("method", ID, t)?)?)),
         defaults: params::defaults::<LobattoParams>,
     }
 }

@@ -89,7 +89,7 @@ impl Rattle {
     /// RATTLE with Newton tolerance `tol > 0`; `ParamError` otherwise. Its KKT solver is
     /// built at `start`.
     pub fn new(p: RattleParams) -> Result<Self, ParamError> {
-        driftlab_core::params::positive("rattle", "tol", p.tol)?;
+        driftlab_core::params::positive(ID, "tol", p.tol)?;
         Ok(Self { p })
     }
 }
@@ -97,7 +97,7 @@ impl Rattle {
 /// Declared properties of `rattle`.
 pub fn info() -> MethodInfo {
     MethodInfo {
-        id: "rattle".into(),
+        id: ID.into(),
         symplectic_reason: "yes: RATTLE is symplectic on the constraint manifold 𝓜 = {Φ = 0, Φ_q M⁻¹p = 0} (Leimkuhler & Skeel, J. Comput. Phys. 112, 1994; GNI Thm. VII.1.3); measured in tests/symplecticity.rs".into(),
         family: "symplectic-partitioned-rk".into(),
         title: "SHAKE/RATTLE (constrained Störmer–Verlet, Lobatto IIIA–IIIB s = 2)".into(),
@@ -387,18 +387,17 @@ fn consistent_acceleration(
     Ok(())
 }
 
+/// The catalog id `rattle`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "rattle";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "rattle",
+        id: ID,
         info,
-        build: |t| {
-            Ok(Box::new(Rattle::new(params::parse(
-                "method", "rattle", t,
-            )?)?))
-        },
+        build: |t| Ok(Box::new(Rattle::new(params::parse("method", ID, t)?)?)),
         defaults: params::defaults::<RattleParams>,
     }
 }

@@ -80,14 +80,14 @@ impl CrankNicolsonPendulum {
         for (field, v) in [("a", p.a), ("b", p.b), ("c", p.c)] {
             if !v.is_finite() {
                 return Err(ParamError::OutOfRange {
-                    id: "crank-nicolson-pendulum".into(),
+                    id: ID.into(),
                     field,
                     value: v,
                     fix: "give a finite coefficient".into(),
                 });
             }
         }
-        driftlab_core::params::positive("crank-nicolson-pendulum", "tol", p.tol)?;
+        driftlab_core::params::positive(ID, "tol", p.tol)?;
         Ok(Self { p })
     }
 }
@@ -110,7 +110,7 @@ impl CrankNicolsonPendulumStepper {
 /// Declared properties.
 pub fn info() -> MethodInfo {
     MethodInfo {
-        id: "crank-nicolson-pendulum".into(),
+        id: ID.into(),
         symplectic_reason: "no: the trapezoidal rule is applied to the pendulum's third-order index-0 ODE, not to a Hamiltonian system".into(),
         family: "implicit-runge-kutta".into(),
         title: "Crank–Nicolson on the pendulum's index-0 form, optional third-order constraint stabilization".into(),
@@ -164,7 +164,7 @@ impl Method for CrankNicolsonPendulum {
     }
     fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
         let s = sys;
-        let d = pendulum_data("crank-nicolson-pendulum", s, state)?;
+        let d = pendulum_data(ID, s, state)?;
         let mu = consistent_mu(&d, state);
         Ok(Box::new(CrankNicolsonPendulumStepper {
             p: self.p,
@@ -221,18 +221,19 @@ impl Stepper for CrankNicolsonPendulumStepper {
     }
 }
 
+/// The catalog id `crank-nicolson-pendulum`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "crank-nicolson-pendulum";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "crank-nicolson-pendulum",
+        id: ID,
         info,
         build: |t| {
             Ok(Box::new(CrankNicolsonPendulum::new(params::parse(
-                "method",
-                "crank-nicolson-pendulum",
-                t,
+                "method", ID, t,
             )?)?))
         },
         defaults: params::defaults::<CrankNicolsonParams>,

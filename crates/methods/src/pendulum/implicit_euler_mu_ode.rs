@@ -43,7 +43,7 @@ struct ImplicitEulerMuOdeStepper {
 /// enforces no constraint level (the drift is the point).
 pub fn info() -> MethodInfo {
     MethodInfo {
-        id: "implicit-euler-mu-ode".into(),
+        id: ID.into(),
         symplectic_reason: "no: backward Euler (GNI §VI.4), on an ODE that also drifts off the constraint".into(),
         family: "implicit-runge-kutta".into(),
         title: "Implicit Euler on the pendulum with the constraint replaced by μ' = 3gv/r² (seed 002's failing variant)".into(),
@@ -62,7 +62,7 @@ impl Method for ImplicitEulerMuOde {
     }
     fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
         let s = sys;
-        let d = pendulum_data("implicit-euler-mu-ode", s, state)?;
+        let d = pendulum_data(ID, s, state)?;
         let mu = consistent_mu(&d, state);
         Ok(Box::new(ImplicitEulerMuOdeStepper {
             data: d,
@@ -101,18 +101,19 @@ impl Stepper for ImplicitEulerMuOdeStepper {
     }
 }
 
+/// The catalog id `implicit-euler-mu-ode`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "implicit-euler-mu-ode";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "implicit-euler-mu-ode",
+        id: ID,
         info,
         build: |t| {
             Ok(Box::new(ImplicitEulerMuOde::new(params::parse(
-                "method",
-                "implicit-euler-mu-ode",
-                t,
+                "method", ID, t,
             )?)))
         },
         defaults: params::defaults::<crate::pendulum::implicit_euler_pendulum::NoParams>,

@@ -145,7 +145,7 @@ struct ImplicitEulerPendulumStepper {
 /// Declared properties.
 pub fn info() -> MethodInfo {
     MethodInfo {
-        id: "implicit-euler-pendulum".into(),
+        id: ID.into(),
         symplectic_reason: "no: backward Euler damps (GNI §VI.4)".into(),
         family: "implicit-runge-kutta".into(),
         title: "Implicit Euler on the Cartesian pendulum, seed 002's closed form (cancellation-free root)".into(),
@@ -166,7 +166,7 @@ impl Method for ImplicitEulerPendulum {
     }
     fn start<'s>(&self, sys: Mechanical<'s>, state: &mut State, _: &StartOptions) -> Started<'s> {
         let s = sys;
-        let d = pendulum_data("implicit-euler-pendulum", s, state)?;
+        let d = pendulum_data(ID, s, state)?;
         consistent_mu(&d, state);
         Ok(Box::new(ImplicitEulerPendulumStepper {
             data: d,
@@ -190,18 +190,19 @@ impl Stepper for ImplicitEulerPendulumStepper {
     }
 }
 
+/// The catalog id `implicit-euler-pendulum`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "implicit-euler-pendulum";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "implicit-euler-pendulum",
+        id: ID,
         info,
         build: |t| {
             Ok(Box::new(ImplicitEulerPendulum::new(params::parse(
-                "method",
-                "implicit-euler-pendulum",
-                t,
+                "method", ID, t,
             )?)))
         },
         defaults: params::defaults::<NoParams>,

@@ -92,10 +92,10 @@ impl MoreauJean {
     /// Moreau–Jean with LCP tolerance `lcp_tol > 0`; `ParamError` otherwise. Its KKT
     /// solver is built at `start`.
     pub fn new(p: MoreauJeanParams) -> Result<Self, ParamError> {
-        driftlab_core::params::positive("moreau-jean", "lcp_tol", p.lcp_tol)?;
+        driftlab_core::params::positive(ID, "lcp_tol", p.lcp_tol)?;
         if !(p.activation_margin >= 0.0 && p.activation_margin.is_finite()) {
             return Err(ParamError::OutOfRange {
-                id: "moreau-jean".into(),
+                id: ID.into(),
                 field: "activation_margin",
                 value: p.activation_margin,
                 fix: "give a finite contact skin ≥ 0 (m); 0 activates rows at g ≤ 0".into(),
@@ -108,7 +108,7 @@ impl MoreauJean {
 /// Declared properties of `moreau-jean`.
 pub fn info() -> MethodInfo {
     MethodInfo {
-        id: "moreau-jean".into(),
+        id: ID.into(),
         symplectic_reason: "no: the θ-method with impacts and restitution is not symplectic, and inelastic impacts dissipate by design".into(),
         family: "nonsmooth".into(),
         title: "Moreau–Jean event-capturing time stepping (θ = ½), unilateral rows by LCP (projected Gauss–Seidel)".into(),
@@ -416,20 +416,17 @@ fn project_simplified(
     }
 }
 
+/// The catalog id `moreau-jean`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "moreau-jean";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "moreau-jean",
+        id: ID,
         info,
-        build: |t| {
-            Ok(Box::new(MoreauJean::new(params::parse(
-                "method",
-                "moreau-jean",
-                t,
-            )?)?))
-        },
+        build: |t| Ok(Box::new(MoreauJean::new(params::parse("method", ID, t)?)?)),
         defaults: params::defaults::<MoreauJeanParams>,
     }
 }

@@ -283,7 +283,7 @@ pub struct Andrews {
 impl Andrews {
     /// Build from the embedded dataset.
     pub fn new(params: AndrewsParams) -> Result<Self, ParamError> {
-        bounded_positive("andrews", "t_end", params.t_end)?;
+        bounded_positive(ID, "t_end", params.t_end)?;
         let ds = Dataset::parse("ivptestset_andrews.json", DATASET)?;
         let n = |k: &str| ds.num(&["parameters", k]);
         let mut p = P::default();
@@ -426,12 +426,15 @@ const JACOBIAN_SLOTS: [(usize, usize); TERM_ANGLES] = {
     out
 };
 
+/// The catalog id `andrews`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "andrews";
+
 /// Catalog entry `andrews`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "andrews",
+        id: ID,
         summary: "Andrews' squeezing mechanism (IVP Test Set): 7 angles, 6 constraints, scd vs the reference at 0.03 s",
-        build: |t| Ok(Problem::Mechanical(Box::new(Andrews::new(params::parse("problem", "andrews", t)?)?))),
+        build: |t| Ok(Problem::Mechanical(Box::new(Andrews::new(params::parse("problem", ID, t)?)?))),
         defaults: params::defaults::<AndrewsParams>,
     }
 }
@@ -439,7 +442,7 @@ pub fn entry() -> ProblemEntry {
 impl MechanicalSystem for Andrews {
     fn info(&self) -> ProblemInfo {
         ProblemInfo {
-            id: "andrews".into(),
+            id: ID.into(),
             title: "Andrews' squeezing mechanism (seven-body mechanism, IVP Test Set)".into(),
             equations: "M(q) q'' = f(q, q') − G(q)ᵀλ, g(q) = 0: q = (β, Θ, γ, Φ, δ, Ω, ε), 6 loop-closure rows \
                         g = Σ c·cos/sin(sums of angles) − fixed points; f = motor torque 0.033 N·m on β + Coriolis \

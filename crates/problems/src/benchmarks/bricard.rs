@@ -102,15 +102,18 @@ pub fn model(p: &BricardParams) -> NaturalModel {
     md
 }
 
+/// The catalog id `bricard`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "bricard";
+
 /// Catalog entry `bricard`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "bricard",
+        id: ID,
         summary: "IFToMM A04 Bricard 6R mechanism: redundant constraints, rank Φ_q = 23 of 24 rows, 1 DOF",
         build: |t| {
-            let p: BricardParams = params::parse("problem", "bricard", t)?;
+            let p: BricardParams = params::parse("problem", ID, t)?;
             for (f, v) in [("m", p.m), ("width", p.width), ("g", p.g), ("t_end", p.t_end)] {
-                bounded_positive("bricard", f, v)?;
+                bounded_positive(ID, f, v)?;
             }
             let md = model(&p);
             let n = md.n();
@@ -122,7 +125,7 @@ pub fn entry() -> ProblemEntry {
 
 fn info(p: &BricardParams) -> ProblemInfo {
     ProblemInfo {
-        id: "bricard".into(),
+        id: ID.into(),
         title: format!("Bricard mechanism (IFToMM A04): five 1 m rods of {} kg, six revolute joints, released at rest", p.m),
         equations: "natural coordinates: points P₁…P₄ and joint axes u₁…u₄ (24 coordinates); per rod |d|² = 1, d·u_a = d·u_b = 0, \
                     u_a·u_b = 0, and |u_i|² = 1: 24 rows of rank 23 (Grübler 0 DOF, actual 1); constant M; gravity −y"

@@ -59,7 +59,7 @@ pub struct CarAxis {
 impl CarAxis {
     /// Build from the embedded dataset.
     pub fn new(p: CarAxisParams) -> Result<Self, ParamError> {
-        bounded_positive("car-axis", "t_end", p.t_end)?;
+        bounded_positive(ID, "t_end", p.t_end)?;
         let ds = Dataset::parse("ivptestset_caraxis.json", DATASET)?;
         let n = |k: &str| ds.num(&["parameters", k]);
         let (eps, mass) = (n("eps")?, n("M")?);
@@ -99,12 +99,15 @@ impl CarAxis {
     }
 }
 
+/// The catalog id `car-axis`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "car-axis";
+
 /// Catalog entry `car-axis`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "car-axis",
+        id: ID,
         summary: "IVP Test Set car axis (index 3, rheonomic, small masses): scd vs the 21-digit reference at 3 s",
-        build: |t| Ok(Problem::Mechanical(Box::new(CarAxis::new(params::parse("problem", "car-axis", t)?)?))),
+        build: |t| Ok(Problem::Mechanical(Box::new(CarAxis::new(params::parse("problem", ID, t)?)?))),
         defaults: params::defaults::<CarAxisParams>,
     }
 }
@@ -112,7 +115,7 @@ pub fn entry() -> ProblemEntry {
 impl MechanicalSystem for CarAxis {
     fn info(&self) -> ProblemInfo {
         ProblemInfo {
-            id: "car-axis".into(),
+            id: ID.into(),
             title: "Car axis (IVP Test Set): axle on two springs, left wheel on a bumpy road".into(),
             equations: "K q'' = f(t, q) − Φ_qᵀλ, K = Mε²/2;  Φ₁ = x_b x_l + y_b y_l,  Φ₂ = |p_l − p_r|² − L²;  \
                         y_b = r sin ωt, x_b = √(L² − y_b²); springs (L₀ − L_i)/L_i along each wheel arm, gravity −Kg"

@@ -220,7 +220,7 @@ pub struct SliderCrank {
 impl SliderCrank {
     /// Build from the embedded dataset.
     pub fn new(p: SliderCrankParams) -> Result<Self, ParamError> {
-        bounded_positive("slider-crank", "t_end", p.t_end)?;
+        bounded_positive(ID, "t_end", p.t_end)?;
         let ds = Dataset::parse("ivptestset_crank.json", DATASET)?;
         let n = |k: &str| ds.num(&["parameters", k]);
         let d = Data {
@@ -293,7 +293,7 @@ impl SliderCrank {
         crate::consistency::project_initial_velocity(self, 0.0, &q, &mut v).map_err(|e| {
             ParamError::Invalid {
                 kind: "problem",
-                id: "slider-crank".into(),
+                id: ID.into(),
                 message: format!("making the initial velocity consistent failed: {e}"),
             }
         })?;
@@ -328,15 +328,18 @@ fn rigid_start(d: &Data) -> Vec<f64> {
     y
 }
 
+/// The catalog id `slider-crank`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "slider-crank";
+
 /// Catalog entry `slider-crank`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "slider-crank",
+        id: ID,
         summary: "Simeon's flexible slider crank (IVP Test Set `crank`): stiff elastic rod, driven crank, scd vs the reference at 0.1 s",
         build: |t| {
             Ok(Problem::Mechanical(Box::new(SliderCrank::new(params::parse(
                 "problem",
-                "slider-crank",
+                ID,
                 t,
             )?)?)))
         },
@@ -347,7 +350,7 @@ pub fn entry() -> ProblemEntry {
 impl MechanicalSystem for SliderCrank {
     fn info(&self) -> ProblemInfo {
         ProblemInfo {
-            id: "slider-crank".into(),
+            id: ID.into(),
             title: "Flexible slider crank (Simeon; IVP Test Set crank): driven crank, elastic rod, sliding block".into(),
             equations: "q = (φ₁, φ₂, x₃, q₁…q₄);  M(q) q'' = f(t, q, q') − Φ_qᵀλ;  Φ₁ = L₁ sin φ₁ + (L₂ + q₄) sin φ₂,  \
                         Φ₂ = x₃ − L₁ cos φ₁ − (L₂ + q₄) cos φ₂,  Φ₃ = φ₁ − Ωt;  elastic rod: two lateral sine modes and \

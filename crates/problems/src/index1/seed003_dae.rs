@@ -41,10 +41,10 @@ pub struct Seed003Dae {
 impl Seed003Dae {
     /// Build and validate.
     pub fn new(p: Seed003Params) -> Result<Self, ParamError> {
-        bounded_positive("seed003-dae", "t_end", p.t_end)?;
+        bounded_positive(ID, "t_end", p.t_end)?;
         if !p.c.is_finite() {
             return Err(ParamError::OutOfRange {
-                id: "seed003-dae".into(),
+                id: ID.into(),
                 field: "c",
                 value: p.c,
                 fix: "give a finite c".into(),
@@ -54,14 +54,17 @@ impl Seed003Dae {
     }
 }
 
+/// The catalog id `seed003-dae`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "seed003-dae";
+
 /// Catalog entry `seed003-dae`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "seed003-dae",
+        id: ID,
         summary: "seed 003 index-1 example x' = −x + z, 0 = x + z − c, exact solution",
         build: |t| {
             Ok(Problem::SemiExplicit(Box::new(Seed003Dae::new(
-                params::parse("problem", "seed003-dae", t)?,
+                params::parse("problem", ID, t)?,
             )?)))
         },
         defaults: params::defaults::<Seed003Params>,
@@ -71,7 +74,7 @@ pub fn entry() -> ProblemEntry {
 impl SemiExplicitDae for Seed003Dae {
     fn info(&self) -> ProblemInfo {
         ProblemInfo {
-            id: "seed003-dae".into(),
+            id: ID.into(),
             title: format!("Seed-003 index-1 DAE with c = {}", self.p.c),
             equations: "x' = −x + z,  0 = x + z − c,  x(0) = 0;  exact x = c(1 − e^{−2t})/2, z = c − x".into(),
             citation: "seed 003 (微分代数方程: 状态演化与即时约束; 保持约束的离散计算), after Atkinson, Han & Stewart, \

@@ -113,17 +113,23 @@ pub struct KnifeEdge {
 impl KnifeEdge {
     /// Build and validate.
     pub fn new(p: KnifeEdgeParams) -> Result<Self, ParamError> {
-        p.validate("knife-edge")?;
+        p.validate(KNIFE_EDGE_ID)?;
         Ok(Self { p })
     }
 }
 
+/// The catalog id `knife-edge`, written once: the entry, the parameter parse and the messages use it.
+const KNIFE_EDGE_ID: &str = "knife-edge";
+
+/// The catalog id `knife-edge-vakonomic`, written once: the entry, the parameter parse and the messages use it.
+const KNIFE_EDGE_VAKONOMIC_ID: &str = "knife-edge-vakonomic";
+
 /// Catalog entry `knife-edge`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "knife-edge",
+        id: KNIFE_EDGE_ID,
         summary: "skate on an inclined plane: one nonholonomic row A(q)v = 0, exact Neimark–Fufaev solution",
-        build: |t| Ok(Problem::Mechanical(Box::new(KnifeEdge::new(params::parse("problem", "knife-edge", t)?)?))),
+        build: |t| Ok(Problem::Mechanical(Box::new(KnifeEdge::new(params::parse("problem", KNIFE_EDGE_ID, t)?)?))),
         defaults: params::defaults::<KnifeEdgeParams>,
     }
 }
@@ -132,7 +138,7 @@ impl MechanicalSystem for KnifeEdge {
     fn info(&self) -> ProblemInfo {
         let p = &self.p;
         ProblemInfo {
-            id: "knife-edge".into(),
+            id: KNIFE_EDGE_ID.into(),
             title: format!(
                 "Knife edge on a plane inclined at {}° (m = {}, J = {}, θ̇₀ = {} rad/s): nonholonomic",
                 p.alpha_deg, p.m, p.inertia, p.spin
@@ -262,11 +268,11 @@ pub struct KnifeEdgeVakonomic {
 /// Catalog entry `knife-edge-vakonomic`.
 pub fn vakonomic_entry() -> ProblemEntry {
     ProblemEntry {
-        id: "knife-edge-vakonomic",
+        id: KNIFE_EDGE_VAKONOMIC_ID,
         summary: "vakonomic equations of the knife edge (seed 001 §3.8.2): a different motion from the nonholonomic one",
         build: |t| {
-            let p: KnifeEdgeParams = params::parse("problem", "knife-edge-vakonomic", t)?;
-            p.validate("knife-edge-vakonomic")?;
+            let p: KnifeEdgeParams = params::parse("problem", KNIFE_EDGE_VAKONOMIC_ID, t)?;
+            p.validate(KNIFE_EDGE_VAKONOMIC_ID)?;
             Ok(Problem::SemiExplicit(Box::new(KnifeEdgeVakonomic { p })))
         },
         defaults: params::defaults::<KnifeEdgeParams>,
@@ -276,7 +282,7 @@ pub fn vakonomic_entry() -> ProblemEntry {
 impl driftlab_core::SemiExplicitDae for KnifeEdgeVakonomic {
     fn info(&self) -> ProblemInfo {
         ProblemInfo {
-            id: "knife-edge-vakonomic".into(),
+            id: KNIFE_EDGE_VAKONOMIC_ID.into(),
             title: format!("Knife edge on a {}° incline, vakonomic equations", self.p.alpha_deg),
             equations: "x' = u cos θ, y' = u sin θ, θ' = ω, u' = g sin α cos θ − μω/m, ω' = μu/J, μ' = mg sin α sin θ + muω".into(),
             citation: "seed 001 §3.8.2 (vakonomic vs nonholonomic); V. V. Kozlov (1983); A. M. Bloch, Nonholonomic \

@@ -71,7 +71,7 @@ impl BallStack {
     /// Build and validate.
     pub fn new(p: BallStackParams) -> Result<Self, ParamError> {
         let bad = |field: &'static str, value: f64, fix: &str| ParamError::OutOfRange {
-            id: "ball-stack".into(),
+            id: ID.into(),
             field,
             value,
             fix: fix.into(),
@@ -80,10 +80,10 @@ impl BallStack {
             return Err(bad("balls", 0.0, "give at least one ball"));
         }
         for (field, x) in [("m", p.m), ("radius", p.radius), ("t_end", p.t_end)] {
-            params::bounded_positive("ball-stack", field, x)?;
+            params::bounded_positive(ID, field, x)?;
         }
-        params::finite("ball-stack", "g", p.g)?;
-        params::finite("ball-stack", "drop", p.drop)?;
+        params::finite(ID, "g", p.g)?;
+        params::finite(ID, "drop", p.drop)?;
         if p.drop < 0.0 {
             return Err(bad("drop", p.drop, "give a finite drop ≥ 0"));
         }
@@ -99,15 +99,18 @@ impl BallStack {
     }
 }
 
+/// The catalog id `ball-stack`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "ball-stack";
+
 /// Catalog entry `ball-stack`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "ball-stack",
+        id: ID,
         summary:
             "N balls stacked on the floor (persistent contacts, LCP): exact rest; PGS warm start",
         build: |t| {
             Ok(Problem::Mechanical(Box::new(BallStack::new(
-                params::parse("problem", "ball-stack", t)?,
+                params::parse("problem", ID, t)?,
             )?)))
         },
         defaults: params::defaults::<BallStackParams>,
@@ -118,7 +121,7 @@ impl MechanicalSystem for BallStack {
     fn info(&self) -> ProblemInfo {
         let p = &self.p;
         ProblemInfo {
-            id: "ball-stack".into(),
+            id: ID.into(),
             title: format!(
                 "Stack of {} balls (m = {}, r = {}, drop {}, e = {}) on the floor",
                 p.balls, p.m, p.radius, p.drop, p.restitution

@@ -65,7 +65,7 @@ pub struct ChainFloor {
 impl ChainFloor {
     /// Build and validate.
     pub fn new(p: ChainFloorParams) -> Result<Self, ParamError> {
-        let id = "chain-floor";
+        let id = ID;
         let chain_params = PlanarChainParams {
             links: p.links,
             m: p.m,
@@ -100,14 +100,17 @@ impl ChainFloor {
     }
 }
 
+/// The catalog id `chain-floor`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "chain-floor";
+
 /// Catalog entry `chain-floor`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "chain-floor",
+        id: ID,
         summary: "planar chain released onto a floor: rigid rods (bilateral) and one contact row per mass (unilateral, restitution e)",
         build: |t| {
             Ok(Problem::Mechanical(Box::new(ChainFloor::new(
-                params::parse("problem", "chain-floor", t)?,
+                params::parse("problem", ID, t)?,
             )?)))
         },
         defaults: params::defaults::<ChainFloorParams>,
@@ -118,7 +121,7 @@ impl MechanicalSystem for ChainFloor {
     fn info(&self) -> ProblemInfo {
         let p = &self.p;
         ProblemInfo {
-            id: "chain-floor".into(),
+            id: ID.into(),
             title: format!(
                 "Planar chain of {} masses (m = {}, ℓ = {}) released horizontally onto a floor {} m below the pivot, e = {}",
                 p.links, p.m, p.length, p.depth, p.restitution

@@ -54,7 +54,7 @@ pub struct CircleRotor {
 impl CircleRotor {
     /// Build and validate.
     pub fn new(p: CircleRotorParams) -> Result<Self, ParamError> {
-        let id = "circle-rotor";
+        let id = ID;
         bounded_positive(id, "m", p.m)?;
         bounded_positive(id, "radius", p.radius)?;
         bounded_positive(id, "speed", p.speed)?;
@@ -63,14 +63,17 @@ impl CircleRotor {
     }
 }
 
+/// The catalog id `circle-rotor`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "circle-rotor";
+
 /// Catalog entry `circle-rotor`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "circle-rotor",
+        id: ID,
         summary: "free mass on a circle, no gravity: uniform rotation, constant λ = mω²/2",
         build: |t| {
             Ok(Problem::Mechanical(Box::new(CircleRotor::new(
-                params::parse("problem", "circle-rotor", t)?,
+                params::parse("problem", ID, t)?,
             )?)))
         },
         defaults: params::defaults::<CircleRotorParams>,
@@ -81,7 +84,7 @@ impl MechanicalSystem for CircleRotor {
     fn info(&self) -> ProblemInfo {
         let p = &self.p;
         ProblemInfo {
-            id: "circle-rotor".into(),
+            id: ID.into(),
             title: format!(
                 "Mass m = {} on a circle of radius {} m at speed {} m/s, no gravity",
                 p.m, p.radius, p.speed

@@ -68,7 +68,7 @@ pub struct LeakingPendulum {
 impl LeakingPendulum {
     /// Build and validate.
     pub fn new(p: LeakingPendulumParams) -> Result<Self, ParamError> {
-        let id = "leaking-pendulum";
+        let id = ID;
         bounded_positive(id, "m0", p.m0)?;
         bounded_positive(id, "tau", p.tau)?;
         let pendulum = Pendulum::new(
@@ -91,14 +91,17 @@ impl LeakingPendulum {
     }
 }
 
+/// The catalog id `leaking-pendulum`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "leaking-pendulum";
+
 /// Catalog entry `leaking-pendulum`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "leaking-pendulum",
+        id: ID,
         summary: "pendulum whose bob leaks mass, M(t) = m₀e^{−t/τ} I (variable mass, no thrust); exact: the pendulum's motion, λ scaled by m(t)/m₀",
         build: |t| {
             Ok(Problem::Mechanical(Box::new(LeakingPendulum::new(
-                params::parse("problem", "leaking-pendulum", t)?,
+                params::parse("problem", ID, t)?,
             )?)))
         },
         defaults: params::defaults::<LeakingPendulumParams>,
@@ -109,7 +112,7 @@ impl MechanicalSystem for LeakingPendulum {
     fn info(&self) -> ProblemInfo {
         let p = &self.p;
         ProblemInfo {
-            id: "leaking-pendulum".into(),
+            id: ID.into(),
             title: format!(
                 "Pendulum leaking mass, m(t) = {} e^(−t/{}) kg, ℓ = {}, released at rest at θ₀ = {}°",
                 p.m0, p.tau, p.length, p.theta0_deg

@@ -208,15 +208,18 @@ impl Pendulum {
     }
 }
 
+/// The catalog id `pendulum`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "pendulum";
+
 /// Catalog entry `pendulum`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "pendulum",
+        id: ID,
         summary: "planar pendulum in Cartesian coordinates, exact elliptic-function solution",
         build: |t| {
             Ok(Problem::Mechanical(Box::new(Pendulum::new(
-                params::parse("problem", "pendulum", t)?,
-                "pendulum",
+                params::parse("problem", ID, t)?,
+                ID,
             )?)))
         },
         defaults: params::defaults::<PendulumParams>,

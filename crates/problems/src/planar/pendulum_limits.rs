@@ -67,7 +67,7 @@ pub struct PendulumLimits {
 impl PendulumLimits {
     /// Build and validate.
     pub fn new(p: PendulumLimitsParams) -> Result<Self, ParamError> {
-        let id = "pendulum-limits";
+        let id = ID;
         let bad = |field: &'static str, value: f64, fix: &str| ParamError::OutOfRange {
             id: id.into(),
             field,
@@ -86,7 +86,7 @@ impl PendulumLimits {
         }
         let inner = Pendulum::new(
             PendulumParams::released(p.m, p.length, p.g, p.theta0_deg, p.t_end),
-            "pendulum-limits",
+            ID,
         )?;
         if !(p.theta_min_deg < p.theta0_deg && p.theta0_deg < p.theta_max_deg) {
             return Err(params::inconsistent(
@@ -113,14 +113,17 @@ impl PendulumLimits {
     }
 }
 
+/// The catalog id `pendulum-limits`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "pendulum-limits";
+
 /// Catalog entry `pendulum-limits`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "pendulum-limits",
+        id: ID,
         summary: "pendulum with joint-angle stops as unilateral constraints (LCP), restitution e",
         build: |t| {
             Ok(Problem::Mechanical(Box::new(PendulumLimits::new(
-                params::parse("problem", "pendulum-limits", t)?,
+                params::parse("problem", ID, t)?,
             )?)))
         },
         defaults: params::defaults::<PendulumLimitsParams>,
@@ -131,7 +134,7 @@ impl MechanicalSystem for PendulumLimits {
     fn info(&self) -> ProblemInfo {
         let p = &self.p;
         ProblemInfo {
-            id: "pendulum-limits".into(),
+            id: ID.into(),
             title: format!(
                 "Pendulum with stops at θ = {}° and {}° (e = {}), released at {}°",
                 p.theta_min_deg, p.theta_max_deg, p.restitution, p.theta0_deg

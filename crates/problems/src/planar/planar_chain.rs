@@ -62,7 +62,7 @@ pub struct PlanarChain {
 impl PlanarChain {
     /// Build and validate.
     pub fn new(p: PlanarChainParams) -> Result<Self, ParamError> {
-        p.validate("planar-chain")?;
+        p.validate(ID)?;
         Ok(Self { p })
     }
 }
@@ -80,12 +80,15 @@ impl PlanarChainParams {
     }
 }
 
+/// The catalog id `planar-chain`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "planar-chain";
+
 /// Catalog entry `planar-chain`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "planar-chain",
+        id: ID,
         summary: "N point masses on rigid rods, first pinned (N = 2: double pendulum); scalable sparse case",
-        build: |t| Ok(Problem::Mechanical(Box::new(PlanarChain::new(params::parse("problem", "planar-chain", t)?)?))),
+        build: |t| Ok(Problem::Mechanical(Box::new(PlanarChain::new(params::parse("problem", ID, t)?)?))),
         defaults: params::defaults::<PlanarChainParams>,
     }
 }
@@ -105,7 +108,7 @@ impl MechanicalSystem for PlanarChain {
     fn info(&self) -> ProblemInfo {
         let p = &self.p;
         ProblemInfo {
-            id: "planar-chain".into(),
+            id: ID.into(),
             title: format!("Planar chain of N = {} point masses (m = {}, ℓ = {}), first pinned at the origin", p.links, p.m, p.length),
             equations: "m p_i'' = −mg e₂ − Σ_j (Φ_q)_{j,i}ᵀ λ_j,  Φ_i = |p_i − p_{i−1}|² − ℓ² (p₀ = 0),  \
                         γ_i = −2|v_i − v_{i−1}|²,  H = Σ ½m|v_i|² + mg y_i"

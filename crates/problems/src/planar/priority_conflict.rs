@@ -61,18 +61,21 @@ pub struct PriorityConflict {
     p: PriorityConflictParams,
 }
 
+/// The catalog id `priority-conflict`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "priority-conflict";
+
 /// Catalog entry `priority-conflict`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "priority-conflict",
+        id: ID,
         summary: "two-link chain whose tip target is unreachable: rod lengths (priority 0) vs tip height (priority 1)",
         build: |t| {
-            let p: PriorityConflictParams = params::parse("problem", "priority-conflict", t)?;
+            let p: PriorityConflictParams = params::parse("problem", ID, t)?;
             for (f, v) in [("m", p.m), ("length", p.length), ("g", p.g), ("depth", p.depth), ("t_end", p.t_end)] {
-                bounded_positive("priority-conflict", f, v)?;
+                bounded_positive(ID, f, v)?;
             }
             if let Some(x) = p.posture_x {
-                params::finite("priority-conflict", "posture_x", x)?;
+                params::finite(ID, "posture_x", x)?;
             }
             Ok(Problem::Mechanical(Box::new(PriorityConflict { p })))
         },
@@ -84,7 +87,7 @@ impl MechanicalSystem for PriorityConflict {
     fn info(&self) -> ProblemInfo {
         let p = &self.p;
         ProblemInfo {
-            id: "priority-conflict".into(),
+            id: ID.into(),
             title: format!("Two-link chain, tip target at depth {}ℓ (reach 2ℓ): conflicting priorities", p.depth),
             equations: "Φ₀ = |p₁|² − ℓ², Φ₁ = |p₂ − p₁|² − ℓ² (priority 0);  Φ₂ = y₂ + depth·ℓ (priority 1);  \
                         best reachable |Φ₂| = (depth − 2)ℓ;  optional Φ₃ = x₂ − x* (priority 2)"

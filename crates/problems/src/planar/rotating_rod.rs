@@ -62,7 +62,7 @@ pub struct RotatingRod {
 impl RotatingRod {
     /// Build and validate.
     pub fn new(p: RotatingRodParams) -> Result<Self, ParamError> {
-        let id = "rotating-rod";
+        let id = ID;
         bounded_positive(id, "m", p.m)?;
         bounded_positive(id, "omega", p.omega)?;
         bounded_positive(id, "r0", p.r0)?;
@@ -71,14 +71,17 @@ impl RotatingRod {
     }
 }
 
+/// The catalog id `rotating-rod`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "rotating-rod";
+
 /// Catalog entry `rotating-rod`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "rotating-rod",
+        id: ID,
         summary: "bead on a rod spinning at constant Ω (rheonomic Φ), exact r = r₀ cosh Ωt",
         build: |t| {
             Ok(Problem::Mechanical(Box::new(RotatingRod::new(
-                params::parse("problem", "rotating-rod", t)?,
+                params::parse("problem", ID, t)?,
             )?)))
         },
         defaults: params::defaults::<RotatingRodParams>,
@@ -89,7 +92,7 @@ impl MechanicalSystem for RotatingRod {
     fn info(&self) -> ProblemInfo {
         let p = &self.p;
         ProblemInfo {
-            id: "rotating-rod".into(),
+            id: ID.into(),
             title: format!(
                 "Bead on a rod spinning at Ω = {} rad/s (m = {}, released at rest on the rod at r₀ = {} m, no gravity)",
                 p.omega, p.m, p.r0

@@ -101,7 +101,7 @@ impl TrackedArm {
     /// Build and validate: positive scalars, and a segment inside the workspace away from
     /// the singular poses (|p| < 2ℓ and > 0 along it, |sin(φ₂ − φ₁)| ≥ 0.05).
     pub fn new(p: TrackedArmParams) -> Result<Self, ParamError> {
-        let id = "tracked-arm";
+        let id = ID;
         for (field, x) in [
             ("m", p.m),
             ("length", p.length),
@@ -135,7 +135,7 @@ impl TrackedArm {
                 .map_or(0.0, |phi| (phi[1] - phi[0]).sin().abs());
             if sine.is_nan() || sine < MIN_ELBOW_SINE {
                 return Err(ParamError::OutOfRange {
-                    id: "tracked-arm".into(),
+                    id: ID.into(),
                     field: if k == 0 { "a" } else { "b" },
                     value: x[0].hypot(x[1]),
                     fix: format!(
@@ -333,14 +333,17 @@ fn measured_angles(q: &[f64], v: &[f64]) -> ([f64; 2], [f64; 2], [[f64; 2]; 2]) 
     (phi, rate, grad)
 }
 
+/// The catalog id `tracked-arm`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "tracked-arm";
+
 /// Catalog entry `tracked-arm`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "tracked-arm",
+        id: ID,
         summary: "two-link arm (planar-chain, Cartesian) tracking a minimum-jerk task-space plan by computed torque; exact solution = the plan",
         build: |t| {
             Ok(Problem::Mechanical(Box::new(TrackedArm::new(
-                params::parse("problem", "tracked-arm", t)?,
+                params::parse("problem", ID, t)?,
             )?)))
         },
         defaults: params::defaults::<TrackedArmParams>,
@@ -351,7 +354,7 @@ impl MechanicalSystem for TrackedArm {
     fn info(&self) -> ProblemInfo {
         let p = &self.p;
         ProblemInfo {
-            id: "tracked-arm".into(),
+            id: ID.into(),
             title: format!(
                 "Two-link arm (m = {}, ℓ = {}) tracking a minimum-jerk line A → B → A … ({} s a move) by computed torque, K_p = {}, K_d = {}",
                 p.m, p.length, p.segment, p.kp, p.kd

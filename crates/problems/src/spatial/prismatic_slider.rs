@@ -63,13 +63,16 @@ impl Default for PrismaticSliderParams {
     }
 }
 
+/// The catalog id `prismatic-slider`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "prismatic-slider";
+
 /// Catalog entry `prismatic-slider`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "prismatic-slider",
+        id: ID,
         summary: "block on an inclined rail in space: prismatic joint (5 rows) in natural coordinates, exact solution",
         build: |t| {
-            let p: PrismaticSliderParams = params::parse("problem", "prismatic-slider", t)?;
+            let p: PrismaticSliderParams = params::parse("problem", ID, t)?;
             Ok(Problem::Mechanical(Box::new(build(&p)?)))
         },
         defaults: params::defaults::<PrismaticSliderParams>,
@@ -84,18 +87,18 @@ pub fn build(p: &PrismaticSliderParams) -> Result<NaturalSystem, ParamError> {
         ("width", p.width),
         ("t_end", p.t_end),
     ] {
-        bounded_positive("prismatic-slider", f, v)?;
+        bounded_positive(ID, f, v)?;
     }
     if !p.incline_deg.is_finite() || p.incline_deg.abs() >= 90.0 {
         return Err(ParamError::OutOfRange {
-            id: "prismatic-slider".into(),
+            id: ID.into(),
             field: "incline_deg",
             value: p.incline_deg,
             fix: "give an inclination strictly between −90 and 90 degrees".into(),
         });
     }
-    params::finite("prismatic-slider", "g", p.g)?;
-    params::finite("prismatic-slider", "speed0", p.speed0)?;
+    params::finite(ID, "g", p.g)?;
+    params::finite(ID, "speed0", p.speed0)?;
     let (sa, ca) = p.incline_deg.to_radians().sin_cos();
     let u = [ca, -sa, 0.0];
     let mut md = NaturalModel::default();
@@ -201,14 +204,14 @@ fn constant_multipliers(sys: &NaturalSystem) -> Result<Vec<f64>, ParamError> {
         .map(|(_, lambda)| lambda)
         .map_err(|e| ParamError::Invalid {
             kind: "problem",
-            id: "prismatic-slider".into(),
+            id: ID.into(),
             message: format!("the exact multipliers could not be computed: {e}"),
         })
 }
 
 fn info(p: &PrismaticSliderParams) -> ProblemInfo {
     ProblemInfo {
-        id: "prismatic-slider".into(),
+        id: ID.into(),
         title: format!(
             "Block on a rail inclined at {}° (prismatic joint, natural coordinates), m = {}, s₀' = {} m/s",
             p.incline_deg, p.m, p.speed0

@@ -59,20 +59,23 @@ impl Default for SpatialChainParams {
     }
 }
 
+/// The catalog id `spatial-chain`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "spatial-chain";
+
 /// Catalog entry `spatial-chain`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "spatial-chain",
+        id: ID,
         summary: "N rods in space on spherical joints (natural coordinates), first end fixed; scalable 3D case",
         build: |t| {
-            let p: SpatialChainParams = params::parse("problem", "spatial-chain", t)?;
+            let p: SpatialChainParams = params::parse("problem", ID, t)?;
             if p.links == 0 {
-                return Err(ParamError::OutOfRange { id: "spatial-chain".into(), field: "links", value: 0.0, fix: "give links ≥ 1".into() });
+                return Err(ParamError::OutOfRange { id: ID.into(), field: "links", value: 0.0, fix: "give links ≥ 1".into() });
             }
             for (f, v) in [("m", p.m), ("length", p.length), ("g", p.g), ("t_end", p.t_end)] {
-                bounded_positive("spatial-chain", f, v)?;
+                bounded_positive(ID, f, v)?;
             }
-            params::finite("spatial-chain", "spin", p.spin)?;
+            params::finite(ID, "spin", p.spin)?;
             let mut md = NaturalModel::default();
             let mut prev: Node = md.fixed_node([0.0; 3]);
             for k in 1..=p.links {
@@ -83,7 +86,7 @@ pub fn entry() -> ProblemEntry {
             let v0 = md.q0().chunks(3).flat_map(|r| [p.spin * r[2], 0.0, -p.spin * r[0]]).collect();
             let n = p.links as f64;
             let info = ProblemInfo {
-                    id: "spatial-chain".into(),
+                    id: ID.into(),
                     title: format!("Spatial chain of {} rods on spherical joints (m = {}, ℓ = {})", p.links, p.m, p.length),
                     equations: "natural coordinates P_k: Φ_k = |P_k − P_{k−1}|² − ℓ², constant M (m/3, m/6 blocks), gravity −y".into(),
                     citation: "seed 001 §3.6.1; natural coordinates: J. García de Jalón & E. Bayo (1994), ch. 3".into(),

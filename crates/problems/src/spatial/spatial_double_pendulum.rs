@@ -52,17 +52,20 @@ impl Default for SpatialDoublePendulumParams {
     }
 }
 
+/// The catalog id `spatial-double-pendulum`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "spatial-double-pendulum";
+
 /// Catalog entry `spatial-double-pendulum`.
 pub fn entry() -> ProblemEntry {
     ProblemEntry {
-        id: "spatial-double-pendulum",
+        id: ID,
         summary: "two bodies in space: spherical joint to ground, revolute joint between them (natural coordinates)",
         build: |t| {
-            let p: SpatialDoublePendulumParams = params::parse("problem", "spatial-double-pendulum", t)?;
+            let p: SpatialDoublePendulumParams = params::parse("problem", ID, t)?;
             for (f, v) in [("m", p.m), ("length", p.length), ("width", p.width), ("g", p.g), ("t_end", p.t_end)] {
-                bounded_positive("spatial-double-pendulum", f, v)?;
+                bounded_positive(ID, f, v)?;
             }
-            params::finite("spatial-double-pendulum", "spin", p.spin)?;
+            params::finite(ID, "spin", p.spin)?;
             let l = p.length;
             let mut md = NaturalModel::default();
             let o = md.fixed_node([0.0; 3]);
@@ -91,7 +94,7 @@ pub fn entry() -> ProblemEntry {
 
 fn info(p: &SpatialDoublePendulumParams) -> ProblemInfo {
     ProblemInfo {
-        id: "spatial-double-pendulum".into(),
+        id: ID.into(),
         title: format!("Spatial double pendulum (spherical + revolute), m = {}, ℓ = {}, spin {} rad/s", p.m, p.length, p.spin),
         equations: "natural coordinates (P₁, u₁, Q, w, P₂): rigid-body rows |d|², d·u, |u|² per body; revolute joint \
                     Q − P₁ = 0 and (u₁ − w)·e_k = 0 on the two transverse axes: 11 rows, 4 DOF; constant M; gravity −y"

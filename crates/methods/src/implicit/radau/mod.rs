@@ -161,7 +161,7 @@ fn info_for(s: usize, variable: bool) -> MethodInfo {
         )
     };
     MethodInfo {
-        id: "radau".into(),
+        id: ID.into(),
         symplectic_reason: "no: Radau IIA is algebraically stable but not symplectic (its coefficients violate b_i a_ij + b_j a_ji = b_i b_j; GNI Thm. VI.4.3)".into(),
         family: "implicit-rk".into(),
         title,
@@ -266,7 +266,7 @@ impl Radau {
     pub fn new(params: RadauParams) -> Result<Self, driftlab_core::ParamError> {
         let bad = |field: &'static str, value: f64, fix: &str| {
             Err(driftlab_core::ParamError::OutOfRange {
-                id: "radau".into(),
+                id: ID.into(),
                 field,
                 value,
                 fix: fix.into(),
@@ -417,7 +417,7 @@ impl Method for Radau {
         let dim = 3 * s.dims().n + s.dims().m;
         if dim > MAX_DENSE_DIM {
             return Err(MethodError::Incompatible {
-                method: "radau".into(),
+                method: ID.into(),
                 problem: s.info().id,
                 reason: format!(
                     "radau's Newton matrices are dense: N = 3n + m = {dim} > {MAX_DENSE_DIM} \
@@ -430,7 +430,7 @@ impl Method for Radau {
         let spent = consistent_start(s, KktChoice::DenseLu.options(opts), state)?;
         let stages = self.params.stages;
         let tab = RadauTableau::with_stages(stages).ok_or_else(|| MethodError::Incompatible {
-            method: "radau".into(),
+            method: ID.into(),
             problem: s.info().id,
             reason: format!("no Radau IIA method with {stages} stages (3, 5 or 7)"),
         })?;
@@ -489,14 +489,14 @@ impl Method for Radau {
     ) -> Result<Box<dyn Stepper + 's>, MethodError> {
         if opts.tolerances.is_some() {
             return Err(MethodError::Incompatible {
-                method: "radau".into(),
+                method: ID.into(),
                 problem: sys.info().id,
                 reason: "on the fully implicit form radau runs fixed steps (no error estimate there); give `[steps] h` instead of `adaptive`".into(),
             });
         }
         if self.params.variable_order {
             return Err(MethodError::Incompatible {
-                method: "radau".into(),
+                method: ID.into(),
                 problem: sys.info().id,
                 reason: "the fully implicit form runs fixed stages (s = 3) at fixed steps; set variable_order = false".into(),
             });
@@ -505,12 +505,8 @@ impl Method for Radau {
             tol: self.params.rtol,
             max_iter: self.params.max_newton,
         };
-        let stepper = crate::implicit::implicit_form::ImplicitRk::new(
-            "radau",
-            sys,
-            self.params.stages,
-            settings,
-        )?;
+        let stepper =
+            crate::implicit::implicit_form::ImplicitRk::new(ID, sys, self.params.stages, settings)?;
         Ok(Box::new(stepper))
     }
 }
@@ -670,14 +666,17 @@ fn newton_error(e: NewtonFailure<StepError>, t: f64, iterations: usize, tol: f64
     }
 }
 
+/// The catalog id `radau`, written once: the entry, the parameter parse and the messages use it.
+const ID: &str = "radau";
+
 /// This method's catalog line: id, declared properties, build from a spec's parameter
 /// table (unknown keys are errors), defaults.
 pub fn entry() -> crate::entry::MethodEntry {
     use driftlab_core::params;
     crate::entry::MethodEntry {
-        id: "radau",
+        id: ID,
         info,
-        build: |t| Ok(Box::new(Radau::new(params::parse("method", "radau", t)?)?)),
+        build: |t| Ok(Box::new(Radau::new(params::parse("method", ID, t)?)?)),
         defaults: params::defaults::<RadauParams>,
     }
 }
