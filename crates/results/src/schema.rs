@@ -4,7 +4,8 @@
 //! and its accessors ([`runs::COLUMNS`], …), through which [`crate::table`] writes rows
 //! into a frame and reads them back: the runner and the report share the row type and the
 //! code. The docs' column table is checked against [`runs::ALL`]. Adding a runs column is
-//! one line here plus its value in the runner's `runs_row`.
+//! one line here plus its value before a run in the runner's `unmeasured_row` (which
+//! names every column, so the compiler asks for it) and where the run measures it.
 
 /// The type of a column's values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -210,7 +210,7 @@ fn every_method_meets_its_declared_orders_on_every_exact_problem() {
                 // pendulum is fine; on an incompatible system it fails at init) is skipped
                 // only if every cell failed at t = 0 with an "cannot run" reason.
                 if sum.rows.iter().all(|r| {
-                    !r.ok
+                    !r.ok()
                         && r.fail_reason
                             .as_deref()
                             .is_some_and(|m| m.contains("cannot run"))
@@ -221,11 +221,11 @@ fn every_method_meets_its_declared_orders_on_every_exact_problem() {
                     let max_err = sum
                         .rows
                         .iter()
-                        .filter(|r| r.ok)
+                        .filter(|r| r.ok())
                         .map(|r| match o.quantity.as_str() {
-                            "q" => r.summary.err_q,
-                            "v" => r.summary.err_v,
-                            _ => r.summary.err_lambda,
+                            "q" => r.err_q.unwrap_or(f64::NAN),
+                            "v" => r.err_v.unwrap_or(f64::NAN),
+                            _ => r.err_lambda.unwrap_or(f64::NAN),
                         })
                         .fold(0.0_f64, f64::max);
                     let tag = format!(

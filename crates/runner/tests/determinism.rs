@@ -62,12 +62,13 @@ fn run(dir: &std::path::Path, sweep_threads: usize) -> (DataFrame, DataFrame) {
     for r in &sum.rows {
         assert_eq!(r.repeat, 2, "cell {}", r.cell);
         assert!(
-            r.step_seconds_min <= r.step_seconds && r.step_seconds <= r.step_seconds_max,
+            r.step_seconds_min.unwrap_or(f64::NAN) <= r.step_seconds
+                && r.step_seconds <= r.step_seconds_max.unwrap_or(f64::NAN),
             "cell {}: {} ≤ {} ≤ {}",
             r.cell,
-            r.step_seconds_min,
+            r.step_seconds_min.unwrap_or(f64::NAN),
             r.step_seconds,
-            r.step_seconds_max
+            r.step_seconds_max.unwrap_or(f64::NAN)
         );
     }
     let read = |f: &str| {

@@ -41,7 +41,7 @@ at_most = 100.0
 instead = "it does not"
 "#;
 
-fn run(text: &str, name: &str) -> Vec<driftlab_runner::store::record::RunRecord> {
+fn run(text: &str, name: &str) -> Vec<runs::Row> {
     let dir = std::env::temp_dir().join(format!("driftlab-timing-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let spec = Spec::parse(text, "t.toml").expect("valid spec");
@@ -68,8 +68,7 @@ fn verdict_rows_are_timed_alone_and_nothing_else_changes() {
         &SPEC.replace("timing_repeats = 3", "timing_repeats = 0"),
         "off",
     );
-    let label =
-        |r: &driftlab_runner::store::record::RunRecord| format!("{} h={:e}", r.variant, r.h);
+    let label = |r: &runs::Row| format!("{} h={:e}", r.variant, r.h);
     let alone: Vec<String> = timed
         .iter()
         .filter(|r| r.timed_alone > 0)
@@ -88,16 +87,16 @@ fn verdict_rows_are_timed_alone_and_nothing_else_changes() {
     assert!(!alone.iter().any(|l| l.ends_with("h=1e-3")), "{alone:?}");
     for r in timed.iter().filter(|r| r.timed_alone > 0) {
         assert_eq!(r.timed_alone, 3);
-        assert!(r.step_seconds_min <= r.step_seconds && r.step_seconds <= r.step_seconds_max);
+        assert!(
+            r.step_seconds_min.unwrap_or(f64::NAN) <= r.step_seconds
+                && r.step_seconds <= r.step_seconds_max.unwrap_or(f64::NAN)
+        );
     }
     assert!(untimed.iter().all(|r| r.timed_alone == 0));
     // Every column but the measured ones is bit for bit the sweep's.
     let measured: Vec<&str> = runs::MEASURED.iter().map(|c| c.name).collect();
     for (a, b) in timed.iter().zip(&untimed) {
-        let (ra, rb) = (
-            driftlab_runner::store::record::runs_row(a),
-            driftlab_runner::store::record::runs_row(b),
-        );
+        let (ra, rb) = (a.clone(), b.clone());
         for (def, _) in runs::COLUMNS
             .iter()
             .filter(|(d, _)| !measured.contains(&d.name))

@@ -24,8 +24,8 @@
 //! ```
 
 use crate::store::members::MemberRecord;
-use crate::store::record::RunRecord;
 use driftlab_results::schema::optima;
+use driftlab_results::schema::runs;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -100,7 +100,7 @@ fn expected(members: &[&MemberRecord], spec: &OptimumSpec) -> Option<(f64, f64)>
 }
 
 /// The group key of a row without the searched parameter, and the parameter's value.
-fn split_params(row: &RunRecord, parameter: &str) -> Option<(String, f64)> {
+fn split_params(row: &runs::Row, parameter: &str) -> Option<(String, f64)> {
     let mut params: serde_json::Value = serde_json::from_str(&row.params).ok()?;
     let value = params["method"]
         .as_object_mut()?
@@ -116,9 +116,9 @@ type GroupKey = (String, String, String, String, u64, String);
 
 /// The grid points of every group of `rows` for `spec`, with the group's first row.
 fn groups<'a>(
-    spec: &OptimumSpec, rows: &'a [RunRecord], by_cell: &BTreeMap<usize, Vec<&MemberRecord>>,
-) -> BTreeMap<GroupKey, (&'a RunRecord, Vec<Point>)> {
-    let mut groups: BTreeMap<GroupKey, (&RunRecord, Vec<Point>)> = BTreeMap::new();
+    spec: &OptimumSpec, rows: &'a [runs::Row], by_cell: &BTreeMap<usize, Vec<&MemberRecord>>,
+) -> BTreeMap<GroupKey, (&'a runs::Row, Vec<Point>)> {
+    let mut groups: BTreeMap<GroupKey, (&runs::Row, Vec<Point>)> = BTreeMap::new();
     for r in rows {
         let Some((others, value)) = split_params(r, &spec.parameter) else {
             continue;
@@ -129,11 +129,11 @@ fn groups<'a>(
             r.method.clone(),
             others,
             r.h.to_bits(),
-            r.ensemble
-                .as_ref()
-                .map_or_else(String::new, |e| e.settings.clone()),
+            r.ensemble.clone().unwrap_or_default(),
         );
-        let cell = by_cell.get(&r.cell).map_or(&[][..], Vec::as_slice);
+        let cell = by_cell
+            .get(&(r.cell as usize))
+            .map_or(&[][..], Vec::as_slice);
         let entry = groups.entry(key).or_insert((r, Vec::new()));
         entry.1.push((value, expected(cell, spec)));
     }
@@ -143,7 +143,7 @@ fn groups<'a>(
 /// The rows of `optima.csv` for `specs` over the first thread batch's `rows` and their
 /// `members`.
 pub fn find(
-    specs: &[OptimumSpec], rows: &[RunRecord], members: &[MemberRecord],
+    specs: &[OptimumSpec], rows: &[runs::Row], members: &[MemberRecord],
 ) -> Vec<optima::Row> {
     let mut by_cell: BTreeMap<usize, Vec<&MemberRecord>> = BTreeMap::new();
     for m in members {
@@ -164,7 +164,7 @@ pub fn find(
 /// One row: the grid minimum of `E[L_task] + α E[L_c]` over the feasible `points` and
 /// its parabolic refinement.
 fn optimum_row(
-    spec: &OptimumSpec, first: &RunRecord, others: &str, points: &[Point], alpha: f64,
+    spec: &OptimumSpec, first: &runs::Row, others: &str, points: &[Point], alpha: f64,
 ) -> optima::Row {
     // (grid index, k, E[L_task], E[L_c]) of the feasible points.
     let feasible: Vec<(usize, f64, f64, f64)> = points
@@ -248,15 +248,15 @@ mod tests {
         assert_eq!(parabola_minimum((0.0, 0.0), (1.0, 0.0), (2.0, 0.0)), 1.0);
     }
 
-    fn record(cell: usize, k: f64) -> RunRecord {
-        RunRecord {
-            cell,
+    fn record(cell: usize, k: f64) -> runs::Row {
+        runs::Row {
+            cell: cell as u64,
             problem: "p".into(),
             problem_params: "{}".into(),
             method: "penalty".into(),
             params: format!("{{\"method\":{{\"k_d\":1.0,\"k_p\":{k:?}}}}}"),
             h: 1e-3,
-            ..RunRecord::default()
+            ..runs::Row::default()
         }
     }
 
@@ -277,7 +277,7 @@ mod tests {
     #[test]
     fn expected_loss_minimum_follows_alpha() {
         let grid = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0];
-        let rows: Vec<RunRecord> = grid
+        let rows: Vec<runs::Row> = grid
             .iter()
             .enumerate()
             .map(|(i, &k)| record(i, k))

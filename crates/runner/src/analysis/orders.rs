@@ -25,7 +25,7 @@
 //! with fewer than two usable points gets a row with an empty `observed_order` and the
 //! reason in `note` — never a silently missing row.
 
-use crate::store::record::RunRecord;
+use driftlab_results::schema::runs;
 
 pub use driftlab_results::order_note::{ROUNDOFF_FLOOR, SLOPE_BAND};
 
@@ -79,17 +79,17 @@ pub fn asymptotic_range(logh: &[f64], loge: &[f64]) -> Option<(usize, usize)> {
 }
 
 /// The error measure of one quantity in a row (`err_q`, `err_v` or `err_lambda`).
-type ErrorOf = fn(&RunRecord) -> f64;
+type ErrorOf = fn(&runs::Row) -> Option<f64>;
 
 /// Fit orders for all groups of `rows` that sweep h.
-pub fn fit_orders(rows: &[RunRecord]) -> Vec<OrderRow> {
+pub fn fit_orders(rows: &[runs::Row]) -> Vec<OrderRow> {
     // Orders are fitted over fixed step sizes; error-controlled cells have none.
-    let fixed: Vec<&RunRecord> = rows.iter().filter(|r| r.tolerances.is_none()).collect();
+    let fixed: Vec<&runs::Row> = rows.iter().filter(|r| r.rtol.is_none()).collect();
     let Some(first) = fixed.first() else {
         return Vec::new();
     };
     let threads = first.threads;
-    let key = |r: &RunRecord| {
+    let key = |r: &runs::Row| {
         (
             r.problem.clone(),
             r.problem_params.clone(),
@@ -106,7 +106,7 @@ pub fn fit_orders(rows: &[RunRecord]) -> Vec<OrderRow> {
     }
     let mut out = Vec::new();
     for k in keys {
-        let group: Vec<&RunRecord> = fixed
+        let group: Vec<&runs::Row> = fixed
             .iter()
             .copied()
             .filter(|r| key(r) == k && r.threads == threads)
@@ -119,12 +119,12 @@ pub fn fit_orders(rows: &[RunRecord]) -> Vec<OrderRow> {
         }
         let g = group[0];
         let quantities: [(&str, ErrorOf, Option<f64>); 3] = [
-            ("q", |r| r.summary.err_q, g.declared.q),
-            ("v", |r| r.summary.err_v, g.declared.v),
-            ("lambda", |r| r.summary.err_lambda, g.declared.lambda),
+            ("q", |r| r.err_q, g.declared_order_q),
+            ("v", |r| r.err_v, g.declared_order_v),
+            ("lambda", |r| r.err_lambda, g.declared_order_lambda),
         ];
         for (quantity, get, declared) in quantities {
-            if group.iter().all(|r| get(r).is_nan()) {
+            if group.iter().all(|r| get(r).is_none()) {
                 continue; // no reference for this quantity (no exact v for an index-1 DAE …)
             }
             let mut row = OrderRow {
@@ -151,7 +151,7 @@ pub fn fit_orders(rows: &[RunRecord]) -> Vec<OrderRow> {
 
 /// The error floor of a group: [`ROUNDOFF_FLOOR`], or ten times the largest declared
 /// accuracy of its reference when that is larger.
-fn floor_of(group: &[&RunRecord]) -> f64 {
+fn floor_of(group: &[&runs::Row]) -> f64 {
     group
         .iter()
         .filter_map(|r| r.reference_accuracy)
@@ -160,12 +160,12 @@ fn floor_of(group: &[&RunRecord]) -> f64 {
 
 /// Fill `row`'s fit from the errors `get` of `group` (one h sweep): the asymptotic range,
 /// its slope, range and r², or a note why there are too few points.
-fn fit_group(row: &mut OrderRow, group: &[&RunRecord], get: ErrorOf) {
+fn fit_group(row: &mut OrderRow, group: &[&runs::Row], get: ErrorOf) {
     let floor = floor_of(group);
     let mut pts: Vec<(f64, f64)> = group
         .iter()
-        .filter(|r| r.ok)
-        .map(|r| (r.h, get(r)))
+        .filter(|r| r.ok())
+        .map(|r| (r.h, get(r).unwrap_or(f64::NAN)))
         .filter(|(_, e)| e.is_finite() && *e > floor)
         .collect();
     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -184,7 +184,7 @@ fn fit_group(row: &mut OrderRow, group: &[&RunRecord], get: ErrorOf) {
             row.r2 = Some(r2);
         }
         None => {
-            let failed = group.iter().filter(|r| !r.ok).count();
+            let failed = group.iter().filter(|r| !r.ok()).count();
             let what = if floor > ROUNDOFF_FLOOR {
                 format!("ten times the reference's own accuracy, {floor:e}")
             } else {

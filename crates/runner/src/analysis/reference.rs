@@ -15,23 +15,28 @@
 //! Either way the row keeps its residual, energy and cost columns — the run happened — and
 //! its `err_*`, `final_err_*` and `scd` columns are null, with the reason in `reference`.
 
-use crate::store::record::RunRecord;
 use driftlab_core::{RefResiduals, ReferenceDomain};
+use driftlab_results::schema::runs;
 
 /// The largest own residual (or relative energy error) a reference may show at the
 /// compared points: an exact solution evaluated in floating point sits on its manifold to
 /// a few ε times its scale; a reference 10⁻⁶ off is no reference.
 pub const SELF_CHECK_LIMIT: f64 = 1e-6;
 
-/// Judge the reference of `rec` (its summary filled by the run): the `reference` and
+/// Judge the reference of `rec` (its metrics filled by the run): the `reference` and
 /// `reference_accuracy` columns, and the error columns nulled when it cannot be trusted;
 /// the reference's energy is checked only when the problem is `conservative`.
 /// Returns whether the errors were kept.
-pub fn judge(rec: &mut RunRecord, domain: &ReferenceDomain, conservative: bool) -> bool {
-    let mut own = rec.summary.reference;
-    if !conservative {
-        own.energy = f64::NAN;
-    }
+pub fn judge(rec: &mut runs::Row, domain: &ReferenceDomain, conservative: bool) -> bool {
+    let undefined = |x: Option<f64>| x.unwrap_or(f64::NAN);
+    let own = RefResiduals {
+        pos: undefined(rec.ref_pos_residual),
+        vel: undefined(rec.ref_vel_residual),
+        energy: match conservative {
+            true => undefined(rec.ref_energy_rel_error),
+            false => f64::NAN,
+        },
+    };
     let (text, keep) = match domain {
         ReferenceDomain::Absent => (None, true),
         ReferenceDomain::Outside(why) => (Some(format!("outside its domain: {why}")), false),
@@ -52,17 +57,16 @@ pub fn judge(rec: &mut RunRecord, domain: &ReferenceDomain, conservative: bool) 
     };
     rec.reference = text;
     if !keep {
-        let s = &mut rec.summary;
         for x in [
-            &mut s.err_q,
-            &mut s.err_v,
-            &mut s.err_lambda,
-            &mut s.final_err_q,
-            &mut s.final_err_v,
-            &mut s.final_err_lambda,
-            &mut s.scd,
+            &mut rec.err_q,
+            &mut rec.err_v,
+            &mut rec.err_lambda,
+            &mut rec.final_err_q,
+            &mut rec.final_err_v,
+            &mut rec.final_err_lambda,
+            &mut rec.scd,
         ] {
-            *x = f64::NAN;
+            *x = None;
         }
     }
     keep
@@ -93,15 +97,14 @@ fn self_check(own: &RefResiduals) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn row(pos: f64) -> RunRecord {
-        let mut r = RunRecord::default();
-        r.summary.err_q = 2.0;
-        r.summary.reference = RefResiduals {
-            pos,
-            vel: 0.0,
-            energy: 1e-15,
-        };
-        r
+    fn row(pos: f64) -> runs::Row {
+        runs::Row {
+            err_q: Some(2.0),
+            ref_pos_residual: Some(pos),
+            ref_vel_residual: Some(0.0),
+            ref_energy_rel_error: Some(1e-15),
+            ..runs::Row::default()
+        }
     }
 
     #[test]
@@ -112,15 +115,11 @@ mod tests {
         };
         let mut ok = row(1e-16);
         assert!(judge(&mut ok, &domain, true));
-        assert_eq!(
-            ok.summary.err_q.to_bits(),
-            2f64.to_bits(),
-            "kept as measured"
-        );
+        assert_eq!(ok.err_q, Some(2.0), "kept as measured");
         assert_eq!(ok.reference_accuracy, Some(1e-15));
         let mut broken = row(0.3);
         assert!(!judge(&mut broken, &domain, true));
-        assert!(broken.summary.err_q.is_nan());
+        assert_eq!(broken.err_q, None);
         let why = broken.reference.unwrap_or_default();
         assert!(why.contains("‖Φ(t, q_ref)‖∞ = 3.000e-1"), "{why}");
     }
@@ -133,7 +132,7 @@ mod tests {
         };
         let damped = || {
             let mut r = row(1e-16);
-            r.summary.reference.energy = 4.7e-4;
+            r.ref_energy_rel_error = Some(4.7e-4);
             r
         };
         let mut conservative = damped();
@@ -145,10 +144,10 @@ mod tests {
             judge(&mut dissipative, &domain, false),
             "damping loses energy"
         );
-        assert_eq!(dissipative.summary.err_q.to_bits(), 2f64.to_bits());
+        assert_eq!(dissipative.err_q, Some(2.0));
         assert_eq!(
-            dissipative.summary.reference.energy.to_bits(),
-            4.7e-4f64.to_bits(),
+            dissipative.ref_energy_rel_error,
+            Some(4.7e-4),
             "its ref_energy_rel_error column keeps what was measured"
         );
     }
@@ -158,7 +157,7 @@ mod tests {
         let mut r = row(0.0);
         let domain = ReferenceDomain::Outside("k = 1".into());
         assert!(!judge(&mut r, &domain, true));
-        assert!(r.summary.err_q.is_nan());
+        assert_eq!(r.err_q, None);
         assert_eq!(r.reference.as_deref(), Some("outside its domain: k = 1"));
     }
 }

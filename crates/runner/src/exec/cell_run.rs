@@ -6,11 +6,15 @@ use crate::error::{panic_message, RunnerError};
 use crate::registry::Registry;
 use crate::spec::cell::{json_of, schedule_of, Cell};
 use crate::store::journal::RunItem;
-use crate::store::record::{CellTrace, RunRecord};
+use crate::store::record::{
+    counters_json, nullable, unmeasured_row, write_adaptive, write_failure, write_reports,
+    write_stats, write_summary, write_warnings, CellTrace, RowIdentity,
+};
 use driftlab_core::{
     drive, FailKind, MetricsObserver, Observer, ParamError, RunOutcome, RunStatus,
     TrajectoryRecorder,
 };
+use driftlab_results::schema::runs;
 use ndarray::Array2;
 
 /// The `k`-th run of `cell` as a journal item: the first run measured (peak heap) and
@@ -33,11 +37,11 @@ pub(crate) fn run_item(registry: &Registry, experiment: &str, cell: &Cell, k: us
 
 /// The row and trace of `cell` from its runs (`items`, any order): the first run's
 /// record and trace with the median times of all runs.
-pub(crate) fn combine(cell: &Cell, mut items: Vec<RunItem>) -> (RunRecord, CellTrace) {
+pub(crate) fn combine(cell: &Cell, mut items: Vec<RunItem>) -> (runs::Row, CellTrace) {
     items.sort_by_key(|i| i.repeat);
     let mut items = items.into_iter();
     let Some(first) = items.next() else {
-        return (RunRecord::default(), empty_trace(cell));
+        return (runs::Row::default(), empty_trace(cell));
     };
     let trace = first.trace.unwrap_or_else(|| empty_trace(cell));
     let repeats = items.map(|i| i.record).collect();
@@ -47,16 +51,16 @@ pub(crate) fn combine(cell: &Cell, mut items: Vec<RunItem>) -> (RunRecord, CellT
 /// The first run of `cell`, with its measured peak heap.
 pub(crate) fn run_measured(
     registry: &Registry, experiment: &str, cell: &Cell,
-) -> (RunRecord, CellTrace) {
-    let ((mut rec, trace), peak) =
+) -> (runs::Row, CellTrace) {
+    let ((mut row, trace), peak) =
         crate::memory::measure_peak(|| run_cell_once(registry, experiment, cell));
-    rec.peak_heap_bytes = peak;
-    (rec, trace)
+    row.peak_heap_bytes = peak.map(|b| b as f64);
+    (row, trace)
 }
 
-/// `first` (the record of a cell's first run) with the median wall, step and observe
-/// times of it and its `repeats`, and the range of the step times.
-pub(crate) fn with_repeats(mut rec: RunRecord, repeats: Vec<RunRecord>) -> RunRecord {
+/// `rec` (the row of a cell's first run) with the median wall, step and observe times
+/// of it and its `repeats`, and the range of the step times.
+pub(crate) fn with_repeats(mut rec: runs::Row, repeats: Vec<runs::Row>) -> runs::Row {
     let mut walls = vec![rec.wall_seconds];
     let mut steps = vec![rec.step_seconds];
     let mut observes = vec![rec.observe_seconds];
@@ -65,12 +69,12 @@ pub(crate) fn with_repeats(mut rec: RunRecord, repeats: Vec<RunRecord>) -> RunRe
         steps.push(r.step_seconds);
         observes.push(r.observe_seconds);
     }
-    rec.repeat = 1 + repeats.len();
+    rec.repeat = 1 + repeats.len() as u64;
     rec.wall_seconds = median(&mut walls);
     rec.step_seconds = median(&mut steps);
     rec.observe_seconds = median(&mut observes);
-    rec.step_seconds_min = steps.first().copied().unwrap_or(f64::NAN);
-    rec.step_seconds_max = steps.last().copied().unwrap_or(f64::NAN);
+    rec.step_seconds_min = steps.first().copied().and_then(nullable);
+    rec.step_seconds_max = steps.last().copied().and_then(nullable);
     rec
 }
 
@@ -104,8 +108,8 @@ pub fn drive_cell(
 /// Run one cell once; never panics outward (a panic in a method becomes a failed row).
 pub(crate) fn run_cell_once(
     registry: &Registry, experiment: &str, cell: &Cell,
-) -> (RunRecord, CellTrace) {
-    let mut rec = base_record(experiment, cell);
+) -> (runs::Row, CellTrace) {
+    let mut rec = base_row(experiment, cell);
     let empty = empty_trace(cell);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut metrics =
@@ -128,25 +132,22 @@ pub(crate) fn run_cell_once(
             (rec, trace)
         }
         Ok(Err(e)) => {
-            rec.fail_time = Some(0.0);
-            rec.fail_kind = Some(FailKind::Build);
-            rec.fail_reason = Some(e.to_string());
+            write_failure(&mut rec, 0.0, FailKind::Build, e.to_string());
             (rec, empty)
         }
         Err(panic) => {
             let msg = panic_message(&panic);
-            rec.fail_time = Some(0.0);
-            rec.fail_kind = Some(FailKind::Panic);
-            rec.fail_reason = Some(format!("internal error (panic): {msg}"));
+            let reason = format!("internal error (panic): {msg}");
+            write_failure(&mut rec, 0.0, FailKind::Panic, reason);
             (rec, empty)
         }
     }
 }
 
-/// The row of `cell` before it runs: what the cell is, nothing measured yet.
-pub(crate) fn base_record(experiment: &str, cell: &Cell) -> RunRecord {
-    RunRecord {
-        experiment: experiment.to_string(),
+/// The row of `cell` before it runs ([`unmeasured_row`]).
+pub(crate) fn base_row(experiment: &str, cell: &Cell) -> runs::Row {
+    unmeasured_row(&RowIdentity {
+        experiment,
         cell: cell.index,
         problem: cell.problem.clone(),
         problem_params: json_of(&cell.problem_params),
@@ -159,8 +160,7 @@ pub(crate) fn base_record(experiment: &str, cell: &Cell) -> RunRecord {
         metrics_stride: cell.metrics_stride,
         tolerances: cell.adaptive.map(|a| a.tol),
         declared: cell.info.orders,
-        ..Default::default()
-    }
+    })
 }
 
 /// A trace without samples.
@@ -175,34 +175,30 @@ pub(crate) fn empty_trace(cell: &Cell) -> CellTrace {
     }
 }
 
-/// Fill `rec` from a finished run: status and failure, counters, metrics, times.
+/// Fill `row` from a finished run: status and failure, counters, metrics, times.
 pub(crate) fn record_outcome(
-    rec: &mut RunRecord, cell: &Cell, out: &RunOutcome, metrics: &MetricsObserver,
+    row: &mut runs::Row, cell: &Cell, out: &RunOutcome, metrics: &MetricsObserver,
 ) {
-    rec.ok = out.status == RunStatus::Ok;
-    if let RunStatus::Failed { t, error } = &out.status {
-        rec.fail_time = Some(*t);
-        rec.fail_kind = Some(error.fail_kind());
-        rec.fail_reason = Some(error.to_string());
+    match &out.status {
+        RunStatus::Ok => row.status = "ok".into(),
+        RunStatus::Failed { t, error } => {
+            write_failure(row, *t, error.fail_kind(), error.to_string());
+        }
     }
-    rec.steps = out.steps;
-    rec.adaptive = out.adaptive;
+    row.steps = out.steps as u64;
     if cell.adaptive.is_some() {
         // The mean accepted step, so that error-against-h figures place the cell.
-        rec.h = cell.t_end / out.steps.max(1) as f64;
+        row.h = cell.t_end / out.steps.max(1) as f64;
     }
-    rec.summary = metrics.summary;
-    rec.warnings = metrics.warnings;
-    rec.stats = out.stats;
-    rec.reports = out.reports;
-    rec.counters = out
-        .counters
-        .iter()
-        .map(|&(k, n)| (k.to_string(), n))
-        .collect();
-    rec.wall_seconds = out.wall_seconds();
-    rec.step_seconds = out.step_seconds;
-    rec.observe_seconds = out.observe_seconds;
+    write_adaptive(row, out.adaptive);
+    write_summary(row, &metrics.summary);
+    write_warnings(row, &metrics.warnings);
+    write_stats(row, &out.stats);
+    write_reports(row, &out.reports);
+    row.counters = counters_json(out.counters.iter().copied());
+    row.wall_seconds = out.wall_seconds();
+    row.step_seconds = out.step_seconds;
+    row.observe_seconds = out.observe_seconds;
 }
 
 /// The error columns of a trace whose reference cannot be trusted, nulled like the row's.
@@ -279,7 +275,7 @@ pub(crate) fn cell_trace(
 
 /// An ensemble cell run whole (all its repeats) as one journal item, its members inside.
 pub(crate) fn run_ensemble_item(registry: &Registry, experiment: &str, cell: &Cell) -> RunItem {
-    let base = base_record(experiment, cell);
+    let base = base_row(experiment, cell);
     let (record, members) = match cell.ensemble.as_ref() {
         Some(e) => crate::exec::members::run_ensemble(registry, base, cell, e),
         None => (base, Vec::new()),
@@ -298,17 +294,14 @@ pub(crate) fn run_ensemble_item(registry: &Registry, experiment: &str, cell: &Ce
 /// not record its result.
 pub(crate) fn run_alone(
     experiment: &str, cell: &Cell, threads: usize,
-    run: impl FnOnce(&Cell) -> Option<(RunRecord, CellTrace)> + Send,
-) -> Option<(RunRecord, CellTrace)> {
+    run: impl FnOnce(&Cell) -> Option<(runs::Row, CellTrace)> + Send,
+) -> Option<(runs::Row, CellTrace)> {
     match pool(threads) {
         Ok(p) => p.install(|| run(cell)),
         Err(e) => {
-            let mut rec = base_record(experiment, cell);
-            rec.fail_time = Some(0.0);
-            rec.fail_kind = Some(FailKind::ThreadPool);
-            rec.fail_reason = Some(format!(
-                "cannot start a pool of {threads} threads for this cell: {e}"
-            ));
+            let mut rec = base_row(experiment, cell);
+            let reason = format!("cannot start a pool of {threads} threads for this cell: {e}");
+            write_failure(&mut rec, 0.0, FailKind::ThreadPool, reason);
             Some((rec, empty_trace(cell)))
         }
     }
@@ -316,11 +309,11 @@ pub(crate) fn run_alone(
 
 /// One run of `cell` with nothing else running, on a pool of its own threads (the
 /// timing pass, `exec/timing.rs`).
-pub(crate) fn run_alone_once(registry: &Registry, experiment: &str, cell: &Cell) -> RunRecord {
+pub(crate) fn run_alone_once(registry: &Registry, experiment: &str, cell: &Cell) -> runs::Row {
     run_alone(experiment, cell, cell.threads.max(1), |c| {
         Some(run_cell_once(registry, experiment, c))
     })
-    .map_or_else(|| base_record(experiment, cell), |(r, _)| r)
+    .map_or_else(|| base_row(experiment, cell), |(r, _)| r)
 }
 
 /// A rayon pool of `threads` threads.

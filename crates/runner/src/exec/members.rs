@@ -8,8 +8,9 @@ use crate::ensemble::{feedback, noise, perturbed, EnsembleSpec};
 use crate::registry::Registry;
 use crate::spec::cell::Cell;
 use crate::store::members::{EnsembleSummary, MemberRecord};
-use crate::store::record::RunRecord;
+use crate::store::record::{nullable, write_ensemble, write_stats};
 use driftlab_core::{drive, FailKind, MechanicalSystem, MethodStats, Observation, Observer};
+use driftlab_results::schema::runs;
 use rayon::prelude::*;
 use std::sync::Arc;
 use std::time::Instant;
@@ -287,8 +288,8 @@ fn performance_ramp(cell: &Cell, ens: &EnsembleSpec) -> Option<feedback::Generat
 /// of the first run are the data; the runs are deterministic): the summary row and the
 /// member rows.
 pub fn run_ensemble(
-    registry: &Registry, rec: RunRecord, cell: &Cell, ens: &EnsembleSpec,
-) -> (RunRecord, Vec<MemberRecord>) {
+    registry: &Registry, rec: runs::Row, cell: &Cell, ens: &EnsembleSpec,
+) -> (runs::Row, Vec<MemberRecord>) {
     let (members, wall) = run_members(registry, cell, ens);
     let mut walls = vec![wall];
     for _ in 1..cell.repeat {
@@ -297,9 +298,9 @@ pub fn run_ensemble(
     walls.sort_by(f64::total_cmp);
     let wall = walls[walls.len() / 2];
     let mut rec = summarize(rec, ens, &members, wall);
-    rec.repeat = cell.repeat;
-    rec.step_seconds_min = f64::NAN;
-    rec.step_seconds_max = f64::NAN;
+    rec.repeat = cell.repeat as u64;
+    rec.step_seconds_min = None;
+    rec.step_seconds_max = None;
     (rec, members)
 }
 
@@ -316,8 +317,8 @@ pub fn percentile(x: &[f64], p: f64) -> f64 {
 
 /// The ensemble's `runs` row from its members and its wall time.
 fn summarize(
-    mut rec: RunRecord, ens: &EnsembleSpec, members: &[MemberRecord], wall: f64,
-) -> RunRecord {
+    mut rec: runs::Row, ens: &EnsembleSpec, members: &[MemberRecord], wall: f64,
+) -> runs::Row {
     // The distribution is over the members that reached t_end: a failed member's maxima
     // cover only the states evaluated before its failure (the failure itself is counted).
     let drift: Vec<f64> = members
@@ -331,23 +332,26 @@ fn summarize(
         .map(|m| m.max_energy)
         .collect();
     let max = |f: fn(&MemberRecord) -> f64| members.iter().map(f).fold(f64::NAN, nan_max);
-    rec.summary.max_pos_residual = max(|m| m.max_drift);
-    rec.summary.final_pos_residual = max(|m| m.final_drift);
-    rec.summary.max_vel_residual = max(|m| m.max_vel_residual);
-    rec.summary.max_energy_rel_error = max(|m| m.max_energy);
-    rec.summary.final_energy_rel_error = max(|m| m.final_energy);
-    rec.steps = members.iter().map(|m| m.steps).sum();
-    rec.stats = members
+    rec.max_pos_residual = nullable(max(|m| m.max_drift));
+    rec.final_pos_residual = nullable(max(|m| m.final_drift));
+    rec.max_vel_residual = nullable(max(|m| m.max_vel_residual));
+    rec.max_energy_rel_error = nullable(max(|m| m.max_energy));
+    rec.final_energy_rel_error = nullable(max(|m| m.final_energy));
+    let steps: usize = members.iter().map(|m| m.steps).sum();
+    rec.steps = steps as u64;
+    let stats = members
         .iter()
         .fold(MethodStats::default(), |a, m| a.merged(m.stats));
-    rec.stats.steps = rec.steps;
+    write_stats(&mut rec, &stats);
     rec.step_seconds = members.iter().map(|m| m.step_seconds).sum();
     rec.wall_seconds = wall;
     let failed: Vec<&MemberRecord> = members.iter().filter(|m| !m.ok).collect();
-    rec.ok = failed.is_empty();
+    rec.status = if failed.is_empty() { "ok" } else { "failed" }.into();
     if let Some(first) = failed.first() {
-        rec.fail_time = failed.iter().filter_map(|m| m.fail_time).reduce(f64::min);
-        rec.fail_kind = most_frequent(failed.iter().filter_map(|m| m.fail_kind));
+        let fail_time = failed.iter().filter_map(|m| m.fail_time).reduce(f64::min);
+        rec.fail_time = fail_time.and_then(nullable);
+        rec.fail_kind =
+            most_frequent(failed.iter().filter_map(|m| m.fail_kind)).map(|k| k.tag().to_string());
         rec.fail_reason = Some(format!(
             "{} of {} members failed; first: {}",
             failed.len(),
@@ -355,7 +359,7 @@ fn summarize(
             first.fail_reason.as_deref().unwrap_or("unknown")
         ));
     }
-    rec.ensemble = Some(EnsembleSummary {
+    let summary = EnsembleSummary {
         settings: ens.json(),
         members: members.len(),
         failures: failed.len(),
@@ -363,8 +367,9 @@ fn summarize(
         drift_p95: percentile(&drift, 0.95),
         energy_median: percentile(&energy, 0.5),
         energy_p95: percentile(&energy, 0.95),
-        rollout_steps_per_second: rec.steps as f64 / wall,
-    });
+        rollout_steps_per_second: steps as f64 / wall,
+    };
+    write_ensemble(&mut rec, &summary);
     rec
 }
 

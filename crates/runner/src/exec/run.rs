@@ -10,9 +10,8 @@ use crate::spec::Spec;
 use crate::store::folder::Claim;
 use crate::store::journal::{Header, Journal, Recorded, RunItem};
 use crate::store::manifest::{now_rfc3339, sha256_hex, Manifest};
-use crate::store::record::{
-    runs_frame, traces_frame, write_csv, write_parquet, CellTrace, RunRecord,
-};
+use crate::store::record::{runs_frame, traces_frame, write_csv, write_parquet, CellTrace};
+use driftlab_results::schema::runs;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use std::path::{Path, PathBuf};
@@ -64,7 +63,7 @@ pub struct RunSummary {
     /// Wall seconds.
     pub seconds: f64,
     /// The rows.
-    pub rows: Vec<RunRecord>,
+    pub rows: Vec<runs::Row>,
     /// Fitted orders.
     pub orders: Vec<OrderRow>,
 }
@@ -78,7 +77,7 @@ pub struct RunSummary {
 fn run_side_by_side(
     registry: &Registry, experiment: &str, cells: &[&Cell], durable: &Durable,
     done: impl Fn() + Sync,
-) -> Option<Vec<(RunRecord, CellTrace)>> {
+) -> Option<Vec<(runs::Row, CellTrace)>> {
     let items = longest_first(registry, cells);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let finished = std::sync::Mutex::new(Vec::with_capacity(items.len()));
@@ -240,11 +239,11 @@ pub(crate) fn run_in_folder(
         ..
     } = run_batches(&spec.name, &batches, opts, &durable)?;
     time_verdict_rows(spec, &batches, &mut rows, opts);
-    let failed = rows.iter().filter(|r| !r.ok).count();
+    let failed = rows.iter().filter(|r| !r.ok()).count();
     // Orders from the first batch (a thread sweep repeats every cell).
-    let first: Vec<RunRecord> = rows
+    let first: Vec<runs::Row> = rows
         .iter()
-        .filter(|r| r.sweep_threads == sweeps[0])
+        .filter(|r| r.sweep_threads == sweeps[0] as u64)
         .cloned()
         .collect();
     let orders = fit_orders(&first);
@@ -435,7 +434,7 @@ fn start_durable(
 /// of the side-by-side part.
 #[derive(Default)]
 struct Batch {
-    rows: Vec<RunRecord>,
+    rows: Vec<runs::Row>,
     traces: Vec<CellTrace>,
     members: Vec<crate::store::members::MemberRecord>,
     side_by_side: f64,
@@ -450,7 +449,7 @@ fn run_batches(
     for (k, batch) in batches {
         let mut done = run_cells(experiment, batch, *k, opts, durable)?;
         for row in &mut done.rows {
-            row.sweep_threads = *k;
+            row.sweep_threads = *k as u64;
             row.batch_seconds = done.side_by_side;
         }
         all.rows.extend(done.rows);
@@ -531,7 +530,7 @@ fn run_cells(
 /// Time the rows a verdict of `spec` uses with their cells alone ([`crate::exec::timing`]); a
 /// shard sees part of the cells, so its rows keep the sweep's times.
 fn time_verdict_rows(
-    spec: &Spec, batches: &[(usize, Vec<Cell>)], rows: &mut [RunRecord], opts: &RunOptions,
+    spec: &Spec, batches: &[(usize, Vec<Cell>)], rows: &mut [runs::Row], opts: &RunOptions,
 ) {
     if opts.shard.is_some() || spec.timing_repeats == 0 {
         return;
@@ -570,7 +569,7 @@ fn time_verdict_rows(
 /// `runs.parquet` and `runs.csv`, `traces.parquet` when the spec traces, `orders.csv`
 /// when an h sweep gave orders: the names of the files written.
 fn write_tables(
-    spec: &Spec, out_dir: &Path, rows: &[RunRecord], traces: &[CellTrace], orders: &[OrderRow],
+    spec: &Spec, out_dir: &Path, rows: &[runs::Row], traces: &[CellTrace], orders: &[OrderRow],
 ) -> Result<Vec<String>, RunnerError> {
     let mut runs = runs_frame(rows)?;
     write_parquet(&mut runs, &out_dir.join("runs.parquet"))?;

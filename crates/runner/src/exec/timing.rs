@@ -23,7 +23,7 @@
 use crate::registry::Registry;
 use crate::spec::cell::Cell;
 use crate::spec::Spec;
-use crate::store::record::{runs_row, RunRecord};
+use crate::store::record::nullable;
 use driftlab_results::claim_spec::{select_key, selects, time_selections};
 use driftlab_results::schema::runs;
 use driftlab_results::verdict::{self, Cost, Entry, Target};
@@ -37,7 +37,7 @@ pub const BAND: f64 = 1.25;
 const WARM_UP_BELOW_SECONDS: f64 = 1.0;
 
 /// The indices of `rows` whose times a verdict of `spec` uses.
-pub fn rows_to_time(spec: &Spec, rows: &[RunRecord]) -> Vec<usize> {
+pub fn rows_to_time(spec: &Spec, rows: &[runs::Row]) -> Vec<usize> {
     let mut out = class_candidates(spec, rows);
     let selections = time_selections(&spec.claims);
     if !selections.is_empty() {
@@ -48,7 +48,7 @@ pub fn rows_to_time(spec: &Spec, rows: &[RunRecord]) -> Vec<usize> {
                 &r.variant,
                 &r.params,
                 r.h,
-                r.threads,
+                r.threads as usize,
             );
             if selections.iter().any(|s| selects(&key, s)) {
                 out.push(k);
@@ -64,14 +64,14 @@ pub fn rows_to_time(spec: &Spec, rows: &[RunRecord]) -> Vec<usize> {
 /// Whether the sweep already timed `r` as the pass would: alone on the machine (a sweep of
 /// one cell at a time, or a cell with its own threads, which always runs alone), at least
 /// `runs` times, and long enough to need no warm-up (parallel-groups).
-pub fn timed_by_the_sweep(r: &RunRecord, runs: usize) -> bool {
+pub fn timed_by_the_sweep(r: &runs::Row, runs: usize) -> bool {
     (r.sweep_threads == 1 || r.threads > 1)
-        && r.repeat >= runs
+        && r.repeat >= runs as u64
         && r.wall_seconds >= WARM_UP_BELOW_SECONDS
 }
 
 /// The rows of `spec`'s `[report]` class that its verdict rests on.
-fn class_candidates(spec: &Spec, rows: &[RunRecord]) -> Vec<usize> {
+fn class_candidates(spec: &Spec, rows: &[runs::Row]) -> Vec<usize> {
     let Some(report) = &spec.report else {
         return Vec::new();
     };
@@ -114,7 +114,7 @@ fn class_candidates(spec: &Spec, rows: &[RunRecord]) -> Vec<usize> {
 /// reaches the target, so that every curve's cost there carries a spread (issue 46 item
 /// 3). Indices into `rows`.
 fn curve_points(
-    chosen: &[usize], rows: &[RunRecord], entries: &[Entry], target: Target,
+    chosen: &[usize], rows: &[runs::Row], entries: &[Entry], target: Target,
 ) -> Vec<usize> {
     let mut cheapest: std::collections::BTreeMap<(&str, &str), usize> = Default::default();
     for (i, e) in entries.iter().enumerate() {
@@ -131,9 +131,8 @@ fn curve_points(
 }
 
 /// A row as the class verdict sees it.
-pub fn entry(r: &RunRecord, measure: &str) -> Entry {
-    let row = runs_row(r);
-    let rtol = r.tolerances.map(|t| t.rtol);
+pub fn entry(r: &runs::Row, measure: &str) -> Entry {
+    let rtol = r.rtol;
     let (instance, setting) = verdict::instance_and_setting(
         &r.problem,
         &r.problem_params,
@@ -146,14 +145,13 @@ pub fn entry(r: &RunRecord, measure: &str) -> Entry {
         instance,
         setting,
         method: r.method.clone(),
-        ok: r.ok,
-        value: driftlab_results::table::number(&row, runs::COLUMNS, measure)
-            .filter(|x| x.is_finite()),
+        ok: r.ok(),
+        value: r.measure(measure).filter(|x| x.is_finite()),
         cost: Cost {
             median: r.step_seconds,
-            min: r.step_seconds_min.min(r.step_seconds),
-            max: r.step_seconds_max.max(r.step_seconds),
-            runs: r.repeat.max(1),
+            min: r.step_seconds_min.unwrap_or(f64::NAN).min(r.step_seconds),
+            max: r.step_seconds_max.unwrap_or(f64::NAN).max(r.step_seconds),
+            runs: r.repeat.max(1) as usize,
             alone: r.timed_alone > 0,
         },
     }
@@ -172,8 +170,8 @@ pub struct Timed {
 /// Time `rows[k]` for each `k` in `which` with its cell alone, `runs` times: `cell_of`
 /// finds a row's cell, `run` runs a cell once (alone: the caller holds no other work).
 pub fn time_alone<C>(
-    rows: &mut [RunRecord], which: &[usize], runs: usize, cell_of: impl Fn(usize) -> Option<C>,
-    run: impl Fn(&C) -> RunRecord,
+    rows: &mut [runs::Row], which: &[usize], runs: usize, cell_of: impl Fn(usize) -> Option<C>,
+    run: impl Fn(&C) -> runs::Row,
 ) -> Timed {
     let mut timed = Timed::default();
     if runs == 0 {
@@ -185,25 +183,22 @@ pub fn time_alone<C>(
             timed.rows += 1;
             continue;
         }
-        let Some(cell) = cell_of(rows[k].cell) else {
+        let Some(cell) = cell_of(rows[k].cell as usize) else {
             continue;
         };
         if rows[k].wall_seconds < WARM_UP_BELOW_SECONDS {
             run(&cell);
         }
-        let reruns: Vec<RunRecord> = (0..runs).map(|_| run(&cell)).collect();
+        let reruns: Vec<runs::Row> = (0..runs).map(|_| run(&cell)).collect();
         match reruns
             .iter()
-            .find(|r| r.ok != rows[k].ok || r.steps != rows[k].steps)
+            .find(|r| r.ok() != rows[k].ok() || r.steps != rows[k].steps)
         {
             Some(r) => timed.irreproducible.push((
-                rows[k].cell,
+                rows[k].cell as usize,
                 format!(
                     "a rerun ended {} after {} steps where the sweep's run ended {} after {}",
-                    status(r.ok),
-                    r.steps,
-                    status(rows[k].ok),
-                    rows[k].steps
+                    r.status, r.steps, rows[k].status, rows[k].steps
                 ),
             )),
             None => {
@@ -215,17 +210,9 @@ pub fn time_alone<C>(
     timed
 }
 
-fn status(ok: bool) -> &'static str {
-    if ok {
-        "ok"
-    } else {
-        "failed"
-    }
-}
-
 /// `row`'s times: the medians of `reruns` and the range of their step times.
-fn set_times(row: &mut RunRecord, reruns: &[RunRecord]) {
-    let median = |get: fn(&RunRecord) -> f64| {
+fn set_times(row: &mut runs::Row, reruns: &[runs::Row]) {
+    let median = |get: fn(&runs::Row) -> f64| {
         let mut x: Vec<f64> = reruns.iter().map(get).collect();
         x.sort_by(f64::total_cmp);
         let n = x.len();
@@ -239,15 +226,15 @@ fn set_times(row: &mut RunRecord, reruns: &[RunRecord]) {
     row.step_seconds = median(|r| r.step_seconds);
     row.observe_seconds = median(|r| r.observe_seconds);
     let steps = reruns.iter().map(|r| r.step_seconds);
-    row.step_seconds_min = steps.clone().fold(f64::INFINITY, f64::min);
-    row.step_seconds_max = steps.fold(f64::NEG_INFINITY, f64::max);
-    row.timed_alone = reruns.len();
+    row.step_seconds_min = nullable(steps.clone().fold(f64::INFINITY, f64::min));
+    row.step_seconds_max = nullable(steps.fold(f64::NEG_INFINITY, f64::max));
+    row.timed_alone = reruns.len() as u64;
 }
 
 /// The registry-backed runner of one cell alone, for [`time_alone`].
 pub(crate) fn run_once<'r>(
     registry: &'r Registry, experiment: &str,
-) -> impl Fn(&Cell) -> RunRecord + 'r {
+) -> impl Fn(&Cell) -> runs::Row + 'r {
     let experiment = experiment.to_string();
     move |cell| crate::exec::cell_run::run_alone_once(registry, &experiment, cell)
 }
@@ -256,17 +243,17 @@ pub(crate) fn run_once<'r>(
 mod tests {
     use super::*;
 
-    fn record(cell: usize, steps: usize, step_seconds: f64) -> RunRecord {
-        RunRecord {
-            cell,
-            ok: true,
-            steps,
+    fn record(cell: usize, steps: usize, step_seconds: f64) -> runs::Row {
+        runs::Row {
+            cell: cell as u64,
+            status: "ok".into(),
+            steps: steps as u64,
             wall_seconds: 2.0,
             step_seconds,
-            step_seconds_min: step_seconds,
-            step_seconds_max: step_seconds,
+            step_seconds_min: Some(step_seconds),
+            step_seconds_max: Some(step_seconds),
             repeat: 1,
-            ..RunRecord::default()
+            ..runs::Row::default()
         }
     }
 
@@ -281,10 +268,10 @@ mod tests {
             ("I", "b", 1e-2, 0.5),
             ("I", "b", 1e-5, 1.0),
         ];
-        let rows: Vec<RunRecord> = cases
+        let rows: Vec<runs::Row> = cases
             .iter()
             .enumerate()
-            .map(|(k, c)| RunRecord {
+            .map(|(k, c)| runs::Row {
                 variant: c.1.into(),
                 ..record(k, 10, c.3)
             })
@@ -334,7 +321,7 @@ mod tests {
         assert_eq!(rows[0].step_seconds.to_bits(), 3.0_f64.to_bits());
         assert_eq!(
             (rows[0].step_seconds_min, rows[0].step_seconds_max),
-            (1.0, 5.0)
+            (Some(1.0), Some(5.0))
         );
         assert_eq!(rows[0].timed_alone, 5);
         assert_eq!(
@@ -355,7 +342,7 @@ mod tests {
             &[0],
             5,
             |_| Some(()),
-            |_| -> RunRecord { panic!("the sweep's five runs alone are the timing") },
+            |_| -> runs::Row { panic!("the sweep's five runs alone are the timing") },
         );
         assert_eq!((timed.rows, rows[0].timed_alone), (1, 5));
         let mut side_by_side = record(3, 10, 2.0);

@@ -14,8 +14,11 @@ pub mod row;
 
 use crate::error::RunnerError;
 use crate::store::journal::{Journal, RunItem};
-use crate::store::record::{runs_frame, write_csv, write_parquet, RunRecord};
+use crate::store::record::{
+    nullable, runs_frame, unmeasured_row, write_csv, write_parquet, RowIdentity,
+};
 use driftlab_core::FailKind;
+use driftlab_results::schema::runs;
 pub use row::PeerRow;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -43,7 +46,7 @@ fn peer_err(path: &Path, message: String) -> RunnerError {
 
 /// The experiment's own rows from its journal: per cell the first run with the median
 /// times of its repeats (as `run` wrote them).
-fn own_rows(dir: &Path) -> Result<Vec<RunRecord>, RunnerError> {
+fn own_rows(dir: &Path) -> Result<Vec<runs::Row>, RunnerError> {
     let (_, items) = Journal::read(dir)?;
     let mut cells: BTreeMap<usize, Vec<RunItem>> = BTreeMap::new();
     for item in items {
@@ -77,16 +80,16 @@ struct AfterJournal {
 
 impl AfterJournal {
     /// Set on `r`: the batch, and the times alone where there are any.
-    fn apply(&self, r: &mut RunRecord) {
-        r.sweep_threads = self.sweep_threads;
+    fn apply(&self, r: &mut runs::Row) {
+        r.sweep_threads = self.sweep_threads as u64;
         r.batch_seconds = self.batch_seconds;
         if self.timed_alone > 0 {
-            r.timed_alone = self.timed_alone;
+            r.timed_alone = self.timed_alone as u64;
             r.wall_seconds = self.wall_seconds;
             r.step_seconds = self.step_seconds;
             r.observe_seconds = self.observe_seconds;
-            r.step_seconds_min = self.step_seconds_min;
-            r.step_seconds_max = self.step_seconds_max;
+            r.step_seconds_min = nullable(self.step_seconds_min);
+            r.step_seconds_max = nullable(self.step_seconds_max);
         }
     }
 }
@@ -146,12 +149,12 @@ fn after_journal(dir: &Path) -> Result<(BTreeMap<usize, AfterJournal>, usize), R
 /// The experiment's own rows, each with its parameters in canonical form (computed once,
 /// not once per peer row).
 struct Cells<'a> {
-    own: Vec<(&'a RunRecord, String)>,
+    own: Vec<(&'a runs::Row, String)>,
 }
 
 impl<'a> Cells<'a> {
-    fn new(own: &'a [RunRecord]) -> Self {
-        let canonical = |r: &RunRecord| {
+    fn new(own: &'a [runs::Row]) -> Self {
+        let canonical = |r: &runs::Row| {
             serde_json::from_str::<serde_json::Value>(&r.problem_params)
                 .map_or_else(|_| String::new(), |v| row::canonical(&v))
         };
@@ -162,7 +165,7 @@ impl<'a> Cells<'a> {
 
     /// The cell that `row` ran: same problem and parameters (numbers by value), step and
     /// end time.
-    fn of(&self, row: &PeerRow) -> Option<&'a RunRecord> {
+    fn of(&self, row: &PeerRow) -> Option<&'a runs::Row> {
         let params = row::canonical(&serde_json::Value::Object(row.problem_params.clone()));
         self.own
             .iter()
@@ -180,10 +183,10 @@ impl<'a> Cells<'a> {
 /// (`sweep_threads`) of the experiment's own rows, so that figures drawing one batch
 /// show it; its parameters written as the cell's.
 fn record(
-    experiment: &str, cell: usize, sweep_threads: usize, row: &PeerRow, of: &RunRecord,
-) -> RunRecord {
-    let mut rec = RunRecord {
-        experiment: experiment.to_string(),
+    experiment: &str, cell: usize, sweep_threads: usize, row: &PeerRow, of: &runs::Row,
+) -> runs::Row {
+    let mut rec = unmeasured_row(&RowIdentity {
+        experiment,
         cell,
         problem: row.problem.clone(),
         problem_params: of.problem_params.clone(),
@@ -193,33 +196,30 @@ fn record(
         h: row.h,
         t_end: row.t_end,
         threads: 1,
-        sweep_threads,
-        ok: row.ok,
-        fail_time: row.fail_time,
-        fail_kind: if row.ok {
-            None
-        } else {
-            row.kind().or(Some(FailKind::External))
-        },
-        fail_reason: row.fail_reason.clone(),
-        steps: row.steps,
-        wall_seconds: row.wall_seconds,
-        step_seconds: row.step_seconds,
-        observe_seconds: (row.wall_seconds - row.step_seconds).max(0.0),
         metrics_stride: 1,
-        repeat: row.repeat,
-        timed_alone: if row.alone { row.repeat } else { 0 },
-        ..RunRecord::default()
-    };
-    rec.summary.max_pos_residual = row.max_pos_residual;
-    rec.summary.max_energy_rel_error = row.max_energy_rel_error;
-    rec.summary.max_vel_residual = row.max_vel_residual;
-    rec.summary.final_pos_residual = row.final_pos_residual;
-    rec.summary.err_q = row.err_q;
-    rec.summary.final_err_q = row.final_err_q;
+        tolerances: None,
+        declared: driftlab_core::DeclaredOrders::default(),
+    });
+    rec.sweep_threads = sweep_threads as u64;
+    rec.status = if row.ok { "ok" } else { "failed" }.into();
+    rec.fail_time = row.fail_time.and_then(nullable);
+    rec.fail_kind = (!row.ok).then(|| row.kind().unwrap_or(FailKind::External).tag().to_string());
+    rec.fail_reason = row.fail_reason.clone();
+    rec.steps = row.steps as u64;
+    rec.wall_seconds = row.wall_seconds;
+    rec.step_seconds = row.step_seconds;
+    rec.observe_seconds = (row.wall_seconds - row.step_seconds).max(0.0);
+    rec.repeat = row.repeat as u64;
+    rec.timed_alone = if row.alone { row.repeat as u64 } else { 0 };
+    rec.max_pos_residual = nullable(row.max_pos_residual);
+    rec.max_energy_rel_error = nullable(row.max_energy_rel_error);
+    rec.max_vel_residual = nullable(row.max_vel_residual);
+    rec.final_pos_residual = nullable(row.final_pos_residual);
+    rec.err_q = nullable(row.err_q);
+    rec.final_err_q = nullable(row.final_err_q);
     let or_median = |x: f64| if x.is_nan() { row.step_seconds } else { x };
-    rec.step_seconds_min = or_median(row.step_seconds_min);
-    rec.step_seconds_max = or_median(row.step_seconds_max);
+    rec.step_seconds_min = nullable(or_median(row.step_seconds_min));
+    rec.step_seconds_max = nullable(or_median(row.step_seconds_max));
     rec
 }
 
@@ -247,7 +247,7 @@ fn earlier_rows(
 /// Check every new row against the experiment: a cell it ran, a label that is not a
 /// method's, and not imported already (unless replacing).
 fn check_new(
-    file: &Path, new: &[PeerRow], own: &[RunRecord], earlier: &[PeerRow], replace: bool,
+    file: &Path, new: &[PeerRow], own: &[runs::Row], earlier: &[PeerRow], replace: bool,
     experiment: &str,
 ) -> Result<(), RunnerError> {
     let cells = Cells::new(own);
@@ -317,7 +317,7 @@ pub fn import(file: &Path, dir: &Path, replace: bool) -> Result<Imported, Runner
     let mut own = own_rows(dir)?;
     let (after, table_rows) = after_journal(dir)?;
     for r in &mut own {
-        if let Some(a) = after.get(&r.cell) {
+        if let Some(a) = after.get(&(r.cell as usize)) {
             a.apply(r);
         }
     }
@@ -331,10 +331,14 @@ pub fn import(file: &Path, dir: &Path, replace: bool) -> Result<Imported, Runner
     let (peers, replaced) = combine(earlier, &new, replace);
     let replaced = replaced + legacy;
     write_peers(&dir.join(FILE), &peers)?;
-    let first = own.iter().map(|r| r.cell + 1).max().unwrap_or(0);
-    let batch = own.iter().map(|r| r.sweep_threads).min().unwrap_or(1);
+    let first = own.iter().map(|r| r.cell as usize + 1).max().unwrap_or(0);
+    let batch = own
+        .iter()
+        .map(|r| r.sweep_threads as usize)
+        .min()
+        .unwrap_or(1);
     let cells = Cells::new(&own);
-    let records: Vec<RunRecord> = peers
+    let records: Vec<runs::Row> = peers
         .iter()
         .filter_map(|r| Some((r, cells.of(r)?)))
         .enumerate()
@@ -397,13 +401,13 @@ mod tests {
 
     const ROW: &str = r#"{"problem": "planar-chain", "problem_params": {"links": 10}, "variant": "mujoco default [solref=(0.02, 1)]", "params": {"solref": [0.02, 1.0]}, "h": 0.001, "t_end": 2.0, "steps": 2000, "ok": true, "fail_time": null, "fail_reason": null, "max_pos_residual": 0.14, "max_energy_rel_error": 0.04, "wall_seconds": 0.5, "step_seconds": 0.026}"#;
 
-    fn own(problem_params: &str, h: f64) -> RunRecord {
-        RunRecord {
+    fn own(problem_params: &str, h: f64) -> runs::Row {
+        runs::Row {
             problem: "planar-chain".into(),
             problem_params: problem_params.into(),
             h,
             t_end: 2.0,
-            ..RunRecord::default()
+            ..runs::Row::default()
         }
     }
 
@@ -434,9 +438,9 @@ mod tests {
             rec.problem_params, "{\"links\":10.0}",
             "written as the cell's"
         );
-        assert!((rec.summary.max_pos_residual - 0.14).abs() < 1e-15);
+        assert!((rec.max_pos_residual.unwrap_or(f64::NAN) - 0.14).abs() < 1e-15);
         assert!(
-            rec.summary.err_q.is_nan(),
+            rec.err_q.is_none(),
             "what the peer did not measure stays null"
         );
     }
@@ -450,10 +454,13 @@ mod tests {
         let cells = [own("{\"links\":10.0}", 1e-3)];
         let of = Cells::new(&cells).of(&r).expect("matches");
         let rec = record("mujoco-loops", 7, 1, &r, of);
-        let s = &rec.summary;
-        assert_eq!((s.err_q, s.final_err_q), (2.5e-3, 1e-3));
-        assert_eq!((s.max_vel_residual, s.final_pos_residual), (0.3, 0.01));
-        assert!(s.err_v.is_nan(), "what the peer did not give stays null");
+        let s = &rec;
+        assert_eq!((s.err_q, s.final_err_q), (Some(2.5e-3), Some(1e-3)));
+        assert_eq!(
+            (s.max_vel_residual, s.final_pos_residual),
+            (Some(0.3), Some(0.01))
+        );
+        assert!(s.err_v.is_none(), "what the peer did not give stays null");
     }
 
     #[test]
@@ -467,7 +474,10 @@ mod tests {
         let of = Cells::new(&cells).of(&r).expect("matches");
         let rec = record("mujoco-loops", 7, 1, &r, of);
         assert_eq!((rec.repeat, rec.timed_alone), (5, 5));
-        assert_eq!((rec.step_seconds_min, rec.step_seconds_max), (0.025, 0.031));
+        assert_eq!(
+            (rec.step_seconds_min, rec.step_seconds_max),
+            (Some(0.025), Some(0.031))
+        );
         let plain = record("mujoco-loops", 7, 1, &row(&[]), of);
         assert_eq!(
             (plain.repeat, plain.timed_alone),
@@ -476,7 +486,7 @@ mod tests {
         );
         assert_eq!(
             (plain.step_seconds_min, plain.step_seconds_max),
-            (0.026, 0.026)
+            (Some(0.026), Some(0.026))
         );
         let said = |edit: &str| {
             row(&[("\"step_seconds\": 0.026", edit)])

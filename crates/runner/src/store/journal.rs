@@ -20,7 +20,8 @@
 use crate::error::RunnerError;
 use crate::store::atomic::sync_dir;
 use crate::store::members::MemberRecord;
-use crate::store::record::{CellTrace, RunRecord};
+use crate::store::record::CellTrace;
+use driftlab_results::schema::runs;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -155,8 +156,8 @@ pub struct RunItem {
     pub cell: usize,
     /// Which run of the cell (0 = the measured first run, which carries the trace).
     pub repeat: usize,
-    /// The run's row.
-    pub record: RunRecord,
+    /// The run's row, as it goes into `runs.parquet`.
+    pub record: runs::Row,
     /// The first run's sampled trace.
     pub trace: Option<CellTrace>,
     /// An ensemble's member rows.
@@ -396,14 +397,12 @@ mod tests {
         RunItem {
             cell,
             repeat: 0,
-            record: RunRecord {
-                cell,
+            record: runs::Row {
+                cell: cell as u64,
                 h: x,
-                summary: driftlab_core::SummaryMetrics {
-                    err_q: f64::NAN,
-                    ..driftlab_core::SummaryMetrics::default()
-                },
-                ..RunRecord::default()
+                err_q: None,
+                step_seconds: f64::NAN,
+                ..runs::Row::default()
             },
             trace: None,
             members: Vec::new(),
@@ -441,7 +440,11 @@ mod tests {
             "the cut record is dropped, the whole ones kept"
         );
         assert_eq!(items[&(2, 0)].record.h.to_bits(), 1e-300f64.to_bits());
-        assert!(items[&(0, 0)].record.summary.err_q.is_nan());
+        assert_eq!(items[&(0, 0)].record.err_q, None);
+        assert!(
+            items[&(0, 0)].record.step_seconds.is_nan(),
+            "NaN kept bit for bit"
+        );
         assert_eq!(
             std::fs::metadata(&path).expect("meta").len(),
             whole,

@@ -1,98 +1,19 @@
-//! Rows and their tables: one [`RunRecord`] per cell (`runs.parquet`, `runs.csv`) and
-//! sampled traces (`traces.parquet`), built with polars.
+//! Rows and their tables: one [`runs::Row`] per cell (`runs.parquet`, `runs.csv`),
+//! written by the runner and read back by the report as the same type, and sampled traces
+//! (`traces.parquet`), built with polars. The `write_*` functions put the core's typed
+//! results (summary metrics, counters, step control, warnings) into a row's columns.
 
 use crate::error::RunnerError;
+use driftlab_core::{
+    AdaptiveStats, DeclaredOrders, MethodStats, StepReportSummary, SummaryMetrics, Tolerances,
+    ViolationWarnings,
+};
 use driftlab_results::schema::{runs, traces};
 use driftlab_results::table;
 use driftlab_results::FailKind;
 use ndarray::Array2;
 use polars::prelude::*;
 use std::path::Path;
-
-/// One row of `runs`.
-#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
-pub struct RunRecord {
-    /// Spec name (the columns are defined in [`driftlab_results::schema::runs`]).
-    pub experiment: String,
-    /// Cell index within the experiment.
-    pub cell: usize,
-    /// Problem id.
-    pub problem: String,
-    /// Problem parameters of this cell (JSON).
-    pub problem_params: String,
-    /// Method id (`+projection` when decorated).
-    pub method: String,
-    /// Method label with its parameters (one curve per variant in figures).
-    pub variant: String,
-    /// Method and projection parameters (JSON).
-    pub params: String,
-    /// Step size (snapped so that t_end/h is an integer); error-controlled cells: the mean accepted step t_end/steps.
-    pub h: f64,
-    /// End time.
-    pub t_end: f64,
-    /// Faer threads inside the cell.
-    pub threads: usize,
-    /// Cells run side by side in this row's batch.
-    pub sweep_threads: usize,
-    /// Wall time of this row's batch.
-    pub batch_seconds: f64,
-    /// `status = ok`: the run reached its end time.
-    pub ok: bool,
-    /// Last time reached before the failure (null if ok).
-    pub fail_time: Option<f64>,
-    /// Stable tag of the failure ([`driftlab_core::RunError::kind`], `build` or `panic`).
-    pub fail_kind: Option<FailKind>,
-    /// The typed error's message with its numbers (null if ok).
-    pub fail_reason: Option<String>,
-    /// Steps completed (accepted steps of an error-controlled cell).
-    pub steps: usize,
-    /// Tolerances of an error-controlled cell.
-    pub tolerances: Option<driftlab_core::Tolerances>,
-    /// Counters of an error-controlled cell.
-    pub adaptive: Option<driftlab_core::AdaptiveStats>,
-    /// Summary metrics (NaN = undefined → null).
-    pub summary: driftlab_core::SummaryMetrics,
-    /// What the violation monitor saw (spec `[monitor]`).
-    #[serde(default)]
-    pub warnings: driftlab_core::ViolationWarnings,
-    /// Method counters.
-    pub stats: driftlab_core::MethodStats,
-    /// The accepted steps' reports, condensed.
-    pub reports: driftlab_core::StepReportSummary,
-    /// The method's own named counters.
-    pub counters: Vec<(String, usize)>,
-    /// Total wall time of the cell (init + steps + metrics); the median over `repeat` runs.
-    pub wall_seconds: f64,
-    /// Wall time inside the method's steps; the median over `repeat` runs.
-    pub step_seconds: f64,
-    /// Wall time evaluating metrics and feeding observers.
-    pub observe_seconds: f64,
-    /// Steps between metric evaluations.
-    pub metrics_stride: usize,
-    /// Measured peak heap bytes of the cell's first run (`None` without the counting
-    /// allocator, [`crate::memory`]).
-    pub peak_heap_bytes: Option<u64>,
-    /// Runs behind the times.
-    pub repeat: usize,
-    /// Smallest step time over the runs.
-    pub step_seconds_min: f64,
-    /// Largest step time over the runs.
-    pub step_seconds_max: f64,
-    /// Runs with the cell alone behind the times (0: the sweep's times;
-    /// the timing pass, `exec/timing.rs`).
-    #[serde(default)]
-    pub timed_alone: usize,
-    /// Declared orders (q, v, λ).
-    pub declared: driftlab_core::DeclaredOrders,
-    /// The distribution over members when the row summarizes an ensemble.
-    pub ensemble: Option<crate::store::members::EnsembleSummary>,
-    /// The reference judged (`analysis/reference.rs`): the `reference` column.
-    #[serde(default)]
-    pub reference: Option<String>,
-    /// The reference's declared accuracy (`reference_accuracy`).
-    #[serde(default)]
-    pub reference_accuracy: Option<f64>,
-}
 
 /// Sampled trace of one cell: columns `t, pos, vel, acc, energy, err_q, err_v,
 /// err_lambda` of an `(samples × 8)` array, plus optional states.
@@ -114,7 +35,8 @@ pub struct CellTrace {
     pub phi: Option<Vec<Vec<f64>>>,
 }
 
-fn opt(x: f64) -> Option<f64> {
+/// A number as a column value: NaN (undefined) is null.
+pub fn nullable(x: f64) -> Option<f64> {
     if x.is_nan() {
         None
     } else {
@@ -122,125 +44,235 @@ fn opt(x: f64) -> Option<f64> {
     }
 }
 
-/// The `runs` row of a record: the schema's row type ([`runs::Row`]), which the report
-/// reads back through the same accessors. Every column is named here, with no default to
-/// fall back on: a column added to the schema does not compile until its value is given.
-/// (A data table: one line per column, longer than a function should be.)
+/// What a row is before anything is measured: the cell it belongs to and what ran there.
+#[derive(Clone, Debug)]
+pub struct RowIdentity<'a> {
+    /// Spec name.
+    pub experiment: &'a str,
+    /// Cell index within the experiment.
+    pub cell: usize,
+    /// Problem id.
+    pub problem: String,
+    /// Problem parameters (JSON).
+    pub problem_params: String,
+    /// Method id (`+projection` when decorated).
+    pub method: String,
+    /// Method label with its parameters.
+    pub variant: String,
+    /// Method and projection parameters (JSON).
+    pub params: String,
+    /// Step size.
+    pub h: f64,
+    /// End time.
+    pub t_end: f64,
+    /// Threads inside the cell.
+    pub threads: usize,
+    /// Steps between metric evaluations.
+    pub metrics_stride: usize,
+    /// Tolerances of an error-controlled cell.
+    pub tolerances: Option<Tolerances>,
+    /// The method's declared orders.
+    pub declared: DeclaredOrders,
+}
+
+/// The row of `id` before it runs: status `failed`, times 0, metrics null, until an
+/// outcome or a failure fills it. Every column is named here, with no default to fall
+/// back on: a column added to the schema does not compile until its value before the run
+/// is given. (A data table: one line per column, longer than a function should be.)
 #[allow(clippy::too_many_lines)]
-pub fn runs_row(r: &RunRecord) -> runs::Row {
+pub fn unmeasured_row(id: &RowIdentity<'_>) -> runs::Row {
     runs::Row {
-        experiment: r.experiment.clone(),
-        cell: r.cell as u64,
-        problem: r.problem.clone(),
-        problem_params: r.problem_params.clone(),
-        method: r.method.clone(),
-        variant: r.variant.clone(),
-        params: r.params.clone(),
-        h: r.h,
-        t_end: r.t_end,
-        threads: r.threads as u64,
-        sweep_threads: r.sweep_threads as u64,
-        rtol: opt(r.tolerances.map_or(f64::NAN, |t| t.rtol)),
-        atol: opt(r.tolerances.map_or(f64::NAN, |t| t.atol)),
-        status: if r.ok { "ok" } else { "failed" }.into(),
-        fail_time: opt(r.fail_time.unwrap_or(f64::NAN)),
-        fail_kind: r.fail_kind.map(|k| k.tag().to_string()),
-        fail_reason: r.fail_reason.clone(),
-        steps: r.steps as u64,
-        rejected_steps: r.adaptive.map_or(0, |a| a.rejected) as u64,
-        newton_failures: r.adaptive.map_or(0, |a| a.newton_failures) as u64,
-        h_min_used: opt(r.adaptive.map_or(r.h, |a| a.h_min_used)),
-        h_max_used: opt(r.adaptive.map_or(r.h, |a| a.h_max_used)),
-        max_pos_residual: opt(r.summary.max_pos_residual),
-        max_vel_residual: opt(r.summary.max_vel_residual),
-        max_acc_residual: opt(r.summary.max_acc_residual),
-        final_pos_residual: opt(r.summary.final_pos_residual),
-        settle_time: opt(r.summary.settle_time),
-        residual_peaks: opt(r.summary.residual_peaks),
-        final_vel_residual: opt(r.summary.final_vel_residual),
-        max_energy_rel_error: opt(r.summary.max_energy_rel_error),
-        final_energy_rel_error: opt(r.summary.final_energy_rel_error),
-        max_momentum_error: opt(r.summary.max_momentum_error),
-        final_momentum_error: opt(r.summary.final_momentum_error),
-        err_q: opt(r.summary.err_q),
-        err_v: opt(r.summary.err_v),
-        err_lambda: opt(r.summary.err_lambda),
-        final_err_q: opt(r.summary.final_err_q),
-        final_err_v: opt(r.summary.final_err_v),
-        final_err_lambda: opt(r.summary.final_err_lambda),
-        max_deferred_residual: opt(r.summary.max_deferred_residual),
-        final_deferred_residual: opt(r.summary.final_deferred_residual),
-        max_penetration: opt(r.summary.max_penetration),
-        max_approach_velocity: opt(r.summary.max_approach_velocity),
-        scd: opt(r.summary.scd),
-        reference: r.reference.clone(),
-        reference_accuracy: opt(r.reference_accuracy.unwrap_or(f64::NAN)),
-        ref_pos_residual: opt(r.summary.reference.pos),
-        ref_vel_residual: opt(r.summary.reference.vel),
-        ref_energy_rel_error: opt(r.summary.reference.energy),
-        warn_time: opt(r.warnings.first_time.unwrap_or(f64::NAN)),
-        warn_states: r.warnings.states as u64,
-        warn_ratio: opt(r.warnings.worst_ratio.unwrap_or(f64::NAN)),
-        warn_row: opt(r.warnings.worst_row.map_or(f64::NAN, |i| i as f64)),
-        newton_iterations: r.stats.newton_iterations as u64,
-        projection_iterations: r.stats.projection_iterations as u64,
-        factorizations: r.stats.factorizations as u64,
-        supernodal_factorizations: r.stats.supernodal_factorizations as u64,
-        jacobian_evaluations: r.stats.jacobian_evaluations as u64,
-        rollbacks: r.stats.rollbacks as u64,
-        resets: r.stats.resets as u64,
-        relaxations: r.stats.relaxations as u64,
-        symbolic_analyses: r.stats.symbolic_analyses as u64,
-        solves: r.stats.solves as u64,
-        refinement_steps: r.stats.refinement_steps as u64,
-        newton_max_per_step: r.reports.newton_iterations_max as u64,
-        error_estimate_max: opt(r.reports.error_max.unwrap_or(f64::NAN)),
-        counters: counters_json(&r.counters),
-        declared_order_q: opt(r.declared.q.unwrap_or(f64::NAN)),
-        declared_order_v: opt(r.declared.v.unwrap_or(f64::NAN)),
-        declared_order_lambda: opt(r.declared.lambda.unwrap_or(f64::NAN)),
-        ensemble: r.ensemble.as_ref().map(|e| e.settings.clone()),
-        members: r.ensemble.as_ref().map_or(0, |e| e.members) as u64,
-        member_failures: r.ensemble.as_ref().map_or(0, |e| e.failures) as u64,
-        drift_median: ensemble_stat(r, |e| e.drift_median),
-        drift_p95: ensemble_stat(r, |e| e.drift_p95),
-        energy_median: ensemble_stat(r, |e| e.energy_median),
-        energy_p95: ensemble_stat(r, |e| e.energy_p95),
-        rollout_steps_per_second: ensemble_stat(r, |e| e.rollout_steps_per_second),
-        wall_seconds: r.wall_seconds,
-        step_seconds: r.step_seconds,
-        observe_seconds: r.observe_seconds,
-        batch_seconds: r.batch_seconds,
-        metrics_stride: r.metrics_stride as u64,
-        repeat: r.repeat as u64,
-        step_seconds_min: opt(r.step_seconds_min),
-        step_seconds_max: opt(r.step_seconds_max),
-        timed_alone: r.timed_alone as u64,
-        peak_heap_bytes: opt(r.peak_heap_bytes.map_or(f64::NAN, |b| b as f64)),
+        experiment: id.experiment.to_string(),
+        cell: id.cell as u64,
+        problem: id.problem.clone(),
+        problem_params: id.problem_params.clone(),
+        method: id.method.clone(),
+        variant: id.variant.clone(),
+        params: id.params.clone(),
+        h: id.h,
+        t_end: id.t_end,
+        threads: id.threads as u64,
+        sweep_threads: 0,
+        rtol: id.tolerances.map(|t| t.rtol).and_then(nullable),
+        atol: id.tolerances.map(|t| t.atol).and_then(nullable),
+        status: "failed".into(),
+        fail_time: None,
+        fail_kind: None,
+        fail_reason: None,
+        steps: 0,
+        rejected_steps: 0,
+        newton_failures: 0,
+        h_min_used: nullable(id.h),
+        h_max_used: nullable(id.h),
+        max_pos_residual: None,
+        max_vel_residual: None,
+        max_acc_residual: None,
+        final_pos_residual: None,
+        final_vel_residual: None,
+        settle_time: None,
+        residual_peaks: None,
+        max_energy_rel_error: None,
+        final_energy_rel_error: None,
+        max_momentum_error: None,
+        final_momentum_error: None,
+        err_q: None,
+        err_v: None,
+        err_lambda: None,
+        final_err_q: None,
+        final_err_v: None,
+        final_err_lambda: None,
+        max_deferred_residual: None,
+        final_deferred_residual: None,
+        max_penetration: None,
+        max_approach_velocity: None,
+        scd: None,
+        reference: None,
+        reference_accuracy: None,
+        ref_pos_residual: None,
+        ref_vel_residual: None,
+        ref_energy_rel_error: None,
+        warn_time: None,
+        warn_states: 0,
+        warn_ratio: None,
+        warn_row: None,
+        newton_iterations: 0,
+        projection_iterations: 0,
+        factorizations: 0,
+        supernodal_factorizations: 0,
+        jacobian_evaluations: 0,
+        rollbacks: 0,
+        resets: 0,
+        relaxations: 0,
+        symbolic_analyses: 0,
+        solves: 0,
+        refinement_steps: 0,
+        newton_max_per_step: 0,
+        error_estimate_max: None,
+        counters: counters_json(std::iter::empty()),
+        ensemble: None,
+        members: 0,
+        member_failures: 0,
+        drift_median: None,
+        drift_p95: None,
+        energy_median: None,
+        energy_p95: None,
+        rollout_steps_per_second: None,
+        wall_seconds: 0.0,
+        step_seconds: 0.0,
+        observe_seconds: 0.0,
+        batch_seconds: 0.0,
+        metrics_stride: id.metrics_stride as u64,
+        repeat: 0,
+        step_seconds_min: Some(0.0),
+        step_seconds_max: Some(0.0),
+        timed_alone: 0,
+        peak_heap_bytes: None,
+        declared_order_q: id.declared.q.and_then(nullable),
+        declared_order_v: id.declared.v.and_then(nullable),
+        declared_order_lambda: id.declared.lambda.and_then(nullable),
     }
 }
 
-/// A statistic of an ensemble row (null for a single run).
-fn ensemble_stat(
-    r: &RunRecord, get: fn(&crate::store::members::EnsembleSummary) -> f64,
-) -> Option<f64> {
-    opt(r.ensemble.as_ref().map_or(f64::NAN, get))
+/// The summary metrics' columns of `row` (NaN = undefined → null).
+pub fn write_summary(row: &mut runs::Row, s: &SummaryMetrics) {
+    row.max_pos_residual = nullable(s.max_pos_residual);
+    row.max_vel_residual = nullable(s.max_vel_residual);
+    row.max_acc_residual = nullable(s.max_acc_residual);
+    row.final_pos_residual = nullable(s.final_pos_residual);
+    row.settle_time = nullable(s.settle_time);
+    row.residual_peaks = nullable(s.residual_peaks);
+    row.final_vel_residual = nullable(s.final_vel_residual);
+    row.max_energy_rel_error = nullable(s.max_energy_rel_error);
+    row.final_energy_rel_error = nullable(s.final_energy_rel_error);
+    row.max_momentum_error = nullable(s.max_momentum_error);
+    row.final_momentum_error = nullable(s.final_momentum_error);
+    row.err_q = nullable(s.err_q);
+    row.err_v = nullable(s.err_v);
+    row.err_lambda = nullable(s.err_lambda);
+    row.final_err_q = nullable(s.final_err_q);
+    row.final_err_v = nullable(s.final_err_v);
+    row.final_err_lambda = nullable(s.final_err_lambda);
+    row.max_deferred_residual = nullable(s.max_deferred_residual);
+    row.final_deferred_residual = nullable(s.final_deferred_residual);
+    row.max_penetration = nullable(s.max_penetration);
+    row.max_approach_velocity = nullable(s.max_approach_velocity);
+    row.scd = nullable(s.scd);
+    row.ref_pos_residual = nullable(s.reference.pos);
+    row.ref_vel_residual = nullable(s.reference.vel);
+    row.ref_energy_rel_error = nullable(s.reference.energy);
+}
+
+/// The method counters' columns of `row`.
+pub fn write_stats(row: &mut runs::Row, s: &MethodStats) {
+    row.newton_iterations = s.newton_iterations as u64;
+    row.projection_iterations = s.projection_iterations as u64;
+    row.factorizations = s.factorizations as u64;
+    row.supernodal_factorizations = s.supernodal_factorizations as u64;
+    row.jacobian_evaluations = s.jacobian_evaluations as u64;
+    row.rollbacks = s.rollbacks as u64;
+    row.resets = s.resets as u64;
+    row.relaxations = s.relaxations as u64;
+    row.symbolic_analyses = s.symbolic_analyses as u64;
+    row.solves = s.solves as u64;
+    row.refinement_steps = s.refinement_steps as u64;
+}
+
+/// The step control's columns of `row`: an error-controlled run's counters and step
+/// range, or (`None`) no rejections and the row's own `h` as both ends of the range.
+pub fn write_adaptive(row: &mut runs::Row, a: Option<AdaptiveStats>) {
+    row.rejected_steps = a.map_or(0, |a| a.rejected) as u64;
+    row.newton_failures = a.map_or(0, |a| a.newton_failures) as u64;
+    row.h_min_used = nullable(a.map_or(row.h, |a| a.h_min_used));
+    row.h_max_used = nullable(a.map_or(row.h, |a| a.h_max_used));
+}
+
+/// The violation monitor's columns of `row` (spec `[monitor]`).
+pub fn write_warnings(row: &mut runs::Row, w: &ViolationWarnings) {
+    row.warn_time = w.first_time.and_then(nullable);
+    row.warn_states = w.states as u64;
+    row.warn_ratio = w.worst_ratio.and_then(nullable);
+    row.warn_row = w.worst_row.map(|i| i as f64);
+}
+
+/// The condensed step reports' columns of `row`.
+pub fn write_reports(row: &mut runs::Row, r: &StepReportSummary) {
+    row.newton_max_per_step = r.newton_iterations_max as u64;
+    row.error_estimate_max = r.error_max.and_then(nullable);
+}
+
+/// A failure at `t` of kind `kind`, with its message.
+pub fn write_failure(row: &mut runs::Row, t: f64, kind: FailKind, reason: String) {
+    row.status = "failed".into();
+    row.fail_time = nullable(t);
+    row.fail_kind = Some(kind.tag().to_string());
+    row.fail_reason = Some(reason);
 }
 
 /// The `counters` column: a JSON object of the method's named counters.
-fn counters_json(counters: &[(String, usize)]) -> String {
+pub fn counters_json<'a>(counters: impl IntoIterator<Item = (&'a str, usize)>) -> String {
     let map: serde_json::Map<String, serde_json::Value> = counters
-        .iter()
-        .map(|(k, v)| (k.clone(), (*v).into()))
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.into()))
         .collect();
     serde_json::Value::Object(map).to_string()
 }
 
-/// The `runs` table: the records' rows ([`runs_row`]) column by column through the
-/// schema's accessors ([`runs::COLUMNS`]), the code the report reads them back with.
-pub fn runs_frame(rows: &[RunRecord]) -> Result<DataFrame, RunnerError> {
-    let rows: Vec<runs::Row> = rows.iter().map(runs_row).collect();
-    table::frame(&rows, runs::COLUMNS).map_err(|e| RunnerError::Write {
+/// An ensemble row's columns: its settings and the distribution over its members.
+pub fn write_ensemble(row: &mut runs::Row, e: &crate::store::members::EnsembleSummary) {
+    row.ensemble = Some(e.settings.clone());
+    row.members = e.members as u64;
+    row.member_failures = e.failures as u64;
+    row.drift_median = nullable(e.drift_median);
+    row.drift_p95 = nullable(e.drift_p95);
+    row.energy_median = nullable(e.energy_median);
+    row.energy_p95 = nullable(e.energy_p95);
+    row.rollout_steps_per_second = nullable(e.rollout_steps_per_second);
+}
+
+/// The `runs` table: the rows column by column through the schema's accessors
+/// ([`runs::COLUMNS`]), the code the report reads them back with.
+pub fn runs_frame(rows: &[runs::Row]) -> Result<DataFrame, RunnerError> {
+    table::frame(rows, runs::COLUMNS).map_err(|e| RunnerError::Write {
         path: "runs".into(),
         message: e.to_string(),
     })
@@ -248,8 +280,8 @@ pub fn runs_frame(rows: &[RunRecord]) -> Result<DataFrame, RunnerError> {
 
 /// The `traces` rows of one sample `row` (in [`traces::SAMPLED`] order) of a cell whose
 /// runs record is `r`.
-fn trace_row(r: &RunRecord, cell: usize, row: &[f64]) -> traces::Row {
-    let at = |j: usize| row.get(j).copied().and_then(opt);
+fn trace_row(r: &runs::Row, cell: usize, row: &[f64]) -> traces::Row {
+    let at = |j: usize| row.get(j).copied().and_then(nullable);
     traces::Row {
         cell: cell as u64,
         problem: r.problem.clone(),
@@ -303,11 +335,11 @@ impl StateLists {
 
 /// The `traces` table (long format: one row per sample per cell): the schema's rows
 /// through its accessors, and the state lists when a trace keeps states.
-pub fn traces_frame(rows: &[RunRecord], traces: &[CellTrace]) -> Result<DataFrame, RunnerError> {
+pub fn traces_frame(rows: &[runs::Row], traces: &[CellTrace]) -> Result<DataFrame, RunnerError> {
     let with_states = traces.iter().any(|t| t.q.is_some());
     let (mut samples, mut states) = (Vec::new(), StateLists::default());
     for tr in traces {
-        let Some(r) = rows.iter().find(|r| r.cell == tr.cell) else {
+        let Some(r) = rows.iter().find(|r| r.cell == tr.cell as u64) else {
             continue;
         };
         for (k, row) in tr.samples.rows().into_iter().enumerate() {
@@ -358,7 +390,7 @@ mod tests {
     /// frame of one default record has every runs column, in the schema's order.
     #[test]
     fn the_runs_frame_has_every_schema_column_in_order() {
-        let df = runs_frame(&[RunRecord::default()]).expect("frame");
+        let df = runs_frame(&[runs::Row::default()]).expect("frame");
         let names: Vec<&str> = df.get_column_names().iter().map(|n| n.as_str()).collect();
         let want: Vec<&str> = runs::ALL.iter().map(|d| d.name).collect();
         assert_eq!(names, want);
