@@ -117,7 +117,7 @@ fn measured(
                 texts.iter().all(|t| key.contains(t.as_str()))
             })
             .collect();
-        let values: Vec<f64> = orders.iter().filter_map(|o| o.observed).collect();
+        let values: Vec<f64> = orders.iter().filter_map(|o| o.observed_order).collect();
         return (aggregate(values, how), orders.len());
     }
     if measure == "k_opt" || measure == "optima_at_edge" {
@@ -347,7 +347,7 @@ mod tests {
                 problem: "pendulum".into(),
                 variant: "gauss [stages=3]".into(),
                 quantity: "q".into(),
-                observed: Some(5.98),
+                observed_order: Some(5.98),
                 ..Order::default()
             }],
             ..Results::default()

@@ -37,42 +37,8 @@ pub struct Trace {
     pub phi: Vec<Vec<f64>>,
 }
 
-/// One line of `orders.csv`.
-#[derive(Clone, Debug, Default)]
-pub struct Order {
-    /// Problem id.
-    pub problem: String,
-    /// Problem parameters of this cell (JSON).
-    pub problem_params: String,
-    /// Catalog method id with its decorators (`taylor+projection`).
-    pub method: String,
-    /// Method label with its parameters (one curve per variant in figures).
-    pub variant: String,
-    /// `q`, `v` or `lambda`.
-    pub quantity: String,
-    /// Fitted slope of log(err) against log(h) (`observed_order`; none with too few points).
-    pub observed: Option<f64>,
-    /// The method's declared order (`expected_order`).
-    pub expected: Option<f64>,
-    /// Smallest h in the fit range.
-    pub h_min: Option<f64>,
-    /// Largest h in the fit range.
-    pub h_max: Option<f64>,
-    /// Points in the fit.
-    pub points: u64,
-    /// Coefficient of determination of the fit.
-    pub r2: Option<f64>,
-    /// Why there is no fit, if so.
-    pub note: String,
-}
-
-impl Order {
-    /// The key `[[order_notes]]` and the claims' order measures select on:
-    /// `problem problem_params variant` (driftlab_results::order_note).
-    pub fn key(&self) -> String {
-        format!("{} {} {}", self.problem, self.problem_params, self.variant)
-    }
-}
+/// One line of `orders.csv`: the schema's row type itself, as the runner wrote it.
+pub type Order = orders::Row;
 
 /// Everything stored for one experiment.
 #[derive(Clone, Debug, Default)]
@@ -278,24 +244,7 @@ fn csv_rows<R: Default>(
 /// The fitted orders of an experiment folder (empty without `orders.csv`), read through
 /// [`orders`].
 fn load_orders(dir: &Path) -> Result<Vec<Order>, ReportError> {
-    let rows = csv_rows(dir, "orders.csv", orders::COLUMNS)?;
-    Ok(rows
-        .into_iter()
-        .map(|r| Order {
-            problem: r.problem,
-            problem_params: r.problem_params,
-            method: r.method,
-            variant: r.variant,
-            quantity: r.quantity,
-            observed: r.observed_order,
-            expected: r.expected_order,
-            h_min: r.h_min,
-            h_max: r.h_max,
-            points: r.points,
-            r2: r.r2,
-            note: r.note,
-        })
-        .collect())
+    csv_rows(dir, "orders.csv", orders::COLUMNS)
 }
 
 /// The spec's array of tables `key` (`[[claims]]`, `[[order_notes]]`) read back from the

@@ -47,7 +47,7 @@ pub fn findings(res: &Results) -> String {
     let declared: Vec<_> = res
         .orders
         .iter()
-        .filter(|o| o.expected.is_some() && o.observed.is_some())
+        .filter(|o| o.expected_order.is_some() && o.observed_order.is_some())
         .collect();
     if !declared.is_empty() {
         let within = declared

@@ -46,12 +46,12 @@ pub enum Verdict {
 /// The verdict of one fitted order.
 pub fn verdict(o: &Order) -> Verdict {
     let Some(observed) = o
-        .observed
+        .observed_order
         .filter(|x| x.is_finite() && o.points >= ORDER_MIN_POINTS)
     else {
         return Verdict::NoWindow;
     };
-    let Some(expected) = o.expected else {
+    let Some(expected) = o.expected_order else {
         return Verdict::Measured;
     };
     if (observed - expected).abs() <= ORDER_MATCH {
@@ -119,8 +119,8 @@ pub fn rows(all: &[Results]) -> Vec<Vec<String>> {
                 o.problem.clone(),
                 o.variant.clone(),
                 o.quantity.clone(),
-                o.observed.map_or("—".into(), |x| format!("{x:.2}")),
-                o.expected.map_or("—".into(), |x| format!("{x}")),
+                o.observed_order.map_or("—".into(), |x| format!("{x:.2}")),
+                o.expected_order.map_or("—".into(), |x| format!("{x}")),
                 match (o.h_min, o.h_max) {
                     (Some(a), Some(b)) => format!("{a:.1e}–{b:.1e}"),
                     _ => "—".into(),
@@ -218,7 +218,7 @@ fn cell(o: Option<&Order>) -> String {
         Verdict::NoWindow => return "no window".into(),
         Verdict::Measured => "measured",
     };
-    format!("{:.2} {short}", o.observed.unwrap_or(f64::NAN))
+    format!("{:.2} {short}", o.observed_order.unwrap_or(f64::NAN))
 }
 
 /// The rows of the curated table: one per catalog method and declared order (Gauss
@@ -230,7 +230,9 @@ fn curated_rows(all: &[Results]) -> Vec<Vec<String>> {
         std::collections::BTreeMap::new();
     for res in all {
         for o in res.orders.iter() {
-            let Some(expected) = o.expected else { continue };
+            let Some(expected) = o.expected_order else {
+                continue;
+            };
             let Some(k) = ["q", "v", "lambda"].iter().position(|q| *q == o.quantity) else {
                 continue;
             };
@@ -292,8 +294,8 @@ mod tests {
 
     fn order(observed: f64, expected: Option<f64>, points: u64, r2: f64) -> Order {
         Order {
-            observed: Some(observed),
-            expected,
+            observed_order: Some(observed),
+            expected_order: expected,
             points,
             r2: Some(r2),
             quantity: "q".into(),

@@ -151,8 +151,8 @@ impl<'a> ClassView<'a> {
                 out.push_str(&format!(
                     "; its observed order in {} is {:.2} against the declared {} (reduced: a finer step does not gain what the order promises)",
                     o.quantity,
-                    o.observed.unwrap_or(f64::NAN),
-                    o.expected.map_or("—".into(), |e| format!("{e}"))
+                    o.observed_order.unwrap_or(f64::NAN),
+                    o.expected_order.map_or("—".into(), |e| format!("{e}"))
                 ));
             }
         }

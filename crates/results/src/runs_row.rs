@@ -1,4 +1,4 @@
-//! What a reader takes from a [`runs::Row`] beyond its columns: whether it ran to its end,
+//! What a reader takes from a [`runs::Row`] (and an orders row, its key) beyond its columns: whether it ran to its end,
 //! the columns that results written before them lack read as what they meant, the
 //! ensemble's distribution, the measures by name, and the row's labels in the report's
 //! tables. The report reads the row type itself through these (issue 48 item 3: no copy
@@ -126,5 +126,13 @@ impl runs::Row {
         } else {
             format!("{} {}", self.problem, self.problem_params)
         }
+    }
+}
+
+impl crate::schema::orders::Row {
+    /// The key `[[order_notes]]` and the claims' order measures select on:
+    /// `problem problem_params variant` ([`crate::order_note`]).
+    pub fn key(&self) -> String {
+        format!("{} {} {}", self.problem, self.problem_params, self.variant)
     }
 }

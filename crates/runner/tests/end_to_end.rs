@@ -196,10 +196,7 @@ id = "radau"
         .unwrap()
         .to_string();
     let parsed: serde_json::Value = serde_json::from_str(&counters).unwrap();
-    assert_eq!(
-        parsed["soft_steps"].as_u64(),
-        Some(count("soft_steps"))
-    );
+    assert_eq!(parsed["soft_steps"].as_u64(), Some(count("soft_steps")));
 }
 
 #[test]

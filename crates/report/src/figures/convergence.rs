@@ -123,10 +123,10 @@ fn stored_order<'a>(
 /// there is no fit, or the bare name without an `orders.csv` line.
 fn order_label(v: &str, order: Option<&Order>) -> String {
     match order {
-        Some(o) => match o.observed {
+        Some(o) => match o.observed_order {
             Some(p) => format!(
                 "{v}: observed {p:.2}, declared {}",
-                o.expected.map_or("—".into(), |e| format!("{e}"))
+                o.expected_order.map_or("—".into(), |e| format!("{e}"))
             ),
             None => format!("{v}: no fit ({})", o.note),
         },
@@ -138,7 +138,7 @@ fn order_label(v: &str, order: Option<&Order>) -> String {
 /// the log–log centroid of the points `pts` inside that range (none without a fit or
 /// without points in the range).
 fn slope_lines(o: &Order, pts: &[(f64, f64)], c: RGBColor) -> Vec<Line> {
-    let (Some(p), Some(h0), Some(h1)) = (o.observed, o.h_min, o.h_max) else {
+    let (Some(p), Some(h0), Some(h1)) = (o.observed_order, o.h_min, o.h_max) else {
         return Vec::new();
     };
     let inr: Vec<&(f64, f64)> = pts
@@ -162,7 +162,7 @@ fn slope_lines(o: &Order, pts: &[(f64, f64)], c: RGBColor) -> Vec<Line> {
         }
     };
     let mut lines = vec![segment(p, Stroke::Dashed)];
-    if let Some(d) = o.expected {
+    if let Some(d) = o.expected_order {
         lines.push(segment(d, Stroke::Dotted));
     }
     lines
