@@ -88,18 +88,16 @@ pub(crate) fn median(x: &mut [f64]) -> f64 {
     }
 }
 
-/// Build `cell`'s problem and method from `registry` and run them through [`drive()`], feeding
-/// `observers`: the one place where a cell becomes a run (the runner's rows and the CLI's
-/// `simulate` both come from here).
+/// Build `cell`'s problem from `registry` and run it with the cell's method (built once,
+/// at expansion) through [`drive()`], feeding `observers`: the one place where a cell
+/// becomes a run (the runner's rows and the CLI's `simulate` both come from here).
 pub fn drive_cell(
     registry: &Registry, cell: &Cell, observers: &mut [&mut dyn Observer],
 ) -> Result<RunOutcome, ParamError> {
     let problem = registry.build_problem(&cell.problem, &cell.problem_params)?;
-    let mut method =
-        registry.build_method(&cell.method_id, &cell.method_params, cell.decorators())?;
     Ok(drive(
         problem.as_system(),
-        method.as_mut(),
+        cell.built.method(),
         &schedule_of(cell),
         observers,
     ))

@@ -3,7 +3,27 @@
 use crate::error::RunnerError;
 use crate::registry::Registry;
 use crate::spec::{sweep, sweep_len, MethodSpec, ProblemSpec, Spec, Stepping, MAX_CELLS};
-use driftlab_core::MethodInfo;
+use driftlab_core::{Method, MethodInfo};
+use std::sync::Arc;
+
+/// A cell's method, built and validated once at expansion and shared by every run of the
+/// cell (its repeats, its timing runs): a [`Method`] holds parameters only and
+/// [`Method::start`] takes `&self`, so one instance serves any number of runs.
+#[derive(Clone)]
+pub struct BuiltMethod(Arc<dyn Method>);
+
+impl BuiltMethod {
+    /// The method.
+    pub fn method(&self) -> &dyn Method {
+        self.0.as_ref()
+    }
+}
+
+impl std::fmt::Debug for BuiltMethod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "BuiltMethod({})", self.0.info().id)
+    }
+}
 
 /// One unit of work: a problem with parameters, a method with parameters, a step size,
 /// a thread count.
@@ -31,6 +51,8 @@ pub struct Cell {
     pub variant: String,
     /// Declared properties of the (decorated) method.
     pub info: MethodInfo,
+    /// The (decorated) method itself, built once.
+    pub built: BuiltMethod,
     /// Step size (snapped to divide `t_end`); the initial step of an error-controlled cell.
     pub h: f64,
     /// Error-controlled steps instead of fixed ones.
@@ -214,7 +236,8 @@ impl Expansion<'_> {
         let spec = self.spec;
         let (pi, pid, t_end) = (problem.entry, &problem.spec.id, problem.t_end);
         let named = |m: String| format!("[[methods]] entry {} (`{}`): {m}", mi + 1, ms.id);
-        let (info, stepping) = checked_method(spec, registry, ms, mp).map_err(named)?;
+        let (built, stepping) = checked_method(spec, registry, ms, mp).map_err(named)?;
+        let info = built.method().info();
         let variant = match &ms.label {
             Some(l) => l.clone(),
             None if mp.is_empty() => info.id.clone(),
@@ -252,6 +275,7 @@ impl Expansion<'_> {
                     recovery: ms.recovery.clone(),
                     variant: variant.clone(),
                     info: info.clone(),
+                    built: built.clone(),
                     h: if adaptive.is_some() { h } else { t_end / n },
                     adaptive,
                     t_end,
@@ -375,10 +399,11 @@ impl Seen {
 /// entry's and that it can run the entry's stepping: its info and stepping.
 fn checked_method(
     spec: &Spec, registry: &Registry, ms: &crate::spec::MethodSpec, mp: &toml::Table,
-) -> Result<(driftlab_core::MethodInfo, Stepping), String> {
-    let m = registry
+) -> Result<(BuiltMethod, Stepping), String> {
+    let m: Arc<dyn Method> = registry
         .build_method(&ms.id, mp, ms.decorators())
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.to_string())?
+        .into();
     let info = m.info();
     if !(info.id == ms.id || info.id.starts_with(&format!("{}+", ms.id))) {
         return Err(format!(
@@ -395,7 +420,7 @@ fn checked_method(
                 .into(),
         );
     }
-    Ok((info, stepping))
+    Ok((BuiltMethod(m), stepping))
 }
 
 /// The step count `round(t_end / h)` (refused beyond `max_steps` for fixed steps) and
