@@ -314,7 +314,7 @@ impl RunOutcome {
 /// budget ends the run with [`RunStatus::Failed`] carrying the time and the reason.
 ///
 /// The cell's [`Schedule::threads`] reach the code under it explicitly: the method's KKT
-/// solver through [`StartOptions`](crate::method::StartOptions), the problem's model
+/// solver through [`StartOptions`], the problem's model
 /// functions through [`MechanicalSystem::use_threads`](crate::MechanicalSystem::use_threads).
 pub fn drive(
     sys: SystemRef<'_>, method: &dyn Method, schedule: &Schedule,
